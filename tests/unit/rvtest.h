@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tests/unit/rvtest.h - the CUnit harness every unit test program uses.
+ *
+ * A test program defines its suites with RVTEST_SUITE and calls
+ * rvtest_main(argc, argv).  It prints CUnit's run summary (CI logs show it)
+ * and exits non-zero when any assertion failed.  `prog SUITE [TEST]` runs
+ * one suite or one test.
+ */
+#ifndef RCUVFS_TESTS_RVTEST_H
+#define RCUVFS_TESTS_RVTEST_H
+
+#include <CUnit/CUnit.h>
+#include "vfs/base/base.h"
+
+struct rvtest_case {
+	const char *name;
+	void (*fn)(void);
+};
+struct rvtest_suite {
+	const char *name;
+	int (*init)(void);
+	int (*cleanup)(void);
+	const struct rvtest_case *cases; /* terminated by {NULL, NULL} */
+	struct rvtest_suite *next;
+};
+void rvtest_register(struct rvtest_suite *s);
+int rvtest_main(int argc, char **argv); /* main() lives in rvtest.c */
+
+#define RVTEST_SUITE(nm, initfn, cleanupfn, ...)                                 \
+	static const struct rvtest_case rvtest_cases_##nm[] = { __VA_ARGS__, { NULL, NULL } }; \
+	static struct rvtest_suite rvtest_suite_##nm = { #nm, initfn, cleanupfn,      \
+							rvtest_cases_##nm, NULL };    \
+	__attribute__((constructor)) static void rvtest_ctor_##nm(void)              \
+	{                                                                            \
+		rvtest_register(&rvtest_suite_##nm);                                 \
+	}
+#define RVTEST(fn) { #fn, fn }
+
+/* Suite init/cleanup that create/destroy a model instance with default switches. */
+int rvtest_instance_init(void);
+int rvtest_instance_cleanup(void);
+/* Create an instance with switches given as "name=value" strings (NULL-terminated). */
+int rvtest_instance_with(const char *const *settings);
+
+/* Run fn(arg) on n threads, each attached to its own task (clone of `proc`
+ * if non-NULL, else a fresh process), started together; joins them. */
+void rvtest_run_threads(int n, void *(*fn)(void *), void **args);
+
+#endif
