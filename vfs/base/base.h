@@ -150,9 +150,7 @@ static inline void list_move_tail(struct list_head *e, struct list_head *head)
 #define synchronize_rcu()        urcu_memb_synchronize_rcu()
 #define call_rcu(head, fn)       urcu_memb_call_rcu((head), (fn))
 #define rcu_barrier()            urcu_memb_barrier()
-#define rcu_dereference(p)       rcu_dereference_sym_memb(p)
-#define rcu_assign_pointer(p, v) rcu_set_pointer(&(p), (v))
-#define rcu_dereference_raw(p)   __atomic_load_n(&(p), __ATOMIC_CONSUME)
+/* rcu_dereference(p) and rcu_assign_pointer(p, v) come from liburcu. */
 struct rcu_head;
 
 extern __thread int rv_rcu_registered;
@@ -169,7 +167,7 @@ void rv_rcu_unregister(void);
 bool rv_rcu_has_membarrier(void);
 /* One line for start-up reports. */
 const char *rv_rcu_describe(void);
-/* Counters of callbacks queued through rv_call_rcu and run. */
+/* call_rcu that counts callbacks queued (gauge rcu_callbacks_queued). */
 void rv_call_rcu(struct rcu_head *head, void (*fn)(struct rcu_head *));
 
 /* ------------------------------------------------------------------ */
@@ -348,8 +346,10 @@ static __always_inline struct task_struct *get_current(void)
 #define current get_current()
 
 /* clone flags understood by task_fork / task_clone_thread hooks */
-#define CLONE_VM    0x100
+#ifndef CLONE_VM
+#define CLONE_VM    0x100 /* Linux's values; <sched.h> may define them too */
 #define CLONE_FILES 0x400
+#endif
 
 struct task_hooks {
 	/* Called for the child with the parent's task; return -errno to fail. */
@@ -427,7 +427,7 @@ void __wake_up(struct wait_queue_head *wq, int nr);
 
 #define wait_event(wq, cond)                                                       \
 	do {                                                                       \
-		struct wait_queue_entry __w;                                       \
+		struct wait_queue_entry __w = { 0 };                                     \
 		for (;;) {                                                         \
 			prepare_to_wait((wq), &__w, TASK_UNINTERRUPTIBLE);         \
 			if (cond)                                                  \
@@ -439,7 +439,7 @@ void __wake_up(struct wait_queue_head *wq, int nr);
 /* Evaluates to 0 when cond became true, -EINTR on a pending signal. */
 #define wait_event_interruptible(wq, cond)                                         \
 	({                                                                         \
-		struct wait_queue_entry __w;                                       \
+		struct wait_queue_entry __w = { 0 };                                     \
 		int __ret = 0;                                                     \
 		for (;;) {                                                         \
 			prepare_to_wait((wq), &__w, TASK_INTERRUPTIBLE);           \
@@ -686,6 +686,7 @@ int rv_inject_set_pause(const char *name, int count);
 int rv_inject_set_wait_for(const char *name, const char *other, int count);
 int rv_inject_set_callback(const char *name, void (*fn)(void *), void *arg, int count);
 void rv_inject_clear(const char *name);
+/* Disarm and forget every point; no thread may be parked at one. */
 void rv_inject_clear_all(void);
 /* Arrivals at `name` since it was set. */
 long rv_inject_arrivals(const char *name);

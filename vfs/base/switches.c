@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * vfs/base/switches.c - the strategy switches: one table, one vocabulary.
+ *
+ * Every place that names a switch (mount options, rcuvfs-stress -o, the
+ * control directory's config, JSON output) goes through this table, so the
+ * names, values and defaults cannot drift apart.
+ *
+ * Locking: rv_sw is written only by rv_instance_create while no instance is
+ * live; hot paths read it without synchronization (read-mostly).
+ */
+#include "vfs/base/base.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct rv_switches rv_sw;
+
+enum sw_type { SW_ENUM, SW_BITS, SW_LONG, SW_U64 };
+
+struct sw_desc {
+	const char *name;
+	enum sw_type type;
+	size_t off;
+	const char *const *values; /* SW_ENUM / SW_BITS: names by value / bit */
+	const char *help;
+};
+
+static const char *const v_filelock[] = { "global", "bkl", "inode", NULL };
+static const char *const v_bkl[] = { "spin", "sem-fifo", "sem-steal", NULL };
+static const char *const v_bkl_ops[] = { "open", "release", "setattr", "ioctl", "lock", NULL };
+static const char *const v_fileref[] = { "inc-not-zero", "file-ref", NULL };
+static const char *const v_bool[] = { "0", "1", NULL };
+static const char *const v_fork[] = { "always", "elide-single", "never", NULL };
+static const char *const v_rss[] = { "group", "single", NULL };
+
+#define OFF(f) offsetof(struct rv_switches, f)
+static const struct sw_desc sw_table[] = {
+	{ "filelock", SW_ENUM, OFF(filelock), v_filelock,
+	  "file-lock list protection: one global spinlock (2.6.38), the BKL, per-inode (3.18+)" },
+	{ "bkl", SW_ENUM, OFF(bkl), v_bkl,
+	  "BKL implementation: spinlock, FIFO hand-off semaphore (2.6.26-rc1), stealing semaphore" },
+	{ "bkl_ops", SW_BITS, OFF(bkl_ops), v_bkl_ops,
+	  "paths that take the BKL, '+'-separated subset (or 'none')" },
+	{ "fileref", SW_ENUM, OFF(fileref), v_fileref,
+	  "struct file refcount: atomic_long_inc_not_zero (6.7) or file_ref (6.13)" },
+	{ "lockref_relax", SW_ENUM, OFF(lockref_relax), v_bool,
+	  "cpu_relax() in the lockref cmpxchg retry loop (1: pre-2024 kernels)" },
+	{ "pte_recheck", SW_ENUM, OFF(pte_recheck), v_bool,
+	  "filemap_fault rechecks the PTE under the PTE lock before a major fault" },
+	{ "fork_vma_lock", SW_ENUM, OFF(fork_vma_lock), v_fork,
+	  "dup_mmap write-locks the parent's VMAs: always, not for single-threaded parents, never" },
+	{ "rss_counters", SW_ENUM, OFF(rss_counters), v_rss,
+	  "mm RSS percpu counters registered as a group (percpu_counter_init_many) or one by one" },
+	{ "cache_pages", SW_LONG, OFF(cache_pages), NULL,
+	  "page-cache capacity in pages before reclaim (0: unlimited)" },
+	{ "io_latency_us", SW_LONG, OFF(io_latency_us), NULL,
+	  "backing-store latency per folio read or write, microseconds" },
+	{ "size", SW_U64, OFF(size), NULL,
+	  "filesystem size limit in bytes, suffixes k/m/g/t (0: unlimited)" },
+};
+#undef OFF
+
+void rv_switches_default(struct rv_switches *sw)
+{
+	memset(sw, 0, sizeof(*sw));
+	sw->filelock = FILELOCK_GLOBAL;
+	sw->bkl = BKL_SPIN;
+	sw->bkl_ops = 0;
+	sw->fileref = FILEREF_INC_NOT_ZERO;
+	sw->lockref_relax = 0;
+	sw->pte_recheck = 1;
+	sw->fork_vma_lock = FORK_VMA_LOCK_ALWAYS;
+	sw->rss_counters = RSS_COUNTERS_GROUP;
+	sw->cache_pages = 0;
+	sw->io_latency_us = 0;
+	sw->size = 0;
+}
+
+static const struct sw_desc *sw_find(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(sw_table); i++)
+		if (!strcmp(sw_table[i].name, name))
+			return &sw_table[i];
+	return NULL;
+}
+
+bool rv_switch_known(const char *name)
+{
+	return sw_find(name) != NULL;
+}
+
+const char *rv_switch_name(int i)
+{
+	return i >= 0 && (size_t)i < ARRAY_SIZE(sw_table) ? sw_table[i].name : NULL;
+}
+
+static void list_values(const char *const *v, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = 0;
+	for (; *v && used < len; v++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? "|" : "", *v);
+}
+
+static int parse_enum(const struct sw_desc *d, const char *value, int *out)
+{
+	for (int i = 0; d->values[i]; i++) {
+		if (!strcmp(d->values[i], value)) {
+			*out = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int parse_bits(const struct sw_desc *d, const char *value, unsigned *out)
+{
+	unsigned bits = 0;
+	const char *p = value;
+
+	if (!strcmp(value, "none") || !*value) {
+		*out = 0;
+		return 0;
+	}
+	if (!strcmp(value, "all")) {
+		for (int i = 0; d->values[i]; i++)
+			bits |= 1u << i;
+		*out = bits;
+		return 0;
+	}
+	while (*p) {
+		size_t n = strcspn(p, "+:");
+		int found = 0;
+
+		for (int i = 0; d->values[i]; i++) {
+			if (strlen(d->values[i]) == n && !strncmp(d->values[i], p, n)) {
+				bits |= 1u << i;
+				found = 1;
+			}
+		}
+		if (!found)
+			return -EINVAL;
+		p += n;
+		if (*p)
+			p++;
+	}
+	*out = bits;
+	return 0;
+}
+
+static int parse_u64(const char *value, uint64_t *out, bool suffixes)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!*value || *value == '-' || !isdigit((unsigned char)*value))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(value, &end, 10);
+	if (errno)
+		return -EINVAL;
+	if (suffixes && *end) {
+		unsigned shift = 0;
+
+		switch (tolower((unsigned char)*end)) {
+		case 'k': shift = 10; break;
+		case 'm': shift = 20; break;
+		case 'g': shift = 30; break;
+		case 't': shift = 40; break;
+		default: return -EINVAL;
+		}
+		end++;
+		if (v > (UINT64_MAX >> shift))
+			return -EINVAL;
+		v <<= shift;
+	}
+	if (*end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int rv_switch_set(struct rv_switches *sw, const char *name, const char *value, char *err,
+		  size_t errlen)
+{
+	const struct sw_desc *d = sw_find(name);
+	char *field;
+	char vals[128];
+	int ret = -EINVAL;
+
+	if (!d) {
+		snprintf(err, errlen, "unknown switch '%s'", name);
+		return -EINVAL;
+	}
+	if (!value) {
+		snprintf(err, errlen, "switch '%s' needs a value", name);
+		return -EINVAL;
+	}
+	field = (char *)sw + d->off;
+	switch (d->type) {
+	case SW_ENUM: {
+		int v;
+
+		ret = parse_enum(d, value, &v);
+		if (!ret)
+			*(int *)field = v;
+		break;
+	}
+	case SW_BITS: {
+		unsigned v;
+
+		ret = parse_bits(d, value, &v);
+		if (!ret)
+			*(unsigned *)field = v;
+		break;
+	}
+	case SW_LONG: {
+		uint64_t v;
+
+		ret = parse_u64(value, &v, false);
+		if (!ret && v > (uint64_t)INT64_MAX / 2)
+			ret = -EINVAL;
+		if (!ret)
+			*(long *)field = (long)v;
+		break;
+	}
+	case SW_U64: {
+		uint64_t v;
+
+		ret = parse_u64(value, &v, true);
+		if (!ret)
+			*(uint64_t *)field = v;
+		break;
+	}
+	}
+	if (ret) {
+		if (d->values) {
+			list_values(d->values, vals, sizeof(vals));
+			snprintf(err, errlen, "bad value '%s' for %s (expected %s%s)", value, name,
+				 vals, d->type == SW_BITS ? " joined by '+', or none/all" : "");
+		} else {
+			snprintf(err, errlen, "bad value '%s' for %s (expected a non-negative number%s)",
+				 value, name, d->type == SW_U64 ? " with optional k/m/g/t" : "");
+		}
+	}
+	return ret;
+}
+
+static int format_desc(const struct sw_desc *d, const struct rv_switches *sw, char *buf,
+		       size_t len)
+{
+	const char *field = (const char *)sw + d->off;
+
+	switch (d->type) {
+	case SW_ENUM: {
+		int v = *(const int *)field;
+
+		return snprintf(buf, len, "%s", v >= 0 && d->values[v] ? d->values[v] : "?");
+	}
+	case SW_BITS: {
+		unsigned v = *(const unsigned *)field;
+		size_t used = 0;
+
+		if (!v)
+			return snprintf(buf, len, "none");
+		if (len)
+			buf[0] = 0;
+		for (int i = 0; d->values[i]; i++) {
+			if (!(v & (1u << i)))
+				continue;
+			used += (size_t)snprintf(used < len ? buf + used : NULL,
+						 used < len ? len - used : 0, "%s%s",
+						 used ? "+" : "", d->values[i]);
+		}
+		return (int)used;
+	}
+	case SW_LONG:
+		return snprintf(buf, len, "%ld", *(const long *)field);
+	case SW_U64:
+		return snprintf(buf, len, "%" PRIu64, *(const uint64_t *)field);
+	}
+	return -EINVAL;
+}
+
+int rv_switch_format(const struct rv_switches *sw, const char *name, char *buf, size_t len)
+{
+	const struct sw_desc *d = sw_find(name);
+
+	if (!d)
+		return -ENOENT;
+	return format_desc(d, sw, buf, len);
+}
+
+size_t rv_switches_format(const struct rv_switches *sw, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	if (len)
+		buf[0] = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(sw_table); i++) {
+		char v[128];
+
+		format_desc(&sw_table[i], sw, v, sizeof(v));
+		used += (size_t)snprintf(used < len ? buf + used : NULL, used < len ? len - used : 0,
+					 "%s=%s\n", sw_table[i].name, v);
+	}
+	return used;
+}
+
+void rv_switches_help(FILE *out, const char *prefix)
+{
+	struct rv_switches def;
+
+	rv_switches_default(&def);
+	for (size_t i = 0; i < ARRAY_SIZE(sw_table); i++) {
+		const struct sw_desc *d = &sw_table[i];
+		char vals[128], dv[64];
+
+		format_desc(d, &def, dv, sizeof(dv));
+		if (d->values)
+			list_values(d->values, vals, sizeof(vals));
+		else
+			snprintf(vals, sizeof(vals), "N");
+		fprintf(out, "%s%s=%s\n%s    %s (default: %s)\n", prefix, d->name, vals, prefix,
+			d->help, dv);
+	}
+}
