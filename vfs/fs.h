@@ -2,10 +2,340 @@
 /*
  * vfs/fs.h - part of vfs/vfs.h: super_block, inode, dentry, namei, file ops.
  * Owned by the VFS-objects work (issue 4).  Do not include directly.
+ *
+ * The API
+ * -------
+ * The model has one superblock per instance (the mount), created by the vfs
+ * subsystem's init (RV_SUBSYS order 10) and torn down with the instance
+ * (every inode, dentry and folio freed; -EBUSY on leaks).  Two API shapes:
+ *
+ *  inode-based (the FUSE daemon): vfs_root() returns the referenced root
+ *  inode; vfs_lookup(dir, name) returns a referenced inode; vfs_create,
+ *  vfs_mkdir, vfs_mknod, vfs_symlink return a referenced inode; vfs_link,
+ *  vfs_unlink, vfs_rmdir, vfs_rename work on (dir inode, name);
+ *  vfs_getattr/vfs_setattr/vfs_readlink/vfs_readdir on an inode;
+ *  vfs_open_inode makes a struct file.  ihold/iput manage references; FUSE
+ *  lookup counts are the daemon's business (one ihold per count is fine).
+ *
+ *  path-based (in-model tasks, tests, the benchmark): paths are resolved
+ *  from the root ('/' optional; there is no cwd).  kern_path resolves to a
+ *  referenced dentry; vfs_stat/vfs_lstat stat by path; filp_open opens (and
+ *  creates with O_CREAT); do_mkdir, do_unlink, do_rmdir, do_rename,
+ *  do_link, do_symlink, do_mknod, do_readlink, do_truncate are the syscalls.
+ *
+ *  file operations (any struct file from filp_open/vfs_open_inode):
+ *  vfs_read/vfs_write (pos pointer; NULL = use and advance f_pos under
+ *  file->f_pos_lock), vfs_llseek (SEEK_SET/CUR/END/DATA/HOLE),
+ *  vfs_fsync, vfs_fallocate (mode 0), and fput from vfs/file.h to close.
+ *
+ * Objects, fields and their locks
+ * -------------------------------
+ * super_block: s_inode_list_lock protects s_inodes (the kernel's contention
+ *   point on inode creation, SEEDS.md s.3).  s_rename_lock (seqlock) is
+ *   write-held around every d_move so that lockless lookups that miss can
+ *   tell a rename happened (the kernel's rename_lock).  s_vfs_rename_mutex
+ *   serializes cross-directory renames (lock_rename).  s_dcache is the
+ *   dentry hash (cds_lfht) keyed by (parent, name).
+ *
+ * inode: i_lock (spinlock) serializes writers of the attributes, which bump
+ *   i_attr_seq (seqcount) so vfs_getattr reads them without locks.
+ *   i_rwsem: the inode lock; exclusive for namespace changes in a directory
+ *   and for writes/truncate of a file; shared for lookup_slow and readdir.
+ *   i_count (atomic) references; an inode lives while referenced; with
+ *   i_nlink == 0 it is an orphan, evicted by the last iput.  Linked inodes
+ *   are pinned by their positive dentries (tmpfs keeps every linked dentry
+ *   with an extra "persistent" reference).  Inodes are freed after an RCU
+ *   grace period (the RCU walk reads d_inode->i_mode and i_link).
+ *
+ * dentry: d_lockref (spinlock + count, base's lockref) is d_lock; it protects
+ *   d_inode, d_flags, d_subdirs/d_child links of this dentry's children list
+ *   (the parent's lock protects its d_subdirs).  d_seq is written (under
+ *   d_lock) whenever d_name/d_parent/d_inode change, so an RCU walker that
+ *   validated d_seq saw a consistent (parent, name, inode).  d_name and
+ *   d_parent change only in d_move, with both parents' i_rwsem held and
+ *   s_rename_lock write-held.  Dentries are freed after a grace period.
+ *
+ * Lock order (the kernel's):
+ *   s_vfs_rename_mutex -> parent i_rwsem (ancestor first, else by address)
+ *   -> child i_rwsem -> mapping->invalidate_lock -> folio lock ->
+ *   i_pages_lock; and d_lock -> s_rename_lock seqcount writes.  Spinlocks
+ *   (d_lock, i_lock, s_inode_list_lock) are leaves except that a child's
+ *   d_lock may be taken under its parent's d_lock.
  */
 #ifndef RCUVFS_VFS_FS_H
 #define RCUVFS_VFS_FS_H
 
-/* placeholder: the VFS-objects work defines the objects here */
+#include <sys/stat.h>
+#include <time.h>
+#include <urcu/rculfhash.h>
+
+struct cds_lfht;
+struct file_lock_context;
+
+#define NAME_MAX_LEN  255  /* NAME_MAX */
+#define PATH_MAX_LEN  4096 /* PATH_MAX */
+#define MAXSYMLINKS   40
+#define DNAME_INLINE_LEN 40
+
+/* ------------------------------------------------------------------ */
+/* hooks filled by upper layers                                        */
+/* ------------------------------------------------------------------ */
+struct vfs_hooks {
+	/* locks/: free inode->i_flctx (called at inode eviction if non-NULL). */
+	void (*locks_free_context)(struct inode *inode);
+	/* mm/: unmap [start, start+len) bytes of the mapping (len 0: to EOF);
+	 * even_cows: also private COW copies (truncate). */
+	void (*unmap_mapping_range)(struct address_space *mapping, int64_t start, int64_t len,
+				    int even_cows);
+	/* mm/: put a folio just added to a mapping on an LRU / take it off
+	 * before the folio is freed (only called when PG_lru is set). */
+	void (*folio_add_lru)(struct folio *folio);
+	void (*folio_del_lru)(struct folio *folio);
+};
+/* Live hooks; upper layers fill their members in their RV_SUBSYS init
+ * (order 20) and clear them in teardown. */
+extern struct vfs_hooks vfs_hooks;
+
+/* ------------------------------------------------------------------ */
+/* credentials (who creates); NULL means uid 0 / gid 0                 */
+/* ------------------------------------------------------------------ */
+struct cred {
+	uid_t fsuid;
+	gid_t fsgid;
+};
+
+/* ------------------------------------------------------------------ */
+/* super_block                                                         */
+/* ------------------------------------------------------------------ */
+struct super_block {
+	spinlock_t s_inode_list_lock;
+	struct list_head s_inodes;         /* s_inode_list_lock */
+	struct dentry *s_root;
+	struct inode *s_root_inode;
+	seqlock_t s_rename_lock;           /* d_move writers; RCU-walk readers */
+	struct rw_semaphore s_vfs_rename_mutex; /* cross-dir rename (write only) */
+	struct cds_lfht *s_dcache;         /* (parent, name) -> dentry */
+	uint64_t s_maxbytes;               /* per-file size limit */
+	long s_max_blocks;                 /* size= limit in pages; 0 unlimited */
+	long s_used_blocks;                /* atomic */
+	long s_nr_inodes;                  /* atomic */
+	long s_nr_dentries;                /* atomic */
+	long s_nr_negative;                /* atomic: unused negative dentries */
+	uint64_t s_next_ino;               /* atomic */
+	uint32_t s_magic;
+};
+/* The instance's superblock (NULL when no instance is live). */
+extern struct super_block *rv_sb;
+
+/* ------------------------------------------------------------------ */
+/* inode                                                               */
+/* ------------------------------------------------------------------ */
+#define S_DEAD 0x1 /* i_flags: directory removed (IS_DEADDIR) */
+
+struct inode {
+	uint64_t i_ino;                    /* immutable */
+	uint32_t i_mode;                   /* type immutable; perms: i_lock + seq */
+	unsigned int i_flags;              /* S_DEAD; under i_rwsem */
+	seqcount_t i_attr_seq;             /* writers hold i_lock */
+	spinlock_t i_lock;
+	uint32_t i_nlink;                  /* i_lock + seq (parent i_rwsem held) */
+	uid_t i_uid;                       /* i_lock + seq */
+	gid_t i_gid;                       /* i_lock + seq */
+	int64_t i_size;                    /* i_lock + seq (i_rwsem held) */
+	int64_t i_blocks;                  /* 512-byte units; derived at getattr */
+	struct timespec i_atime, i_mtime, i_ctime, i_btime; /* i_lock + seq */
+	dev_t i_rdev;                      /* immutable */
+	uint64_t i_generation;             /* immutable */
+	int i_count;                       /* atomic references */
+	struct rw_semaphore i_rwsem;
+	struct super_block *i_sb;
+	struct list_head i_sb_list;        /* sb->s_inode_list_lock */
+	struct address_space i_data;
+	struct address_space *i_mapping;   /* == &i_data */
+	struct file_lock_context *i_flctx; /* owned by locks/ */
+	char *i_link;                      /* symlink target; immutable, RCU-freed */
+	struct dentry *i_dentry;           /* directories: the one alias; i_lock */
+	struct xarray i_dir_offsets;       /* dirs: readdir offset -> dentry; i_rwsem */
+	uint64_t i_dir_next_offset;        /* dirs: i_rwsem */
+	unsigned long i_nr_children;       /* dirs: positive children; i_rwsem */
+	void *i_private;                   /* free for upper layers */
+	struct rcu_head i_rcu;
+};
+
+struct kstat {
+	uint64_t ino;
+	uint32_t mode;
+	uint32_t nlink;
+	uid_t uid;
+	gid_t gid;
+	dev_t rdev;
+	int64_t size;
+	int64_t blocks; /* 512-byte units */
+	uint32_t blksize;
+	struct timespec atime, mtime, ctime, btime;
+};
+
+/* struct iattr.ia_valid bits (the kernel's ATTR_*) */
+#define ATTR_MODE      (1u << 0)
+#define ATTR_UID       (1u << 1)
+#define ATTR_GID       (1u << 2)
+#define ATTR_SIZE      (1u << 3)
+#define ATTR_ATIME     (1u << 4)
+#define ATTR_MTIME     (1u << 5)
+#define ATTR_CTIME     (1u << 6)
+#define ATTR_ATIME_SET (1u << 7) /* use ia_atime, else now */
+#define ATTR_MTIME_SET (1u << 8) /* use ia_mtime, else now */
+
+struct iattr {
+	unsigned int ia_valid;
+	uint32_t ia_mode;
+	uid_t ia_uid;
+	gid_t ia_gid;
+	int64_t ia_size;
+	struct timespec ia_atime, ia_mtime;
+};
+
+struct kstatfs {
+	uint32_t f_type;
+	uint32_t f_bsize;
+	uint64_t f_blocks, f_bfree, f_bavail;
+	uint64_t f_files, f_ffree;
+	uint32_t f_namelen;
+};
+
+static inline void ihold(struct inode *inode)
+{
+	__atomic_fetch_add(&inode->i_count, 1, __ATOMIC_RELAXED);
+}
+void iput(struct inode *inode);
+/* Find a live inode by number (linear scan of the sb list; referenced). */
+struct inode *ilookup(uint64_t ino);
+
+/* ------------------------------------------------------------------ */
+/* dentry                                                              */
+/* ------------------------------------------------------------------ */
+struct qstr {
+	uint32_t hash;
+	uint32_t len;
+	const char *name;
+};
+
+#define DCACHE_PERSISTENT 0x1 /* holds the tmpfs-style pin reference */
+#define DCACHE_HASHED     0x2 /* in s_dcache */
+#define DCACHE_ROOT       0x4
+
+struct dentry {
+	struct lockref d_lockref;         /* d_lock + count */
+	seqcount_t d_seq;                 /* see top */
+	unsigned int d_flags;             /* d_lock */
+	struct dentry *d_parent;          /* d_move; self for the root */
+	struct qstr d_name;               /* d_move; name points at d_iname or
+					   * an RCU-freed external buffer */
+	struct inode *d_inode;            /* d_lock + d_seq; NULL: negative */
+	uint64_t d_offset;                /* readdir offset in parent; parent i_rwsem */
+	struct cds_lfht_node d_hash;      /* s_dcache link */
+	struct list_head d_child;         /* parent's d_subdirs; parent d_lock */
+	struct list_head d_subdirs;       /* children; d_lock */
+	struct super_block *d_sb;
+	struct rcu_head d_rcu;
+	char d_iname[DNAME_INLINE_LEN];
+};
+
+static inline struct dentry *dget(struct dentry *d)
+{
+	lockref_get(&d->d_lockref);
+	return d;
+}
+void dput(struct dentry *d);
+
+/* ------------------------------------------------------------------ */
+/* path walk                                                           */
+/* ------------------------------------------------------------------ */
+#define LOOKUP_FOLLOW 0x1 /* follow a trailing symlink */
+#define LOOKUP_NORCU  0x2 /* skip the RCU walk (tests) */
+
+/* Resolve path to a referenced positive dentry: RCU walk first, reference
+ * walk if it cannot legitimize.  0 or -errno (-ENOENT, -ENOTDIR, -ELOOP,
+ * -ENAMETOOLONG). */
+int kern_path(const char *path, unsigned flags, struct dentry **out);
+
+/* ------------------------------------------------------------------ */
+/* inode-based namespace API (FUSE)                                    */
+/* ------------------------------------------------------------------ */
+struct inode *vfs_root(void);
+int vfs_lookup(struct inode *dir, const char *name, struct inode **out);
+int vfs_create(struct inode *dir, const char *name, uint32_t mode, const struct cred *cred,
+	       struct inode **out);
+int vfs_mkdir(struct inode *dir, const char *name, uint32_t mode, const struct cred *cred,
+	      struct inode **out);
+/* mode: S_IFREG, S_IFIFO (also S_IFCHR/S_IFBLK/S_IFSOCK); else -EINVAL. */
+int vfs_mknod(struct inode *dir, const char *name, uint32_t mode, dev_t rdev,
+	      const struct cred *cred, struct inode **out);
+int vfs_symlink(struct inode *dir, const char *name, const char *target, const struct cred *cred,
+		struct inode **out);
+int vfs_link(struct inode *inode, struct inode *dir, const char *name);
+int vfs_unlink(struct inode *dir, const char *name);
+int vfs_rmdir(struct inode *dir, const char *name);
+#define RENAME_NOREPLACE 0x1
+#define RENAME_EXCHANGE  0x2
+int vfs_rename(struct inode *olddir, const char *oldname, struct inode *newdir,
+	       const char *newname, unsigned int flags);
+/* Copies the target (not NUL-terminated if it does not fit); returns its
+ * length copied or -errno (-EINVAL: not a symlink). */
+ssize_t vfs_readlink(struct inode *inode, char *buf, size_t len);
+void vfs_getattr(struct inode *inode, struct kstat *st);
+int vfs_setattr(struct inode *inode, const struct iattr *attr);
+void vfs_statfs(struct kstatfs *st);
+
+/*
+ * readdir: calls actor for each entry from position pos on ("." is 0, ".."
+ * is 1, entries have stable offsets >= 2 that removals never change).  The
+ * actor gets the position to resume from *after* this entry; a non-zero
+ * return stops the walk (the entry counts as not emitted).  Returns the
+ * position to continue from, or -errno (-ENOTDIR).
+ */
+typedef int (*filldir_t)(void *ctx, const char *name, size_t namelen, uint64_t ino,
+			 unsigned dtype, int64_t next_pos);
+int64_t vfs_readdir(struct inode *dir, int64_t pos, filldir_t actor, void *ctx);
+
+/* struct file for an inode (no dentry needed).  flags: O_RDONLY/O_WRONLY/
+ * O_RDWR, O_APPEND, O_TRUNC, O_DIRECTORY. */
+int vfs_open_inode(struct inode *inode, int flags, struct file **out);
+
+/* ------------------------------------------------------------------ */
+/* path-based syscalls                                                 */
+/* ------------------------------------------------------------------ */
+int vfs_stat(const char *path, struct kstat *st);
+int vfs_lstat(const char *path, struct kstat *st);
+int filp_open(const char *path, int flags, uint32_t mode, struct file **out);
+int do_mkdir(const char *path, uint32_t mode);
+int do_mknod(const char *path, uint32_t mode, dev_t rdev);
+int do_unlink(const char *path);
+int do_rmdir(const char *path);
+int do_rename(const char *oldpath, const char *newpath, unsigned int flags);
+int do_link(const char *oldpath, const char *newpath);
+int do_symlink(const char *target, const char *linkpath);
+ssize_t do_readlink(const char *path, char *buf, size_t len);
+int do_truncate(const char *path, int64_t length);
+
+/* ------------------------------------------------------------------ */
+/* file operations                                                     */
+/* ------------------------------------------------------------------ */
+/* pos NULL: use and advance file->f_pos. */
+ssize_t vfs_read(struct file *file, void *buf, size_t count, int64_t *pos);
+ssize_t vfs_write(struct file *file, const void *buf, size_t count, int64_t *pos);
+#ifndef SEEK_DATA
+#define SEEK_DATA 3
+#define SEEK_HOLE 4
+#endif
+int64_t vfs_llseek(struct file *file, int64_t offset, int whence);
+int vfs_fsync(struct file *file, int datasync);
+int vfs_fallocate(struct file *file, int mode, int64_t offset, int64_t len);
+/* Truncate (or extend) to size; caller holds no locks. */
+int vfs_truncate(struct inode *inode, int64_t size);
+
+/* Counters for tests: live objects in the instance. */
+long vfs_inodes_live(void);
+long vfs_dentries_live(void);
 
 #endif
