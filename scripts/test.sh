@@ -1,0 +1,27 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The whole test suite: installs what is missing, builds with -Werror, runs
+# every CTest test (unit, integration on real FUSE mounts, stress), then
+# builds with ASan+UBSan and runs the unit tests again.  Run as root (FUSE
+# mounts, apt-get).  RCUVFS_LONG_TESTS=1 adds the long runs.
+set -eu
+cd "$(dirname "$0")/.."
+./scripts/deps.sh
+jobs=$(nproc)
+long=${RCUVFS_LONG_TESTS:-0}
+[ "$long" = 1 ] && long=ON || long=OFF
+
+echo "== build (-Werror) =="
+cmake -S . -B build -DRCUVFS_WERROR=ON -DRCUVFS_LONG_TESTS=$long >/dev/null
+cmake --build build -j"$jobs"
+echo "== tests =="
+(cd build && ctest --output-on-failure --timeout 600 -j1)
+
+echo "== build (ASan+UBSan) =="
+cmake -S . -B build-asan -DRCUVFS_WERROR=ON -DRCUVFS_SANITIZE=ON -DRCUVFS_LONG_TESTS=$long >/dev/null
+cmake --build build-asan -j"$jobs"
+echo "== tests under ASan+UBSan =="
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	ctest --output-on-failure --timeout 900 -j1 -L 'unit|asan')
+echo "rcuvfs: all tests passed"
