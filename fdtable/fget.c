@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * fdtable/fget.c - fget and the shared-table path of fdget: the
+ * __get_file_rcu protocol over a SLAB_TYPESAFE_BY_RCU struct file.
+ *
+ * Locking: lookups run under rcu_read_lock only.  The fd table they load
+ * stays allocated for the read-side section (expand_files frees old tables
+ * with call_rcu); the struct file they load stays a struct file (the cache is
+ * TYPESAFE_BY_RCU) but may have been freed and reused for another open, so
+ * after taking a reference the slot is reloaded and compared.  The reload's
+ * comparison goes through OPTIMIZER_HIDE_VAR so that the returned pointer
+ * (and every access through it) depends on the reload, which the fully
+ * ordered reference increment orders after.  Paired stores: the release in
+ * fd_install/do_dup2 (rcu_assign_pointer) and the release of the count in
+ * alloc_file.
+ *
+ * The body is instantiated three times from one always-inline template:
+ * fget/fget_raw/__fget_files with __get_file_rcu inlined (the fix proposed
+ * in seeds/000), fget_ool with it as an out-of-line call (the regression),
+ * and a test-only variant without the reload (the broken design the tests
+ * show failing).
+ */
+#include "fdtable/fdtable.h"
+
+RV_STAT_DEFINE(fget_retries, "fget lookups retried (dead file, recycled slot or replaced table)");
+RV_STAT_DEFINE(fdget_light_hits, "fdget calls served without a reference (unshared table)");
+
+/* __get_file_rcu's "try again" answer (never a valid file pointer) */
+#define FGET_AGAIN ((struct file *)(uintptr_t)-EAGAIN)
+
+enum fget_variant { FGET_INLINE, FGET_OUT_OF_LINE, FGET_NO_RECHECK };
+
+/*
+ * Dropping a speculative reference may drop the last one (the file was
+ * closed meanwhile): tear it down outside the read-side section, since
+ * release may sleep.  The loop restarts from scratch afterwards.
+ */
+static __noinline void fget_put_last(struct file *file)
+{
+	rcu_read_unlock();
+	__fput(file);
+	rcu_read_lock();
+}
+
+static __always_inline void fget_drop(struct file *file)
+{
+	if (unlikely(file_put_ref(file)))
+		fget_put_last(file);
+}
+
+static __always_inline struct file *__get_file_rcu(struct file **f, bool recheck)
+{
+	struct file *file, *file_reloaded, *file_reloaded_cmp;
+
+	file = rcu_dereference_raw(*f);
+	if (!file)
+		return NULL;
+	/* the window: the file may be closed, freed and reused from here */
+	RV_INJECT("fget_after_load");
+	if (unlikely(!file_tryget(file)))
+		return FGET_AGAIN;
+	RV_INJECT("fget_after_get");
+	if (!recheck)
+		return file;
+	file_reloaded = rcu_dereference_raw(*f);
+	/*
+	 * Hide the comparison from the optimizer: it must not replace
+	 * file_reloaded by file below, or later accesses would not depend on
+	 * the reload.
+	 */
+	file_reloaded_cmp = file_reloaded;
+	OPTIMIZER_HIDE_VAR(file_reloaded_cmp);
+	if (likely(file == file_reloaded_cmp))
+		return file_reloaded;
+	fget_drop(file);
+	return FGET_AGAIN;
+}
+
+static __noinline struct file *__get_file_rcu_ool(struct file **f)
+{
+	return __get_file_rcu(f, true);
+}
+
+static __always_inline struct file *__fget_files_rcu(struct files_struct *files, unsigned int fd,
+						     unsigned int mask, enum fget_variant v)
+{
+	for (;;) {
+		struct fdtable *fdt = rcu_dereference_raw(files->fdt);
+		struct file *file;
+
+		if (unlikely(fd >= fdt->max_fds))
+			return NULL;
+		if (v == FGET_INLINE)
+			file = __get_file_rcu(&fdt->fd[fd], true);
+		else if (v == FGET_OUT_OF_LINE)
+			file = __get_file_rcu_ool(&fdt->fd[fd]);
+		else
+			file = __get_file_rcu(&fdt->fd[fd], false);
+		if (unlikely(!file))
+			return NULL;
+		if (unlikely(file == FGET_AGAIN)) {
+			rv_stat_inc(fget_retries);
+			continue;
+		}
+		/*
+		 * The table may have been replaced (expand_files) after we
+		 * loaded it; the old copy of the slot can still name a file
+		 * that has since been closed in the new table.
+		 */
+		if (v != FGET_NO_RECHECK && unlikely(rcu_dereference_raw(files->fdt) != fdt)) {
+			fget_drop(file);
+			rv_stat_inc(fget_retries);
+			continue;
+		}
+		if (unlikely(file->f_mode & mask)) {
+			fget_drop(file);
+			return NULL;
+		}
+		return file;
+	}
+}
+
+struct file *__fget_files(struct files_struct *files, unsigned int fd, unsigned int mask)
+{
+	struct file *file;
+
+	rcu_read_lock();
+	file = __fget_files_rcu(files, fd, mask, FGET_INLINE);
+	rcu_read_unlock();
+	return file;
+}
+
+struct file *fget(unsigned int fd)
+{
+	struct files_struct *files = current->files;
+	struct file *file;
+
+	rcu_read_lock();
+	file = __fget_files_rcu(files, fd, FMODE_PATH, FGET_INLINE);
+	rcu_read_unlock();
+	return file;
+}
+
+struct file *fget_raw(unsigned int fd)
+{
+	struct files_struct *files = current->files;
+	struct file *file;
+
+	rcu_read_lock();
+	file = __fget_files_rcu(files, fd, 0, FGET_INLINE);
+	rcu_read_unlock();
+	return file;
+}
+
+struct file *fget_ool(unsigned int fd)
+{
+	struct files_struct *files = current->files;
+	struct file *file;
+
+	rcu_read_lock();
+	file = __fget_files_rcu(files, fd, FMODE_PATH, FGET_OUT_OF_LINE);
+	rcu_read_unlock();
+	return file;
+}
+
+struct file *fget_norecheck_for_test(unsigned int fd)
+{
+	struct files_struct *files = current->files;
+	struct file *file;
+
+	rcu_read_lock();
+	file = __fget_files_rcu(files, fd, FMODE_PATH, FGET_NO_RECHECK);
+	rcu_read_unlock();
+	return file;
+}
