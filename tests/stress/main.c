@@ -1,0 +1,1212 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tests/stress/main.c - rcuvfs-stress: options and the runner.
+ *
+ * For each workload x task count the runner (the parent) sets the workload
+ * up, starts the tasks (threads, or forked processes for --path), waits for
+ * them at a start gate, lets them run through a warm-up, then samples each
+ * task's op counter, rusage and the model's counters at the start and the
+ * end of the measured window (will-it-scale style), stops the tasks, joins
+ * them with a bound, verifies and tears down.
+ *
+ * Locking: see stress.h.  The parent writes `phase` and `stop`; tasks write
+ * only their own slot.  Op counters are read racily (relaxed) by the parent:
+ * the window is as exact as the sampling instant.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "stress.h"
+
+static volatile sig_atomic_t interrupted;
+
+/* ---- small helpers --------------------------------------------------- */
+
+double stress_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+void stress_spin_ns(double ns)
+{
+	uint64_t end;
+
+	if (ns <= 0)
+		return;
+	end = now_ns() + (uint64_t)ns;
+	while (now_ns() < end)
+		__asm__ __volatile__("" ::: "memory");
+}
+
+static void sleep_s(double s)
+{
+	struct timespec ts;
+
+	if (s <= 0)
+		return;
+	ts.tv_sec = (time_t)s;
+	ts.tv_nsec = (long)((s - ts.tv_sec) * 1e9);
+	nanosleep(&ts, NULL);
+}
+
+static double tv_s(const struct timeval *tv)
+{
+	return tv->tv_sec + tv->tv_usec * 1e-6;
+}
+
+const char *stress_mode_name(int mode)
+{
+	return mode == MODE_PROCESSES ? "processes" : "threads";
+}
+
+void kvset_add(struct stress_kvset *s, const char *name, const char *str, uint64_t val)
+{
+	if (s->n == s->cap) {
+		int cap = s->cap ? s->cap * 2 : 16;
+		struct stress_kv *kv = realloc(s->kv, cap * sizeof(*kv));
+
+		if (!kv) {
+			perror("rcuvfs-stress: realloc");
+			exit(2);
+		}
+		s->kv = kv;
+		s->cap = cap;
+	}
+	s->kv[s->n].name = strdup(name);
+	s->kv[s->n].str = str ? strdup(str) : NULL;
+	s->kv[s->n].val = val;
+	s->n++;
+}
+
+void kvset_free(struct stress_kvset *s)
+{
+	for (int i = 0; i < s->n; i++) {
+		free(s->kv[i].name);
+		free(s->kv[i].str);
+	}
+	free(s->kv);
+	memset(s, 0, sizeof(*s));
+}
+
+const struct stress_kv *kvset_find(const struct stress_kvset *s, const char *name)
+{
+	for (int i = 0; i < s->n; i++)
+		if (!strcmp(s->kv[i].name, name))
+			return &s->kv[i];
+	return NULL;
+}
+
+/* ---- failure recording (tasks and parent) ---------------------------- */
+
+int stress_fail(struct stress_task *t, const char *call, int err)
+{
+	snprintf(t->slot->call, sizeof(t->slot->call), "%s", call);
+	t->slot->err = err;
+	__atomic_store_n(&t->slot->state, SLOT_FAILED, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->sh->stop, 1, __ATOMIC_RELEASE);
+	return -1;
+}
+
+int stress_vfail(struct stress_task *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(t->slot->msg, sizeof(t->slot->msg), fmt, ap);
+	va_end(ap);
+	t->slot->vfail = 1;
+	return stress_fail(t, "verify", 0);
+}
+
+int stress_setup_fail(struct stress_run *run, const char *call, int err)
+{
+	snprintf(run->setup_call, sizeof(run->setup_call), "%s", call);
+	run->setup_err = err;
+	return -1;
+}
+
+int stress_excl_enter(struct stress_task *t, int which, const char *what)
+{
+	int prev = __atomic_exchange_n(&t->sh->holder[which], t->id + 1, __ATOMIC_ACQ_REL);
+
+	if (prev)
+		return stress_vfail(t, "%s granted while task %d holds the lock", what, prev - 1);
+	return 0;
+}
+
+void stress_excl_exit(struct stress_task *t, int which)
+{
+	__atomic_store_n(&t->sh->holder[which], 0, __ATOMIC_RELEASE);
+}
+
+void stress_race_window(struct stress_task *t)
+{
+	struct stress_shared *sh = t->sh;
+	double deadline;
+
+	if (t->run->ntasks < 2 || __atomic_load_n(&sh->rdv_closed, __ATOMIC_ACQUIRE))
+		return;
+	__atomic_fetch_add(&sh->rdv_arrived, 1, __ATOMIC_ACQ_REL);
+	deadline = stress_now() + 1.0;
+	while (__atomic_load_n(&sh->rdv_arrived, __ATOMIC_ACQUIRE) < t->run->ntasks &&
+	       !__atomic_load_n(&sh->rdv_closed, __ATOMIC_ACQUIRE) && stress_now() < deadline)
+		sleep_s(0.0002);
+	__atomic_store_n(&sh->rdv_closed, 1, __ATOMIC_RELEASE);
+}
+
+/* ---- the task -------------------------------------------------------- */
+
+static void task_body(struct stress_task *t)
+{
+	struct stress_run *run = t->run;
+	struct stress_shared *sh = t->sh;
+	struct stress_slot *slot = t->slot;
+	const struct stress_impl *impl = run->impl;
+	long limit = run->opt->ops_per_task;
+	bool own_rusage = run->opt->target == TARGET_PATH && run->opt->mode == MODE_PROCESSES;
+	bool have_measure = false;
+	uint64_t ops = 0;
+
+	for (int i = 0; i < 3; i++)
+		t->fd[i] = -1;
+	if (t->mtask)
+		stress_model_task_attach(t->mtask);
+	if (impl->task_init && impl->task_init(t))
+		goto out;
+	__atomic_store_n(&slot->state, SLOT_READY, __ATOMIC_RELEASE);
+
+	/* start gate: the parent opens it once every task is ready */
+	while (__atomic_load_n(&sh->phase, __ATOMIC_ACQUIRE) < PHASE_WARMUP &&
+	       !__atomic_load_n(&sh->stop, __ATOMIC_ACQUIRE))
+		sleep_s(0.0005);
+
+	while (!__atomic_load_n(&sh->stop, __ATOMIC_RELAXED)) {
+		if (own_rusage && !have_measure &&
+		    __atomic_load_n(&sh->phase, __ATOMIC_RELAXED) >= PHASE_MEASURE) {
+			getrusage(RUSAGE_SELF, &slot->ru_measure);
+			have_measure = true;
+		}
+		if (limit && ops >= (uint64_t)limit)
+			break;
+		if (impl->op(t))
+			goto out;
+		t->iter = ++ops;
+		__atomic_store_n(&slot->ops, ops, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&slot->state, SLOT_DONE, __ATOMIC_RELEASE);
+out:
+	if (own_rusage) {
+		getrusage(RUSAGE_SELF, &slot->ru_stop);
+		if (!have_measure)
+			slot->ru_measure = slot->ru_stop;
+	}
+	if (impl->task_fini)
+		impl->task_fini(t);
+	if (t->mtask)
+		stress_model_task_exit(t->mtask);
+}
+
+static void *task_thread(void *arg)
+{
+	task_body(arg);
+	return NULL;
+}
+
+/* ---- counters and switches of a run ---------------------------------- */
+
+static void add_counter_cb(const char *name, uint64_t value, void *arg)
+{
+	kvset_add(arg, name, NULL, value);
+}
+
+static void add_switch_cb(const char *name, const char *value, void *arg)
+{
+	kvset_add(arg, name, value, 0);
+}
+
+/* The mount root of `path`'s filesystem (walk up while st_dev stays the same). */
+static void mount_root(const char *path, char *out, size_t len)
+{
+	char cur[PATH_MAX], up[PATH_MAX];
+	struct stat st, st2;
+
+	if (!realpath(path, cur) || stat(cur, &st)) {
+		snprintf(out, len, "%s", path);
+		return;
+	}
+	for (;;) {
+		char *slash = strrchr(cur, '/');
+
+		if (!slash || !strcmp(cur, "/"))
+			break;
+		snprintf(up, sizeof(up), "%.*s", slash == cur ? 1 : (int)(slash - cur), cur);
+		if (stat(up, &st2) || st2.st_dev != st.st_dev)
+			break;
+		if (slash == cur)
+			slash++; /* keep "/" */
+		*slash = '\0';
+	}
+	snprintf(out, len, "%s", cur);
+}
+
+static char ctl_dir[PATH_MAX + 16]; /* "<mount root>/.rcuvfs" when it exists */
+
+/* Read "name value" or "name=value" lines. */
+static void read_kv_file(const char *file, struct stress_kvset *s, bool numeric)
+{
+	char line[512];
+	FILE *f = fopen(file, "r");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *sep = strpbrk(line, "= \t");
+		char *val, *end;
+
+		if (!sep)
+			continue;
+		*sep = '\0';
+		val = sep + 1;
+		val += strspn(val, " \t=");
+		val[strcspn(val, "\n")] = '\0';
+		if (numeric) {
+			unsigned long long v = strtoull(val, &end, 10);
+
+			if (end != val)
+				kvset_add(s, line, NULL, v);
+		} else {
+			kvset_add(s, line, val, 0);
+		}
+	}
+	fclose(f);
+}
+
+static void snapshot_counters(const struct stress_opts *opt, struct stress_kvset *s)
+{
+	char file[PATH_MAX + 32];
+
+	if (opt->target == TARGET_MODEL) {
+		stress_model_foreach_counter(add_counter_cb, s);
+	} else if (ctl_dir[0]) {
+		snprintf(file, sizeof(file), "%s/stats", ctl_dir);
+		read_kv_file(file, s, true);
+	}
+}
+
+static void counters_delta(struct stress_kvset *out, const struct stress_kvset *a,
+			   const struct stress_kvset *b)
+{
+	for (int i = 0; i < b->n; i++) {
+		const struct stress_kv *old = kvset_find(a, b->kv[i].name);
+
+		kvset_add(out, b->kv[i].name, NULL,
+			  b->kv[i].val - (old && old->val <= b->kv[i].val ? old->val : 0));
+	}
+}
+
+/* ---- one workload x task count --------------------------------------- */
+
+static char base_dir[STRESS_DIR_MAX / 2]; /* --path: DIR/rcuvfs-stress.<pid> */
+
+static void report_failure(const struct stress_run *run, const char *who, const char *call,
+			   int err, const char *msg)
+{
+	fprintf(stderr, "rcuvfs-stress: %s (%s, %d task%s): %s: ", run->wl->name,
+		stress_mode_name(run->opt->mode), run->ntasks, run->ntasks == 1 ? "" : "s", who);
+	if (msg && msg[0])
+		fprintf(stderr, "verification failed: %s\n", msg);
+	else
+		fprintf(stderr, "%s: %s\n", call, err ? strerror(err) : "failed");
+}
+
+/* Wait (bounded) until every slot is at least `state` or one failed. */
+static int wait_slots(struct stress_run *run, int state, double timeout)
+{
+	double deadline = stress_now() + timeout;
+
+	for (;;) {
+		int ok = 0;
+
+		for (int i = 0; i < run->ntasks; i++) {
+			int s = __atomic_load_n(&run->sh->slot[i].state, __ATOMIC_ACQUIRE);
+
+			if (s == SLOT_FAILED)
+				return -1;
+			if (s >= state)
+				ok++;
+		}
+		if (ok == run->ntasks)
+			return 0;
+		if (stress_now() > deadline || interrupted)
+			return -2;
+		sleep_s(0.001);
+	}
+}
+
+static bool any_failed(const struct stress_run *run)
+{
+	for (int i = 0; i < run->ntasks; i++)
+		if (__atomic_load_n(&run->sh->slot[i].state, __ATOMIC_ACQUIRE) == SLOT_FAILED)
+			return true;
+	return false;
+}
+
+static void progress(const struct stress_run *run, double elapsed, double total, uint64_t ops)
+{
+	fprintf(stderr, "\r\033[K%s %s %d task%s: %.1f/%.1fs %.0f ops/s", run->wl->name,
+		stress_mode_name(run->opt->mode), run->ntasks, run->ntasks == 1 ? "" : "s",
+		elapsed, total, elapsed > 0 ? ops / elapsed : 0.0);
+	fflush(stderr);
+}
+
+static uint64_t sum_ops(const struct stress_run *run, uint64_t *per)
+{
+	uint64_t sum = 0;
+
+	for (int i = 0; i < run->ntasks; i++) {
+		uint64_t v = __atomic_load_n(&run->sh->slot[i].ops, __ATOMIC_RELAXED);
+
+		if (per)
+			per[i] = v;
+		sum += v;
+	}
+	return sum;
+}
+
+static int run_one(const struct stress_opts *opt, const struct stress_workload *wl, int ntasks,
+		   struct stress_result *res)
+{
+	struct stress_run *run = calloc(1, sizeof(*run));
+	size_t shsize = sizeof(struct stress_shared) + ntasks * sizeof(struct stress_slot);
+	struct stress_task *tasks = calloc(ntasks, sizeof(*tasks));
+	pthread_t *tids = calloc(ntasks, sizeof(*tids));
+	pid_t *pids = calloc(ntasks, sizeof(*pids));
+	uint64_t *ops0 = calloc(ntasks, sizeof(*ops0)), *ops1 = calloc(ntasks, sizeof(*ops1));
+	bool *started = calloc(ntasks, sizeof(*started));
+	bool use_fork = opt->target == TARGET_PATH && opt->mode == MODE_PROCESSES;
+	struct stress_kvset c0 = { 0 }, c1 = { 0 };
+	struct rusage ru0, ru1, rt0, rt1;
+	double t0 = 0, t1 = 0, deadline;
+	bool model_live = false, failed = false, measured = false;
+	uint64_t total = 0;
+	char errbuf[256];
+	int r;
+
+	if (!run || !tasks || !tids || !pids || !ops0 || !ops1 || !started) {
+		perror("rcuvfs-stress: calloc");
+		exit(2);
+	}
+	memset(res, 0, sizeof(*res));
+	res->workload = wl->name;
+	res->target = opt->target == TARGET_MODEL ? "model" : opt->path;
+	res->mode = opt->mode;
+	res->tasks = ntasks;
+	res->duration_s = opt->ops_per_task ? 0 : opt->duration_s;
+	res->ops_per_task = opt->ops_per_task;
+	res->verify = "n/a";
+	if (wl->flags & WL_FIXED_PARAMS) {
+		res->has_params = true;
+		res->params = opt->params;
+	}
+
+	run->opt = opt;
+	run->wl = wl;
+	run->impl = opt->target == TARGET_MODEL ? wl->model : wl->path;
+	run->ntasks = ntasks;
+	run->sh = mmap(NULL, shsize, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (run->sh == MAP_FAILED) {
+		perror("rcuvfs-stress: mmap");
+		exit(2);
+	}
+
+	if (opt->target == TARGET_PATH) {
+		snprintf(run->dir, sizeof(run->dir), "%s/%s.%d", base_dir, wl->name, ntasks);
+		if (mkdir(run->dir, 0755) && errno != EEXIST) {
+			stress_setup_fail(run, "mkdir(run directory)", errno);
+			goto setup_failed;
+		}
+		if (ctl_dir[0]) {
+			char file[PATH_MAX + 32];
+
+			snprintf(file, sizeof(file), "%s/config", ctl_dir);
+			read_kv_file(file, &res->switches, false);
+		}
+	} else {
+		if (stress_model_instance_create(opt, errbuf, sizeof(errbuf))) {
+			fprintf(stderr, "rcuvfs-stress: %s: %s\n", wl->name, errbuf);
+			failed = true;
+			goto out;
+		}
+		model_live = true;
+		stress_model_foreach_switch(opt->switches, add_switch_cb, &res->switches);
+		if (stress_model_run_begin(run))
+			goto setup_failed;
+	}
+	if (run->impl->setup && run->impl->setup(run))
+		goto setup_failed;
+
+	/* start the tasks */
+	for (int i = 0; i < ntasks; i++) {
+		struct stress_task *t = &tasks[i];
+
+		t->run = run;
+		t->sh = run->sh;
+		t->slot = &run->sh->slot[i];
+		t->id = i;
+		if (opt->target == TARGET_MODEL) {
+			t->mtask = stress_model_task_new(run);
+			if (!t->mtask) {
+				stress_setup_fail(run, "task_fork/task_clone_thread",
+						  errno ? errno : ENOMEM);
+				goto start_failed;
+			}
+		}
+		if (use_fork) {
+			fflush(NULL);
+			pids[i] = fork();
+			if (pids[i] < 0) {
+				stress_setup_fail(run, "fork", errno);
+				goto start_failed;
+			}
+			if (pids[i] == 0) {
+				signal(SIGINT, SIG_IGN);
+				signal(SIGTERM, SIG_DFL);
+				task_body(t);
+				_exit(0);
+			}
+		} else {
+			pthread_attr_t attr;
+
+			pthread_attr_init(&attr);
+			pthread_attr_setstacksize(&attr, 256 * 1024);
+			r = pthread_create(&tids[i], &attr, task_thread, t);
+			pthread_attr_destroy(&attr);
+			if (r) {
+				if (t->mtask)
+					stress_model_task_exit(t->mtask);
+				stress_setup_fail(run, "pthread_create", r);
+				goto start_failed;
+			}
+		}
+		started[i] = true;
+	}
+
+	r = wait_slots(run, SLOT_READY, opt->hang_timeout_s);
+	if (r == -2 && !interrupted)
+		fprintf(stderr, "rcuvfs-stress: %s: tasks not ready after %.0f s\n", wl->name,
+			opt->hang_timeout_s);
+	if (r)
+		goto stop;
+
+	/* warm-up, then the measured window */
+	if (!opt->ops_per_task) {
+		__atomic_store_n(&run->sh->phase, PHASE_WARMUP, __ATOMIC_RELEASE);
+		deadline = stress_now() + opt->warmup_s;
+		while (stress_now() < deadline && !any_failed(run) && !interrupted)
+			sleep_s(0.01);
+	}
+	snapshot_counters(opt, &c0);
+	getrusage(RUSAGE_SELF, &ru0);
+	getrusage(RUSAGE_THREAD, &rt0);
+	sum_ops(run, ops0);
+	t0 = stress_now();
+	__atomic_store_n(&run->sh->phase, PHASE_MEASURE, __ATOMIC_RELEASE);
+
+	if (opt->ops_per_task) {
+		double pdue = t0 + 0.25;
+
+		deadline = t0 + opt->hang_timeout_s;
+		while (!interrupted) {
+			bool all = true;
+
+			for (int i = 0; i < ntasks; i++) {
+				int s = __atomic_load_n(&run->sh->slot[i].state, __ATOMIC_ACQUIRE);
+
+				if (s == SLOT_FAILED)
+					goto measured;
+				if (s != SLOT_DONE && __atomic_load_n(&run->sh->slot[i].ops,
+								      __ATOMIC_RELAXED) <
+							      (uint64_t)opt->ops_per_task)
+					all = false;
+			}
+			if (all)
+				break;
+			if (stress_now() > deadline) {
+				fprintf(stderr, "rcuvfs-stress: %s: fixed work not done after %.0f s\n",
+					wl->name, opt->hang_timeout_s);
+				failed = true;
+				break;
+			}
+			if (opt->progress && stress_now() > pdue) {
+				progress(run, stress_now() - t0, 0, sum_ops(run, NULL) - 0);
+				pdue += 0.25;
+			}
+			sleep_s(0.002);
+		}
+	} else {
+		double pdue = t0 + 0.25;
+
+		deadline = t0 + opt->duration_s;
+		for (;;) {
+			double now = stress_now();
+
+			if (now >= deadline || any_failed(run) || interrupted)
+				break;
+			if (opt->progress && now > pdue) {
+				uint64_t s = 0;
+
+				sum_ops(run, ops1);
+				for (int i = 0; i < ntasks; i++)
+					s += ops1[i] - ops0[i];
+				progress(run, now - t0, opt->duration_s, s);
+				pdue += 0.25;
+			}
+			sleep_s(deadline - now < 0.05 ? deadline - now : 0.05);
+		}
+	}
+measured:
+	t1 = stress_now();
+	sum_ops(run, ops1);
+	getrusage(RUSAGE_SELF, &ru1);
+	getrusage(RUSAGE_THREAD, &rt1);
+	snapshot_counters(opt, &c1);
+	measured = true;
+	if (opt->progress)
+		fprintf(stderr, "\r\033[K");
+
+stop:
+	__atomic_store_n(&run->sh->phase, PHASE_STOP, __ATOMIC_RELEASE);
+start_failed:
+	__atomic_store_n(&run->sh->stop, 1, __ATOMIC_RELEASE);
+	/* join every started task, bounded */
+	deadline = stress_now() + opt->hang_timeout_s;
+	for (int i = 0; i < ntasks; i++) {
+		if (!started[i])
+			continue;
+		if (use_fork) {
+			int status;
+			pid_t p;
+
+			while ((p = waitpid(pids[i], &status, WNOHANG)) == 0 &&
+			       stress_now() < deadline)
+				sleep_s(0.002);
+			if (p == 0) {
+				fprintf(stderr,
+					"rcuvfs-stress: %s: task %d (pid %d) did not stop within "
+					"%.0f s; killed\n",
+					wl->name, i, (int)pids[i], opt->hang_timeout_s);
+				kill(pids[i], SIGKILL);
+				waitpid(pids[i], &status, 0);
+				failed = true;
+			} else if (p > 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+				fprintf(stderr, "rcuvfs-stress: %s: task %d (pid %d) died (%s %d)\n",
+					wl->name, i, (int)pids[i],
+					WIFSIGNALED(status) ? "signal" : "exit status",
+					WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+				failed = true;
+			}
+		} else {
+			struct timespec ts;
+			double d = deadline;
+
+			ts.tv_sec = 0;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			d = ts.tv_sec + ts.tv_nsec * 1e-9 + (deadline - stress_now());
+			if (d < ts.tv_sec)
+				d = ts.tv_sec;
+			ts.tv_sec = (time_t)d;
+			ts.tv_nsec = (long)((d - ts.tv_sec) * 1e9);
+			if (pthread_timedjoin_np(tids[i], NULL, &ts)) {
+				fprintf(stderr,
+					"rcuvfs-stress: %s: task %d did not stop within %.0f s "
+					"(blocked in the workload's call?)\n",
+					wl->name, i, opt->hang_timeout_s);
+				fflush(NULL);
+				_exit(3); /* a thread cannot be killed; nothing else is safe */
+			}
+		}
+	}
+	for (int i = 0; i < ntasks; i++) {
+		struct stress_slot *s = &run->sh->slot[i];
+		char who[32];
+
+		if (s->state != SLOT_FAILED)
+			continue;
+		snprintf(who, sizeof(who), "task %d", i);
+		report_failure(run, who, s->call, s->err, s->vfail ? s->msg : NULL);
+		failed = true;
+		if (s->vfail)
+			res->verify = "fail";
+	}
+	if (run->setup_call[0])
+		goto setup_failed;
+	total = sum_ops(run, NULL);
+	if (!failed && !interrupted && opt->verify && (wl->flags & WL_VERIFIES)) {
+		res->verify = "pass";
+		if (run->impl->verify) {
+			r = run->impl->verify(run, total);
+			if (r < 0) {
+				report_failure(run, "verify", run->setup_call, run->setup_err, NULL);
+				failed = true;
+			} else if (r == 0) {
+				report_failure(run, "verify", NULL, 0, run->verify_msg);
+				res->verify = "fail";
+				failed = true;
+			}
+		}
+	}
+	goto teardown;
+
+setup_failed:
+	report_failure(run, "setup", run->setup_call, run->setup_err, NULL);
+	failed = true;
+	__atomic_store_n(&run->sh->stop, 1, __ATOMIC_RELEASE);
+teardown:
+	if (run->impl->teardown)
+		run->impl->teardown(run);
+	if (opt->target == TARGET_PATH && run->dir[0])
+		rmdir(run->dir);
+	if (run->model_parent)
+		stress_model_run_end(run);
+	if (model_live && stress_model_instance_destroy(errbuf, sizeof(errbuf))) {
+		fprintf(stderr, "rcuvfs-stress: %s: %s\n", wl->name, errbuf);
+		failed = true;
+	}
+out:
+	if (measured) {
+		double wall = t1 - t0;
+		double cpu;
+
+		res->wall_s = wall;
+		for (int i = 0; i < ntasks; i++) {
+			double rate = wall > 0 ? (ops1[i] - ops0[i]) / wall : 0;
+
+			res->ops += ops1[i] - ops0[i];
+			if (i == 0 || rate < res->task_min)
+				res->task_min = rate;
+			if (i == 0 || rate > res->task_max)
+				res->task_max = rate;
+		}
+		res->ops_per_sec = wall > 0 ? res->ops / wall : 0;
+		if (use_fork) {
+			cpu = 0;
+			for (int i = 0; i < ntasks; i++) {
+				struct stress_slot *s = &run->sh->slot[i];
+
+				cpu += tv_s(&s->ru_stop.ru_utime) + tv_s(&s->ru_stop.ru_stime) -
+				       tv_s(&s->ru_measure.ru_utime) - tv_s(&s->ru_measure.ru_stime);
+				res->nvcsw += s->ru_stop.ru_nvcsw - s->ru_measure.ru_nvcsw;
+				res->nivcsw += s->ru_stop.ru_nivcsw - s->ru_measure.ru_nivcsw;
+			}
+		} else {
+			/* the whole process minus the parent thread's own share */
+			cpu = tv_s(&ru1.ru_utime) + tv_s(&ru1.ru_stime) - tv_s(&ru0.ru_utime) -
+			      tv_s(&ru0.ru_stime);
+			cpu -= tv_s(&rt1.ru_utime) + tv_s(&rt1.ru_stime) - tv_s(&rt0.ru_utime) -
+			       tv_s(&rt0.ru_stime);
+			res->nvcsw = (ru1.ru_nvcsw - ru0.ru_nvcsw) - (rt1.ru_nvcsw - rt0.ru_nvcsw);
+			res->nivcsw =
+				(ru1.ru_nivcsw - ru0.ru_nivcsw) - (rt1.ru_nivcsw - rt0.ru_nivcsw);
+		}
+		res->cpu_s = cpu < 0 ? 0 : cpu;
+		res->idle_frac = wall > 0 ? 1.0 - res->cpu_s / (wall * opt->ncpus) : 0;
+		if (res->idle_frac < 0)
+			res->idle_frac = 0;
+		counters_delta(&res->counters, &c0, &c1);
+	}
+	res->failed = failed || interrupted;
+	kvset_free(&c0);
+	kvset_free(&c1);
+	munmap(run->sh, shsize);
+	free(run);
+	free(tasks);
+	free(tids);
+	free(pids);
+	free(ops0);
+	free(ops1);
+	free(started);
+	return failed ? -1 : 0;
+}
+
+/* ---- options --------------------------------------------------------- */
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: rcuvfs-stress (--path DIR | --model [-o switch=value,...])\n"
+		"                     --workload NAME[,NAME...] [--tasks 1,2,4,...]\n"
+		"                     [--mode threads|processes] [--duration S] [--warmup S]\n"
+		"                     [--json FILE] [--csv FILE] [--verify]\n"
+		"       rcuvfs-stress --list | --help\n"
+		"\n"
+		"Will-it-scale-style workloads against a directory (real system calls: an\n"
+		"rcuvfs mount, tmpfs, any filesystem) or against the model in-process.\n"
+		"\n"
+		"  --path DIR           run against files in DIR (a scratch subdirectory is\n"
+		"                       created and removed)\n"
+		"  --model              run against the in-process model (one instance per run)\n"
+		"  -o NAME=VALUE,...    model switches (--model only; repeatable), see below\n"
+		"  -w, --workload LIST  workloads, or 'all' (every one the target implements)\n"
+		"  -t, --tasks LIST     task counts (default: 1 and the number of CPUs;\n"
+		"                       bkl-mix: 256)\n"
+		"  -m, --mode MODE      threads (default) or processes; with --model,\n"
+		"                       processes are model processes (own files and mm)\n"
+		"                       on threads\n"
+		"  -d, --duration S     measured seconds per run (default 5)\n"
+		"      --warmup S       seconds before measuring (default 1)\n"
+		"      --ops-per-task N fixed work instead of a duration: each task does N\n"
+		"                       ops, wall time is until the last one finishes\n"
+		"                       (AIM7-style; no warm-up)\n"
+		"  -p, --param K=V,...  workload parameters: work_us (bkl-mix compute between\n"
+		"                       sections, default 20), cs_ns (critical section, default\n"
+		"                       1000)\n"
+		"      --verify         check results while running and at the end\n"
+		"      --json FILE      write {\"runs\": [...]} (format: docs/stress.md)\n"
+		"      --csv FILE       write one row per run (format: docs/stress.md)\n"
+		"      --timeout S      bound on task start-up, stop and fixed work\n"
+		"                       (default 60)\n"
+		"  -q, --quiet          no progress line\n"
+		"      --list           describe every workload\n"
+		"  -h, --help           this text\n"
+		"\n"
+		"Test-only options (they make verification fail on purpose):\n"
+		"      --test-skip-lock   lock-verify takes no locks and opens a race window\n"
+		"      --test-race-window lock-verify waits (once, at most 1 s) inside the\n"
+		"                         locked section for the other tasks; a lock that\n"
+		"                         does not exclude then loses an update for sure\n"
+		"\n"
+		"Exit status: 0 all runs passed, 1 a workload failed or a verification\n"
+		"failed (messages name workload, task and call), 2 usage error.\n"
+		"\n"
+		"Model switches (-o):\n");
+	fflush(out);
+	if (out == stdout)
+		stress_model_switches_help();
+}
+
+static void list_workloads(void)
+{
+	printf("%-12s %-6s %-6s %s\n", "workload", "path", "model", "description");
+	for (int i = 0; i < stress_nworkloads; i++) {
+		const struct stress_workload *wl = &stress_workloads[i];
+
+		printf("%-12s %-6s %-6s %s", wl->name, wl->path ? "yes" : "-",
+		       wl->model ? "yes" : "-", wl->desc);
+		if (!wl->model)
+			printf(" [model: not wired yet, from %s]", wl->model_note);
+		if (wl->flags & WL_VERIFIES)
+			printf(" [verifies]");
+		printf("\n");
+	}
+}
+
+static int parse_double(const char *opt, const char *s, double *out, double min)
+{
+	char *end;
+
+	*out = strtod(s, &end);
+	if (end == s || *end || *out < min) {
+		fprintf(stderr, "rcuvfs-stress: %s: bad value '%s'\n", opt, s);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * "-o a=1,b=x,y" : a token without '=' continues the previous value, so that
+ * set-valued switches (bkl_ops=open,lock) need no quoting.
+ */
+static int parse_switches(struct stress_opts *opt, char *arg)
+{
+	char *save = NULL, *tok, name[64] = "", value[512] = "";
+	bool pending = false;
+
+	for (tok = strtok_r(arg, ",", &save);; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = tok ? strchr(tok, '=') : NULL;
+
+		if (tok && !eq) {
+			if (!pending) {
+				fprintf(stderr, "rcuvfs-stress: -o %s: expected NAME=VALUE\n", tok);
+				return -1;
+			}
+			strncat(value, ",", sizeof(value) - strlen(value) - 1);
+			strncat(value, tok, sizeof(value) - strlen(value) - 1);
+			continue;
+		}
+		if (pending && stress_model_parse_switch(opt->switches, name, value))
+			return -1;
+		if (!tok)
+			return 0;
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - tok), tok);
+		snprintf(value, sizeof(value), "%s", eq + 1);
+		pending = true;
+	}
+}
+
+static int parse_params(struct stress_opts *opt, char *arg)
+{
+	char *save = NULL, *tok;
+
+	for (tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+
+		if (!eq) {
+			fprintf(stderr, "rcuvfs-stress: -p %s: expected NAME=VALUE\n", tok);
+			return -1;
+		}
+		*eq = '\0';
+		if (!strcmp(tok, "work_us")) {
+			if (parse_double("-p work_us", eq + 1, &opt->params.work_us, 0))
+				return -1;
+		} else if (!strcmp(tok, "cs_ns")) {
+			if (parse_double("-p cs_ns", eq + 1, &opt->params.cs_ns, 0))
+				return -1;
+		} else {
+			fprintf(stderr, "rcuvfs-stress: -p %s: unknown parameter (work_us, cs_ns)\n",
+				tok);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int parse_tasks(const char *arg, int **out, int *n)
+{
+	char *copy = strdup(arg), *save = NULL, *tok;
+
+	*n = 0;
+	*out = calloc(strlen(arg) + 1, sizeof(int));
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		long v = strtol(tok, &end, 10);
+
+		if (end == tok || *end || v < 1 || v > 100000) {
+			fprintf(stderr, "rcuvfs-stress: --tasks: bad count '%s'\n", tok);
+			free(copy);
+			return -1;
+		}
+		(*out)[(*n)++] = (int)v;
+	}
+	free(copy);
+	if (!*n) {
+		fprintf(stderr, "rcuvfs-stress: --tasks: empty list\n");
+		return -1;
+	}
+	return 0;
+}
+
+static void on_signal(int sig)
+{
+	interrupted = 1;
+}
+
+enum {
+	OPT_WARMUP = 256,
+	OPT_JSON,
+	OPT_CSV,
+	OPT_VERIFY,
+	OPT_LIST,
+	OPT_MODEL,
+	OPT_PATH,
+	OPT_OPS,
+	OPT_TIMEOUT,
+	OPT_SKIP_LOCK,
+	OPT_RACE_WINDOW,
+};
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "path", required_argument, NULL, OPT_PATH },
+		{ "model", no_argument, NULL, OPT_MODEL },
+		{ "workload", required_argument, NULL, 'w' },
+		{ "tasks", required_argument, NULL, 't' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "warmup", required_argument, NULL, OPT_WARMUP },
+		{ "ops-per-task", required_argument, NULL, OPT_OPS },
+		{ "param", required_argument, NULL, 'p' },
+		{ "json", required_argument, NULL, OPT_JSON },
+		{ "csv", required_argument, NULL, OPT_CSV },
+		{ "verify", no_argument, NULL, OPT_VERIFY },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "list", no_argument, NULL, OPT_LIST },
+		{ "help", no_argument, NULL, 'h' },
+		{ "test-skip-lock", no_argument, NULL, OPT_SKIP_LOCK },
+		{ "test-race-window", no_argument, NULL, OPT_RACE_WINDOW },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct stress_opts opt = {
+		.mode = MODE_THREADS,
+		.duration_s = 5,
+		.warmup_s = 1,
+		.hang_timeout_s = 60,
+		.params = { .work_us = 20, .cs_ns = 1000 },
+	};
+	const char *workloads = NULL, *tasks_arg = NULL, *json = NULL, *csv = NULL;
+	char **swargs = NULL;
+	int nswargs = 0, c, nres = 0, capres = 0, rc = 0;
+	bool model = false;
+	struct stress_result *res = NULL;
+	const struct stress_workload **wls;
+	int nwl = 0;
+	char *copy, *save = NULL, *tok;
+	double ops_d;
+
+	opt.ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	{
+		cpu_set_t set;
+
+		if (!sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 0)
+			opt.ncpus = CPU_COUNT(&set);
+	}
+	if (opt.ncpus < 1)
+		opt.ncpus = 1;
+
+	while ((c = getopt_long(argc, argv, "o:w:t:m:d:p:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_PATH:
+			opt.path = optarg;
+			break;
+		case OPT_MODEL:
+			model = true;
+			break;
+		case 'o':
+			swargs = realloc(swargs, (nswargs + 1) * sizeof(*swargs));
+			swargs[nswargs++] = optarg;
+			break;
+		case 'w':
+			workloads = optarg;
+			break;
+		case 't':
+			tasks_arg = optarg;
+			break;
+		case 'm':
+			if (!strcmp(optarg, "threads")) {
+				opt.mode = MODE_THREADS;
+			} else if (!strcmp(optarg, "processes")) {
+				opt.mode = MODE_PROCESSES;
+			} else {
+				fprintf(stderr, "rcuvfs-stress: --mode: threads or processes\n");
+				return 2;
+			}
+			break;
+		case 'd':
+			if (parse_double("--duration", optarg, &opt.duration_s, 0.001))
+				return 2;
+			break;
+		case OPT_WARMUP:
+			if (parse_double("--warmup", optarg, &opt.warmup_s, 0))
+				return 2;
+			break;
+		case OPT_OPS:
+			if (parse_double("--ops-per-task", optarg, &ops_d, 1))
+				return 2;
+			opt.ops_per_task = (long)ops_d;
+			break;
+		case OPT_TIMEOUT:
+			if (parse_double("--timeout", optarg, &opt.hang_timeout_s, 0.1))
+				return 2;
+			break;
+		case 'p':
+			if (parse_params(&opt, optarg))
+				return 2;
+			break;
+		case OPT_JSON:
+			json = optarg;
+			break;
+		case OPT_CSV:
+			csv = optarg;
+			break;
+		case OPT_VERIFY:
+			opt.verify = true;
+			break;
+		case 'q':
+			opt.quiet = true;
+			break;
+		case OPT_LIST:
+			list_workloads();
+			return 0;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case OPT_SKIP_LOCK:
+			opt.test_skip_lock = true;
+			break;
+		case OPT_RACE_WINDOW:
+			opt.test_race_window = true;
+			break;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "rcuvfs-stress: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	if (model == !!opt.path) {
+		fprintf(stderr, "rcuvfs-stress: give exactly one of --path DIR and --model\n");
+		return 2;
+	}
+	if (!workloads) {
+		fprintf(stderr, "rcuvfs-stress: --workload is required (--list shows them)\n");
+		return 2;
+	}
+	opt.target = model ? TARGET_MODEL : TARGET_PATH;
+	if (nswargs && !model) {
+		fprintf(stderr, "rcuvfs-stress: -o sets model switches and needs --model; for a "
+				"mount, give them to the rcuvfs daemon\n");
+		return 2;
+	}
+	if (model) {
+		opt.switches = stress_model_switches_new();
+		if (!opt.switches) {
+			perror("rcuvfs-stress");
+			return 2;
+		}
+		for (int i = 0; i < nswargs; i++)
+			if (parse_switches(&opt, swargs[i]))
+				return 2;
+	}
+	opt.progress = !opt.quiet && isatty(STDERR_FILENO);
+
+	/* workloads */
+	wls = calloc(stress_nworkloads + strlen(workloads) + 1, sizeof(*wls));
+	copy = strdup(workloads);
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		const struct stress_workload *wl;
+
+		if (!strcmp(tok, "all")) {
+			for (int i = 0; i < stress_nworkloads; i++) {
+				wl = &stress_workloads[i];
+				if (model ? wl->model != NULL : wl->path != NULL)
+					wls[nwl++] = wl;
+			}
+			continue;
+		}
+		wl = stress_find_workload(tok);
+		if (!wl) {
+			fprintf(stderr, "rcuvfs-stress: unknown workload '%s' (--list shows them)\n",
+				tok);
+			return 2;
+		}
+		if (!model && !wl->path) {
+			fprintf(stderr, "rcuvfs-stress: %s runs only against the model (--model)\n",
+				tok);
+			return 2;
+		}
+		if (model && !wl->model) {
+			fprintf(stderr,
+				"rcuvfs-stress: %s: no model implementation yet (it comes with %s)\n",
+				tok, wl->model_note);
+			return 2;
+		}
+		wls[nwl++] = wl;
+	}
+	free(copy);
+	if (!nwl) {
+		fprintf(stderr, "rcuvfs-stress: no workload to run\n");
+		return 2;
+	}
+
+	/* the scratch directory and the control directory of a mount */
+	if (!model) {
+		struct stat st;
+		char root[PATH_MAX];
+
+		if (strlen(opt.path) > sizeof(base_dir) - 32) {
+			fprintf(stderr, "rcuvfs-stress: --path: name too long\n");
+			return 2;
+		}
+		if (stat(opt.path, &st) || !S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "rcuvfs-stress: --path %s: not a directory\n", opt.path);
+			return 2;
+		}
+		snprintf(base_dir, sizeof(base_dir), "%s/rcuvfs-stress.%d", opt.path, (int)getpid());
+		if (mkdir(base_dir, 0755)) {
+			fprintf(stderr, "rcuvfs-stress: mkdir %s: %s\n", base_dir, strerror(errno));
+			return 1;
+		}
+		mount_root(opt.path, root, sizeof(root));
+		snprintf(ctl_dir, sizeof(ctl_dir), "%s/.rcuvfs", root);
+		if (stat(ctl_dir, &st) || !S_ISDIR(st.st_mode))
+			ctl_dir[0] = '\0';
+	}
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+
+	for (int w = 0; w < nwl && !interrupted; w++) {
+		int *counts, ncounts;
+		char deflist[64];
+
+		if (tasks_arg) {
+			if (parse_tasks(tasks_arg, &counts, &ncounts))
+				return 2;
+		} else {
+			if (wls[w]->default_tasks)
+				snprintf(deflist, sizeof(deflist), "%d", wls[w]->default_tasks);
+			else if (opt.ncpus > 1)
+				snprintf(deflist, sizeof(deflist), "1,%d", opt.ncpus);
+			else
+				snprintf(deflist, sizeof(deflist), "1");
+			parse_tasks(deflist, &counts, &ncounts);
+		}
+		for (int i = 0; i < ncounts && !interrupted; i++) {
+			if (nres == capres) {
+				capres = capres ? capres * 2 : 16;
+				res = realloc(res, capres * sizeof(*res));
+			}
+			if (run_one(&opt, wls[w], counts[i], &res[nres]))
+				rc = 1;
+			nres++;
+		}
+		free(counts);
+	}
+	if (!model)
+		rmdir(base_dir);
+	if (interrupted) {
+		fprintf(stderr, "rcuvfs-stress: interrupted\n");
+		rc = 130;
+	}
+
+	report_table(stdout, res, nres, opt.ncpus);
+	if (json && report_json(json, res, nres, opt.ncpus))
+		rc = rc ? rc : 1;
+	if (csv && report_csv(csv, res, nres))
+		rc = rc ? rc : 1;
+	for (int i = 0; i < nres; i++) {
+		kvset_free(&res[i].switches);
+		kvset_free(&res[i].counters);
+	}
+	free(res);
+	free(wls);
+	free(swargs);
+	free(opt.switches);
+	return rc;
+}
