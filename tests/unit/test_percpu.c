@@ -148,7 +148,7 @@ static void test_concurrent_sum_exact(void)
 	CU_ASSERT_EQUAL_FATAL(percpu_counter_init(&single, 1000), 0);
 	CU_ASSERT_EQUAL_FATAL(percpu_counter_init_many(group, 0, CONC_GROUP), 0);
 	for (int i = 0; i < CONC_THREADS; i++) {
-		args[i] = (struct conc_arg){ &single, group, i % 2 ? -1 : 1 };
+		args[i] = (struct conc_arg){&single, group, i % 2 ? -1 : 1};
 		argp[i] = &args[i];
 		expect += (int64_t)CONC_ITERS * (args[i].sign * 3 - 1);
 	}
@@ -193,7 +193,7 @@ static void test_concurrent_register(void)
 	CU_ASSERT_EQUAL(percpu_counter_registered(), reg);
 }
 
-RVTEST_SUITE(percpu_counter, NULL, NULL, RVTEST(test_nr_cpu_ids),
-	     RVTEST(test_init_add_sum_destroy), RVTEST(test_errors),
-	     RVTEST(test_init_many_one_lock_acquisition), RVTEST(test_group_destroy_one_by_one),
-	     RVTEST(test_concurrent_sum_exact), RVTEST(test_concurrent_register));
+RVTEST_SUITE(percpu_counter, NULL, NULL, RVTEST(test_nr_cpu_ids), RVTEST(test_init_add_sum_destroy),
+	     RVTEST(test_errors), RVTEST(test_init_many_one_lock_acquisition),
+	     RVTEST(test_group_destroy_one_by_one), RVTEST(test_concurrent_sum_exact),
+	     RVTEST(test_concurrent_register));

@@ -25,7 +25,7 @@
 #endif
 
 #define WAIT_MS 20000
-#define MAGIC   0x5eedf00dcafe1234ull
+#define MAGIC	0x5eedf00dcafe1234ull
 
 struct tobj {
 	uint64_t magic; /* set by the constructor only */
@@ -72,7 +72,8 @@ static bool slabinfo_of(const char *name, long *active, long *total, long *depot
 
 		if (line[0] == '#')
 			continue;
-		if (sscanf(line, "%63s %ld %ld %lu %ld %ld %ld", nm, &a, &t, &sz, &ds, &ns, &df) != 7)
+		if (sscanf(line, "%63s %ld %ld %lu %ld %ld %ld", nm, &a, &t, &sz, &ds, &ns, &df) !=
+		    7)
 			continue;
 		if (strcmp(nm, name))
 			continue;
@@ -264,14 +265,14 @@ static void *conc_worker(void *p)
 static void test_concurrent_cross_free(void)
 {
 	struct kmem_cache *c = kmem_cache_create("t_conc", sizeof(struct tobj), 0, 0, NULL);
-	void *ring[CONC_RING] = { 0 };
+	void *ring[CONC_RING] = {0};
 	struct conc_arg args[2];
 	void *argp[2];
 	long active, total, depot_free;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
 	for (int i = 0; i < 2; i++) {
-		args[i] = (struct conc_arg){ c, i + 1, ring, 0 };
+		args[i] = (struct conc_arg){c, i + 1, ring, 0};
 		argp[i] = &args[i];
 	}
 	rvtest_run_threads(2, conc_worker, argp);
@@ -330,8 +331,8 @@ static void test_many_caches_and_id_reuse(void)
 	for (int round = 0; round < 3; round++) {
 		for (int i = 0; i < N; i++) {
 			next_tag = round * 1000 + i;
-			cs[i] = kmem_cache_create("t_many", sizeof(struct tagged), 0, 0,
-						  tagged_ctor);
+			cs[i] =
+			    kmem_cache_create("t_many", sizeof(struct tagged), 0, 0, tagged_ctor);
 			CU_ASSERT_PTR_NOT_NULL_FATAL(cs[i]);
 			/* leave objects in this thread's magazine of the old cache */
 			o[i] = kmem_cache_alloc(cs[i]);
@@ -383,7 +384,7 @@ static void test_typesafe_reuse(void)
 
 struct rcu_reader {
 	struct tobj *volatile shared;
-	int stage;       /* 1 reader in section, 2 freed and reused, 3 reader done */
+	int stage; /* 1 reader in section, 2 freed and reused, 3 reader done */
 	int destroy_done;
 	/* results, checked by the main thread (CUnit is not thread-safe) */
 	uint64_t magic_after_reuse, magic_in_destroy;
@@ -425,7 +426,7 @@ out:
 
 static void test_typesafe_rcu_reader_across_destroy(void)
 {
-	struct rcu_reader r = { 0 };
+	struct rcu_reader r = {0};
 	struct kmem_cache *c;
 	struct tobj *o, *o2;
 	pthread_t tid;
@@ -475,8 +476,8 @@ static void *destroy_unregistered(void *p)
 
 static void test_typesafe_destroy_unregistered_thread(void)
 {
-	struct kmem_cache *c = kmem_cache_create("t_typesafe_unreg", 16, 0, SLAB_TYPESAFE_BY_RCU,
-						 NULL);
+	struct kmem_cache *c =
+	    kmem_cache_create("t_typesafe_unreg", 16, 0, SLAB_TYPESAFE_BY_RCU, NULL);
 	pthread_t tid;
 	void *ret = (void *)1;
 
@@ -609,7 +610,7 @@ static void test_uaf_caught_by_asan(void)
 	CU_ASSERT_PTR_NULL(strstr(out, "survived"));
 
 	/* a double free is reported too */
-	void *args[2] = { c, o };
+	void *args[2] = {c, o};
 	status = run_child(child_double_free, args, out, sizeof(out));
 	CU_ASSERT(!(WIFEXITED(status) && WEXITSTATUS(status) == 0));
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "double free"));
@@ -640,6 +641,47 @@ static void test_typesafe_not_poisoned(void)
 	CU_ASSERT_EQUAL(kmem_cache_destroy(c), 0);
 }
 
+/* ---- reported figure (never pass/fail on time) -------------------- */
+
+static double pair_ns(struct kmem_cache *c, long n)
+{
+	void *batch[8];
+	uint64_t t0 = rv_now_ns();
+
+	for (long i = 0; i < n; i++) {
+		for (int j = 0; j < 8; j++) {
+			batch[j] = c ? kmem_cache_alloc(c) : malloc(64);
+			OPTIMIZER_HIDE_VAR(batch[j]);
+		}
+		for (int j = 0; j < 8; j++) {
+			if (c)
+				kmem_cache_free(c, batch[j]);
+			else
+				free(batch[j]);
+		}
+	}
+	return (double)(rv_now_ns() - t0) / (double)(n * 8);
+}
+
+static void test_report_fast_path_ns(void)
+{
+	struct kmem_cache *mag = kmem_cache_create("t_bench_mag", 64, 0, 0, NULL);
+	struct kmem_cache *dep = kmem_cache_create("t_bench_depot", 64, 0, SLAB_NO_MAGAZINE, NULL);
+	long n = 200000;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mag);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dep);
+	pair_ns(mag, 1000); /* warm: slabs exist */
+	pair_ns(dep, 1000);
+	printf("\n  alloc+free pair, 64-byte objects, 1 thread%s: magazine %.1f ns, "
+	       "depot only %.1f ns, malloc/free %.1f ns ",
+	       ASAN_BUILD ? " (ASan build: not representative)" : "", pair_ns(mag, n),
+	       pair_ns(dep, n), pair_ns(NULL, n));
+	CU_ASSERT_EQUAL(kmem_cache_active(mag), 0);
+	CU_ASSERT_EQUAL(kmem_cache_destroy(mag), 0);
+	CU_ASSERT_EQUAL(kmem_cache_destroy(dep), 0);
+}
+
 static int slab_suite_init(void)
 {
 	rv_rcu_ensure();
@@ -653,4 +695,4 @@ RVTEST_SUITE(slab, slab_suite_init, NULL, RVTEST(test_create_errors),
 	     RVTEST(test_typesafe_reuse), RVTEST(test_typesafe_rcu_reader_across_destroy),
 	     RVTEST(test_typesafe_destroy_unregistered_thread), RVTEST(test_destroy_with_leak),
 	     RVTEST(test_gauges), RVTEST(test_uaf_caught_by_asan),
-	     RVTEST(test_typesafe_not_poisoned));
+	     RVTEST(test_typesafe_not_poisoned), RVTEST(test_report_fast_path_ns));

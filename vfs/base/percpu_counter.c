@@ -32,19 +32,19 @@
 #include <string.h>
 #include <unistd.h>
 
-#define PCPU_LINE 64
+#define PCPU_LINE	    64
 #define PCPU_SLOTS_PER_LINE ((int)(PCPU_LINE / sizeof(int64_t)))
 
 struct pcpu_group {
 	int live;   /* members still registered; under percpu_counters_lock */
-	int n;      /* members */
+	int n;	    /* members */
 	int stride; /* slots per CPU row */
 } __attribute__((aligned(PCPU_LINE)));
 
 static DEFINE_SPINLOCK(percpu_counters_lock);
 static struct list_head percpu_counters = LIST_HEAD_INIT(percpu_counters); /* under the lock */
-static long percpu_counters_nr;      /* under the lock; read relaxed */
-static int pcpu_nr_cpu_ids;          /* cached; 0 until first use */
+static long percpu_counters_nr; /* under the lock; read relaxed */
+static int pcpu_nr_cpu_ids;	/* cached; 0 until first use */
 
 RV_STAT_DEFINE(percpu_counter_lock_acquisitions,
 	       "acquisitions of the global percpu_counters_lock (init/destroy)");

@@ -67,16 +67,16 @@
 #define SLAB_POISON 0
 #endif
 #ifndef ASAN_POISON_MEMORY_REGION
-#define ASAN_POISON_MEMORY_REGION(a, s)   ((void)(a), (void)(s))
+#define ASAN_POISON_MEMORY_REGION(a, s)	  ((void)(a), (void)(s))
 #define ASAN_UNPOISON_MEMORY_REGION(a, s) ((void)(a), (void)(s))
 #endif
 
-#define SLAB_MAX_CACHES   64   /* caches with magazines; others use the depot */
-#define SLAB_MAG_SIZE     32   /* objects per magazine */
-#define SLAB_MAG_BATCH    16   /* objects moved per refill / spill */
-#define SLAB_CHUNK_BYTES  16384 /* target size of one slab */
-#define SLAB_MIN_OBJS     4
-#define SLAB_NAME_MAX     48
+#define SLAB_MAX_CACHES	 64    /* caches with magazines; others use the depot */
+#define SLAB_MAG_SIZE	 32    /* objects per magazine */
+#define SLAB_MAG_BATCH	 16    /* objects moved per refill / spill */
+#define SLAB_CHUNK_BYTES 16384 /* target size of one slab */
+#define SLAB_MIN_OBJS	 4
+#define SLAB_NAME_MAX	 48
 
 struct slab_chunk {
 	struct slab_chunk *next; /* on c->slabs, under c->lock */
@@ -94,16 +94,16 @@ struct kmem_cache {
 	unsigned int objs_per_slab;
 	unsigned int flags;
 	void (*ctor)(void *);
-	int id;       /* magazine index, or -1: depot only */
+	int id;	      /* magazine index, or -1: depot only */
 	uint64_t gen; /* unique per cache for the life of the process */
 
-	spinlock_t lock;          /* the depot */
-	void **free;              /* free objects, under lock */
-	long nr_free;             /* under lock */
-	long free_cap;            /* under lock */
+	spinlock_t lock;	  /* the depot */
+	void **free;		  /* free objects, under lock */
+	long nr_free;		  /* under lock */
+	long free_cap;		  /* under lock */
 	struct slab_chunk *slabs; /* under lock */
-	long nr_slabs;            /* under lock */
-	long total;               /* objects held; written under lock, read relaxed */
+	long nr_slabs;		  /* under lock */
+	long total;		  /* objects held; written under lock, read relaxed */
 
 	long active_base;      /* atomic: exited threads' and depot-only counts */
 	struct list_head list; /* on slab_caches, under slab_mutex */
@@ -125,8 +125,8 @@ struct slab_tls {
 static pthread_mutex_t slab_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct list_head slab_caches = LIST_HEAD_INIT(slab_caches);   /* under slab_mutex */
 static struct list_head slab_threads = LIST_HEAD_INIT(slab_threads); /* under slab_mutex */
-static struct kmem_cache *slab_ids[SLAB_MAX_CACHES]; /* under slab_mutex */
-static uint64_t slab_next_gen = 1;                 /* under slab_mutex */
+static struct kmem_cache *slab_ids[SLAB_MAX_CACHES];		     /* under slab_mutex */
+static uint64_t slab_next_gen = 1;				     /* under slab_mutex */
 
 static __thread struct slab_tls *slab_tls;
 static pthread_key_t slab_tls_key;
@@ -147,8 +147,8 @@ static uint64_t slab_gauge_total(void)
 	long n = 0;
 
 	pthread_mutex_lock(&slab_mutex);
-	list_for_each_entry(c, &slab_caches, list)
-		n += __atomic_load_n(&c->total, __ATOMIC_RELAXED);
+	list_for_each_entry(c, &slab_caches, list) n +=
+	    __atomic_load_n(&c->total, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&slab_mutex);
 	return (uint64_t)n;
 }
@@ -159,10 +159,16 @@ static void slab_init_once(void)
 		perror("kmem_cache: pthread_key_create");
 		abort();
 	}
-	rv_stat_register_gauge("slab_objects_active",
-			       "objects allocated and not freed, all caches", slab_gauge_active);
+	rv_stat_register_gauge("slab_objects_active", "objects allocated and not freed, all caches",
+			       slab_gauge_active);
 	rv_stat_register_gauge("slab_objects_total", "objects held in slabs, all caches",
 			       slab_gauge_total);
+}
+
+/* The gauges exist from start-up, before the first cache is created. */
+__attribute__((constructor)) static void slab_ctor(void)
+{
+	pthread_once(&slab_once, slab_init_once);
 }
 
 /* ------------------------------------------------------------------ */
@@ -535,7 +541,8 @@ static long slab_sum_active(struct kmem_cache *c)
 
 	if (c->id < 0)
 		return n;
-	list_for_each_entry(t, &slab_threads, list) {
+	list_for_each_entry(t, &slab_threads, list)
+	{
 		struct slab_mag *m = &t->mags[c->id];
 
 		/* acquire pairs with the release in slab_mag_get */
@@ -630,14 +637,13 @@ long kmem_cache_total_active(void)
 	long n = 0;
 
 	pthread_mutex_lock(&slab_mutex);
-	list_for_each_entry(c, &slab_caches, list)
-		n += slab_sum_active(c);
+	list_for_each_entry(c, &slab_caches, list) n += slab_sum_active(c);
 	pthread_mutex_unlock(&slab_mutex);
 	return n;
 }
 
 static size_t slab_appendf(char *buf, size_t len, size_t off, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 static size_t slab_appendf(char *buf, size_t len, size_t off, const char *fmt, ...)
 {
 	va_list ap;
@@ -667,7 +673,8 @@ size_t kmem_cache_format_slabinfo(char *buf, size_t len)
 			   "# name active_objs num_objs objsize objperslab num_slabs depot_free "
 			   "flags\n");
 	pthread_mutex_lock(&slab_mutex);
-	list_for_each_entry(c, &slab_caches, list) {
+	list_for_each_entry(c, &slab_caches, list)
+	{
 		long nr_slabs, nr_free;
 
 		spin_lock(&c->lock);
