@@ -297,6 +297,13 @@ static void depot_put(struct kmem_cache *c, void *const *objs, int n)
 	if (n <= 0)
 		return;
 	spin_lock(&c->lock);
+	if (unlikely(c->nr_free + n > c->free_cap)) {
+		/* more frees than objects: a double free (caught earlier under ASan) */
+		spin_unlock(&c->lock);
+		fprintf(stderr, "kmem_cache_free(%s): more objects freed than allocated\n",
+			c->name);
+		abort();
+	}
 	memcpy(&c->free[c->nr_free], objs, (size_t)n * sizeof(*objs));
 	c->nr_free += n;
 	spin_unlock(&c->lock);
