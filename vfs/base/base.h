@@ -564,7 +564,7 @@ bool lockref_get_not_dead(struct lockref *lr);
 bool lockref_put_not_zero(struct lockref *lr);
 /* Decrement and return the new count, or -1 if the count is <= 0. */
 int lockref_put_return(struct lockref *lr);
-/* Decrement; if it would reach zero, return with the lock HELD and count 1. */
+/* Decrement; if the count is <= 1, return false with the lock HELD, count untouched. */
 bool lockref_put_or_lock(struct lockref *lr);
 void lockref_mark_dead(struct lockref *lr); /* caller holds lr->lock */
 static inline bool __lockref_is_dead(const struct lockref *lr)
@@ -605,7 +605,7 @@ struct kmem_cache *kmem_cache_create(const char *name, size_t size, size_t align
 /* Returns 0, or -EBUSY if objects were still active (they are reported). */
 int kmem_cache_destroy(struct kmem_cache *c);
 void *kmem_cache_alloc(struct kmem_cache *c);
-void *kmem_cache_zalloc(struct kmem_cache *c); /* not for TYPESAFE_BY_RCU caches */
+void *kmem_cache_zalloc(struct kmem_cache *c); /* typesafe caches: only without a ctor */
 void kmem_cache_free(struct kmem_cache *c, void *obj);
 long kmem_cache_active(struct kmem_cache *c);
 long kmem_cache_total(struct kmem_cache *c);
