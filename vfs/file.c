@@ -74,6 +74,8 @@ struct file *alloc_file(struct inode *inode, struct dentry *dentry, unsigned int
 	f->private_data = NULL;
 	f->f_gen = __atomic_add_fetch(&file_gen_next, 1, __ATOMIC_RELAXED);
 	rv_stat_inc(file_allocs);
+	/* tests park a reader's get here, before the count goes live */
+	RV_INJECT("alloc_file_before_count");
 	/*
 	 * Initialise the count last (one reference): paired with the fully
 	 * ordered increment in file_tryget() of any stale reader, which then
