@@ -801,7 +801,7 @@ static void usage(FILE *out)
 		"Exit status: 0 all runs passed, 1 a workload failed or a verification\n"
 		"failed (messages name workload, task and call), 2 usage error.\n"
 		"\n"
-		"Model switches (-o):\n");
+		"Model switches (-o NAME=VALUE; --model only):\n");
 	fflush(out);
 	if (out == stdout)
 		stress_model_switches_help();
@@ -835,35 +835,23 @@ static int parse_double(const char *opt, const char *s, double *out, double min)
 	return 0;
 }
 
-/*
- * "-o a=1,b=x,y" : a token without '=' continues the previous value, so that
- * set-valued switches (bkl_ops=open,lock) need no quoting.
- */
+/* "-o a=1,b=x": switch names and values as in DESIGN.md (sets use '+'). */
 static int parse_switches(struct stress_opts *opt, char *arg)
 {
-	char *save = NULL, *tok, name[64] = "", value[512] = "";
-	bool pending = false;
+	char *save = NULL, *tok;
 
-	for (tok = strtok_r(arg, ",", &save);; tok = strtok_r(NULL, ",", &save)) {
-		char *eq = tok ? strchr(tok, '=') : NULL;
+	for (tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
 
-		if (tok && !eq) {
-			if (!pending) {
-				fprintf(stderr, "rcuvfs-stress: -o %s: expected NAME=VALUE\n", tok);
-				return -1;
-			}
-			strncat(value, ",", sizeof(value) - strlen(value) - 1);
-			strncat(value, tok, sizeof(value) - strlen(value) - 1);
-			continue;
-		}
-		if (pending && stress_model_parse_switch(opt->switches, name, value))
+		if (!eq) {
+			fprintf(stderr, "rcuvfs-stress: -o %s: expected NAME=VALUE\n", tok);
 			return -1;
-		if (!tok)
-			return 0;
-		snprintf(name, sizeof(name), "%.*s", (int)(eq - tok), tok);
-		snprintf(value, sizeof(value), "%s", eq + 1);
-		pending = true;
+		}
+		*eq = '\0';
+		if (stress_model_parse_switch(opt->switches, tok, eq + 1))
+			return -1;
 	}
+	return 0;
 }
 
 static int parse_params(struct stress_opts *opt, char *arg)

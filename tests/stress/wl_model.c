@@ -50,7 +50,7 @@ int stress_model_parse_switch(void *sw, const char *name, const char *value)
 
 void stress_model_switches_help(void)
 {
-	rv_switches_help(stdout, "  -o ");
+	rv_switches_help(stdout, "  ");
 }
 
 int stress_model_instance_create(const struct stress_opts *opt, char *err, size_t errlen)
