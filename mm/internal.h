@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * mm/internal.h - declarations shared by the files of mm/ only.
+ * Locking rules: see mm/mm.h.
+ */
+#ifndef RCUVFS_MM_INTERNAL_H
+#define RCUVFS_MM_INTERNAL_H
+#include "mm/mm.h"
+
+extern struct kmem_cache *vm_area_cachep;
+extern struct kmem_cache *mm_cachep;
+extern struct kmem_cache *anon_vma_cachep;
+extern struct kmem_cache *anon_vma_chain_cachep;
+extern struct kmem_cache *pt_page_cachep;
+extern long mm_live; /* atomic: mm_structs allocated */
+
+/* The VMA tree: see mm.h.  nr is published with release after v[]. */
+struct vma_array {
+	int nr;
+	int cap;
+	struct rcu_head rcu;
+	struct vm_area_struct *v[];
+};
+
+/* mm/folio.c: the folio interface mm uses (anonymous allocator, PTE encoding) */
+int mm_folio_init(void);
+int mm_folio_exit(void);
+struct folio *mm_alloc_anon_folio(void); /* zeroed, one reference */
+bool mm_folio_try_get(struct folio *folio);
+pte_t mm_folio_to_pte(struct folio *folio);
+bool mm_folio_is_zero(struct folio *folio);
+void mm_folio_mapcount_inc(struct folio *folio);
+/* Returns the new mapcount. */
+int mm_folio_mapcount_dec(struct folio *folio);
+void mm_folio_set_anon(struct folio *folio, struct anon_vma *av, unsigned long index);
+struct anon_vma *mm_folio_anon_vma(struct folio *folio);
+unsigned long mm_folio_index(struct folio *folio);
+struct address_space *mm_folio_mapping(struct folio *folio);
+void mm_folio_mark_dirty(struct folio *folio);
+
+/* mm/pgtable.c */
+static inline unsigned long pgd_index(unsigned long addr)
+{
+	return (addr >> PGDIR_SHIFT) & (PTRS_PER_PGD - 1);
+}
+static inline unsigned long pte_index(unsigned long addr)
+{
+	return (addr >> PAGE_SHIFT) & (PTRS_PER_PTE - 1);
+}
+static inline unsigned long pgd_addr_end(unsigned long addr, unsigned long end)
+{
+	unsigned long boundary = (addr + PGDIR_SIZE) & PGDIR_MASK;
+
+	return (boundary - 1 < end - 1) ? boundary : end;
+}
+/* The page-table page covering addr, or NULL (acquire: pairs with pte_alloc). */
+static inline struct pt_page *pt_lookup(struct mm_struct *mm, unsigned long addr)
+{
+	return __atomic_load_n(&mm->pgd[pgd_index(addr)], __ATOMIC_ACQUIRE);
+}
+static inline pte_t ptep_get(pte_t *ptep)
+{
+	return __atomic_load_n(ptep, __ATOMIC_ACQUIRE);
+}
+static inline void set_pte(pte_t *ptep, pte_t pte)
+{
+	__atomic_store_n(ptep, pte, __ATOMIC_RELEASE);
+}
+static inline pte_t ptep_get_and_clear(pte_t *ptep)
+{
+	return __atomic_exchange_n(ptep, 0, __ATOMIC_ACQ_REL);
+}
+/* Populate the top-level entry for addr if empty; NULL on -ENOMEM. */
+struct pt_page *pte_alloc(struct mm_struct *mm, unsigned long addr);
+/* Unmap [start, end) of a VMA: drop folio references, mapcounts and RSS. */
+void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned long end);
+/* Free page-table pages wholly inside [floor, ceiling) (RCU-deferred). */
+void free_pgtables(struct mm_struct *mm, unsigned long floor, unsigned long ceiling);
+int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma);
+/* mprotect's PTE pass: new VMA flags already set. */
+void change_protection(struct vm_area_struct *vma, unsigned long start, unsigned long end);
+
+static inline void add_mm_counter(struct mm_struct *mm, int member, long value)
+{
+	percpu_counter_add(&mm->rss_stat[member], value);
+}
+static inline int mm_counter_of(struct vm_area_struct *vma, struct folio *folio)
+{
+	if (mm_folio_is_anon(folio))
+		return MM_ANONPAGES;
+	return (vma->vm_flags & VM_SHARED) ? MM_SHMEMPAGES : MM_FILEPAGES;
+}
+
+/* mm/mmap.c */
+struct vm_area_struct *vm_area_alloc(struct mm_struct *mm);
+struct vm_area_struct *vm_area_dup(struct vm_area_struct *orig);
+void vm_area_free(struct vm_area_struct *vma);   /* RCU-deferred */
+void vma_link_file(struct vm_area_struct *vma);
+void vma_unlink_file(struct vm_area_struct *vma);
+/* Append a VMA at the end of the tree (fork builds the child this way). */
+int vma_tree_append(struct mm_struct *mm, struct vm_area_struct *vma);
+void exit_mmap(struct mm_struct *mm);
+
+/* mm/filemap.c: the file side (VFS page cache) */
+void mm_file_get(struct file *file);
+void mm_file_put(struct file *file);
+/* Whether file can be mapped with these VM_ flags; 0 or -errno. */
+int mm_file_mmap_check(struct file *file, unsigned long vm_flags);
+/* The file's address_space, for vm_mapping. */
+struct address_space *mm_file_mapping(struct file *file);
+/* Fault in a file page (do_read_fault / do_cow_fault / do_shared_fault). */
+struct vm_fault;
+vm_fault_t do_file_fault(struct vm_fault *vmf);
+/* rmap walk of a file folio through i_mmap. */
+int rmap_walk_file(struct folio *folio, rmap_one_fn fn, void *arg);
+int mm_filemap_init(void);
+void mm_filemap_exit(void);
+
+/* mm/memory.c */
+struct vm_fault {
+	struct vm_area_struct *vma;
+	unsigned long address; /* page aligned */
+	unsigned int flags;    /* FAULT_FLAG_* */
+	unsigned long pgoff;   /* linear_page_index(vma, address) */
+	struct pt_page *pt;
+	pte_t *pte;
+	pte_t orig_pte;        /* the PTE as read locklessly */
+};
+/* Install folio at vmf->address if the PTE is still none (ptl taken inside).
+ * Consumes the caller's folio reference either way; VM_FAULT_NOPAGE if raced. */
+vm_fault_t finish_fault_install(struct vm_fault *vmf, struct folio *folio, pte_t flags, int counter);
+void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma, unsigned long addr);
+
+/* mm/fork.c */
+void mm_fork_hooks_install(void);
+void mm_fork_hooks_remove(void);
+
+#endif /* RCUVFS_MM_INTERNAL_H */

@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * mm/memory.c - page faults and the model's memory access.
+ *
+ * Fault entry (handle_page_fault, the architecture's do_user_addr_fault):
+ * first lock_vma_under_rcu and handle the fault under the per-VMA read lock
+ * without mmap_lock; if that finds no VMA, or the handler returns
+ * VM_FAULT_RETRY (it needs something the VMA lock cannot cover, e.g. I/O),
+ * take mmap_lock for read and handle it again.  Every handler is entered
+ * with the PTE read locklessly (vmf->orig_pte) and takes the PTE's ptl to
+ * change it, re-checking that the PTE is still what it read; when it is
+ * not, it installs nothing and returns VM_FAULT_NOPAGE (the access retries).
+ *
+ * mm_access plays the CPU: for each page it walks the page table under RCU
+ * (a TLB miss), takes a folio reference that it validates against the PTE,
+ * sets ACCESSED/DIRTY with a cmpxchg as hardware does, and copies.  With no
+ * usable PTE it faults and walks again.
+ */
+#include "mm/internal.h"
+
+#include <sched.h>
+#include <string.h>
+
+RV_STAT_DEFINE(minflt, "minor faults (no I/O)");
+RV_STAT_DEFINE(majflt, "major faults (backing-store read)");
+RV_STAT_DEFINE(spurious_majflt, "major faults whose PTE was found present when they completed");
+RV_STAT_DEFINE(vma_lock_faults, "faults completed under the per-VMA lock");
+RV_STAT_DEFINE(vma_lock_retries, "faults retried under mmap_lock after VM_FAULT_RETRY");
+RV_STAT_DEFINE(cow_faults, "write faults that copied a folio");
+RV_STAT_DEFINE(wp_reuses, "write-protect faults that reused an exclusive anonymous folio");
+RV_STAT_DEFINE(numa_hint_faults, "NUMA-hinting faults");
+RV_STAT_DEFINE(fault_nopage, "faults that installed nothing (PTE changed meanwhile)");
+
+/*
+ * Install folio at vmf->address if the PTE is still none.  Consumes the
+ * caller's folio reference: it becomes the PTE's, or is dropped on a race.
+ */
+vm_fault_t finish_fault_install(struct vm_fault *vmf, struct folio *folio, pte_t flags, int counter)
+{
+	struct pt_page *pt = vmf->pt;
+	bool zero = mm_folio_is_zero(folio);
+
+	spin_lock(&pt->ptl);
+	if (!pte_none(ptep_get(vmf->pte))) {
+		spin_unlock(&pt->ptl);
+		mm_folio_put(folio);
+		rv_stat_inc(fault_nopage);
+		return VM_FAULT_NOPAGE;
+	}
+	if (!zero) {
+		if (counter == MM_ANONPAGES)
+			folio_add_new_anon_rmap(folio, vmf->vma, vmf->address);
+		else
+			mm_folio_mapcount_inc(folio);
+		add_mm_counter(vmf->vma->vm_mm, counter, 1);
+	}
+	pt->nr_present++;
+	/* release: the folio's contents and rmap fields are visible to the
+	 * walker that loads this PTE (acquire in ptep_get) */
+	set_pte(vmf->pte, mm_folio_to_pte(folio) | _PAGE_PRESENT | flags);
+	spin_unlock(&pt->ptl);
+	return 0;
+}
+
+static vm_fault_t do_anonymous_page(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct folio *folio;
+
+	if (!(vmf->flags & FAULT_FLAG_WRITE))
+		return finish_fault_install(vmf, mm_zero_folio(), _PAGE_SPECIAL | _PAGE_ACCESSED,
+					    -1);
+	if (anon_vma_prepare(vma))
+		return VM_FAULT_OOM;
+	folio = mm_alloc_anon_folio();
+	if (!folio)
+		return VM_FAULT_OOM;
+	return finish_fault_install(vmf, folio,
+				    _PAGE_ACCESSED | _PAGE_DIRTY |
+					    ((vma->vm_flags & VM_WRITE) ? _PAGE_RW : 0),
+				    MM_ANONPAGES);
+}
+
+/*
+ * Write to a present, write-protected PTE of a writable VMA.  Entered with
+ * the ptl held and the PTE equal to vmf->orig_pte; returns with it released.
+ */
+static vm_fault_t do_wp_page(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct pt_page *pt = vmf->pt;
+	pte_t orig = vmf->orig_pte;
+	bool special = pte_special(orig);
+	struct folio *old = special ? mm_zero_folio() : mm_folio_from_pte(orig), *new;
+
+	if (vma->vm_flags & VM_SHARED) {
+		/* wp_page_shared: write-notify, dirty the page-cache folio */
+		set_pte(vmf->pte, orig | _PAGE_RW | _PAGE_DIRTY | _PAGE_ACCESSED);
+		spin_unlock(&pt->ptl);
+		mm_folio_mark_dirty(old);
+		return 0;
+	}
+	if (!special && mm_folio_is_anon(old) && mm_folio_mapcount(old) == 1 &&
+	    mm_folio_refcount(old) == 1) {
+		/* exclusive: nobody else can see it, reuse in place */
+		set_pte(vmf->pte, orig | _PAGE_RW | _PAGE_DIRTY | _PAGE_ACCESSED);
+		spin_unlock(&pt->ptl);
+		rv_stat_inc(wp_reuses);
+		return 0;
+	}
+	/* wp_page_copy */
+	mm_folio_get(old);
+	spin_unlock(&pt->ptl);
+	if (anon_vma_prepare(vma)) {
+		mm_folio_put(old);
+		return VM_FAULT_OOM;
+	}
+	new = mm_alloc_anon_folio();
+	if (!new) {
+		mm_folio_put(old);
+		return VM_FAULT_OOM;
+	}
+	if (!special)
+		memcpy(mm_folio_data(new), mm_folio_data(old), PAGE_SIZE);
+	spin_lock(&pt->ptl);
+	if (ptep_get(vmf->pte) != orig) {
+		spin_unlock(&pt->ptl);
+		mm_folio_put(new);
+		mm_folio_put(old);
+		rv_stat_inc(fault_nopage);
+		return VM_FAULT_NOPAGE;
+	}
+	folio_add_new_anon_rmap(new, vma, vmf->address);
+	add_mm_counter(vma->vm_mm, MM_ANONPAGES, 1);
+	if (!special)
+		add_mm_counter(vma->vm_mm, mm_counter_of(vma, old), -1);
+	set_pte(vmf->pte, mm_folio_to_pte(new) | _PAGE_PRESENT | _PAGE_RW | _PAGE_DIRTY |
+				  _PAGE_ACCESSED);
+	if (!special) {
+		mm_folio_mapcount_dec(old);
+		mm_folio_put(old); /* the PTE's reference */
+	}
+	spin_unlock(&pt->ptl);
+	mm_folio_put(old); /* ours */
+	rv_stat_inc(cow_faults);
+	return 0;
+}
+
+/* A PROTNONE PTE in an accessible VMA: the NUMA scanner's hint. */
+static vm_fault_t do_numa_page(struct vm_fault *vmf)
+{
+	struct pt_page *pt = vmf->pt;
+	pte_t old;
+
+	spin_lock(&pt->ptl);
+	if (ptep_get(vmf->pte) != vmf->orig_pte) {
+		spin_unlock(&pt->ptl);
+		rv_stat_inc(fault_nopage);
+		return VM_FAULT_NOPAGE;
+	}
+	/* ptep_modify_prot_start .. commit, under the ptl like the scanner */
+	old = ptep_get_and_clear(vmf->pte);
+	set_pte(vmf->pte, (old & ~_PAGE_PROTNONE) | _PAGE_PRESENT | _PAGE_ACCESSED);
+	spin_unlock(&pt->ptl);
+	rv_stat_inc(numa_hint_faults);
+	return 0;
+}
+
+vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address, unsigned int flags)
+{
+	struct vm_fault vmf = {
+		.vma = vma,
+		.address = address & PAGE_MASK,
+		.flags = flags,
+		.pgoff = linear_page_index(vma, address & PAGE_MASK),
+	};
+	pte_t entry;
+
+	vmf.pt = pte_alloc(vma->vm_mm, address);
+	if (!vmf.pt)
+		return VM_FAULT_OOM;
+	vmf.pte = &vmf.pt->ptes[pte_index(address)];
+	vmf.orig_pte = ptep_get(vmf.pte); /* lockless, as handle_pte_fault */
+	RV_INJECT("handle_pte_fault");
+	if (pte_none(vmf.orig_pte)) {
+		if (vma_is_anonymous(vma))
+			return do_anonymous_page(&vmf);
+		return do_file_fault(&vmf);
+	}
+	if (pte_protnone(vmf.orig_pte) && vma_is_accessible(vma))
+		return do_numa_page(&vmf);
+	spin_lock(&vmf.pt->ptl);
+	entry = ptep_get(vmf.pte);
+	if (entry != vmf.orig_pte) {
+		spin_unlock(&vmf.pt->ptl);
+		rv_stat_inc(fault_nopage);
+		return VM_FAULT_NOPAGE;
+	}
+	if (flags & FAULT_FLAG_WRITE) {
+		if (!pte_write(entry))
+			return do_wp_page(&vmf);
+		entry |= _PAGE_DIRTY;
+	}
+	/* a spurious fault (another task fixed it): just mark it young */
+	set_pte(vmf.pte, entry | _PAGE_ACCESSED);
+	spin_unlock(&vmf.pt->ptl);
+	return 0;
+}
+
+static bool access_error(struct vm_area_struct *vma, unsigned int flags)
+{
+	if (flags & FAULT_FLAG_WRITE)
+		return !(vma->vm_flags & VM_WRITE);
+	return !(vma->vm_flags & VM_ACCESS_FLAGS);
+}
+
+static int fault_result(vm_fault_t ret)
+{
+	if (ret & VM_FAULT_OOM)
+		return -ENOMEM;
+	if (ret & VM_FAULT_SIGBUS)
+		return -EIO;
+	if (ret & VM_FAULT_SIGSEGV)
+		return -EFAULT;
+	if (ret & VM_FAULT_MAJOR)
+		rv_stat_inc(majflt);
+	else
+		rv_stat_inc(minflt);
+	return 0;
+}
+
+int handle_page_fault(struct mm_struct *mm, unsigned long address, unsigned int flags)
+{
+	struct vm_area_struct *vma;
+	vm_fault_t ret;
+
+	if (!mm)
+		return -EFAULT;
+	vma = lock_vma_under_rcu(mm, address);
+	if (vma) {
+		if (access_error(vma, flags)) {
+			vma_end_read(vma);
+			return -EFAULT;
+		}
+		ret = handle_mm_fault(vma, address, flags | FAULT_FLAG_VMA_LOCK);
+		vma_end_read(vma);
+		if (!(ret & VM_FAULT_RETRY)) {
+			rv_stat_inc(vma_lock_faults);
+			return fault_result(ret);
+		}
+		rv_stat_inc(vma_lock_retries);
+	}
+	for (;;) {
+		mmap_read_lock(mm);
+		vma = vma_lookup(mm, address);
+		if (!vma || access_error(vma, flags)) {
+			mmap_read_unlock(mm);
+			return -EFAULT;
+		}
+		ret = handle_mm_fault(vma, address, flags);
+		mmap_read_unlock(mm);
+		if (!(ret & VM_FAULT_RETRY))
+			return fault_result(ret);
+		if (flags & FAULT_FLAG_TRIED)
+			return fault_result(ret & ~VM_FAULT_RETRY);
+		flags |= FAULT_FLAG_TRIED;
+	}
+}
+
+/*
+ * The model CPU's TLB miss: a lockless walk that returns the folio mapped
+ * at addr with a reference, after setting ACCESSED (and DIRTY for a write)
+ * in the very PTE it validated; NULL when a fault is needed.
+ */
+static struct folio *tlb_miss_walk(struct mm_struct *mm, unsigned long addr, bool write)
+{
+	struct folio *folio = NULL;
+	pte_t *ptep, pte, want;
+
+	rcu_read_lock();
+	ptep = mm_pte_lookup(mm, addr);
+	if (!ptep)
+		goto out;
+	pte = ptep_get(ptep);
+	for (int tries = 0; tries < 16; tries++) {
+		if (!(pte & _PAGE_PRESENT) || (write && !pte_write(pte)))
+			goto out;
+		folio = mm_folio_from_pte(pte);
+		if (!mm_folio_try_get(folio)) {
+			folio = NULL;
+			goto out;
+		}
+		want = pte | _PAGE_ACCESSED | (write ? _PAGE_DIRTY : 0);
+		/* success proves the PTE still names this folio after our get */
+		if (__atomic_compare_exchange_n(ptep, &pte, want, false, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			goto out;
+		mm_folio_put(folio);
+		folio = NULL;
+	}
+out:
+	rcu_read_unlock();
+	return folio;
+}
+
+#define MM_ACCESS_MAX_FAULTS 100000
+
+int mm_access(struct mm_struct *mm, unsigned long addr, void *buf, size_t len, bool write)
+{
+	unsigned char *p = buf;
+
+	if (!mm)
+		return -EFAULT;
+	if (addr >= TASK_SIZE || len > TASK_SIZE - addr)
+		return -EFAULT;
+	rv_rcu_ensure();
+	while (len) {
+		size_t off = addr & ~PAGE_MASK, n = PAGE_SIZE - off;
+		struct folio *folio;
+		int tries = 0;
+
+		if (n > len)
+			n = len;
+		while (!(folio = tlb_miss_walk(mm, addr, write))) {
+			int ret = handle_page_fault(mm, addr, write ? FAULT_FLAG_WRITE : 0);
+
+			if (ret)
+				return ret;
+			if (++tries > MM_ACCESS_MAX_FAULTS)
+				return -EDEADLK; /* bounded: never livelock silently */
+			if (tries > 64)
+				sched_yield();
+		}
+		if (write)
+			memcpy((unsigned char *)mm_folio_data(folio) + off, p, n);
+		else
+			memcpy(p, (unsigned char *)mm_folio_data(folio) + off, n);
+		mm_folio_put(folio);
+		addr += n;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int rv_mm_read(unsigned long addr, void *buf, size_t len)
+{
+	return mm_access(current->mm, addr, buf, len, false);
+}
+
+int rv_mm_write(unsigned long addr, const void *buf, size_t len)
+{
+	return mm_access(current->mm, addr, (void *)buf, len, true);
+}

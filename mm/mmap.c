@@ -1,0 +1,900 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * mm/mmap.c - mm_struct lifetime, the VMA tree, per-VMA write locks,
+ * mmap/munmap/mprotect with splitting and merging, and the mm subsystem's
+ * instance lifecycle.
+ *
+ * Locking (see mm/mm.h for the whole picture):
+ *   - The VMA tree (mm->mm_mt) and each VMA's bounds/flags/pgoff change only
+ *     with mmap_lock held for write, and a VMA is write-locked
+ *     (vma_start_write) before anything of it changes, so that faults
+ *     holding its per-VMA read lock never see it change under them.
+ *   - New VMAs are born write-locked: vm_lock_seq = mm->mm_lock_seq of the
+ *     mmap_lock write section that creates them (they never take vm_lock).
+ *   - Lookups without mmap_lock (lock_vma_under_rcu) run under RCU; VMAs and
+ *     retired tree arrays are freed through RCU.
+ *   - mm_users / mm_count are atomics; the last mmput tears the address
+ *     space down (exit_mmap), the last mmdrop frees the struct.
+ */
+#include "mm/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+struct kmem_cache *vm_area_cachep;
+struct kmem_cache *mm_cachep;
+struct kmem_cache *anon_vma_cachep;
+struct kmem_cache *anon_vma_chain_cachep;
+struct kmem_cache *pt_page_cachep;
+long mm_live;
+
+RV_STAT_DEFINE(vma_write_locks, "VMAs write-locked by vma_start_write (slow path taken)");
+RV_STAT_DEFINE(vma_merges, "VMAs merged into a neighbour");
+RV_STAT_DEFINE(vma_splits, "VMA splits");
+RV_STAT_DEFINE(mm_bad_rss, "mm_structs freed with a non-zero RSS counter (bug)");
+
+/* ------------------------------------------------------------------ */
+/* per-VMA write lock                                                  */
+/* ------------------------------------------------------------------ */
+
+void vma_start_write(struct vm_area_struct *vma)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	int seq = mm->mm_lock_seq;
+
+	if (vma->vm_lock_seq == seq)
+		return; /* already write-locked in this mmap_lock section */
+	/* wait for the VMA's readers (faults) to leave, then mark it */
+	down_write(&vma->vm_lock);
+	WRITE_ONCE(vma->vm_lock_seq, seq);
+	up_write(&vma->vm_lock);
+	rv_stat_inc(vma_write_locks);
+}
+
+/* ------------------------------------------------------------------ */
+/* VMA objects                                                         */
+/* ------------------------------------------------------------------ */
+
+static void vma_init_common(struct vm_area_struct *vma, struct mm_struct *mm)
+{
+	vma->vm_mm = mm;
+	INIT_LIST_HEAD(&vma->anon_vma_chain);
+	INIT_LIST_HEAD(&vma->shared);
+	init_rwsem(&vma->vm_lock);
+	vma->detached = false;
+	/* born write-locked: the caller holds mmap_lock for write */
+	vma->vm_lock_seq = mm->mm_lock_seq;
+}
+
+struct vm_area_struct *vm_area_alloc(struct mm_struct *mm)
+{
+	struct vm_area_struct *vma = kmem_cache_zalloc(vm_area_cachep);
+
+	if (!vma)
+		return NULL;
+	vma_init_common(vma, mm);
+	return vma;
+}
+
+struct vm_area_struct *vm_area_dup(struct vm_area_struct *orig)
+{
+	struct vm_area_struct *vma = kmem_cache_alloc(vm_area_cachep);
+
+	if (!vma)
+		return NULL;
+	memcpy(vma, orig, sizeof(*vma));
+	vma_init_common(vma, orig->vm_mm);
+	if (vma->vm_file)
+		mm_file_get(vma->vm_file);
+	return vma;
+}
+
+static void vm_area_free_rcu(struct rcu_head *head)
+{
+	struct vm_area_struct *vma = container_of(head, struct vm_area_struct, rcu);
+
+	kmem_cache_free(vm_area_cachep, vma);
+}
+
+void vm_area_free(struct vm_area_struct *vma)
+{
+	rv_call_rcu(&vma->rcu, vm_area_free_rcu);
+}
+
+/* Detach a write-locked VMA already out of the tree and free it. */
+static void remove_vma(struct vm_area_struct *vma)
+{
+	WRITE_ONCE(vma->detached, true);
+	unlink_anon_vmas(vma);
+	vma_unlink_file(vma);
+	if (vma->vm_file)
+		mm_file_put(vma->vm_file);
+	vm_area_free(vma);
+}
+
+/* ------------------------------------------------------------------ */
+/* the VMA tree: an RCU-published sorted array                         */
+/* ------------------------------------------------------------------ */
+
+static void vma_array_free_rcu(struct rcu_head *head)
+{
+	free(container_of(head, struct vma_array, rcu));
+}
+
+static struct vma_array *vma_array_alloc(int cap)
+{
+	struct vma_array *a = malloc(sizeof(*a) + (size_t)cap * sizeof(a->v[0]));
+
+	if (a) {
+		a->nr = 0;
+		a->cap = cap;
+	}
+	return a;
+}
+
+static inline int vma_nr(struct mm_struct *mm)
+{
+	return mm->mm_mt ? mm->mm_mt->nr : 0;
+}
+
+/*
+ * Replace nremove entries at lo with nins new ones.  mmap_lock held for
+ * write.  Appending into spare room is in place (entries stored before the
+ * release of nr, paired with the acquire in find_vma_rcu); anything else
+ * publishes a new array and retires the old one through RCU.
+ */
+static int vma_tree_splice(struct mm_struct *mm, int lo, int nremove,
+			   struct vm_area_struct **ins, int nins)
+{
+	struct vma_array *old = mm->mm_mt, *a;
+	int nr = old ? old->nr : 0;
+	int newnr = nr - nremove + nins;
+
+	if (old && nremove == 0 && lo == nr && newnr <= old->cap) {
+		for (int k = 0; k < nins; k++)
+			__atomic_store_n(&old->v[nr + k], ins[k], __ATOMIC_RELEASE);
+		smp_store_release(&old->nr, newnr);
+		return 0;
+	}
+	a = vma_array_alloc(newnr < 8 ? 16 : newnr * 2);
+	if (!a)
+		return -ENOMEM;
+	if (lo)
+		memcpy(a->v, old->v, (size_t)lo * sizeof(a->v[0]));
+	if (nins)
+		memcpy(a->v + lo, ins, (size_t)nins * sizeof(a->v[0]));
+	if (nr - lo - nremove > 0)
+		memcpy(a->v + lo + nins, old->v + lo + nremove,
+		       (size_t)(nr - lo - nremove) * sizeof(a->v[0]));
+	a->nr = newnr;
+	rcu_assign_pointer(mm->mm_mt, a);
+	if (old)
+		rv_call_rcu(&old->rcu, vma_array_free_rcu);
+	return 0;
+}
+
+int vma_tree_append(struct mm_struct *mm, struct vm_area_struct *vma)
+{
+	int ret = vma_tree_splice(mm, vma_nr(mm), 0, &vma, 1);
+
+	if (!ret)
+		mm->map_count++;
+	return ret;
+}
+
+/* First index whose VMA ends above addr (n if none).  Racy-safe under RCU. */
+static int vma_array_search(struct vma_array *a, int n, unsigned long addr)
+{
+	int lo = 0, hi = n;
+
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		struct vm_area_struct *v = __atomic_load_n(&a->v[mid], __ATOMIC_ACQUIRE);
+
+		if (READ_ONCE(v->vm_end) > addr)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+static int find_vma_idx(struct mm_struct *mm, unsigned long addr)
+{
+	struct vma_array *a = mm->mm_mt;
+
+	return a ? vma_array_search(a, a->nr, addr) : 0;
+}
+
+struct vm_area_struct *mm_vma_at(struct mm_struct *mm, int i)
+{
+	struct vma_array *a = mm->mm_mt;
+
+	return (a && i >= 0 && i < a->nr) ? a->v[i] : NULL;
+}
+
+int mm_map_count(struct mm_struct *mm)
+{
+	return vma_nr(mm);
+}
+
+struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr)
+{
+	return mm_vma_at(mm, find_vma_idx(mm, addr));
+}
+
+struct vm_area_struct *vma_lookup(struct mm_struct *mm, unsigned long addr)
+{
+	struct vm_area_struct *vma = find_vma(mm, addr);
+
+	return (vma && vma->vm_start <= addr) ? vma : NULL;
+}
+
+struct vm_area_struct *find_vma_rcu(struct mm_struct *mm, unsigned long addr)
+{
+	struct vma_array *a = rcu_dereference(mm->mm_mt);
+	int n, i;
+
+	if (!a)
+		return NULL;
+	n = smp_load_acquire(&a->nr);
+	i = vma_array_search(a, n, addr);
+	return i < n ? __atomic_load_n(&a->v[i], __ATOMIC_ACQUIRE) : NULL;
+}
+
+RV_STAT_DEFINE(vma_lock_misses, "lock_vma_under_rcu failures (fall back to mmap_lock)");
+
+struct vm_area_struct *lock_vma_under_rcu(struct mm_struct *mm, unsigned long addr)
+{
+	struct vm_area_struct *vma;
+
+	rv_rcu_ensure();
+	rcu_read_lock();
+	vma = find_vma_rcu(mm, addr);
+	if (!vma || addr < READ_ONCE(vma->vm_start))
+		goto miss;
+	if (!vma_start_read(vma))
+		goto miss;
+	/* bounds and detached are stable now that we hold the read lock */
+	if (unlikely(READ_ONCE(vma->detached) || addr < vma->vm_start || addr >= vma->vm_end ||
+		     vma->vm_mm != mm)) {
+		vma_end_read(vma);
+		goto miss;
+	}
+	rcu_read_unlock();
+	return vma;
+miss:
+	rcu_read_unlock();
+	rv_stat_inc(vma_lock_misses);
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* mm_struct lifetime                                                  */
+/* ------------------------------------------------------------------ */
+
+struct mm_struct *mm_alloc(void)
+{
+	struct mm_struct *mm = kmem_cache_zalloc(mm_cachep);
+	int ret;
+
+	if (!mm)
+		return NULL;
+	mm->pgd = calloc(PTRS_PER_PGD, sizeof(mm->pgd[0]));
+	if (!mm->pgd)
+		goto fail;
+	init_rwsem(&mm->mmap_lock);
+	spin_lock_init(&mm->page_table_lock);
+	mm->mm_users = 1;
+	mm->mm_count = 1;
+	mm->mmap_base = MMAP_BASE;
+	mm->task_size = TASK_SIZE;
+	mm->rss_mode = rv_sw.rss_counters;
+	if (mm->rss_mode == RSS_COUNTERS_SINGLE) {
+		/* one registration (one global-lock round trip) per counter */
+		int i;
+
+		for (i = 0; i < NR_MM_COUNTERS; i++) {
+			ret = percpu_counter_init(&mm->rss_stat[i], 0);
+			if (ret)
+				break;
+		}
+		if (i < NR_MM_COUNTERS) {
+			while (i--)
+				percpu_counter_destroy(&mm->rss_stat[i]);
+			goto fail;
+		}
+	} else {
+		/* the group: one allocation, one acquisition (SEEDS.md s.5) */
+		if (percpu_counter_init_many(mm->rss_stat, 0, NR_MM_COUNTERS))
+			goto fail;
+	}
+	__atomic_fetch_add(&mm_live, 1, __ATOMIC_RELAXED);
+	return mm;
+fail:
+	free(mm->pgd);
+	kmem_cache_free(mm_cachep, mm);
+	return NULL;
+}
+
+void mmgrab(struct mm_struct *mm)
+{
+	__atomic_fetch_add(&mm->mm_count, 1, __ATOMIC_RELAXED);
+}
+
+void mmget(struct mm_struct *mm)
+{
+	__atomic_fetch_add(&mm->mm_users, 1, __ATOMIC_RELAXED);
+}
+
+bool mmget_not_zero(struct mm_struct *mm)
+{
+	int c = __atomic_load_n(&mm->mm_users, __ATOMIC_RELAXED);
+
+	do {
+		if (!c)
+			return false;
+	} while (!__atomic_compare_exchange_n(&mm->mm_users, &c, c + 1, false, __ATOMIC_ACQUIRE,
+					      __ATOMIC_RELAXED));
+	return true;
+}
+
+static void __mmdrop(struct mm_struct *mm)
+{
+	bool bad = false;
+
+	for (int i = 0; i < NR_MM_COUNTERS; i++) {
+		int64_t v = percpu_counter_sum(&mm->rss_stat[i]);
+
+		if (v) {
+			fprintf(stderr, "mm: BUG: bad rss-counter state mm:%p type:%d val:%lld\n",
+				(void *)mm, i, (long long)v);
+			bad = true;
+		}
+	}
+	if (bad)
+		rv_stat_inc(mm_bad_rss);
+	if (mm->rss_mode == RSS_COUNTERS_SINGLE) {
+		for (int i = 0; i < NR_MM_COUNTERS; i++)
+			percpu_counter_destroy(&mm->rss_stat[i]);
+	} else {
+		percpu_counter_destroy_many(mm->rss_stat, NR_MM_COUNTERS);
+	}
+	free(mm->pgd);
+	__atomic_fetch_sub(&mm_live, 1, __ATOMIC_RELAXED);
+	kmem_cache_free(mm_cachep, mm);
+}
+
+void mmdrop(struct mm_struct *mm)
+{
+	if (__atomic_sub_fetch(&mm->mm_count, 1, __ATOMIC_ACQ_REL) == 0)
+		__mmdrop(mm);
+}
+
+void mmput(struct mm_struct *mm)
+{
+	if (__atomic_sub_fetch(&mm->mm_users, 1, __ATOMIC_ACQ_REL) == 0) {
+		exit_mmap(mm);
+		mmdrop(mm);
+	}
+}
+
+int64_t get_mm_counter(struct mm_struct *mm, int member)
+{
+	return percpu_counter_sum(&mm->rss_stat[member]);
+}
+
+void exit_mmap(struct mm_struct *mm)
+{
+	struct vma_array *a;
+	struct vm_area_struct *vma;
+	int i;
+
+	mmap_write_lock(mm);
+	for_each_vma_idx(mm, i, vma) {
+		vma_start_write(vma);
+		zap_page_range(vma, vma->vm_start, vma->vm_end);
+	}
+	free_pgtables(mm, 0, TASK_SIZE);
+	for_each_vma_idx(mm, i, vma)
+		remove_vma(vma);
+	a = mm->mm_mt;
+	rcu_assign_pointer(mm->mm_mt, NULL);
+	if (a)
+		rv_call_rcu(&a->rcu, vma_array_free_rcu);
+	mm->map_count = 0;
+	mmap_write_unlock(mm);
+}
+
+struct mm_struct *get_task_mm(struct task_struct *t)
+{
+	struct mm_struct *mm = READ_ONCE(t->mm);
+
+	if (mm && !mmget_not_zero(mm))
+		mm = NULL;
+	return mm;
+}
+
+int exec_mm(struct task_struct *t)
+{
+	struct mm_struct *mm = mm_alloc(), *old;
+
+	if (!mm)
+		return -ENOMEM;
+	old = t->mm;
+	WRITE_ONCE(t->mm, mm);
+	if (old)
+		mmput(old);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* split and merge                                                     */
+/* ------------------------------------------------------------------ */
+
+/* Split v[i] at addr: v[i] keeps [start, addr), a new VMA at i+1 gets the rest. */
+static int split_vma(struct mm_struct *mm, int i, unsigned long addr)
+{
+	struct vm_area_struct *vma = mm_vma_at(mm, i), *new;
+	int ret;
+
+	new = vm_area_dup(vma);
+	if (!new)
+		return -ENOMEM;
+	new->vm_start = addr;
+	new->vm_pgoff += (addr - vma->vm_start) >> PAGE_SHIFT;
+	INIT_LIST_HEAD(&new->anon_vma_chain);
+	ret = anon_vma_clone(new, vma);
+	if (ret)
+		goto out_free;
+	vma_start_write(vma);
+	ret = vma_tree_splice(mm, i + 1, 0, &new, 1);
+	if (ret) {
+		unlink_anon_vmas(new);
+		goto out_free;
+	}
+	/* lockless lookups of [addr, end) see either the old VMA (write
+	 * locked: they fall back to mmap_lock) or the new one (born locked) */
+	WRITE_ONCE(vma->vm_end, addr);
+	vma_link_file(new);
+	mm->map_count++;
+	rv_stat_inc(vma_splits);
+	return 0;
+out_free:
+	if (new->vm_file)
+		mm_file_put(new->vm_file);
+	kmem_cache_free(vm_area_cachep, new);
+	return ret;
+}
+
+static bool vma_mergeable(struct vm_area_struct *a, struct vm_area_struct *b)
+{
+	if (a->vm_end != b->vm_start || a->vm_flags != b->vm_flags || a->vm_file != b->vm_file)
+		return false;
+	if (a->vm_pgoff + vma_pages(a) != b->vm_pgoff)
+		return false;
+	/* one anon_vma must be able to describe both */
+	return a->anon_vma == b->anon_vma || !a->anon_vma || !b->anon_vma;
+}
+
+/* Merge v[i] and v[i+1] if compatible; returns true if merged. */
+static bool vma_merge_at(struct mm_struct *mm, int i)
+{
+	struct vm_area_struct *a = mm_vma_at(mm, i), *b = mm_vma_at(mm, i + 1);
+
+	if (!a || !b || !vma_mergeable(a, b))
+		return false;
+	vma_start_write(a);
+	vma_start_write(b);
+	if (!a->anon_vma && b->anon_vma) {
+		/* keep b (it owns the anon pages): it grows downward */
+		if (vma_tree_splice(mm, i, 1, NULL, 0))
+			return false;
+		WRITE_ONCE(b->vm_start, a->vm_start);
+		b->vm_pgoff = a->vm_pgoff;
+		remove_vma(a);
+	} else {
+		if (vma_tree_splice(mm, i + 1, 1, NULL, 0))
+			return false;
+		WRITE_ONCE(a->vm_end, b->vm_end);
+		remove_vma(b);
+	}
+	mm->map_count--;
+	rv_stat_inc(vma_merges);
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* mmap                                                                */
+/* ------------------------------------------------------------------ */
+
+static unsigned long calc_vm_flags(int prot, int flags)
+{
+	unsigned long vm = 0;
+
+	if (prot & PROT_READ)
+		vm |= VM_READ;
+	if (prot & PROT_WRITE)
+		vm |= VM_WRITE;
+	if (prot & PROT_EXEC)
+		vm |= VM_EXEC;
+	vm |= VM_MAYREAD | VM_MAYWRITE | VM_MAYEXEC;
+	if ((flags & MAP_TYPE) == MAP_SHARED)
+		vm |= VM_SHARED | VM_MAYSHARE;
+	return vm;
+}
+
+static unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long hint,
+				       unsigned long len)
+{
+	int n = vma_nr(mm);
+	unsigned long addr;
+
+	if (hint && hint >= MMAP_MIN_ADDR && hint + len <= TASK_SIZE && hint + len > hint) {
+		struct vm_area_struct *v = find_vma(mm, hint);
+
+		if (!v || v->vm_start >= hint + len)
+			return hint;
+	}
+	/* fast path: above the last mapping */
+	addr = n ? mm_vma_at(mm, n - 1)->vm_end : mm->mmap_base;
+	if (addr < mm->mmap_base)
+		addr = mm->mmap_base;
+	if (addr + len <= TASK_SIZE)
+		return addr;
+	/* first gap from mmap_base upward */
+	addr = mm->mmap_base;
+	for (int i = find_vma_idx(mm, addr); i < n; i++) {
+		struct vm_area_struct *v = mm_vma_at(mm, i);
+
+		if (addr + len <= v->vm_start)
+			return addr;
+		addr = v->vm_end;
+	}
+	return addr + len <= TASK_SIZE ? addr : 0;
+}
+
+long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int prot, int flags,
+	     struct file *file, unsigned long pgoff)
+{
+	unsigned long vm_flags, end;
+	struct vm_area_struct *vma, *prev, *next;
+	int i, ret, type = flags & MAP_TYPE;
+
+	if (!len)
+		return -EINVAL;
+	len = (len + PAGE_SIZE - 1) & PAGE_MASK;
+	if (!len || len > TASK_SIZE)
+		return -ENOMEM;
+	if (type != MAP_PRIVATE && type != MAP_SHARED)
+		return -EINVAL;
+	if (flags & MAP_ANONYMOUS) {
+		file = NULL;
+		if (type == MAP_SHARED)
+			return -EOPNOTSUPP; /* shmem is not modelled */
+	} else if (!file) {
+		return -EBADF;
+	}
+	if (flags & MAP_FIXED) {
+		if (addr & ~PAGE_MASK)
+			return -EINVAL;
+		if (addr < MMAP_MIN_ADDR || addr + len > TASK_SIZE || addr + len < addr)
+			return -ENOMEM;
+		ret = do_munmap(mm, addr, len);
+		if (ret)
+			return ret;
+	} else {
+		addr = get_unmapped_area(mm, addr & PAGE_MASK, len);
+		if (!addr)
+			return -ENOMEM;
+	}
+	end = addr + len;
+	vm_flags = calc_vm_flags(prot, flags);
+	if (file) {
+		ret = mm_file_mmap_check(file, vm_flags);
+		if (ret)
+			return ret;
+	} else {
+		pgoff = addr >> PAGE_SHIFT;
+	}
+
+	i = find_vma_idx(mm, addr); /* the first VMA after the new range */
+	prev = mm_vma_at(mm, i - 1);
+	next = mm_vma_at(mm, i);
+	/* extend a compatible neighbour instead of adding a VMA */
+	if (prev && prev->vm_end == addr && prev->vm_flags == vm_flags && prev->vm_file == file &&
+	    prev->vm_pgoff + vma_pages(prev) == pgoff) {
+		vma_start_write(prev);
+		WRITE_ONCE(prev->vm_end, end);
+		rv_stat_inc(vma_merges);
+		vma_merge_at(mm, i - 1);
+		return (long)addr;
+	}
+	if (next && next->vm_start == end && next->vm_flags == vm_flags && next->vm_file == file &&
+	    next->vm_pgoff == pgoff + (len >> PAGE_SHIFT)) {
+		vma_start_write(next);
+		WRITE_ONCE(next->vm_start, addr);
+		next->vm_pgoff = pgoff;
+		rv_stat_inc(vma_merges);
+		return (long)addr;
+	}
+
+	vma = vm_area_alloc(mm);
+	if (!vma)
+		return -ENOMEM;
+	vma->vm_start = addr;
+	vma->vm_end = end;
+	vma->vm_flags = vm_flags;
+	vma->vm_pgoff = pgoff;
+	if (file) {
+		vma->vm_file = file;
+		mm_file_get(file);
+	}
+	ret = vma_tree_splice(mm, i, 0, &vma, 1);
+	if (ret) {
+		if (file)
+			mm_file_put(file);
+		kmem_cache_free(vm_area_cachep, vma);
+		return ret;
+	}
+	vma_link_file(vma);
+	mm->map_count++;
+	return (long)addr;
+}
+
+long vm_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int prot, int flags,
+	     struct file *file, unsigned long pgoff)
+{
+	long ret;
+
+	mmap_write_lock(mm);
+	ret = do_mmap(mm, addr, len, prot, flags, file, pgoff);
+	mmap_write_unlock(mm);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* munmap                                                              */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Split so that [start, end) begins and ends on VMA boundaries; returns
+ * the index range [*first, *last] of VMAs inside it (*first > *last: none).
+ */
+static int split_range(struct mm_struct *mm, unsigned long start, unsigned long end, int *first,
+		       int *last)
+{
+	int i = find_vma_idx(mm, start), j, ret;
+	struct vm_area_struct *vma = mm_vma_at(mm, i);
+
+	*first = i;
+	*last = i - 1;
+	if (!vma || vma->vm_start >= end)
+		return 0;
+	if (vma->vm_start < start) {
+		ret = split_vma(mm, i, start);
+		if (ret)
+			return ret;
+		i++;
+	}
+	j = find_vma_idx(mm, end - 1);
+	vma = mm_vma_at(mm, j);
+	if (!vma || vma->vm_start >= end)
+		j--;
+	else if (vma->vm_end > end) {
+		ret = split_vma(mm, j, end);
+		if (ret)
+			return ret;
+	}
+	*first = i;
+	*last = j;
+	return 0;
+}
+
+int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len)
+{
+	unsigned long end, floor, ceiling;
+	struct vm_area_struct *prev, *next;
+	int first, last, ret, n;
+
+	if ((start & ~PAGE_MASK) || start >= TASK_SIZE || len > TASK_SIZE - start)
+		return -EINVAL;
+	len = (len + PAGE_SIZE - 1) & PAGE_MASK;
+	if (!len)
+		return -EINVAL;
+	end = start + len;
+	ret = split_range(mm, start, end, &first, &last);
+	if (ret)
+		return ret;
+	n = last - first + 1;
+	if (n <= 0)
+		return 0;
+	struct vm_area_struct *gone[n];
+
+	for (int k = 0; k < n; k++) {
+		gone[k] = mm_vma_at(mm, first + k);
+		vma_start_write(gone[k]);
+	}
+	for (int k = 0; k < n; k++)
+		zap_page_range(gone[k], gone[k]->vm_start, gone[k]->vm_end);
+	prev = mm_vma_at(mm, first - 1);
+	next = mm_vma_at(mm, last + 1);
+	floor = prev ? prev->vm_end : 0;
+	ceiling = next ? next->vm_start : TASK_SIZE;
+	ret = vma_tree_splice(mm, first, n, NULL, 0);
+	if (ret)
+		return ret; /* the pages are gone but the VMAs stay: as after a partial munmap */
+	for (int k = 0; k < n; k++)
+		remove_vma(gone[k]);
+	mm->map_count -= n;
+	free_pgtables(mm, floor, ceiling);
+	return 0;
+}
+
+int vm_munmap(struct mm_struct *mm, unsigned long addr, unsigned long len)
+{
+	int ret;
+
+	mmap_write_lock(mm);
+	ret = do_munmap(mm, addr, len);
+	mmap_write_unlock(mm);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* mprotect                                                            */
+/* ------------------------------------------------------------------ */
+
+static int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len, int prot)
+{
+	unsigned long end, addr;
+	int first, last, ret;
+
+	if (start & ~PAGE_MASK)
+		return -EINVAL;
+	len = (len + PAGE_SIZE - 1) & PAGE_MASK;
+	end = start + len;
+	if (end < start || end > TASK_SIZE)
+		return -ENOMEM;
+	if (!len)
+		return 0;
+	/* the whole range must be mapped */
+	addr = start;
+	for (int i = find_vma_idx(mm, start); addr < end; i++) {
+		struct vm_area_struct *v = mm_vma_at(mm, i);
+
+		if (!v || v->vm_start > addr)
+			return -ENOMEM;
+		if ((prot & PROT_WRITE) && (v->vm_flags & VM_SHARED) && !(v->vm_flags & VM_MAYWRITE))
+			return -EACCES;
+		addr = v->vm_end;
+	}
+	ret = split_range(mm, start, end, &first, &last);
+	if (ret)
+		return ret;
+	for (int k = first; k <= last; k++) {
+		struct vm_area_struct *v = mm_vma_at(mm, k);
+		unsigned long nf = (v->vm_flags & ~VM_ACCESS_FLAGS) |
+				   (calc_vm_flags(prot, 0) & VM_ACCESS_FLAGS);
+
+		if (nf == v->vm_flags)
+			continue;
+		vma_start_write(v);
+		v->vm_flags = nf;
+		change_protection(v, v->vm_start, v->vm_end);
+	}
+	/* merge back with the neighbours, right to left */
+	vma_merge_at(mm, last);
+	for (int k = last - 1; k >= first - 1 && k >= 0; k--)
+		vma_merge_at(mm, k);
+	return 0;
+}
+
+int vm_mprotect(struct mm_struct *mm, unsigned long addr, unsigned long len, int prot)
+{
+	int ret;
+
+	mmap_write_lock(mm);
+	ret = do_mprotect(mm, addr, len, prot);
+	mmap_write_unlock(mm);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* diagnostics                                                         */
+/* ------------------------------------------------------------------ */
+
+int mm_validate(struct mm_struct *mm)
+{
+	unsigned long prev_end = 0;
+	struct vm_area_struct *vma;
+	int i;
+
+	for_each_vma_idx(mm, i, vma) {
+		if (vma->vm_start >= vma->vm_end || (vma->vm_start & ~PAGE_MASK) ||
+		    (vma->vm_end & ~PAGE_MASK) || vma->vm_start < prev_end || vma->vm_mm != mm ||
+		    vma->detached) {
+			fprintf(stderr, "mm_validate: bad VMA %d [%#lx, %#lx) after %#lx\n", i,
+				vma->vm_start, vma->vm_end, prev_end);
+			return -EINVAL;
+		}
+		if (vma->anon_vma && list_empty(&vma->anon_vma_chain)) {
+			fprintf(stderr, "mm_validate: VMA %d has an anon_vma but no chain\n", i);
+			return -EINVAL;
+		}
+		prev_end = vma->vm_end;
+	}
+	if (i != mm->map_count) {
+		fprintf(stderr, "mm_validate: map_count %d, tree has %d\n", mm->map_count, i);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void mm_objects_count(struct mm_objects *o)
+{
+	o->mms = __atomic_load_n(&mm_live, __ATOMIC_RELAXED);
+	o->vmas = vm_area_cachep ? kmem_cache_active(vm_area_cachep) : 0;
+	o->anon_vmas = anon_vma_cachep ? kmem_cache_active(anon_vma_cachep) : 0;
+	o->avcs = anon_vma_chain_cachep ? kmem_cache_active(anon_vma_chain_cachep) : 0;
+	o->pt_pages = pt_page_cachep ? kmem_cache_active(pt_page_cachep) : 0;
+	o->anon_folios = mm_anon_folios_live();
+}
+
+/* ------------------------------------------------------------------ */
+/* instance lifecycle                                                  */
+/* ------------------------------------------------------------------ */
+
+static int mm_subsys_teardown(void);
+
+static int mm_subsys_init(void)
+{
+	mm_live = 0;
+	vm_area_cachep = kmem_cache_create("vm_area_struct", sizeof(struct vm_area_struct), 0,
+					   SLAB_HWCACHE_ALIGN, NULL);
+	mm_cachep = kmem_cache_create("mm_struct", sizeof(struct mm_struct), 0, SLAB_HWCACHE_ALIGN,
+				      NULL);
+	anon_vma_cachep = kmem_cache_create("anon_vma", sizeof(struct anon_vma), 0, 0, NULL);
+	anon_vma_chain_cachep =
+		kmem_cache_create("anon_vma_chain", sizeof(struct anon_vma_chain), 0, 0, NULL);
+	pt_page_cachep = kmem_cache_create("pt_page", sizeof(struct pt_page), 64, 0, NULL);
+	if (!vm_area_cachep || !mm_cachep || !anon_vma_cachep || !anon_vma_chain_cachep ||
+	    !pt_page_cachep || mm_folio_init()) {
+		mm_subsys_teardown();
+		return -ENOMEM;
+	}
+	mm_fork_hooks_install();
+	return 0;
+}
+
+static int destroy_cache(struct kmem_cache **c)
+{
+	int ret = 0;
+
+	if (*c)
+		ret = kmem_cache_destroy(*c);
+	*c = NULL;
+	return ret;
+}
+
+static int mm_subsys_teardown(void)
+{
+	int ret = 0;
+
+	mm_fork_hooks_remove();
+	rcu_barrier(); /* VMAs, arrays, page tables, anon_vmas freed through RCU */
+	if (__atomic_load_n(&mm_live, __ATOMIC_RELAXED)) {
+		fprintf(stderr, "mm: %ld mm_structs leaked\n", mm_live);
+		ret = -EBUSY;
+	}
+	if (destroy_cache(&vm_area_cachep) | destroy_cache(&mm_cachep) |
+	    destroy_cache(&anon_vma_cachep) | destroy_cache(&anon_vma_chain_cachep) |
+	    destroy_cache(&pt_page_cachep))
+		ret = -EBUSY;
+	if (mm_folio_exit())
+		ret = -EBUSY;
+	return ret;
+}
+
+RV_SUBSYS(mm, 20, mm_subsys_init, mm_subsys_teardown)

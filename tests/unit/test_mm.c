@@ -1,0 +1,497 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tests/unit/test_mm.c - mm: the VMA tree (insert, split, merge, lookups
+ * under RCU during updates), per-VMA lock rules, page-table walks and each
+ * anonymous fault type with contents checked, mprotect, NUMA hints, munmap
+ * freeing folios and page tables.
+ */
+#include "test_mm_util.h"
+
+#define BASE 0x20000000UL
+
+/* ------------------------------------------------------------------ */
+/* VMA tree                                                            */
+/* ------------------------------------------------------------------ */
+
+static void test_mmap_lookup(void)
+{
+	struct task_struct *t = mmt_new_proc();
+	struct mm_struct *mm = t->mm;
+	long a = mmt_map(mm, 0, 3 * PG, PROT_READ | PROT_WRITE);
+	struct vm_area_struct *vma;
+
+	CU_ASSERT_FATAL(a > 0);
+	CU_ASSERT(((unsigned long)a & ~PAGE_MASK) == 0);
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, a + PG);
+	CU_ASSERT_FATAL(vma != NULL);
+	CU_ASSERT(vma->vm_start == (unsigned long)a && vma->vm_end == (unsigned long)a + 3 * PG);
+	CU_ASSERT(vma_lookup(mm, a + 3 * PG) == NULL);
+	CU_ASSERT(find_vma(mm, a - PG) == vma);
+	CU_ASSERT(mm_map_count(mm) == 1);
+	CU_ASSERT(mm_validate(mm) == 0);
+	mmap_read_unlock(mm);
+	/* errors */
+	CU_ASSERT(vm_mmap(mm, 0, 0, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, NULL, 0) == -EINVAL);
+	CU_ASSERT(vm_mmap(mm, BASE + 1, PG, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+			  NULL, 0) == -EINVAL);
+	CU_ASSERT(vm_mmap(mm, 0, PG, PROT_READ, MAP_PRIVATE, NULL, 0) == -EBADF);
+	CU_ASSERT(vm_munmap(mm, BASE + 1, PG) == -EINVAL);
+	task_exit(t);
+	CU_ASSERT(mmt_all_freed());
+}
+
+static void test_merge_split(void)
+{
+	struct task_struct *t = mmt_new_proc();
+	struct mm_struct *mm = t->mm;
+	int rw = PROT_READ | PROT_WRITE;
+
+	/* adjacent compatible mappings merge */
+	CU_ASSERT(mmt_map(mm, BASE, 4 * PG, rw) == (long)BASE);
+	CU_ASSERT(mmt_map(mm, BASE + 4 * PG, 4 * PG, rw) == (long)(BASE + 4 * PG));
+	CU_ASSERT(mm_map_count(mm) == 1);
+	/* below, too */
+	CU_ASSERT(mmt_map(mm, BASE - 2 * PG, 2 * PG, rw) == (long)(BASE - 2 * PG));
+	CU_ASSERT(mm_map_count(mm) == 1);
+	/* different protection does not merge */
+	CU_ASSERT(mmt_map(mm, BASE + 8 * PG, PG, PROT_READ) == (long)(BASE + 8 * PG));
+	CU_ASSERT(mm_map_count(mm) == 2);
+	mmt_fill(BASE - 2 * PG, 10 * PG, 7);
+
+	/* mprotect in the middle splits into three, back merges into one */
+	CU_ASSERT(vm_mprotect(mm, BASE + PG, 2 * PG, PROT_READ) == 0);
+	CU_ASSERT(mm_map_count(mm) == 4);
+	CU_ASSERT(mm_validate(mm) == 0);
+	CU_ASSERT(vm_mprotect(mm, BASE + PG, 2 * PG, rw) == 0);
+	CU_ASSERT(mm_map_count(mm) == 2);
+	CU_ASSERT(mm_validate(mm) == 0);
+	CU_ASSERT(mmt_check(BASE - 2 * PG, 10 * PG, 7));
+
+	/* munmap in the middle splits; contents around it survive */
+	CU_ASSERT(vm_munmap(mm, BASE + 2 * PG, PG) == 0);
+	CU_ASSERT(mm_map_count(mm) == 3);
+	CU_ASSERT(mmt_check(BASE - 2 * PG, 4 * PG, 7));
+	CU_ASSERT(mmt_check(BASE + 3 * PG, PG, 7 + 5));
+	{
+		unsigned char c;
+
+		CU_ASSERT(rv_mm_read(BASE + 2 * PG, &c, 1) == -EFAULT);
+	}
+	/* munmap across several VMAs and partial ends */
+	CU_ASSERT(vm_munmap(mm, BASE + PG, 7 * PG + PG / 2) == 0);
+	CU_ASSERT(mm_map_count(mm) == 1);
+	CU_ASSERT(mm_validate(mm) == 0);
+	CU_ASSERT(mmt_check(BASE - 2 * PG, 3 * PG, 7));
+	/* mprotect over a hole fails */
+	CU_ASSERT(vm_mprotect(mm, BASE - 2 * PG, 10 * PG, PROT_READ) == -ENOMEM);
+	/* MAP_FIXED over an existing mapping replaces it (zero-filled) */
+	CU_ASSERT(mmt_map(mm, BASE - PG, PG, rw) == (long)(BASE - PG));
+	CU_ASSERT(mmt_check(BASE - 2 * PG, PG, 7));
+	{
+		unsigned char buf[PG], z[PG] = { 0 };
+
+		CU_ASSERT(rv_mm_read(BASE - PG, buf, PG) == 0);
+		CU_ASSERT(memcmp(buf, z, PG) == 0);
+	}
+	task_exit(t);
+	CU_ASSERT(mmt_all_freed());
+}
+
+static void test_many_vmas(void)
+{
+	struct task_struct *t = mmt_new_proc();
+	struct mm_struct *mm = t->mm;
+	const int n = 2000;
+
+	/* one page mapped, one page hole: nothing merges */
+	for (int i = 0; i < n; i++)
+		CU_ASSERT_FATAL(mmt_map(mm, BASE + 2UL * i * PG, PG, PROT_READ | PROT_WRITE) ==
+				(long)(BASE + 2UL * i * PG));
+	CU_ASSERT(mm_map_count(mm) == n);
+	mmap_read_lock(mm);
+	for (int i = 0; i < n; i++) {
+		struct vm_area_struct *v = vma_lookup(mm, BASE + 2UL * i * PG + 17);
+
+		CU_ASSERT(v && v->vm_start == BASE + 2UL * i * PG);
+		CU_ASSERT(vma_lookup(mm, BASE + (2UL * i + 1) * PG) == NULL);
+	}
+	mmap_read_unlock(mm);
+	/* remove every other VMA, from the middle out */
+	for (int i = 1; i < n; i += 2)
+		CU_ASSERT(vm_munmap(mm, BASE + 2UL * i * PG, PG) == 0);
+	CU_ASSERT(mm_map_count(mm) == n / 2);
+	CU_ASSERT(mm_validate(mm) == 0);
+	task_exit(t);
+	CU_ASSERT(mmt_all_freed());
+}
+
+/* Readers under RCU while a writer maps, splits, merges and unmaps. */
+struct rcu_churn {
+	struct mm_struct *mm;
+	unsigned long stable;
+	int stop;        /* atomic */
+	long found, misses, bad;
+};
+
+static void *rcu_reader(void *p)
+{
+	struct rcu_churn *c = p;
+
+	for (long it = 0; it < 200000 && !__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE); it++) {
+		unsigned long addr = (it & 1) ? c->stable : BASE + (unsigned long)(it % 64) * PG;
+		struct vm_area_struct *v = lock_vma_under_rcu(c->mm, addr);
+
+		if (!v) {
+			c->misses++;
+			continue;
+		}
+		if (v->vm_start > addr || v->vm_end <= addr || v->detached || v->vm_mm != c->mm)
+			c->bad++;
+		c->found++;
+		vma_end_read(v);
+	}
+	return NULL;
+}
+
+static void test_rcu_lookup_during_updates(void)
+{
+	struct task_struct *t = mmt_new_proc();
+	struct mm_struct *mm = t->mm;
+	struct rcu_churn c = { .mm = mm, .stable = BASE + 1024 * PG };
+	struct mmt_thread th;
+	struct task_struct *reader = task_clone_thread(t);
+
+	CU_ASSERT_FATAL(reader != NULL);
+	CU_ASSERT(mmt_map(mm, c.stable, PG, PROT_READ) == (long)c.stable);
+	mmt_thread_start(&th, reader, rcu_reader, &c);
+	for (int round = 0; round < 300 && !__atomic_load_n(&th.done, __ATOMIC_ACQUIRE); round++) {
+		CU_ASSERT(mmt_map(mm, BASE, 64 * PG, PROT_READ | PROT_WRITE) == (long)BASE);
+		CU_ASSERT(vm_mprotect(mm, BASE + 8 * PG, 8 * PG, PROT_READ) == 0);
+		CU_ASSERT(vm_munmap(mm, BASE + 30 * PG, 2 * PG) == 0);
+		CU_ASSERT(vm_mprotect(mm, BASE + 8 * PG, 8 * PG, PROT_READ | PROT_WRITE) == 0);
+		CU_ASSERT(vm_munmap(mm, BASE, 64 * PG) == 0);
+	}
+	__atomic_store_n(&c.stop, 1, __ATOMIC_RELEASE);
+	mmt_thread_join(&th);
+	CU_ASSERT(c.bad == 0);
+	CU_ASSERT(c.found > 0);
+	task_exit(reader);
+	task_exit(t);
+	CU_ASSERT(mmt_all_freed());
+}
+
+/* ------------------------------------------------------------------ */
+/* per-VMA locks                                                       */
+/* ------------------------------------------------------------------ */
+
+static void test_vma_lock_rules(void)
+{
+	struct task_struct *t = mmt_new_proc();
+	struct mm_struct *mm = t->mm;
+	struct vm_area_struct *v, *v2;
+	long a;
+
+	/* a new VMA is born write-locked within its mmap_lock section */
+	mmap_write_lock(mm);
+	a = do_mmap(mm, BASE, PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+		    NULL, 0);
+	CU_ASSERT_FATAL(a == (long)BASE);
+	v = vma_lookup(mm, BASE);
+	CU_ASSERT(vma_is_write_locked(v));
+	CU_ASSERT(!vma_start_read(v));
+	CU_ASSERT(lock_vma_under_rcu(mm, BASE) == NULL);
+	mmap_write_unlock(mm);
+	/* mmap_write_unlock released it */
+	CU_ASSERT(!vma_is_write_locked(v));
+	v2 = lock_vma_under_rcu(mm, BASE);
+	CU_ASSERT(v2 == v);
+	if (v2) {
+		/* readers share */
+		CU_ASSERT(vma_start_read(v));
+		vma_end_read(v);
+		vma_end_read(v2);
+	}
+	/* an explicit write lock refuses readers until mmap_write_unlock */
+	mmap_write_lock(mm);
+	vma_start_write(v);
+	CU_ASSERT(!vma_start_read(v));
+	vma_start_write(v); /* idempotent: returns early on the sequence match */
+	mmap_write_unlock(mm);
+	CU_ASSERT(vma_start_read(v));
+	vma_end_read(v);
+	/* mmap_write_unlock releases all of them at once */
+	CU_ASSERT(mmt_map(mm, BASE + 2 * PG, PG, PROT_READ) == (long)(BASE + 2 * PG));
+	mmap_write_lock(mm);
+	v = vma_lookup(mm, BASE);
+	v2 = vma_lookup(mm, BASE + 2 * PG);
+	vma_start_write(v);
+	vma_start_write(v2);
+	CU_ASSERT(!vma_start_read(v) && !vma_start_read(v2));
+	mmap_write_unlock(mm);
+	CU_ASSERT(vma_start_read(v) && vma_start_read(v2));
+	vma_end_read(v);
+	vma_end_read(v2);
+	task_exit(t);
+	CU_ASSERT(mmt_all_freed());
+}
+
+struct unmap_arg {
+	struct mm_struct *mm;
+	unsigned long addr;
+};
+
+static void *unmapper(void *p)
+{
+	struct unmap_arg *u = p;
+
+	CU_ASSERT(vm_munmap(u->mm, u->addr, PG) == 0);
+	return NULL;
+}
+
+/* vma_start_write waits for the VMA's readers (a fault in progress). */
+static void test_vma_write_waits_for_reader(void)
+{
+	struct task_struct *t = mmt_new_proc();
+	struct mm_struct *mm = t->mm;
+	struct task_struct *t2 = task_clone_thread(t);
+	struct unmap_arg u = { mm, BASE };
+	struct mmt_thread th;
+	struct vm_area_struct *v;
+
+	CU_ASSERT(mmt_map(mm, BASE, PG, PROT_READ | PROT_WRITE) == (long)BASE);
+	v = lock_vma_under_rcu(mm, BASE);
+	CU_ASSERT_FATAL(v != NULL);
+	mmt_thread_start(&th, t2, unmapper, &u);
+	/* the unmapper gets mmap_lock, then blocks in vma_start_write */
+	for (int i = 0; i < 1000 && !rwsem_is_write_locked(&mm->mmap_lock); i++)
+		sched_yield();
+	CU_ASSERT(!__atomic_load_n(&th.done, __ATOMIC_ACQUIRE)); /* it cannot finish */
+	CU_ASSERT(v->vm_start == BASE && !v->detached);
+	vma_end_read(v);
+	mmt_thread_join(&th);
+	CU_ASSERT(mm_map_count(mm) == 0);
+	task_exit(t2);
+	task_exit(t);
+	CU_ASSERT(mmt_all_freed());
+}
+
+static void *fault_writer(void *p)
+{
+	unsigned long addr = *(unsigned long *)p;
+	unsigned char c = 0x5a;
+
+	CU_ASSERT(rv_mm_write(addr, &c, 1) == 0);
+	return NULL;
+}
+
+/* A fault finds its VMA write-locked: falls back to mmap_lock and waits. */
+static void test_fault_falls_back(void)
+{
+	struct task_struct *t = mmt_new_proc();
+	struct mm_struct *mm = t->mm;
+	struct task_struct *t2 = task_clone_thread(t);
+	unsigned long addr = BASE;
+	uint64_t misses, vl;
+	struct mmt_thread th;
+	unsigned char c = 0;
+
+	CU_ASSERT(mmt_map(mm, BASE, PG, PROT_READ | PROT_WRITE) == (long)BASE);
+	vl = mmt_stat("vma_lock_faults");
+	misses = mmt_stat("vma_lock_misses");
+	mmap_write_lock(mm);
+	vma_start_write(vma_lookup(mm, BASE));
+	mmt_thread_start(&th, t2, fault_writer, &addr);
+	for (int i = 0; i < 1000 && mmt_stat("vma_lock_misses") == misses; i++)
+		sched_yield();
+	CU_ASSERT(!__atomic_load_n(&th.done, __ATOMIC_ACQUIRE));
+	mmap_write_unlock(mm);
+	mmt_thread_join(&th);
+	CU_ASSERT(mmt_stat("vma_lock_misses") > misses);
+	CU_ASSERT(rv_mm_read(BASE, &c, 1) == 0);
+	CU_ASSERT(c == 0x5a);
+	/* uncontended: the fault completes under the VMA lock */
+	c = 1;
+	CU_ASSERT(mmt_map(mm, BASE + 2 * PG, PG, PROT_READ | PROT_WRITE) == (long)(BASE + 2 * PG));
+	CU_ASSERT(rv_mm_write(BASE + 2 * PG, &c, 1) == 0);
+	CU_ASSERT(mmt_stat("vma_lock_faults") > vl);
+	task_exit(t2);
+	task_exit(t);
+	CU_ASSERT(mmt_all_freed());
+}
+
+/* ------------------------------------------------------------------ */
+/* page tables and faults                                              */
+/* ------------------------------------------------------------------ */
+
+static void test_anon_faults(void)
+{
+	struct task_struct *t = mmt_new_proc();
+	struct mm_struct *mm = t->mm;
+	unsigned char buf[PG], z[PG] = { 0 };
+	uint64_t cow;
+	pte_t pte;
+	struct folio *f;
+
+	CU_ASSERT(mmt_map(mm, BASE, 4 * PG, PROT_READ | PROT_WRITE) == (long)BASE);
+	CU_ASSERT(mm_pte_read(mm, BASE) == 0);
+	CU_ASSERT(mm_nr_ptes(mm) == 0);
+	/* read fault: the zero page, read-only, not counted */
+	CU_ASSERT(rv_mm_read(BASE, buf, PG) == 0);
+	CU_ASSERT(memcmp(buf, z, PG) == 0);
+	pte = mm_pte_read(mm, BASE);
+	CU_ASSERT(pte_present(pte) && pte_special(pte) && !pte_write(pte));
+	CU_ASSERT(mm_folio_from_pte(pte) == mm_zero_folio());
+	CU_ASSERT(get_mm_counter(mm, MM_ANONPAGES) == 0);
+	CU_ASSERT(mm_nr_ptes(mm) == 1);
+	/* write after read: COW from the zero page */
+	cow = mmt_stat("cow_faults");
+	mmt_fill(BASE, PG, 1);
+	CU_ASSERT(mmt_stat("cow_faults") == cow + 1);
+	pte = mm_pte_read(mm, BASE);
+	CU_ASSERT(pte_present(pte) && !pte_special(pte) && pte_write(pte) && pte_dirty(pte));
+	CU_ASSERT(get_mm_counter(mm, MM_ANONPAGES) == 1);
+	/* write fault on none: a new page directly */
+	mmt_fill(BASE + PG, 3 * PG, 2);
+	CU_ASSERT(mmt_stat("cow_faults") == cow + 1);
+	CU_ASSERT(get_mm_counter(mm, MM_ANONPAGES) == 4);
+	CU_ASSERT(mmt_check(BASE, PG, 1) && mmt_check(BASE + PG, 3 * PG, 2));
+	/* an access spanning pages */
+	{
+		unsigned char w[100], r[100];
+
+		for (int i = 0; i < 100; i++)
+			w[i] = (unsigned char)i;
+		CU_ASSERT(rv_mm_write(BASE + PG - 50, w, 100) == 0);
+		CU_ASSERT(rv_mm_read(BASE + PG - 50, r, 100) == 0);
+		CU_ASSERT(memcmp(w, r, 100) == 0);
+	}
+	f = mm_folio_from_pte(mm_pte_read(mm, BASE + PG));
+	CU_ASSERT(mm_folio_mapcount(f) == 1 && mm_folio_refcount(f) == 1);
+	CU_ASSERT(mm_folio_is_anon(f));
+	/* rmap of an unshared folio finds exactly its one mapping */
+	CU_ASSERT(rmap_walk(f, NULL, NULL) == 1);
+	/* the page-table walk sees ACCESSED set by the model hardware */
+	CU_ASSERT(pte_young(mm_pte_read(mm, BASE + PG)));
+	/* munmap frees folios and page tables */
+	CU_ASSERT(vm_munmap(mm, BASE, 4 * PG) == 0);
+	CU_ASSERT(get_mm_counter(mm, MM_ANONPAGES) == 0);
+	CU_ASSERT(mm_nr_ptes(mm) == 0);
+	rcu_barrier();
+	CU_ASSERT(mm_anon_folios_live() == 0);
+	task_exit(t);
+	CU_ASSERT(mmt_all_freed());
+}
+
+static void test_access_errors(void)
+{
+	struct task_struct *t = mmt_new_proc();
+	struct mm_struct *mm = t->mm;
+	unsigned char c = 1;
+
+	CU_ASSERT(rv_mm_read(BASE, &c, 1) == -EFAULT);
+	CU_ASSERT(mmt_map(mm, BASE, PG, PROT_READ) == (long)BASE);
+	CU_ASSERT(rv_mm_read(BASE, &c, 1) == 0 && c == 0);
+	CU_ASSERT(rv_mm_write(BASE, &c, 1) == -EFAULT);
+	CU_ASSERT(mmt_map(mm, BASE + 2 * PG, PG, PROT_NONE) == (long)(BASE + 2 * PG));
+	CU_ASSERT(rv_mm_read(BASE + 2 * PG, &c, 1) == -EFAULT);
+	CU_ASSERT(rv_mm_read(TASK_SIZE - 1, &c, 2) == -EFAULT);
+	task_exit(t);
+	CU_ASSERT(mmt_all_freed());
+}
+
+static void test_mprotect_and_wp_reuse(void)
+{
+	struct task_struct *t = mmt_new_proc();
+	struct mm_struct *mm = t->mm;
+	uint64_t reuse, cow;
+	struct folio *f;
+	unsigned char c = 9;
+
+	CU_ASSERT(mmt_map(mm, BASE, 2 * PG, PROT_READ | PROT_WRITE) == (long)BASE);
+	mmt_fill(BASE, 2 * PG, 40);
+	f = mm_folio_from_pte(mm_pte_read(mm, BASE));
+	/* read-only: PTEs lose RW, writes fail, data stays */
+	CU_ASSERT(vm_mprotect(mm, BASE, 2 * PG, PROT_READ) == 0);
+	CU_ASSERT(!pte_write(mm_pte_read(mm, BASE)));
+	CU_ASSERT(rv_mm_write(BASE, &c, 1) == -EFAULT);
+	CU_ASSERT(mmt_check(BASE, 2 * PG, 40));
+	/* PROT_NONE: PTEs stay populated but inaccessible */
+	CU_ASSERT(vm_mprotect(mm, BASE, 2 * PG, PROT_NONE) == 0);
+	CU_ASSERT(pte_protnone(mm_pte_read(mm, BASE)));
+	CU_ASSERT(rv_mm_read(BASE, &c, 1) == -EFAULT);
+	/* back to read-write: the first write takes a wp fault that reuses
+	 * the exclusive folio in place */
+	CU_ASSERT(vm_mprotect(mm, BASE, 2 * PG, PROT_READ | PROT_WRITE) == 0);
+	CU_ASSERT(mm_map_count(mm) == 1);
+	CU_ASSERT(mmt_check(BASE, 2 * PG, 40));
+	reuse = mmt_stat("wp_reuses");
+	cow = mmt_stat("cow_faults");
+	CU_ASSERT(rv_mm_write(BASE, &c, 1) == 0);
+	CU_ASSERT(mmt_stat("wp_reuses") == reuse + 1);
+	CU_ASSERT(mmt_stat("cow_faults") == cow);
+	CU_ASSERT(mm_folio_from_pte(mm_pte_read(mm, BASE)) == f);
+	CU_ASSERT(get_mm_counter(mm, MM_ANONPAGES) == 2);
+	task_exit(t);
+	CU_ASSERT(mmt_all_freed());
+}
+
+static void test_numa_hint(void)
+{
+	struct task_struct *t = mmt_new_proc();
+	struct mm_struct *mm = t->mm;
+	uint64_t numa;
+	long n;
+
+	CU_ASSERT(mmt_map(mm, BASE, 4 * PG, PROT_READ | PROT_WRITE) == (long)BASE);
+	mmt_fill(BASE, 3 * PG, 60);
+	mmap_read_lock(mm);
+	n = change_prot_numa(vma_lookup(mm, BASE), BASE, BASE + 4 * PG);
+	mmap_read_unlock(mm);
+	CU_ASSERT(n == 3);
+	CU_ASSERT(pte_protnone(mm_pte_read(mm, BASE)));
+	numa = mmt_stat("numa_hint_faults");
+	CU_ASSERT(mmt_check(BASE, 3 * PG, 60));
+	CU_ASSERT(mmt_stat("numa_hint_faults") == numa + 3);
+	/* the saved write bit came back: writing needs no further fault */
+	CU_ASSERT(pte_write(mm_pte_read(mm, BASE)));
+	mmt_fill(BASE, 3 * PG, 61);
+	CU_ASSERT(mmt_check(BASE, 3 * PG, 61));
+	CU_ASSERT(get_mm_counter(mm, MM_ANONPAGES) == 3);
+	task_exit(t);
+	CU_ASSERT(mmt_all_freed());
+}
+
+/* Page tables over several top-level slots; partial unmaps keep shared tables. */
+static void test_pgtable_span(void)
+{
+	struct task_struct *t = mmt_new_proc();
+	struct mm_struct *mm = t->mm;
+	unsigned long a = 0x40000000UL - 2 * PG; /* straddles a PGDIR boundary */
+
+	CU_ASSERT(mmt_map(mm, a, PGDIR_SIZE + 4 * PG, PROT_READ | PROT_WRITE) == (long)a);
+	mmt_fill(a, 4 * PG, 3);
+	mmt_fill(a + PGDIR_SIZE, 4 * PG, 9);
+	CU_ASSERT(mm_nr_ptes(mm) == 3);
+	/* unmapping the only part in the first table frees that table;
+	 * tables still covered by the VMA stay */
+	CU_ASSERT(vm_munmap(mm, a, 2 * PG) == 0);
+	CU_ASSERT(mm_nr_ptes(mm) == 2);
+	CU_ASSERT(mmt_check(a + 2 * PG, 2 * PG, 5));
+	CU_ASSERT(vm_munmap(mm, a + 2 * PG, PGDIR_SIZE) == 0);
+	CU_ASSERT(mm_nr_ptes(mm) == 1);
+	CU_ASSERT(mmt_check(a + PGDIR_SIZE + 2 * PG, 2 * PG, 11));
+	CU_ASSERT(get_mm_counter(mm, MM_ANONPAGES) == 2);
+	task_exit(t);
+	CU_ASSERT(mmt_all_freed());
+}
+
+RVTEST_SUITE(mm_vma, rvtest_instance_init, rvtest_instance_cleanup, RVTEST(test_mmap_lookup),
+	     RVTEST(test_merge_split), RVTEST(test_many_vmas),
+	     RVTEST(test_rcu_lookup_during_updates))
+RVTEST_SUITE(mm_vma_lock, rvtest_instance_init, rvtest_instance_cleanup,
+	     RVTEST(test_vma_lock_rules), RVTEST(test_vma_write_waits_for_reader),
+	     RVTEST(test_fault_falls_back))
+RVTEST_SUITE(mm_fault, rvtest_instance_init, rvtest_instance_cleanup, RVTEST(test_anon_faults),
+	     RVTEST(test_access_errors), RVTEST(test_mprotect_and_wp_reuse),
+	     RVTEST(test_numa_hint), RVTEST(test_pgtable_span))

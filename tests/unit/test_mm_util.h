@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* tests/unit/test_mm_util.h - helpers shared by the test_mm*.c programs. */
+#ifndef RCUVFS_TESTS_TEST_MM_UTIL_H
+#define RCUVFS_TESTS_TEST_MM_UTIL_H
+
+#include "rvtest.h"
+#include "mm/mm.h"
+
+#include <pthread.h>
+#include <sys/mman.h>
+#include <string.h>
+
+#define PG PAGE_SIZE
+
+/* A new model process with a fresh address space, attached to this thread. */
+static inline struct task_struct *mmt_new_proc(void)
+{
+	struct task_struct *t = task_create_process("mmtest");
+
+	CU_ASSERT_FATAL(t != NULL);
+	task_attach(t);
+	CU_ASSERT_FATAL(exec_mm(t) == 0);
+	return t;
+}
+
+static inline uint64_t mmt_stat(const char *name)
+{
+	uint64_t v = 0;
+
+	CU_ASSERT(rv_stat_read(name, &v) == 0);
+	return v;
+}
+
+static inline long mmt_map(struct mm_struct *mm, unsigned long addr, unsigned long len, int prot)
+{
+	return vm_mmap(mm, addr, len, prot, MAP_PRIVATE | MAP_ANONYMOUS | (addr ? MAP_FIXED : 0),
+		       NULL, 0);
+}
+
+static inline void mmt_fill(unsigned long addr, unsigned long len, unsigned char seed)
+{
+	unsigned char buf[PG];
+
+	for (unsigned long off = 0; off < len; off += PG) {
+		memset(buf, (unsigned char)(seed + off / PG), PG);
+		CU_ASSERT_FATAL(rv_mm_write(addr + off, buf, PG) == 0);
+	}
+}
+
+/* 1 if every page of [addr, addr+len) holds the mmt_fill(seed) pattern. */
+static inline int mmt_check(unsigned long addr, unsigned long len, unsigned char seed)
+{
+	unsigned char buf[PG];
+
+	for (unsigned long off = 0; off < len; off += PG) {
+		if (rv_mm_read(addr + off, buf, PG))
+			return 0;
+		for (unsigned long i = 0; i < PG; i++)
+			if (buf[i] != (unsigned char)(seed + off / PG))
+				return 0;
+	}
+	return 1;
+}
+
+/* All mm objects gone (after every task exited): waits for RCU. */
+static inline int mmt_all_freed(void)
+{
+	struct mm_objects o;
+
+	rcu_barrier();
+	kmem_cache_flush_thread();
+	mm_objects_count(&o);
+	if (o.mms || o.vmas || o.anon_vmas || o.avcs || o.pt_pages || o.anon_folios) {
+		fprintf(stderr, "mm objects left: mms %ld vmas %ld anon_vmas %ld avcs %ld pt %ld folios %ld\n",
+			o.mms, o.vmas, o.anon_vmas, o.avcs, o.pt_pages, o.anon_folios);
+		return 0;
+	}
+	return 1;
+}
+
+/* A host thread attached to task `t` running fn(arg). */
+struct mmt_thread {
+	pthread_t tid;
+	struct task_struct *task;
+	void *(*fn)(void *);
+	void *arg;
+	int done; /* atomic */
+	void *ret;
+};
+
+static inline void *mmt_thread_main(void *p)
+{
+	struct mmt_thread *th = p;
+
+	rv_rcu_ensure();
+	task_attach(th->task);
+	th->ret = th->fn(th->arg);
+	task_detach();
+	kmem_cache_flush_thread();
+	__atomic_store_n(&th->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static inline void mmt_thread_start(struct mmt_thread *th, struct task_struct *t,
+				    void *(*fn)(void *), void *arg)
+{
+	th->task = t;
+	th->fn = fn;
+	th->arg = arg;
+	th->done = 0;
+	CU_ASSERT_FATAL(pthread_create(&th->tid, NULL, mmt_thread_main, th) == 0);
+}
+
+static inline void *mmt_thread_join(struct mmt_thread *th)
+{
+	pthread_join(th->tid, NULL);
+	return th->ret;
+}
+
+#endif
