@@ -138,7 +138,9 @@ static void *rcu_reader(void *p)
 {
 	struct rcu_churn *c = p;
 
-	for (long it = 0; it < 200000 && !__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE); it++) {
+	/* at least 1000 lookups whatever the writer's pace (no timing) */
+	for (long it = 0; it < 200000 && (it < 1000 || !__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE));
+	     it++) {
 		unsigned long addr = (it & 1) ? c->stable : BASE + (unsigned long)(it % 64) * PG;
 		struct vm_area_struct *v = lock_vma_under_rcu(c->mm, addr);
 

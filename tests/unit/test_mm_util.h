@@ -62,6 +62,32 @@ static inline int mmt_check(unsigned long addr, unsigned long len, unsigned char
 	return 1;
 }
 
+static inline void mmt_fill_mm(struct mm_struct *mm, unsigned long addr, unsigned long len,
+			       unsigned char seed)
+{
+	unsigned char buf[PG];
+
+	for (unsigned long off = 0; off < len; off += PG) {
+		memset(buf, (unsigned char)(seed + off / PG), PG);
+		CU_ASSERT_FATAL(mm_access(mm, addr + off, buf, PG, true) == 0);
+	}
+}
+
+static inline int mmt_check_mm(struct mm_struct *mm, unsigned long addr, unsigned long len,
+			       unsigned char seed)
+{
+	unsigned char buf[PG];
+
+	for (unsigned long off = 0; off < len; off += PG) {
+		if (mm_access(mm, addr + off, buf, PG, false))
+			return 0;
+		for (unsigned long i = 0; i < PG; i++)
+			if (buf[i] != (unsigned char)(seed + off / PG))
+				return 0;
+	}
+	return 1;
+}
+
 /* All mm objects gone (after every task exited): waits for RCU. */
 static inline int mmt_all_freed(void)
 {
