@@ -235,6 +235,27 @@ static void *task_thread(void *arg)
 	return NULL;
 }
 
+/* Machine-wide idle and total jiffies from /proc/stat (idle includes iowait). */
+static bool read_proc_stat(uint64_t *idle, uint64_t *total)
+{
+	unsigned long long v[10] = { 0 };
+	FILE *f = fopen("/proc/stat", "r");
+	int n;
+
+	if (!f)
+		return false;
+	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+		   &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]);
+	fclose(f);
+	if (n < 5)
+		return false;
+	*idle = v[3] + v[4];
+	*total = 0;
+	for (int i = 0; i < 8; i++) /* guest time is already in user */
+		*total += v[i];
+	return true;
+}
+
 /* ---- counters and switches of a run ---------------------------------- */
 
 static void add_counter_cb(const char *name, uint64_t value, void *arg)
@@ -410,6 +431,8 @@ static int run_one(const struct stress_opts *opt, const struct stress_workload *
 	struct stress_kvset c0 = { 0 }, c1 = { 0 };
 	struct rusage ru0, ru1, rt0, rt1;
 	double t0 = 0, t1 = 0, deadline;
+	uint64_t si0 = 0, st0 = 0, si1 = 0, st1 = 0;
+	bool have_sys = false;
 	bool model_live = false, failed = false, measured = false;
 	uint64_t total = 0;
 	char errbuf[256];
@@ -529,6 +552,7 @@ static int run_one(const struct stress_opts *opt, const struct stress_workload *
 			sleep_s(0.01);
 	}
 	snapshot_counters(opt, &c0);
+	have_sys = read_proc_stat(&si0, &st0);
 	getrusage(RUSAGE_SELF, &ru0);
 	getrusage(RUSAGE_THREAD, &rt0);
 	sum_ops(run, ops0);
@@ -592,6 +616,7 @@ measured:
 	sum_ops(run, ops1);
 	getrusage(RUSAGE_SELF, &ru1);
 	getrusage(RUSAGE_THREAD, &rt1);
+	have_sys = have_sys && read_proc_stat(&si1, &st1);
 	snapshot_counters(opt, &c1);
 	measured = true;
 	if (opt->progress)
@@ -735,6 +760,7 @@ out:
 		res->idle_frac = wall > 0 ? 1.0 - res->cpu_s / (wall * opt->ncpus) : 0;
 		if (res->idle_frac < 0)
 			res->idle_frac = 0;
+		res->sys_idle_frac = have_sys && st1 > st0 ? (double)(si1 - si0) / (st1 - st0) : -1;
 		counters_delta(&res->counters, &c0, &c1);
 	}
 	res->failed = failed || interrupted;

@@ -31,13 +31,15 @@ void report_table(FILE *out, const struct stress_result *r, int n, int ncpus)
 		if (!target || strcmp(target, x->target)) {
 			target = x->target;
 			fprintf(out, "%starget: %s (%d CPUs)\n", i ? "\n" : "", target, ncpus);
-			fprintf(out, "%-12s %-9s %5s %12s %11s %11s %7s %7s %5s %9s %9s %s\n",
+			fprintf(out, "%-12s %-9s %5s %12s %11s %11s %7s %7s %5s %5s %9s %9s %s\n",
 				"workload", "mode", "tasks", "ops/s", "task-min/s", "task-max/s",
-				"wall_s", "cpu_s", "idle", "nvcsw", "nivcsw", "verify");
+				"wall_s", "cpu_s", "idle", "sysid", "nvcsw", "nivcsw", "verify");
 		}
-		fprintf(out, "%-12s %-9s %5d %12.0f %11.0f %11.0f %7.2f %7.2f %4.0f%% %9ld %9ld %s%s\n",
+		fprintf(out,
+			"%-12s %-9s %5d %12.0f %11.0f %11.0f %7.2f %7.2f %4.0f%% %4.0f%% %9ld %9ld %s%s\n",
 			x->workload, stress_mode_name(x->mode), x->tasks, x->ops_per_sec, x->task_min,
-			x->task_max, x->wall_s, x->cpu_s, x->idle_frac * 100, x->nvcsw, x->nivcsw,
+			x->task_max, x->wall_s, x->cpu_s, x->idle_frac * 100,
+			x->sys_idle_frac < 0 ? 0 : x->sys_idle_frac * 100, x->nvcsw, x->nivcsw,
 			x->verify, x->failed ? " (FAILED)" : "");
 		if (x->has_params)
 			fprintf(out, "    params: work_us=%g cs_ns=%g\n", x->params.work_us,
@@ -102,12 +104,13 @@ int report_json(const char *file, const struct stress_result *r, int n, int ncpu
 			", \"mode\": \"%s\", \"tasks\": %d, \"duration_s\": %.3f, "
 			"\"ops_per_task\": %ld, \"ops\": %llu, \"ops_per_sec\": %.1f, "
 			"\"task_min_ops_per_sec\": %.1f, \"task_max_ops_per_sec\": %.1f, "
-			"\"wall_s\": %.6f, \"cpu_s\": %.6f, \"idle_frac\": %.4f, \"nvcsw\": %ld, "
+			"\"wall_s\": %.6f, \"cpu_s\": %.6f, \"idle_frac\": %.4f, \"sys_idle_frac\": %.4f, "
+			"\"nvcsw\": %ld, "
 			"\"nivcsw\": %ld, \"verify\": \"%s\", \"failed\": %s,\n   \"params\": {",
 			stress_mode_name(x->mode), x->tasks, x->duration_s, x->ops_per_task,
 			(unsigned long long)x->ops, x->ops_per_sec, x->task_min, x->task_max,
-			x->wall_s, x->cpu_s, x->idle_frac, x->nvcsw, x->nivcsw, x->verify,
-			x->failed ? "true" : "false");
+			x->wall_s, x->cpu_s, x->idle_frac, x->sys_idle_frac, x->nvcsw, x->nivcsw,
+			x->verify, x->failed ? "true" : "false");
 		if (x->has_params)
 			fprintf(f, "\"work_us\": %g, \"cs_ns\": %g", x->params.work_us,
 				x->params.cs_ns);
@@ -174,7 +177,7 @@ int report_csv(const char *file, const struct stress_result *r, int n)
 	union_names(r, n, true, &sw);
 	union_names(r, n, false, &cn);
 	fprintf(f, "workload,target,mode,tasks,duration_s,ops_per_task,ops,ops_per_sec,"
-		   "task_min_ops_per_sec,task_max_ops_per_sec,wall_s,cpu_s,idle_frac,nvcsw,"
+		   "task_min_ops_per_sec,task_max_ops_per_sec,wall_s,cpu_s,idle_frac,sys_idle_frac,nvcsw,"
 		   "nivcsw,verify,failed,param.work_us,param.cs_ns");
 	for (int k = 0; k < sw.n; k++)
 		fprintf(f, ",switch.%s", sw.kv[k].name);
@@ -187,10 +190,11 @@ int report_csv(const char *file, const struct stress_result *r, int n)
 		csv_field(f, x->workload);
 		fputc(',', f);
 		csv_field(f, x->target);
-		fprintf(f, ",%s,%d,%.3f,%ld,%llu,%.1f,%.1f,%.1f,%.6f,%.6f,%.4f,%ld,%ld,%s,%d,",
+		fprintf(f, ",%s,%d,%.3f,%ld,%llu,%.1f,%.1f,%.1f,%.6f,%.6f,%.4f,%.4f,%ld,%ld,%s,%d,",
 			stress_mode_name(x->mode), x->tasks, x->duration_s, x->ops_per_task,
 			(unsigned long long)x->ops, x->ops_per_sec, x->task_min, x->task_max,
-			x->wall_s, x->cpu_s, x->idle_frac, x->nvcsw, x->nivcsw, x->verify,
+			x->wall_s, x->cpu_s, x->idle_frac, x->sys_idle_frac, x->nvcsw, x->nivcsw,
+			x->verify,
 			x->failed ? 1 : 0);
 		if (x->has_params)
 			fprintf(f, "%g,%g", x->params.work_us, x->params.cs_ns);

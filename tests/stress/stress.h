@@ -230,6 +230,7 @@ struct stress_result {
 	double ops_per_sec;
 	double task_min, task_max; /* per-task ops/s */
 	double wall_s, cpu_s, idle_frac;
+	double sys_idle_frac;    /* whole machine, /proc/stat (idle+iowait); -1 unknown */
 	long nvcsw, nivcsw;
 	const char *verify;      /* "pass", "fail", "n/a" */
 	bool failed;             /* an error or a verification failure */
