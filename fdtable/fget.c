@@ -25,17 +25,17 @@
 RV_STAT_DEFINE(fget_retries, "fget lookups retried (dead file, recycled slot or replaced table)");
 RV_STAT_DEFINE(fdget_light_hits, "fdget calls served without a reference (unshared table)");
 
-/* __get_file_rcu's "try again" answer (never a valid file pointer) */
-#define FGET_AGAIN ((struct file *)(uintptr_t)-EAGAIN)
-
 enum fget_variant { FGET_INLINE, FGET_OUT_OF_LINE, FGET_NO_RECHECK };
+
+/* __get_file_rcu's answers: a file (*out set), an empty slot, or "retry" */
+enum { GET_FILE_OK, GET_FILE_NONE, GET_FILE_AGAIN };
 
 /*
  * Dropping a speculative reference may drop the last one (the file was
  * closed meanwhile): tear it down outside the read-side section, since
  * release may sleep.  The loop restarts from scratch afterwards.
  */
-static __noinline void fget_put_last(struct file *file)
+static __noinline __attribute__((cold)) void fget_put_last(struct file *file)
 {
 	rcu_read_unlock();
 	__fput(file);
@@ -48,20 +48,27 @@ static __always_inline void fget_drop(struct file *file)
 		fget_put_last(file);
 }
 
-static __always_inline struct file *__get_file_rcu(struct file **f, bool recheck)
+/*
+ * The protocol proper.  Returns a status rather than a sentinel pointer so
+ * that, inlined, the caller's tests fold away (seeds/000: this function was
+ * the hot spot once out of line).
+ */
+static __always_inline int __get_file_rcu(struct file **f, struct file **out, bool recheck)
 {
 	struct file *file, *file_reloaded, *file_reloaded_cmp;
 
 	file = rcu_dereference_raw(*f);
-	if (!file)
-		return NULL;
+	if (unlikely(!file))
+		return GET_FILE_NONE;
 	/* the window: the file may be closed, freed and reused from here */
 	RV_INJECT("fget_after_load");
 	if (unlikely(!file_tryget(file)))
-		return FGET_AGAIN;
+		return GET_FILE_AGAIN;
 	RV_INJECT("fget_after_get");
-	if (!recheck)
-		return file;
+	if (!recheck) {
+		*out = file;
+		return GET_FILE_OK;
+	}
 	file_reloaded = rcu_dereference_raw(*f);
 	/*
 	 * Hide the comparison from the optimizer: it must not replace
@@ -70,54 +77,95 @@ static __always_inline struct file *__get_file_rcu(struct file **f, bool recheck
 	 */
 	file_reloaded_cmp = file_reloaded;
 	OPTIMIZER_HIDE_VAR(file_reloaded_cmp);
-	if (likely(file == file_reloaded_cmp))
-		return file_reloaded;
+	if (likely(file == file_reloaded_cmp)) {
+		*out = file_reloaded;
+		return GET_FILE_OK;
+	}
 	fget_drop(file);
-	return FGET_AGAIN;
+	return GET_FILE_AGAIN;
 }
 
-static __noinline struct file *__get_file_rcu_ool(struct file **f)
+static __noinline int __get_file_rcu_ool(struct file **f, struct file **out)
 {
-	return __get_file_rcu(f, true);
+	return __get_file_rcu(f, out, true);
 }
 
-static __always_inline struct file *__fget_files_rcu(struct files_struct *files, unsigned int fd,
-						     unsigned int mask, enum fget_variant v)
+static __always_inline int get_file_variant(struct file **f, struct file **out,
+					    enum fget_variant v)
 {
+	if (v == FGET_INLINE)
+		return __get_file_rcu(f, out, true);
+	if (v == FGET_OUT_OF_LINE)
+		return __get_file_rcu_ool(f, out);
+	return __get_file_rcu(f, out, false);
+}
+
+/*
+ * The retry loop, out of line and cold: entered after the first attempt
+ * found a dead or recycled file (file == NULL), or got a reference to a file
+ * that turned out to be in a replaced table (stale) or refused by mask.
+ */
+static __noinline __attribute__((cold)) struct file *
+__fget_files_rcu_slow(struct files_struct *files, unsigned int fd, unsigned int mask,
+		      enum fget_variant v, struct file *file, bool stale)
+{
+	if (file) {
+		fget_drop(file);
+		if (!stale)
+			return NULL; /* refused by mask */
+	}
 	for (;;) {
-		struct fdtable *fdt = rcu_dereference_raw(files->fdt);
-		struct file *file;
+		struct fdtable *fdt;
+		int ret;
 
+		rv_stat_inc(fget_retries);
+		fdt = rcu_dereference_raw(files->fdt);
 		if (unlikely(fd >= fdt->max_fds))
 			return NULL;
-		if (v == FGET_INLINE)
-			file = __get_file_rcu(&fdt->fd[fd], true);
-		else if (v == FGET_OUT_OF_LINE)
-			file = __get_file_rcu_ool(&fdt->fd[fd]);
-		else
-			file = __get_file_rcu(&fdt->fd[fd], false);
-		if (unlikely(!file))
+		file = NULL;
+		ret = get_file_variant(&fdt->fd[fd], &file, v);
+		if (ret == GET_FILE_NONE)
 			return NULL;
-		if (unlikely(file == FGET_AGAIN)) {
-			rv_stat_inc(fget_retries);
+		if (ret == GET_FILE_AGAIN)
 			continue;
-		}
-		/*
-		 * The table may have been replaced (expand_files) after we
-		 * loaded it; the old copy of the slot can still name a file
-		 * that has since been closed in the new table.
-		 */
-		if (v != FGET_NO_RECHECK && unlikely(rcu_dereference_raw(files->fdt) != fdt)) {
+		if (v != FGET_NO_RECHECK && rcu_dereference_raw(files->fdt) != fdt) {
 			fget_drop(file);
-			rv_stat_inc(fget_retries);
 			continue;
 		}
-		if (unlikely(file->f_mode & mask)) {
+		if (file->f_mode & mask) {
 			fget_drop(file);
 			return NULL;
 		}
 		return file;
 	}
+}
+
+/*
+ * One attempt inline; anything but "found it" or "empty" goes to the slow
+ * loop.  After the slot recheck, the table is checked: it may have been
+ * replaced (expand_files) after we loaded it, and the old copy of the slot
+ * can still name a file that has since been closed in the new table.
+ */
+static __always_inline struct file *__fget_files_rcu(struct files_struct *files, unsigned int fd,
+						     unsigned int mask, enum fget_variant v)
+{
+	struct fdtable *fdt = rcu_dereference_raw(files->fdt);
+	struct file *file = NULL;
+	bool stale;
+	int ret;
+
+	if (unlikely(fd >= fdt->max_fds))
+		return NULL;
+	ret = get_file_variant(&fdt->fd[fd], &file, v);
+	if (unlikely(ret != GET_FILE_OK)) {
+		if (ret == GET_FILE_NONE)
+			return NULL;
+		return __fget_files_rcu_slow(files, fd, mask, v, NULL, false);
+	}
+	stale = v != FGET_NO_RECHECK && rcu_dereference_raw(files->fdt) != fdt;
+	if (unlikely(stale || (file->f_mode & mask)))
+		return __fget_files_rcu_slow(files, fd, mask, v, file, stale);
+	return file;
 }
 
 struct file *__fget_files(struct files_struct *files, unsigned int fd, unsigned int mask)

@@ -415,9 +415,12 @@ static void *stress_reader(void *p)
 {
 	struct stress *s = p;
 	unsigned int fd = 0;
+	long n = 0;
 
 	task_attach(s->task);
-	while (!__atomic_load_n(s->stop, __ATOMIC_ACQUIRE)) {
+	/* at least 1000 lookups, so hits > 0 does not depend on scheduling:
+	 * at most two of the first STRESS_FDS fds are closed at any time */
+	while (n++ < 1000 || !__atomic_load_n(s->stop, __ATOMIC_ACQUIRE)) {
 		struct file *f;
 		struct fd d = { NULL, 0 };
 

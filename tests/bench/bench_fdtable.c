@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tests/bench/bench_fdtable.c - cost of the fd lookups (SEEDS.md s.1).
+ *
+ * One run measures, per fileref scheme (inc-not-zero, file-ref), on one
+ * thread, ns per lookup+release pair:
+ *   ref                one atomic increment + decrement of a private counter
+ *   fdget_unshared     fdget/fdput, table not shared (no reference taken)
+ *   fget_shared        fget/fput, table shared, __get_file_rcu inlined
+ *   fget_shared_ool    the same with __get_file_rcu out of line (the 6.7
+ *                      regression shape)
+ *   fdget_shared       fdget/fdput, table shared (takes a reference)
+ * Rounds alternate the schemes so machine noise hits them alike; the best
+ * round is reported, with the ratio to `ref` of the same scheme's rounds.
+ *
+ * Usage: bench_fdtable [--iters N] [--rounds R] [--scheme NAME] [--once]
+ *   --once runs every loop exactly once with N iterations and no timing
+ *   report beyond the iteration count: scripts/bench-fdtable-callgrind.sh
+ *   runs it under valgrind --tool=callgrind with --toggle-collect=loop_*
+ *   and divides each loop's inclusive instruction count by N.
+ *
+ * Each loop is a separate noinline function named loop_<phase> so that
+ * callgrind can attribute instructions to it.
+ */
+#include "fdtable/fdtable.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define FD 3
+
+enum phase { P_REF, P_FDGET_UNSHARED, P_FGET_SHARED, P_FGET_SHARED_OOL, P_FDGET_SHARED, P_NR };
+static const char *const phase_name[P_NR] = {
+	"ref", "fdget_unshared", "fget_shared", "fget_shared_ool", "fdget_shared",
+};
+static const char *const scheme_name[2] = { "inc-not-zero", "file-ref" };
+
+static long private_counter;
+static volatile uintptr_t sink;
+
+static __noinline void loop_ref(long n)
+{
+	for (long i = 0; i < n; i++) {
+		__atomic_fetch_add(&private_counter, 1, __ATOMIC_SEQ_CST);
+		__atomic_fetch_sub(&private_counter, 1, __ATOMIC_SEQ_CST);
+	}
+}
+
+static __noinline void loop_fdget_unshared(long n)
+{
+	for (long i = 0; i < n; i++) {
+		struct fd f = fdget(FD);
+
+		sink = (uintptr_t)f.file;
+		fdput(f);
+	}
+}
+
+static __noinline void loop_fget_shared(long n)
+{
+	for (long i = 0; i < n; i++) {
+		struct file *f = fget(FD);
+
+		sink = (uintptr_t)f;
+		fput(f);
+	}
+}
+
+static __noinline void loop_fget_shared_ool(long n)
+{
+	for (long i = 0; i < n; i++) {
+		struct file *f = fget_ool(FD);
+
+		sink = (uintptr_t)f;
+		fput(f);
+	}
+}
+
+static __noinline void loop_fdget_shared(long n)
+{
+	for (long i = 0; i < n; i++) {
+		struct fd f = fdget(FD);
+
+		sink = (uintptr_t)f.file;
+		fdput(f);
+	}
+}
+
+static void (*const loops[P_NR])(long) = {
+	loop_ref, loop_fdget_unshared, loop_fget_shared, loop_fget_shared_ool, loop_fdget_shared,
+};
+
+static double best[2][P_NR];
+
+static double time_loop(enum phase p, long n)
+{
+	uint64_t t0 = rv_now_ns();
+
+	loops[p](n);
+	return (double)(rv_now_ns() - t0) / (double)n;
+}
+
+/* One round of every phase under one scheme; fills best[] (min ns/op). */
+static int run_scheme(int scheme, long iters, bool once)
+{
+	static const char *const sw_inc[] = { "fileref", "inc-not-zero" };
+	static const char *const sw_ref[] = { "fileref", "file-ref" };
+	const char *const *sw = scheme ? sw_ref : sw_inc;
+	struct rv_switches s;
+	struct task_struct *me, *thr = NULL;
+	struct fd d;
+	struct file *f;
+	char err[128];
+	int fd;
+
+	rv_switches_default(&s);
+	if (rv_switch_set(&s, sw[0], sw[1], err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	if (rv_instance_create(&s))
+		return -1;
+	me = task_create_process("bench");
+	task_attach(me);
+	for (fd = 0; fd <= FD; fd++) {
+		f = alloc_file(NULL, NULL, O_RDWR, NULL);
+		fd_install((unsigned int)get_unused_fd_flags(0), f);
+	}
+	d = fdget(FD);
+	if (!d.file || d.flags) {
+		fprintf(stderr, "bench: setup failed\n");
+		return -1;
+	}
+	fdput(d);
+
+	for (int p = 0; p < P_NR; p++) {
+		double ns;
+
+		if (p == P_FGET_SHARED) {
+			/* a second task shares the table (it never runs) */
+			thr = task_clone_thread(me);
+		}
+		loops[p](once ? 0 : iters / 10); /* warm up */
+		ns = once ? (loops[p](iters), 0.0) : time_loop((enum phase)p, iters);
+		if (best[scheme][p] == 0 || ns < best[scheme][p])
+			best[scheme][p] = ns;
+	}
+	task_exit(thr);
+	task_exit(me);
+	return rv_instance_destroy();
+}
+
+int main(int argc, char **argv)
+{
+	long iters = 20 * 1000 * 1000;
+	int rounds = 5, only = -1;
+	bool once = false;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--iters") && i + 1 < argc) {
+			iters = atol(argv[++i]);
+		} else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) {
+			rounds = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--scheme") && i + 1 < argc) {
+			i++;
+			only = !strcmp(argv[i], "file-ref") ? 1 : !strcmp(argv[i], "inc-not-zero") ? 0 : -2;
+			if (only == -2) {
+				fprintf(stderr, "bench_fdtable: unknown scheme %s\n", argv[i]);
+				return 2;
+			}
+		} else if (!strcmp(argv[i], "--once")) {
+			once = true;
+		} else {
+			fprintf(stderr,
+				"usage: bench_fdtable [--iters N] [--rounds R] [--scheme inc-not-zero|file-ref] [--once]\n");
+			return 2;
+		}
+	}
+	if (once)
+		rounds = 1;
+	rv_rcu_ensure();
+
+	for (int r = 0; r < rounds; r++) {
+		for (int s = 0; s < 2; s++) {
+			if (only >= 0 && s != only)
+				continue;
+			if (run_scheme(s, iters, once)) {
+				fprintf(stderr, "bench_fdtable: instance failed\n");
+				return 1;
+			}
+		}
+	}
+	if (once) {
+		printf("iters %ld\n", iters);
+		return 0;
+	}
+
+	printf("bench_fdtable: %ld iterations x %d rounds (best round), one thread\n", iters,
+	       rounds);
+	printf("rcu: %s; sys_membarrier %s\n", rv_rcu_describe(),
+	       rv_rcu_has_membarrier() ? "active (readers pay no fence)" :
+					 "NOT active (rcu_read_lock pays a full fence)");
+	printf("%-18s", "phase");
+	for (int s = 0; s < 2; s++)
+		if (only < 0 || s == only)
+			printf(" %14s %7s", scheme_name[s], "x ref");
+	printf("\n");
+	for (int p = 0; p < P_NR; p++) {
+		printf("%-18s", phase_name[p]);
+		for (int s = 0; s < 2; s++)
+			if (only < 0 || s == only)
+				printf(" %11.2f ns %7.2f", best[s][p], best[s][p] / best[s][P_REF]);
+		printf("\n");
+	}
+	return 0;
+}
