@@ -1,0 +1,1531 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * locks/locks.c - the lock engine: flock, POSIX and OFD locks, the blocker
+ * tree, deadlock detection, sleeping and deferred waits, the global listing.
+ *
+ * Data.  Each inode that ever had a lock has a file_lock_context with two
+ * lists of held locks, flc_flock and flc_posix (OFD locks are POSIX locks
+ * whose owner is the struct file).  Requests that wait hang in a blocker
+ * tree under the held lock they conflict with (fl_blocker, fl_blocked_
+ * requests, fl_blocked_member): a new waiter that conflicts with a waiter
+ * already there becomes that waiter's child, so an unlock wakes only the
+ * first level, as Linux 5.x does.  Waiting POSIX (non-OFD) requests are also
+ * on blocked_hash, keyed by owner, for deadlock detection across inodes.
+ * Held locks are on a global list (one list, or LOCK_SHARDS per-thread
+ * shards under the inode scheme) for the /proc/locks listing.
+ *
+ * Locking, by the `filelock` switch (snapshotted at instance creation):
+ *
+ *   field / action                 global          bkl       inode
+ *   ctx lists, held lock fields    file_lock_lock  BKL       ctx->flc_lock
+ *   blocker tree, blocked_hash     file_lock_lock  BKL       blocked_lock_lock
+ *   global list                    file_lock_lock  BKL       shard->lock
+ *
+ * Lock order under `inode`: flc_lock -> blocked_lock_lock, flc_lock ->
+ * shard->lock, and (listing only) shard->lock -> blocked_lock_lock; the
+ * engine never takes a shard lock while holding blocked_lock_lock.  Under
+ * `global` and `bkl` the "nested" acquisitions are no-ops: one lock covers
+ * everything.  file_lock_lock is a spinlock_t: nothing sleeps or allocates
+ * under it (allocations happen before, frees after, waits between an
+ * explicit drop and retake), as in Matthew Wilcox's 2008 patch.  The BKL
+ * is released by schedule() when a waiter sleeps.
+ *
+ * A held lock's fields are written under its list lock; the listing reads
+ * them under the global-list lock, so in-place range changes also take the
+ * shard lock under `inode`.  A held lock is freed only after it has been
+ * taken off every list and has no waiters (waking them detaches them under
+ * the blocked lock), so a walker holding either lock never sees a freed one.
+ *
+ * Waking.  A sleeping request waits on its own fl_wait for
+ * list_empty(&fl_blocked_member); the waker unlinks it, wakes it, and
+ * store-releases fl_blocker = NULL last (paired with the acquire in
+ * locks_delete_block), after which it never touches the request again.
+ * A deferred request (FL_DEFERRED) is instead put on the waking thread's
+ * grant queue with a reference; the queue is run when that thread leaves
+ * its outermost locks/ entry point, after every lock-list lock and the BKL
+ * taken by bkl_ops=lock are dropped: it retries the request and calls
+ * req->grant(req, result) when it completes.  Grants found while running
+ * the queue (including from grant callbacks that unlock) are appended to
+ * the same queue instead of recursing.
+ *
+ * Claiming.  req->state moves WAITING -> GRANTED (a retry found no conflict,
+ * under the list lock, before inserting the lock; or an error result) or
+ * WAITING -> CANCELLED (locks_cancel_req, under the blocked lock) by one
+ * compare-and-swap: exactly one side wins.  A retry re-inserts a request in
+ * the tree only after re-reading WAITING under the blocked lock, so a
+ * cancelled request is never re-queued.
+ */
+#include "locks/locks.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+RV_STAT_DEFINE(locks_posix_calls, "POSIX/OFD lock, unlock and test requests");
+RV_STAT_DEFINE(locks_flock_calls, "flock lock and unlock requests");
+RV_STAT_DEFINE(locks_conflicts, "lock requests that found a conflicting lock");
+RV_STAT_DEFINE(locks_waits, "sleeps of tasks waiting for a file lock");
+RV_STAT_DEFINE(locks_deferred, "lock requests queued to be granted later (deferred)");
+RV_STAT_DEFINE(locks_grants, "deferred lock requests completed through their grant callback");
+RV_STAT_DEFINE(locks_deadlocks, "lock requests refused with EDEADLK");
+RV_STAT_DEFINE(locks_enolck, "lock requests refused with ENOLCK (owner limit or memory)");
+RV_STAT_DEFINE(locks_interrupted, "lock waits ended by a signal or a cancel (EINTR)");
+
+struct file_lock_context {
+	spinlock_t flc_lock;         /* inode scheme: the two lists below */
+	struct list_head flc_flock;  /* held flock locks; flc */
+	struct list_head flc_posix;  /* held POSIX and OFD locks; flc */
+	uint64_t flc_ino;            /* the inode's number, for the listing */
+};
+
+#define LOCK_SHARDS       16
+#define BLOCKED_HASH_SIZE 128
+#define MAX_DEADLK_ITERATIONS 10 /* as Linux: longer cycles are not detected */
+#define OWNER_HASH_SIZE   256
+
+struct lock_shard {
+	spinlock_t lock;       /* inode scheme; else the scheme's lock */
+	struct list_head list; /* held locks */
+	long nr;               /* held locks on list */
+} __cacheline_aligned;
+
+struct owner_acct {
+	struct list_head link; /* on owner_hash[], under its lock */
+	fl_owner_t owner;
+	long count; /* lock records charged */
+};
+
+struct owner_bucket {
+	spinlock_t lock;
+	struct list_head head;
+} __cacheline_aligned;
+
+static int lk_scheme;        /* enum filelock_scheme of the live instance */
+static bool lk_bkl_ops_lock; /* bkl_ops contains `lock` */
+static DEFINE_SPINLOCK(file_lock_lock);
+static DEFINE_SPINLOCK(blocked_lock_lock);
+static struct list_head blocked_hash[BLOCKED_HASH_SIZE]; /* blocked lock */
+static long nr_blocked;                                  /* blocked lock */
+static struct lock_shard lock_shards[LOCK_SHARDS];
+static struct owner_bucket owner_hash[OWNER_HASH_SIZE];
+static long lk_owner_limit = LOCKS_OWNER_LIMIT_DEFAULT;
+static struct kmem_cache *filelock_cache;
+static struct kmem_cache *flreq_cache;
+static long lk_nr_ctx; /* atomic: contexts allocated */
+
+static __thread int lk_shard_id = -1;
+static int lk_shard_next; /* atomic */
+
+/* ------------------------------------------------------------------ */
+/* the scheme's locks                                                  */
+/* ------------------------------------------------------------------ */
+
+static inline void flc_lock(struct file_lock_context *ctx)
+{
+	if (lk_scheme == FILELOCK_INODE)
+		spin_lock(&ctx->flc_lock);
+	else if (lk_scheme == FILELOCK_BKL)
+		lock_kernel();
+	else
+		spin_lock(&file_lock_lock);
+}
+
+static inline void flc_unlock(struct file_lock_context *ctx)
+{
+	if (lk_scheme == FILELOCK_INODE)
+		spin_unlock(&ctx->flc_lock);
+	else if (lk_scheme == FILELOCK_BKL)
+		unlock_kernel();
+	else
+		spin_unlock(&file_lock_lock);
+}
+
+/* The wait-graph lock when a list lock is already held. */
+static inline void blocked_lock_nested(void)
+{
+	if (lk_scheme == FILELOCK_INODE)
+		spin_lock(&blocked_lock_lock);
+}
+
+static inline void blocked_unlock_nested(void)
+{
+	if (lk_scheme == FILELOCK_INODE)
+		spin_unlock(&blocked_lock_lock);
+}
+
+/* The wait-graph lock on its own. */
+static inline void blocked_lock(void)
+{
+	if (lk_scheme == FILELOCK_INODE)
+		spin_lock(&blocked_lock_lock);
+	else if (lk_scheme == FILELOCK_BKL)
+		lock_kernel();
+	else
+		spin_lock(&file_lock_lock);
+}
+
+static inline void blocked_unlock(void)
+{
+	if (lk_scheme == FILELOCK_INODE)
+		spin_unlock(&blocked_lock_lock);
+	else if (lk_scheme == FILELOCK_BKL)
+		unlock_kernel();
+	else
+		spin_unlock(&file_lock_lock);
+}
+
+static inline void shard_lock_nested(struct lock_shard *s)
+{
+	if (lk_scheme == FILELOCK_INODE)
+		spin_lock(&s->lock);
+}
+
+static inline void shard_unlock_nested(struct lock_shard *s)
+{
+	if (lk_scheme == FILELOCK_INODE)
+		spin_unlock(&s->lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* entry points: BKL for bkl_ops=lock, and the grant queue              */
+/* ------------------------------------------------------------------ */
+
+struct lk_call {
+	bool bkl;
+};
+
+/* This thread's queue of deferred requests to retry (see the top). */
+static __thread struct list_head lk_grants;
+static __thread int lk_depth; /* nesting of entry points */
+
+static void locks_run_grants(struct list_head *q);
+
+static void lk_enter(struct lk_call *c)
+{
+	if (lk_depth++ == 0)
+		INIT_LIST_HEAD(&lk_grants);
+	c->bkl = lk_bkl_ops_lock;
+	if (c->bkl)
+		lock_kernel();
+}
+
+static void lk_exit(struct lk_call *c)
+{
+	if (c->bkl)
+		unlock_kernel();
+	/* the outermost exit runs the queue; calls made by grant callbacks
+	 * see lk_depth > 1 and only append to it */
+	if (lk_depth == 1)
+		locks_run_grants(&lk_grants);
+	lk_depth--;
+}
+
+/* ------------------------------------------------------------------ */
+/* per-owner accounting (ENOLCK)                                       */
+/* ------------------------------------------------------------------ */
+
+static inline struct owner_bucket *owner_bucket(fl_owner_t owner)
+{
+	uintptr_t h = (uintptr_t)owner;
+
+	h ^= h >> 17;
+	h *= 0x9E3779B97F4A7C15ull;
+	return &owner_hash[(h >> 32) % OWNER_HASH_SIZE];
+}
+
+static struct owner_acct *owner_find(struct owner_bucket *b, fl_owner_t owner)
+{
+	struct owner_acct *a;
+
+	list_for_each_entry(a, &b->head, link)
+		if (a->owner == owner)
+			return a;
+	return NULL;
+}
+
+/* Charge n lock records to owner; -ENOLCK over the limit or without memory. */
+static int owner_charge(fl_owner_t owner, long n)
+{
+	struct owner_bucket *b = owner_bucket(owner);
+	struct owner_acct *a, *spare = NULL;
+	int ret = 0;
+
+	spin_lock(&b->lock);
+	a = owner_find(b, owner);
+	if (!a) {
+		/* allocate outside the bucket lock, then look again */
+		spin_unlock(&b->lock);
+		spare = malloc(sizeof(*spare));
+		if (!spare)
+			return -ENOLCK;
+		spin_lock(&b->lock);
+		a = owner_find(b, owner);
+		if (!a) {
+			a = spare;
+			spare = NULL;
+			a->owner = owner;
+			a->count = 0;
+			list_add(&a->link, &b->head);
+		}
+	}
+	if (a->count + n > READ_ONCE(lk_owner_limit)) {
+		ret = -ENOLCK;
+		if (!a->count) {
+			list_del_init(&a->link);
+			spare = a;
+		}
+	} else {
+		a->count += n;
+	}
+	spin_unlock(&b->lock);
+	free(spare);
+	return ret;
+}
+
+static void owner_uncharge(fl_owner_t owner, long n)
+{
+	struct owner_bucket *b = owner_bucket(owner);
+	struct owner_acct *a, *dead = NULL;
+
+	if (!n)
+		return;
+	spin_lock(&b->lock);
+	a = owner_find(b, owner);
+	if (a) {
+		a->count -= n;
+		if (a->count <= 0) {
+			list_del_init(&a->link);
+			dead = a;
+		}
+	}
+	spin_unlock(&b->lock);
+	if (!a)
+		fprintf(stderr, "rcuvfs: locks: uncharge of unknown owner %p\n", owner);
+	free(dead);
+}
+
+long locks_set_owner_limit(long limit)
+{
+	return __atomic_exchange_n(&lk_owner_limit, limit, __ATOMIC_RELAXED);
+}
+
+long locks_owner_limit(void)
+{
+	return READ_ONCE(lk_owner_limit);
+}
+
+/* ------------------------------------------------------------------ */
+/* lock records                                                        */
+/* ------------------------------------------------------------------ */
+
+void locks_init_lock(struct file_lock *fl)
+{
+	memset(fl, 0, sizeof(*fl));
+	INIT_LIST_HEAD(&fl->fl_list);
+	INIT_LIST_HEAD(&fl->fl_link);
+	INIT_LIST_HEAD(&fl->fl_blocked_requests);
+	INIT_LIST_HEAD(&fl->fl_blocked_member);
+	init_waitqueue_head(&fl->fl_wait);
+	fl->fl_end = OFFSET_MAX;
+}
+
+static struct file_lock *locks_alloc_lock(void)
+{
+	struct file_lock *fl = kmem_cache_alloc(filelock_cache);
+
+	if (fl)
+		locks_init_lock(fl);
+	return fl;
+}
+
+/* Free a record that is on no list; uncharges its owner. */
+static void locks_free_lock(struct file_lock *fl)
+{
+	owner_uncharge(fl->fl_owner, 1);
+	kmem_cache_free(filelock_cache, fl);
+}
+
+/* Preallocate n records charged to owner (before any list lock). */
+static int locks_prealloc(fl_owner_t owner, int n, struct file_lock **a, struct file_lock **b)
+{
+	*a = *b = NULL;
+	if (!n)
+		return 0;
+	if (owner_charge(owner, n))
+		goto enolck;
+	*a = locks_alloc_lock();
+	if (n > 1)
+		*b = locks_alloc_lock();
+	if (!*a || (n > 1 && !*b)) {
+		if (*a)
+			kmem_cache_free(filelock_cache, *a);
+		if (*b)
+			kmem_cache_free(filelock_cache, *b);
+		*a = *b = NULL;
+		owner_uncharge(owner, n);
+		goto enolck;
+	}
+	(*a)->fl_owner = owner;
+	if (*b)
+		(*b)->fl_owner = owner;
+	return 0;
+enolck:
+	rv_stat_inc(locks_enolck);
+	return -ENOLCK;
+}
+
+/* Copy what a held lock keeps of a request (or of another held lock). */
+static void locks_copy_lock(struct file_lock *new, const struct file_lock *fl)
+{
+	new->fl_owner = fl->fl_owner;
+	new->fl_flags = fl->fl_flags & (FL_POSIX | FL_FLOCK | FL_OFDLCK);
+	new->fl_type = fl->fl_type;
+	new->fl_pid = fl->fl_pid;
+	new->fl_start = fl->fl_start;
+	new->fl_end = fl->fl_end;
+	new->fl_file = fl->fl_file;
+}
+
+static void locks_copy_conflock(struct file_lock *to, const struct file_lock *fl)
+{
+	locks_copy_lock(to, fl);
+}
+
+static void locks_dispose_list(struct list_head *dispose)
+{
+	while (!list_empty(dispose)) {
+		struct file_lock *fl = list_first_entry(dispose, struct file_lock, fl_list);
+
+		list_del_init(&fl->fl_list);
+		locks_free_lock(fl);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* conflicts                                                           */
+/* ------------------------------------------------------------------ */
+
+static inline bool locks_overlap(const struct file_lock *a, const struct file_lock *b)
+{
+	return a->fl_end >= b->fl_start && b->fl_end >= a->fl_start;
+}
+
+static bool posix_locks_conflict(const struct file_lock *caller, const struct file_lock *sys)
+{
+	if (caller->fl_owner == sys->fl_owner)
+		return false;
+	if (!locks_overlap(caller, sys))
+		return false;
+	return caller->fl_type == F_WRLCK || sys->fl_type == F_WRLCK;
+}
+
+static bool flock_locks_conflict(const struct file_lock *caller, const struct file_lock *sys)
+{
+	if (caller->fl_file == sys->fl_file)
+		return false;
+	return caller->fl_type == F_WRLCK || sys->fl_type == F_WRLCK;
+}
+
+/* ------------------------------------------------------------------ */
+/* global list of held locks                                           */
+/* ------------------------------------------------------------------ */
+
+static int lk_my_shard(void)
+{
+	if (unlikely(lk_shard_id < 0))
+		lk_shard_id = __atomic_fetch_add(&lk_shard_next, 1, __ATOMIC_RELAXED) % LOCK_SHARDS;
+	return lk_shard_id;
+}
+
+/* Called under the list lock. */
+static void locks_insert_global_locks(struct file_lock *fl)
+{
+	struct lock_shard *s;
+
+	fl->fl_link_shard = lk_scheme == FILELOCK_INODE ? lk_my_shard() : 0;
+	s = &lock_shards[fl->fl_link_shard];
+	shard_lock_nested(s);
+	list_add_tail(&fl->fl_link, &s->list);
+	s->nr++;
+	shard_unlock_nested(s);
+}
+
+static void locks_delete_global_locks(struct file_lock *fl)
+{
+	struct lock_shard *s = &lock_shards[fl->fl_link_shard];
+
+	shard_lock_nested(s);
+	list_del_init(&fl->fl_link);
+	s->nr--;
+	shard_unlock_nested(s);
+}
+
+/* Change a held lock's range in place (the listing reads it). */
+static void locks_set_range(struct file_lock *fl, int64_t start, int64_t end)
+{
+	struct lock_shard *s = &lock_shards[fl->fl_link_shard];
+
+	shard_lock_nested(s);
+	fl->fl_start = start;
+	fl->fl_end = end;
+	shard_unlock_nested(s);
+}
+
+/* ------------------------------------------------------------------ */
+/* the blocker tree                                                    */
+/* ------------------------------------------------------------------ */
+
+static inline unsigned int blocked_hash_key(fl_owner_t owner)
+{
+	uintptr_t h = (uintptr_t)owner;
+
+	return (unsigned int)((h >> 4) ^ (h >> 12)) % BLOCKED_HASH_SIZE;
+}
+
+/* Unlink a waiter from its blocker and the hash.  Blocked lock held. */
+static void __locks_delete_block(struct file_lock *waiter)
+{
+	if (!list_empty(&waiter->fl_link))
+		list_del_init(&waiter->fl_link);
+	if (!list_empty(&waiter->fl_blocked_member)) {
+		list_del_init(&waiter->fl_blocked_member);
+		nr_blocked--;
+	}
+}
+
+static void locks_get_req(struct file_lock_req *req)
+{
+	__atomic_fetch_add(&req->refcount, 1, __ATOMIC_RELAXED);
+}
+
+/* Wake every direct waiter of blocker.  Blocked lock held. */
+static void __locks_wake_up_blocks(struct file_lock *blocker)
+{
+	while (!list_empty(&blocker->fl_blocked_requests)) {
+		struct file_lock *waiter = list_first_entry(&blocker->fl_blocked_requests,
+							    struct file_lock, fl_blocked_member);
+
+		__locks_delete_block(waiter);
+		if (waiter->fl_flags & FL_DEFERRED) {
+			struct file_lock_req *req = waiter->fl_req;
+
+			/* retried by this thread once it dropped its locks */
+			locks_get_req(req);
+			list_add_tail(&req->grant_list, &lk_grants);
+		} else {
+			wake_up_all(&waiter->fl_wait);
+		}
+		/* the "done" point: paired with the acquire in locks_delete_block */
+		smp_store_release(&waiter->fl_blocker, NULL);
+	}
+}
+
+/* Wake the waiters of a held lock.  List lock held. */
+static void locks_wake_up_blocks(struct file_lock *blocker)
+{
+	/* waiters are added to a held lock only under the list lock */
+	if (list_empty(&blocker->fl_blocked_requests))
+		return;
+	blocked_lock_nested();
+	__locks_wake_up_blocks(blocker);
+	blocked_unlock_nested();
+}
+
+/*
+ * Queue waiter behind blocker; if a waiter already queued there conflicts
+ * with it, behind that one instead (recursively).  Blocked lock held.
+ */
+static void __locks_insert_block(struct file_lock *blocker, struct file_lock *waiter,
+				 bool (*conflict)(const struct file_lock *, const struct file_lock *))
+{
+	struct file_lock *fl;
+
+new_blocker:
+	list_for_each_entry(fl, &blocker->fl_blocked_requests, fl_blocked_member) {
+		if (conflict(fl, waiter)) {
+			blocker = fl;
+			goto new_blocker;
+		}
+	}
+	waiter->fl_blocker = blocker;
+	list_add_tail(&waiter->fl_blocked_member, &blocker->fl_blocked_requests);
+	if ((waiter->fl_flags & (FL_POSIX | FL_OFDLCK)) == FL_POSIX)
+		list_add_tail(&waiter->fl_link, &blocked_hash[blocked_hash_key(waiter->fl_owner)]);
+	nr_blocked++;
+}
+
+/*
+ * Take a request out of the tree (if it is in it) and wake the requests
+ * waiting behind it.  Called by the requester when it is done waiting.
+ */
+static void locks_delete_block(struct file_lock *waiter)
+{
+	/* paired with the release in __locks_wake_up_blocks */
+	if (!smp_load_acquire(&waiter->fl_blocker) &&
+	    list_empty(&waiter->fl_blocked_requests))
+		return;
+	blocked_lock();
+	__locks_wake_up_blocks(waiter);
+	if (waiter->fl_blocker)
+		__locks_delete_block(waiter);
+	smp_store_release(&waiter->fl_blocker, NULL);
+	blocked_unlock();
+}
+
+/* The held lock at the root of the tree the owner of block_fl waits in. */
+static struct file_lock *what_owner_is_waiting_for(struct file_lock *block_fl)
+{
+	struct file_lock *fl;
+
+	list_for_each_entry(fl, &blocked_hash[blocked_hash_key(block_fl->fl_owner)], fl_link) {
+		if (fl->fl_owner == block_fl->fl_owner) {
+			while (fl->fl_blocker)
+				fl = fl->fl_blocker;
+			return fl;
+		}
+	}
+	return NULL;
+}
+
+/* Would caller_fl waiting on block_fl close a cycle?  Blocked lock held. */
+static bool posix_locks_deadlock(struct file_lock *caller_fl, struct file_lock *block_fl)
+{
+	int i = 0;
+
+	if (caller_fl->fl_flags & FL_OFDLCK)
+		return false;
+	while ((block_fl = what_owner_is_waiting_for(block_fl))) {
+		if (i++ > MAX_DEADLK_ITERATIONS)
+			return false;
+		if (block_fl->fl_owner == caller_fl->fl_owner)
+			return true;
+	}
+	return false;
+}
+
+/* Claim a deferred request for completion (no-op for plain requests). */
+static bool lk_claim(struct file_lock *request)
+{
+	int s = FLR_WAITING;
+
+	if (!(request->fl_flags & FL_DEFERRED))
+		return true;
+	return __atomic_compare_exchange_n(&request->fl_req->state, &s, FLR_GRANTED, false,
+					   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Queue request behind blocker (conflict path with FL_SLEEP).  List lock
+ * held.  Returns FILE_LOCK_DEFERRED, or -ECANCELED for a cancelled request.
+ */
+static int locks_block_on(struct file_lock *blocker, struct file_lock *request,
+			  bool (*conflict)(const struct file_lock *, const struct file_lock *))
+{
+	int error = FILE_LOCK_DEFERRED;
+
+	blocked_lock_nested();
+	if (conflict == posix_locks_conflict && posix_locks_deadlock(request, blocker)) {
+		error = -EDEADLK;
+	} else if ((request->fl_flags & FL_DEFERRED) &&
+		   __atomic_load_n(&request->fl_req->state, __ATOMIC_ACQUIRE) != FLR_WAITING) {
+		error = -ECANCELED;
+	} else {
+		/* requests that queued behind this one re-evaluate */
+		__locks_wake_up_blocks(request);
+		__locks_insert_block(blocker, request, conflict);
+	}
+	blocked_unlock_nested();
+	return error;
+}
+
+/* ------------------------------------------------------------------ */
+/* held-lock list changes (list lock held)                             */
+/* ------------------------------------------------------------------ */
+
+static void locks_insert_lock_ctx(struct file_lock *fl, struct file_lock_context *ctx,
+				  struct list_head *head)
+{
+	fl->fl_ctx = ctx;
+	list_add_tail(&fl->fl_list, head);
+	locks_insert_global_locks(fl);
+}
+
+static void locks_delete_lock_ctx(struct file_lock *fl, struct list_head *dispose)
+{
+	locks_delete_global_locks(fl);
+	list_del_init(&fl->fl_list);
+	locks_wake_up_blocks(fl);
+	list_add(&fl->fl_list, dispose);
+}
+
+/* ------------------------------------------------------------------ */
+/* contexts                                                            */
+/* ------------------------------------------------------------------ */
+
+static struct file_lock_context *locks_get_lock_context(struct inode *inode, int type)
+{
+	struct file_lock_context *ctx, *new;
+
+	/* paired with the release of the cmpxchg below */
+	ctx = smp_load_acquire(&inode->i_flctx);
+	if (likely(ctx) || type == F_UNLCK)
+		return ctx;
+	new = calloc(1, sizeof(*new));
+	if (!new)
+		return NULL;
+	spin_lock_init(&new->flc_lock);
+	INIT_LIST_HEAD(&new->flc_flock);
+	INIT_LIST_HEAD(&new->flc_posix);
+	new->flc_ino = inode->i_ino;
+	if (!__atomic_compare_exchange_n(&inode->i_flctx, &ctx, new, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		free(new); /* somebody else installed one: ctx is it */
+		return ctx;
+	}
+	__atomic_fetch_add(&lk_nr_ctx, 1, __ATOMIC_RELAXED);
+	return new;
+}
+
+void locks_free_lock_context(struct inode *inode)
+{
+	struct file_lock_context *ctx = inode->i_flctx;
+
+	if (!ctx)
+		return;
+	if (!list_empty(&ctx->flc_flock) || !list_empty(&ctx->flc_posix))
+		fprintf(stderr, "rcuvfs: locks: inode %llu freed with locks held\n",
+			(unsigned long long)ctx->flc_ino);
+	inode->i_flctx = NULL;
+	__atomic_fetch_sub(&lk_nr_ctx, 1, __ATOMIC_RELAXED);
+	free(ctx);
+}
+
+/* ------------------------------------------------------------------ */
+/* POSIX and OFD                                                       */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Apply a POSIX/OFD request to ctx.  Returns 0, FILE_LOCK_DEFERRED (queued
+ * in the tree), -EAGAIN (conflict, no FL_SLEEP; *conflock filled), -EDEADLK,
+ * -ENOLCK, or -ECANCELED (a deferred request was cancelled).
+ */
+static int posix_lock_ctx(struct file_lock_context *ctx, struct file_lock *request,
+			  struct file_lock *conflock)
+{
+	struct file_lock *new_fl, *new_fl2, *fl, *tmp;
+	struct list_head dispose = LIST_HEAD_INIT(dispose);
+	int64_t start = request->fl_start, end = request->fl_end;
+	bool unlock = request->fl_type == F_UNLCK;
+	int nalloc = unlock ? (start == 0 && end == OFFSET_MAX ? 0 : 1) : 2;
+	int error;
+
+	rv_stat_inc(locks_posix_calls);
+	error = locks_prealloc(request->fl_owner, nalloc, &new_fl, &new_fl2);
+	if (error)
+		return error;
+
+	flc_lock(ctx);
+	if (!unlock) {
+		list_for_each_entry(fl, &ctx->flc_posix, fl_list) {
+			if (!posix_locks_conflict(request, fl))
+				continue;
+			rv_stat_inc(locks_conflicts);
+			if (conflock)
+				locks_copy_conflock(conflock, fl);
+			error = -EAGAIN;
+			if (request->fl_flags & FL_SLEEP)
+				error = locks_block_on(fl, request, posix_locks_conflict);
+			goto out;
+		}
+	}
+	if (!lk_claim(request)) {
+		error = -ECANCELED;
+		goto out;
+	}
+	error = 0;
+
+	/*
+	 * The owner's locks never overlap each other and two of the same type
+	 * are never adjacent.  Same type: absorb overlapping or adjacent ones
+	 * into [start, end].  Other type (or unlock): cut [start, end] out.
+	 */
+	list_for_each_entry_safe(fl, tmp, &ctx->flc_posix, fl_list) {
+		if (fl->fl_owner != request->fl_owner)
+			continue;
+		if (fl->fl_type == request->fl_type) {
+			if (fl->fl_end < start - 1 || fl->fl_start - 1 > end)
+				continue;
+			if (fl->fl_start < start)
+				start = fl->fl_start;
+			if (fl->fl_end > end)
+				end = fl->fl_end;
+			locks_delete_lock_ctx(fl, &dispose);
+			continue;
+		}
+		if (fl->fl_end < start || fl->fl_start > end)
+			continue;
+		if (fl->fl_start < start && fl->fl_end > end) {
+			/* split: fl keeps the left part, a new record the right */
+			struct file_lock *right = new_fl2 ? new_fl2 : new_fl;
+
+			if (right == new_fl2)
+				new_fl2 = NULL;
+			else
+				new_fl = NULL;
+			locks_copy_lock(right, fl);
+			right->fl_start = end + 1;
+			locks_insert_lock_ctx(right, ctx, &ctx->flc_posix);
+			locks_set_range(fl, fl->fl_start, start - 1);
+			locks_wake_up_blocks(fl);
+		} else if (fl->fl_start < start) {
+			locks_set_range(fl, fl->fl_start, start - 1);
+			locks_wake_up_blocks(fl);
+		} else if (fl->fl_end > end) {
+			locks_set_range(fl, end + 1, fl->fl_end);
+			locks_wake_up_blocks(fl);
+		} else {
+			locks_delete_lock_ctx(fl, &dispose);
+		}
+	}
+	if (!unlock) {
+		locks_copy_lock(new_fl, request);
+		new_fl->fl_start = start;
+		new_fl->fl_end = end;
+		locks_insert_lock_ctx(new_fl, ctx, &ctx->flc_posix);
+		new_fl = NULL;
+	}
+out:
+	flc_unlock(ctx);
+	locks_dispose_list(&dispose);
+	if (new_fl)
+		locks_free_lock(new_fl);
+	if (new_fl2)
+		locks_free_lock(new_fl2);
+	if (error == -EDEADLK)
+		rv_stat_inc(locks_deadlocks);
+	return error;
+}
+
+static void posix_test_lock_ctx(struct file_lock_context *ctx, struct file_lock *fl)
+{
+	struct file_lock *cfl;
+
+	rv_stat_inc(locks_posix_calls);
+	if (!ctx || list_empty(&ctx->flc_posix)) {
+		fl->fl_type = F_UNLCK;
+		return;
+	}
+	flc_lock(ctx);
+	list_for_each_entry(cfl, &ctx->flc_posix, fl_list) {
+		if (posix_locks_conflict(fl, cfl)) {
+			locks_copy_conflock(fl, cfl);
+			goto out;
+		}
+	}
+	fl->fl_type = F_UNLCK;
+out:
+	flc_unlock(ctx);
+}
+
+/* ------------------------------------------------------------------ */
+/* flock                                                               */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Apply a flock request.  A conversion drops the old lock first (so a
+ * refused LOCK_NB conversion leaves none, as Linux does).
+ */
+static int flock_lock_ctx(struct file_lock_context *ctx, struct file_lock *request)
+{
+	struct file_lock *new_fl, *unused, *fl;
+	struct list_head dispose = LIST_HEAD_INIT(dispose);
+	bool unlock = request->fl_type == F_UNLCK;
+	int error;
+
+	rv_stat_inc(locks_flock_calls);
+	error = locks_prealloc(request->fl_owner, unlock ? 0 : 1, &new_fl, &unused);
+	if (error)
+		return error;
+
+	flc_lock(ctx);
+	list_for_each_entry(fl, &ctx->flc_flock, fl_list) {
+		if (request->fl_file != fl->fl_file)
+			continue;
+		if (request->fl_type == fl->fl_type) {
+			error = lk_claim(request) ? 0 : -ECANCELED;
+			goto out;
+		}
+		locks_delete_lock_ctx(fl, &dispose);
+		break;
+	}
+	if (unlock) {
+		error = lk_claim(request) ? 0 : -ECANCELED;
+		goto out;
+	}
+	list_for_each_entry(fl, &ctx->flc_flock, fl_list) {
+		if (!flock_locks_conflict(request, fl))
+			continue;
+		rv_stat_inc(locks_conflicts);
+		error = -EAGAIN;
+		if (request->fl_flags & FL_SLEEP)
+			error = locks_block_on(fl, request, flock_locks_conflict);
+		goto out;
+	}
+	if (!lk_claim(request)) {
+		error = -ECANCELED;
+		goto out;
+	}
+	locks_copy_lock(new_fl, request);
+	locks_insert_lock_ctx(new_fl, ctx, &ctx->flc_flock);
+	new_fl = NULL;
+out:
+	flc_unlock(ctx);
+	locks_dispose_list(&dispose);
+	if (new_fl)
+		locks_free_lock(new_fl);
+	return error;
+}
+
+/* ------------------------------------------------------------------ */
+/* waiting: sleeping and deferred                                      */
+/* ------------------------------------------------------------------ */
+
+static int locks_apply(struct file_lock_context *ctx, struct file_lock *fl,
+		       struct file_lock *conflock)
+{
+	if (fl->fl_flags & FL_FLOCK)
+		return flock_lock_ctx(ctx, fl);
+	return posix_lock_ctx(ctx, fl, conflock);
+}
+
+/* Apply fl, sleeping (interruptibly) while it conflicts if FL_SLEEP. */
+static int locks_lock_wait(struct file_lock_context *ctx, struct file_lock *fl,
+			   struct file_lock *conflock)
+{
+	int error;
+
+	for (;;) {
+		error = locks_apply(ctx, fl, conflock);
+		if (error != FILE_LOCK_DEFERRED)
+			break;
+		rv_stat_inc(locks_waits);
+		RV_INJECT("locks_before_wait");
+		error = wait_event_interruptible(&fl->fl_wait, list_empty(&fl->fl_blocked_member));
+		if (error) {
+			rv_stat_inc(locks_interrupted);
+			break;
+		}
+	}
+	locks_delete_block(fl);
+	return error;
+}
+
+struct file_lock_req *locks_alloc_req(void (*grant)(struct file_lock_req *, int), void *priv)
+{
+	struct file_lock_req *req = flreq_cache ? kmem_cache_alloc(flreq_cache) : NULL;
+
+	if (!req)
+		return NULL;
+	locks_init_lock(&req->fl);
+	req->fl.fl_req = req;
+	req->state = FLR_IDLE;
+	req->refcount = 1;
+	INIT_LIST_HEAD(&req->grant_list);
+	req->grant = grant;
+	req->private = priv;
+	return req;
+}
+
+void locks_put_req(struct file_lock_req *req)
+{
+	if (__atomic_sub_fetch(&req->refcount, 1, __ATOMIC_ACQ_REL) == 0)
+		kmem_cache_free(flreq_cache, req);
+}
+
+/* Retry a woken deferred request; complete it through grant() if done. */
+static void locks_retry_req(struct file_lock_req *req)
+{
+	struct file_lock *fl = &req->fl;
+	int error;
+
+	if (__atomic_load_n(&req->state, __ATOMIC_ACQUIRE) != FLR_WAITING)
+		return;
+	RV_INJECT("locks_before_retry");
+	error = locks_apply(fl->fl_ctx, fl, NULL);
+	if (error == FILE_LOCK_DEFERRED)
+		return; /* queued again */
+	locks_delete_block(fl);
+	if (error == -ECANCELED)
+		return;
+	/* 0 was claimed under the list lock; an error still needs the claim */
+	if (error && !lk_claim(fl))
+		return;
+	rv_stat_inc(locks_grants);
+	req->grant(req, error);
+}
+
+/* Run this thread's grant queue; nested grants are appended to it. */
+static void locks_run_grants(struct list_head *q)
+{
+	while (!list_empty(q)) {
+		struct file_lock_req *req = list_first_entry(q, struct file_lock_req, grant_list);
+
+		list_del_init(&req->grant_list);
+		locks_retry_req(req);
+		locks_put_req(req);
+	}
+}
+
+static int locks_submit_ctx(struct file_lock_context *ctx, struct file_lock_req *req)
+{
+	struct file_lock *fl = &req->fl;
+	int error, s;
+
+	fl->fl_flags |= FL_DEFERRED | FL_SLEEP;
+	fl->fl_req = req;
+	fl->fl_ctx = ctx;
+	__atomic_store_n(&req->state, FLR_WAITING, __ATOMIC_RELEASE);
+	error = locks_apply(ctx, fl, NULL);
+	if (error == FILE_LOCK_DEFERRED) {
+		rv_stat_inc(locks_deferred);
+		return error;
+	}
+	locks_delete_block(fl);
+	if (error == -ECANCELED)
+		return -EINTR;
+	if (error) {
+		s = FLR_WAITING;
+		if (!__atomic_compare_exchange_n(&req->state, &s, FLR_IDLE, false, __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE))
+			return -EINTR;
+	}
+	return error;
+}
+
+int locks_cancel_req(struct file_lock_req *req)
+{
+	struct lk_call c;
+	int s = FLR_WAITING, ret = 0;
+
+	lk_enter(&c);
+	blocked_lock();
+	if (__atomic_compare_exchange_n(&req->state, &s, FLR_CANCELLED, false, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE)) {
+		ret = -EINTR;
+		__locks_wake_up_blocks(&req->fl);
+		if (req->fl.fl_blocker)
+			__locks_delete_block(&req->fl);
+		smp_store_release(&req->fl.fl_blocker, NULL);
+	}
+	blocked_unlock();
+	lk_exit(&c);
+	if (ret)
+		rv_stat_inc(locks_interrupted);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* the file level                                                      */
+/* ------------------------------------------------------------------ */
+
+static bool lk_file_ok(struct file *filp)
+{
+	return filp && filp->f_inode && !(filp->f_mode & FMODE_PATH);
+}
+
+int posix_lock_file(struct file *filp, struct file_lock *fl, struct file_lock *conflock)
+{
+	struct file_lock_context *ctx;
+	struct lk_call c;
+	int error;
+
+	if (!lk_file_ok(filp))
+		return -EBADF;
+	ctx = locks_get_lock_context(filp->f_inode, fl->fl_type);
+	if (!ctx)
+		return fl->fl_type == F_UNLCK ? 0 : -ENOLCK;
+	fl->fl_flags |= FL_POSIX;
+	fl->fl_file = filp;
+	lk_enter(&c);
+	error = locks_lock_wait(ctx, fl, conflock);
+	lk_exit(&c);
+	return error;
+}
+
+void posix_test_lock(struct file *filp, struct file_lock *fl)
+{
+	struct lk_call c;
+
+	if (!lk_file_ok(filp)) {
+		fl->fl_type = F_UNLCK;
+		return;
+	}
+	fl->fl_flags |= FL_POSIX;
+	lk_enter(&c);
+	posix_test_lock_ctx(smp_load_acquire(&filp->f_inode->i_flctx), fl);
+	lk_exit(&c);
+}
+
+int flock_lock_inode_wait(struct file *filp, struct file_lock *fl)
+{
+	struct file_lock_context *ctx;
+	struct lk_call c;
+	int error;
+
+	if (!lk_file_ok(filp))
+		return -EBADF;
+	ctx = locks_get_lock_context(filp->f_inode, fl->fl_type);
+	if (!ctx)
+		return fl->fl_type == F_UNLCK ? 0 : -ENOLCK;
+	fl->fl_flags |= FL_FLOCK;
+	fl->fl_file = filp;
+	fl->fl_owner = filp;
+	lk_enter(&c);
+	error = locks_lock_wait(ctx, fl, NULL);
+	lk_exit(&c);
+	return error;
+}
+
+int locks_submit_req(struct file *filp, struct file_lock_req *req)
+{
+	struct file_lock_context *ctx;
+	struct lk_call c;
+	int error;
+
+	if (!lk_file_ok(filp))
+		return -EBADF;
+	if (__atomic_load_n(&req->state, __ATOMIC_ACQUIRE) == FLR_WAITING)
+		return -EBUSY;
+	ctx = locks_get_lock_context(filp->f_inode, req->fl.fl_type);
+	if (!ctx)
+		return req->fl.fl_type == F_UNLCK ? 0 : -ENOLCK;
+	req->fl.fl_file = filp;
+	if (req->fl.fl_flags & FL_FLOCK)
+		req->fl.fl_owner = filp;
+	lk_enter(&c);
+	if (req->fl.fl_type == F_UNLCK) {
+		/* an unlock never waits: no deferral needed */
+		req->fl.fl_flags &= ~(FL_SLEEP | FL_DEFERRED);
+		error = locks_apply(ctx, &req->fl, NULL);
+	} else {
+		error = locks_submit_ctx(ctx, req);
+	}
+	lk_exit(&c);
+	return error;
+}
+
+int flock_lock_file(struct file *filp, unsigned int cmd, pid_t pid, struct file_lock_req *req)
+{
+	struct file_lock fl;
+	bool nb = cmd & LOCK_NB;
+	int type;
+
+	switch (cmd & ~LOCK_NB) {
+	case LOCK_SH:
+		type = F_RDLCK;
+		break;
+	case LOCK_EX:
+		type = F_WRLCK;
+		break;
+	case LOCK_UN:
+		type = F_UNLCK;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (!lk_file_ok(filp) || !(filp->f_mode & (FMODE_READ | FMODE_WRITE)))
+		return -EBADF;
+	if (req && !nb && type != F_UNLCK) {
+		locks_init_lock(&req->fl);
+		req->fl.fl_req = req;
+		req->fl.fl_flags = FL_FLOCK;
+		req->fl.fl_type = type;
+		req->fl.fl_pid = pid;
+		req->fl.fl_start = 0;
+		req->fl.fl_end = OFFSET_MAX;
+		return locks_submit_req(filp, req);
+	}
+	locks_init_lock(&fl);
+	fl.fl_flags = FL_FLOCK | (nb ? 0 : FL_SLEEP);
+	fl.fl_type = type;
+	fl.fl_pid = pid;
+	return flock_lock_inode_wait(filp, &fl);
+}
+
+/* struct flock -> [fl_start, fl_end] (flock_to_posix_lock in Linux). */
+static int flock_to_posix_lock(struct file *filp, struct file_lock *fl, const struct flock *l)
+{
+	int64_t start;
+
+	switch (l->l_whence) {
+	case SEEK_SET:
+		start = 0;
+		break;
+	case SEEK_CUR:
+		start = READ_ONCE(filp->f_pos);
+		break;
+	case SEEK_END:
+		start = READ_ONCE(filp->f_inode->i_size);
+		break;
+	default:
+		return -EINVAL;
+	}
+	/* POSIX-2001 defines negative lengths: the range ends before start */
+	if (l->l_start > OFFSET_MAX - start)
+		return -EOVERFLOW;
+	start += l->l_start;
+	if (start < 0)
+		return -EINVAL;
+	if (l->l_len > 0) {
+		if (l->l_len - 1 > OFFSET_MAX - start)
+			return -EOVERFLOW;
+		fl->fl_end = start + (l->l_len - 1);
+	} else if (l->l_len < 0) {
+		fl->fl_end = start - 1;
+		start += l->l_len;
+		if (start < 0)
+			return -EINVAL;
+	} else {
+		fl->fl_end = OFFSET_MAX;
+	}
+	fl->fl_start = start;
+	switch (l->l_type) {
+	case F_RDLCK:
+	case F_WRLCK:
+	case F_UNLCK:
+		fl->fl_type = l->l_type;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+int fcntl_getlk(struct file *filp, unsigned int cmd, struct flock *l, fl_owner_t owner)
+{
+	struct file_lock fl;
+	int error;
+
+	if (cmd != F_GETLK && cmd != F_OFD_GETLK)
+		return -EINVAL;
+	if (!lk_file_ok(filp))
+		return -EBADF;
+	if (l->l_type != F_RDLCK && l->l_type != F_WRLCK)
+		return -EINVAL;
+	locks_init_lock(&fl);
+	error = flock_to_posix_lock(filp, &fl, l);
+	if (error)
+		return error;
+	fl.fl_flags = FL_POSIX;
+	fl.fl_owner = owner;
+	if (cmd == F_OFD_GETLK) {
+		if (l->l_pid != 0)
+			return -EINVAL;
+		fl.fl_flags |= FL_OFDLCK;
+		fl.fl_owner = filp;
+	}
+	posix_test_lock(filp, &fl);
+	l->l_type = fl.fl_type;
+	if (fl.fl_type != F_UNLCK) {
+		l->l_pid = (fl.fl_flags & FL_OFDLCK) ? -1 : fl.fl_pid;
+		l->l_start = fl.fl_start;
+		l->l_len = fl.fl_end == OFFSET_MAX ? 0 : fl.fl_end - fl.fl_start + 1;
+		l->l_whence = SEEK_SET;
+	}
+	return 0;
+}
+
+int fcntl_setlk(struct file *filp, unsigned int cmd, struct flock *l, fl_owner_t owner, pid_t pid,
+		struct file_lock_req *req)
+{
+	struct file_lock local, *fl = req ? &req->fl : &local;
+	int error;
+
+	if (cmd != F_SETLK && cmd != F_SETLKW && cmd != F_OFD_SETLK && cmd != F_OFD_SETLKW)
+		return -EINVAL;
+	if (!lk_file_ok(filp))
+		return -EBADF;
+	locks_init_lock(fl);
+	if (req)
+		fl->fl_req = req;
+	error = flock_to_posix_lock(filp, fl, l);
+	if (error)
+		return error;
+	if ((fl->fl_type == F_RDLCK && !(filp->f_mode & FMODE_READ)) ||
+	    (fl->fl_type == F_WRLCK && !(filp->f_mode & FMODE_WRITE)))
+		return -EBADF;
+	fl->fl_flags = FL_POSIX;
+	fl->fl_owner = owner;
+	fl->fl_pid = pid;
+	if (cmd == F_OFD_SETLK || cmd == F_OFD_SETLKW) {
+		if (l->l_pid != 0)
+			return -EINVAL;
+		fl->fl_flags |= FL_OFDLCK;
+		fl->fl_owner = filp;
+		fl->fl_pid = -1;
+	}
+	if (cmd == F_SETLKW || cmd == F_OFD_SETLKW)
+		fl->fl_flags |= FL_SLEEP;
+	if (req && (fl->fl_flags & FL_SLEEP))
+		return locks_submit_req(filp, req);
+	fl->fl_flags &= ~FL_DEFERRED;
+	fl->fl_req = NULL;
+	return posix_lock_file(filp, fl, NULL);
+}
+
+void locks_remove_posix(struct file *filp, fl_owner_t owner)
+{
+	struct file_lock_context *ctx;
+	struct file_lock fl;
+	struct lk_call c;
+
+	if (!lk_file_ok(filp))
+		return;
+	ctx = smp_load_acquire(&filp->f_inode->i_flctx);
+	/* racy check as Linux's: a lock being added concurrently by this
+	 * owner through another fd is the caller's race */
+	if (!ctx || list_empty(&ctx->flc_posix))
+		return;
+	locks_init_lock(&fl);
+	fl.fl_flags = FL_POSIX;
+	fl.fl_type = F_UNLCK;
+	fl.fl_owner = owner;
+	fl.fl_file = filp;
+	lk_enter(&c);
+	posix_lock_ctx(ctx, &fl, NULL); /* whole range: allocates nothing */
+	lk_exit(&c);
+}
+
+void locks_remove_file(struct file *filp)
+{
+	struct file_lock_context *ctx;
+	struct file_lock fl;
+	struct lk_call c;
+
+	if (!lk_file_ok(filp))
+		return;
+	ctx = smp_load_acquire(&filp->f_inode->i_flctx);
+	if (!ctx)
+		return;
+	lk_enter(&c);
+	if (!list_empty(&ctx->flc_posix)) {
+		locks_init_lock(&fl);
+		fl.fl_flags = FL_POSIX | FL_OFDLCK;
+		fl.fl_type = F_UNLCK;
+		fl.fl_owner = filp;
+		fl.fl_file = filp;
+		posix_lock_ctx(ctx, &fl, NULL);
+	}
+	if (!list_empty(&ctx->flc_flock)) {
+		locks_init_lock(&fl);
+		fl.fl_flags = FL_FLOCK;
+		fl.fl_type = F_UNLCK;
+		fl.fl_owner = filp;
+		fl.fl_file = filp;
+		flock_lock_ctx(ctx, &fl);
+	}
+	lk_exit(&c);
+}
+
+/* ------------------------------------------------------------------ */
+/* listing                                                             */
+/* ------------------------------------------------------------------ */
+
+struct lk_buf {
+	char *buf;
+	size_t len;
+	size_t pos; /* bytes the whole text needs so far */
+};
+
+static void __attribute__((format(printf, 2, 3))) lk_printf(struct lk_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	size_t room = b->pos < b->len ? b->len - b->pos : 0;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(room ? b->buf + b->pos : NULL, room, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		b->pos += (size_t)n;
+}
+
+/* One line in Linux's /proc/locks format (fs/locks.c lock_get_status). */
+static void lk_show(struct lk_buf *b, const struct file_lock_context *ctx,
+		    const struct file_lock *fl, long id, int level)
+{
+	pid_t pid = (fl->fl_flags & FL_OFDLCK) ? -1 : fl->fl_pid;
+
+	lk_printf(b, "%ld: ", id);
+	if (level)
+		lk_printf(b, "%*s-> ", (level > 8 ? 8 : level) - 1, "");
+	if (fl->fl_flags & FL_POSIX)
+		lk_printf(b, "%s ADVISORY  ", (fl->fl_flags & FL_OFDLCK) ? "OFDLCK" : "POSIX ");
+	else
+		lk_printf(b, "FLOCK  ADVISORY  ");
+	lk_printf(b, "%s ", fl->fl_type == F_WRLCK ? "WRITE" : fl->fl_type == F_RDLCK ? "READ " : "UNLCK");
+	lk_printf(b, "%d 00:00:%llu ", pid, ctx ? (unsigned long long)ctx->flc_ino : 0ULL);
+	if (fl->fl_flags & FL_POSIX) {
+		if (fl->fl_end == OFFSET_MAX)
+			lk_printf(b, "%lld EOF\n", (long long)fl->fl_start);
+		else
+			lk_printf(b, "%lld %lld\n", (long long)fl->fl_start, (long long)fl->fl_end);
+	} else {
+		lk_printf(b, "0 EOF\n");
+	}
+}
+
+/* Pre-order walk of the requests blocked behind a held lock. */
+static void lk_show_blocked(struct lk_buf *b, struct file_lock *root, long id)
+{
+	struct file_lock *fl = root;
+	int level = 0;
+
+	for (;;) {
+		if (!list_empty(&fl->fl_blocked_requests)) {
+			fl = list_first_entry(&fl->fl_blocked_requests, struct file_lock,
+					      fl_blocked_member);
+			level++;
+			lk_show(b, root->fl_ctx, fl, id, level);
+			continue;
+		}
+		for (;;) {
+			struct file_lock *parent;
+
+			if (fl == root)
+				return;
+			parent = fl->fl_blocker;
+			if (fl->fl_blocked_member.next != &parent->fl_blocked_requests) {
+				fl = list_entry(fl->fl_blocked_member.next, struct file_lock,
+						fl_blocked_member);
+				lk_show(b, root->fl_ctx, fl, id, level);
+				break;
+			}
+			fl = parent;
+			level--;
+		}
+	}
+}
+
+size_t locks_format_proc(char *buf, size_t len)
+{
+	struct lk_buf b = { buf, len, 0 };
+	struct lk_call c;
+	long id = 0;
+
+	if (len)
+		buf[0] = 0;
+	lk_enter(&c);
+	if (lk_scheme == FILELOCK_BKL)
+		lock_kernel();
+	else if (lk_scheme == FILELOCK_GLOBAL)
+		spin_lock(&file_lock_lock);
+	for (int i = 0; i < LOCK_SHARDS; i++) {
+		struct lock_shard *s = &lock_shards[i];
+		struct file_lock *fl;
+
+		if (lk_scheme == FILELOCK_INODE) {
+			spin_lock(&s->lock);
+			spin_lock(&blocked_lock_lock);
+		}
+		list_for_each_entry(fl, &s->list, fl_link) {
+			lk_show(&b, fl->fl_ctx, fl, ++id, 0);
+			lk_show_blocked(&b, fl, id);
+		}
+		if (lk_scheme == FILELOCK_INODE) {
+			spin_unlock(&blocked_lock_lock);
+			spin_unlock(&s->lock);
+		}
+	}
+	if (lk_scheme == FILELOCK_BKL)
+		unlock_kernel();
+	else if (lk_scheme == FILELOCK_GLOBAL)
+		spin_unlock(&file_lock_lock);
+	lk_exit(&c);
+	return b.pos;
+}
+
+long locks_count_held(void)
+{
+	long n = 0;
+
+	for (int i = 0; i < LOCK_SHARDS; i++)
+		n += __atomic_load_n(&lock_shards[i].nr, __ATOMIC_RELAXED);
+	return n;
+}
+
+long locks_count_blocked(void)
+{
+	return __atomic_load_n(&nr_blocked, __ATOMIC_RELAXED);
+}
+
+int locks_scheme(void)
+{
+	return lk_scheme;
+}
+
+/* ------------------------------------------------------------------ */
+/* instance lifecycle                                                  */
+/* ------------------------------------------------------------------ */
+
+static int locks_init(void)
+{
+	lk_scheme = rv_sw.filelock;
+	lk_bkl_ops_lock = (rv_sw.bkl_ops & BKL_OP_LOCK) != 0;
+	spin_lock_init(&file_lock_lock);
+	spin_lock_init(&blocked_lock_lock);
+	for (int i = 0; i < BLOCKED_HASH_SIZE; i++)
+		INIT_LIST_HEAD(&blocked_hash[i]);
+	nr_blocked = 0;
+	for (int i = 0; i < LOCK_SHARDS; i++) {
+		spin_lock_init(&lock_shards[i].lock);
+		INIT_LIST_HEAD(&lock_shards[i].list);
+		lock_shards[i].nr = 0;
+	}
+	for (int i = 0; i < OWNER_HASH_SIZE; i++) {
+		spin_lock_init(&owner_hash[i].lock);
+		INIT_LIST_HEAD(&owner_hash[i].head);
+	}
+	filelock_cache = kmem_cache_create("file_lock_cache", sizeof(struct file_lock), 0, 0, NULL);
+	flreq_cache = kmem_cache_create("file_lock_req", sizeof(struct file_lock_req), 0, 0, NULL);
+	if (!filelock_cache || !flreq_cache)
+		return -ENOMEM;
+	vfs_file_hooks.locks_remove_posix = locks_remove_posix;
+	vfs_file_hooks.locks_remove_file = locks_remove_file;
+	vfs_hooks.locks_free_context = locks_free_lock_context;
+	return 0;
+}
+
+static int locks_teardown(void)
+{
+	int ret = 0;
+	long held = locks_count_held(), blocked = locks_count_blocked();
+
+	vfs_file_hooks.locks_remove_posix = NULL;
+	vfs_file_hooks.locks_remove_file = NULL;
+	/* vfs_hooks.locks_free_context stays: inodes are evicted after us */
+	if (held || blocked) {
+		fprintf(stderr, "rcuvfs: locks: %ld held and %ld blocked locks at teardown\n",
+			held, blocked);
+		ret = -EBUSY;
+	}
+	for (int i = 0; i < OWNER_HASH_SIZE; i++) {
+		while (!list_empty(&owner_hash[i].head)) {
+			struct owner_acct *a =
+				list_first_entry(&owner_hash[i].head, struct owner_acct, link);
+
+			if (!held)
+				fprintf(stderr, "rcuvfs: locks: owner %p still charged %ld\n",
+					a->owner, a->count);
+			list_del_init(&a->link);
+			free(a);
+		}
+	}
+	if (filelock_cache && kmem_cache_destroy(filelock_cache))
+		ret = -EBUSY;
+	if (flreq_cache && kmem_cache_destroy(flreq_cache))
+		ret = -EBUSY;
+	filelock_cache = flreq_cache = NULL;
+	return ret;
+}
+
+RV_SUBSYS(locks, 20, locks_init, locks_teardown)
