@@ -67,9 +67,9 @@
 
 #include <sys/stat.h>
 #include <time.h>
-#include <urcu/rculfhash.h>
 
 struct cds_lfht;
+struct d_hash_node;
 struct file_lock_context;
 
 #define NAME_MAX_LEN  255  /* NAME_MAX */
@@ -233,7 +233,10 @@ struct dentry {
 					   * an RCU-freed external buffer */
 	struct inode *d_inode;            /* d_lock + d_seq; NULL: negative */
 	uint64_t d_offset;                /* readdir offset in parent; parent i_rwsem */
-	struct cds_lfht_node d_hash;      /* s_dcache link */
+	struct d_hash_node *d_hashnode;   /* s_dcache link (d_lock); a fresh node
+					   * per hashing, RCU-freed: lfht nodes
+					   * cannot be re-added without a grace
+					   * period */
 	struct list_head d_child;         /* parent's d_subdirs; parent d_lock */
 	struct list_head d_subdirs;       /* children; d_lock */
 	struct super_block *d_sb;
@@ -276,8 +279,10 @@ int vfs_symlink(struct inode *dir, const char *name, const char *target, const s
 int vfs_link(struct inode *inode, struct inode *dir, const char *name);
 int vfs_unlink(struct inode *dir, const char *name);
 int vfs_rmdir(struct inode *dir, const char *name);
-#define RENAME_NOREPLACE 0x1
-#define RENAME_EXCHANGE  0x2
+#ifndef RENAME_NOREPLACE /* <stdio.h> with _GNU_SOURCE has the same values */
+#define RENAME_NOREPLACE (1 << 0)
+#define RENAME_EXCHANGE  (1 << 1)
+#endif
 int vfs_rename(struct inode *olddir, const char *oldname, struct inode *newdir,
 	       const char *newname, unsigned int flags);
 /* Copies the target (not NUL-terminated if it does not fit); returns its

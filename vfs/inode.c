@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * vfs/inode.c - inodes: allocation onto the superblock's list, references
+ * (ihold/iput), eviction of the last reference, attributes under a seqcount
+ * (vfs_getattr reads without locks), setattr and truncate.
+ *
+ * Locking:
+ *   sb->s_inode_list_lock  protects s_inodes and every i_sb_list link
+ *                          (taken on every inode creation and eviction:
+ *                          the contention point of SEEDS.md s.3).
+ *   inode->i_lock          serializes attribute writers; each writer bumps
+ *                          i_attr_seq around its stores so lockless readers
+ *                          (vfs_getattr) retry instead of seeing a torn set.
+ *   inode->i_rwsem         held exclusive by setattr/truncate/write; it
+ *                          orders i_size changes with page-cache updates.
+ *   i_count                atomic; the last iput evicts: truncates the page
+ *                          cache, releases the backing store, calls
+ *                          vfs_hooks.locks_free_context, unlinks from the
+ *                          sb list and frees after a grace period (RCU walk
+ *                          dereferences d_inode->i_mode and i_link).
+ * Linked inodes are always referenced by their (persistent) dentries, so
+ * the last iput means "orphan whose last user left" or teardown.
+ */
+#include "vfs/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static struct kmem_cache *inode_cachep;
+
+RV_STAT_DEFINE(inode_allocs, "inodes created (new_inode)");
+RV_STAT_DEFINE(inode_evictions, "inodes evicted by their last iput");
+RV_STAT_DEFINE(getattr_retries, "vfs_getattr seqcount retries");
+
+int inode_cache_init(void)
+{
+	inode_cachep = kmem_cache_create("inode", sizeof(struct inode), 64, SLAB_HWCACHE_ALIGN,
+					 NULL);
+	return inode_cachep ? 0 : -ENOMEM;
+}
+
+int inode_cache_destroy(void)
+{
+	int err = kmem_cache_destroy(inode_cachep);
+
+	inode_cachep = NULL;
+	return err;
+}
+
+void inode_now(struct timespec *ts)
+{
+	clock_gettime(CLOCK_REALTIME, ts);
+}
+
+struct inode *new_inode(struct super_block *sb, uint32_t mode, const struct cred *cred)
+{
+	struct inode *inode = kmem_cache_zalloc(inode_cachep);
+	struct address_space *m;
+
+	if (!inode)
+		return NULL;
+	inode->i_ino = __atomic_fetch_add(&sb->s_next_ino, 1, __ATOMIC_RELAXED);
+	inode->i_generation = 1;
+	inode->i_mode = mode;
+	seqcount_init(&inode->i_attr_seq);
+	spin_lock_init(&inode->i_lock);
+	init_rwsem(&inode->i_rwsem);
+	inode->i_nlink = 1;
+	inode->i_uid = cred ? cred->fsuid : 0;
+	inode->i_gid = cred ? cred->fsgid : 0;
+	inode_now(&inode->i_mtime);
+	inode->i_atime = inode->i_ctime = inode->i_btime = inode->i_mtime;
+	inode->i_count = 1;
+	inode->i_sb = sb;
+	xa_init(&inode->i_dir_offsets);
+	inode->i_dir_next_offset = 2;
+
+	m = &inode->i_data;
+	m->host = inode;
+	spin_lock_init(&m->i_pages_lock);
+	xa_init(&m->i_pages);
+	init_rwsem(&m->invalidate_lock);
+	init_rwsem(&m->i_mmap_rwsem);
+	INIT_LIST_HEAD(&m->i_mmap);
+	m->a_store = &memstore_ops;
+	inode->i_mapping = m;
+
+	spin_lock(&sb->s_inode_list_lock);
+	list_add(&inode->i_sb_list, &sb->s_inodes);
+	spin_unlock(&sb->s_inode_list_lock);
+	__atomic_fetch_add(&sb->s_nr_inodes, 1, __ATOMIC_RELAXED);
+	rv_stat_inc(inode_allocs);
+	return inode;
+}
+
+static void inode_free_rcu(struct rcu_head *head)
+{
+	struct inode *inode = container_of(head, struct inode, i_rcu);
+
+	free(inode->i_link);
+	kmem_cache_free(inode_cachep, inode);
+}
+
+static void evict(struct inode *inode)
+{
+	struct super_block *sb = inode->i_sb;
+	struct address_space *m = inode->i_mapping;
+
+	down_write(&m->invalidate_lock);
+	truncate_inode_pages(m, 0);
+	up_write(&m->invalidate_lock);
+	if (m->a_store && m->a_store->release)
+		m->a_store->release(m);
+	if (inode->i_flctx && vfs_hooks.locks_free_context)
+		vfs_hooks.locks_free_context(inode);
+	xa_destroy(&inode->i_dir_offsets);
+	xa_destroy(&m->i_pages);
+
+	spin_lock(&sb->s_inode_list_lock);
+	list_del_init(&inode->i_sb_list);
+	spin_unlock(&sb->s_inode_list_lock);
+	__atomic_fetch_sub(&sb->s_nr_inodes, 1, __ATOMIC_RELAXED);
+	rv_stat_inc(inode_evictions);
+	rv_call_rcu(&inode->i_rcu, inode_free_rcu);
+}
+
+void iput(struct inode *inode)
+{
+	if (!inode)
+		return;
+	if (__atomic_sub_fetch(&inode->i_count, 1, __ATOMIC_ACQ_REL) == 0)
+		evict(inode);
+}
+
+struct inode *ilookup(uint64_t ino)
+{
+	struct super_block *sb = rv_sb;
+	struct inode *inode, *found = NULL;
+
+	spin_lock(&sb->s_inode_list_lock);
+	list_for_each_entry(inode, &sb->s_inodes, i_sb_list) {
+		int c;
+
+		if (inode->i_ino != ino)
+			continue;
+		/* get-unless-zero: an inode at 0 is being evicted */
+		c = __atomic_load_n(&inode->i_count, __ATOMIC_RELAXED);
+		while (c > 0 && !__atomic_compare_exchange_n(&inode->i_count, &c, c + 1, true,
+							     __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			;
+		if (c > 0)
+			found = inode;
+		break;
+	}
+	spin_unlock(&sb->s_inode_list_lock);
+	return found;
+}
+
+/* ---- attribute writers (i_lock + i_attr_seq) ------------------------- */
+
+static inline void inode_attr_lock(struct inode *inode)
+{
+	spin_lock(&inode->i_lock);
+	write_seqcount_begin(&inode->i_attr_seq);
+}
+
+static inline void inode_attr_unlock(struct inode *inode)
+{
+	write_seqcount_end(&inode->i_attr_seq);
+	spin_unlock(&inode->i_lock);
+}
+
+void inode_set_nlink(struct inode *inode, uint32_t nlink)
+{
+	inode_attr_lock(inode);
+	WRITE_ONCE(inode->i_nlink, nlink);
+	inode_attr_unlock(inode);
+}
+
+void inode_inc_nlink(struct inode *inode)
+{
+	struct timespec now;
+
+	inode_now(&now);
+	inode_attr_lock(inode);
+	WRITE_ONCE(inode->i_nlink, inode->i_nlink + 1);
+	inode->i_ctime = now;
+	inode_attr_unlock(inode);
+}
+
+void inode_dec_nlink(struct inode *inode)
+{
+	struct timespec now;
+
+	inode_now(&now);
+	inode_attr_lock(inode);
+	if (inode->i_nlink)
+		WRITE_ONCE(inode->i_nlink, inode->i_nlink - 1);
+	inode->i_ctime = now;
+	inode_attr_unlock(inode);
+}
+
+void inode_touch(struct inode *inode, bool mtime, bool ctime)
+{
+	struct timespec now;
+
+	inode_now(&now);
+	inode_attr_lock(inode);
+	if (mtime)
+		inode->i_mtime = now;
+	if (ctime)
+		inode->i_ctime = now;
+	inode_attr_unlock(inode);
+}
+
+void inode_set_size(struct inode *inode, int64_t size)
+{
+	inode_attr_lock(inode);
+	__atomic_store_n(&inode->i_size, size, __ATOMIC_RELEASE);
+	inode_attr_unlock(inode);
+}
+
+void vfs_getattr(struct inode *inode, struct kstat *st)
+{
+	uint32_t seq;
+
+	for (;;) {
+		seq = read_seqcount_begin(&inode->i_attr_seq);
+		st->ino = inode->i_ino;
+		st->mode = READ_ONCE(inode->i_mode);
+		st->nlink = READ_ONCE(inode->i_nlink);
+		st->uid = READ_ONCE(inode->i_uid);
+		st->gid = READ_ONCE(inode->i_gid);
+		st->rdev = inode->i_rdev;
+		st->size = __atomic_load_n(&inode->i_size, __ATOMIC_RELAXED);
+		st->atime = inode->i_atime;
+		st->mtime = inode->i_mtime;
+		st->ctime = inode->i_ctime;
+		st->btime = inode->i_btime;
+		if (!read_seqcount_retry(&inode->i_attr_seq, seq))
+			break;
+		rv_stat_inc(getattr_retries);
+	}
+	st->blocks = __atomic_load_n(&inode->i_data.nrblocks, __ATOMIC_RELAXED) *
+		     (PAGE_SIZE / 512);
+	st->blksize = PAGE_SIZE;
+}
+
+/* Size change with i_rwsem held exclusive. */
+int inode_truncate_locked(struct inode *inode, int64_t size)
+{
+	struct address_space *m = inode->i_mapping;
+	int64_t old = i_size_read(inode);
+
+	if (size < 0)
+		return -EINVAL;
+	if ((uint64_t)size > inode->i_sb->s_maxbytes)
+		return -EFBIG;
+	if (size == old)
+		return 0;
+	inode_set_size(inode, size);
+	if (size < old) {
+		/* the kernel's truncate_pagecache: unmap, drop, unmap again to
+		 * catch folios faulted in meanwhile (private COWs included) */
+		down_write(&m->invalidate_lock);
+		if (vfs_hooks.unmap_mapping_range)
+			vfs_hooks.unmap_mapping_range(m, (size + PAGE_SIZE - 1) & PAGE_MASK, 0, 1);
+		truncate_inode_pages(m, size);
+		if (vfs_hooks.unmap_mapping_range)
+			vfs_hooks.unmap_mapping_range(m, (size + PAGE_SIZE - 1) & PAGE_MASK, 0, 1);
+		up_write(&m->invalidate_lock);
+	}
+	return 0;
+}
+
+int vfs_setattr(struct inode *inode, const struct iattr *attr)
+{
+	unsigned int v = attr->ia_valid;
+	struct timespec now;
+	int err = 0;
+
+	if (v & ATTR_SIZE) {
+		if (S_ISDIR(inode->i_mode))
+			return -EISDIR;
+		if (!S_ISREG(inode->i_mode))
+			return -EINVAL;
+	}
+	down_write(&inode->i_rwsem);
+	if (v & ATTR_SIZE) {
+		int64_t old = i_size_read(inode);
+
+		err = inode_truncate_locked(inode, attr->ia_size);
+		if (err)
+			goto out;
+		if (attr->ia_size != old)
+			inode_touch(inode, true, true);
+	}
+	inode_now(&now);
+	inode_attr_lock(inode);
+	if (v & ATTR_MODE)
+		WRITE_ONCE(inode->i_mode, (inode->i_mode & S_IFMT) | (attr->ia_mode & 07777));
+	if (v & ATTR_UID)
+		WRITE_ONCE(inode->i_uid, attr->ia_uid);
+	if (v & ATTR_GID)
+		WRITE_ONCE(inode->i_gid, attr->ia_gid);
+	if (v & ATTR_ATIME)
+		inode->i_atime = (v & ATTR_ATIME_SET) ? attr->ia_atime : now;
+	if (v & ATTR_MTIME)
+		inode->i_mtime = (v & ATTR_MTIME_SET) ? attr->ia_mtime : now;
+	if (v & (ATTR_MODE | ATTR_UID | ATTR_GID | ATTR_ATIME | ATTR_MTIME | ATTR_CTIME))
+		inode->i_ctime = now;
+	inode_attr_unlock(inode);
+out:
+	up_write(&inode->i_rwsem);
+	return err;
+}
+
+int vfs_truncate(struct inode *inode, int64_t size)
+{
+	struct iattr ia = { .ia_valid = ATTR_SIZE, .ia_size = size };
+
+	return vfs_setattr(inode, &ia);
+}

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * vfs/read_write.c - file operations on a struct file: read, write, lseek
+ * (SEEK_DATA/SEEK_HOLE included), fsync and fallocate (mode 0), all through
+ * the page cache (pagecache.c).
+ *
+ * Locking: write, fallocate and truncate hold the inode's i_rwsem
+ * exclusive (the kernel's inode_lock), which orders page-cache updates with
+ * i_size changes; read holds no inode lock (the kernel's filemap_read): it
+ * samples i_size, then copies from folios it references, so a read racing a
+ * truncate returns old data or zeroes, never freed memory.  When the caller
+ * passes no position, f_pos is read and advanced under file->f_pos_lock.
+ */
+#include "vfs/internal.h"
+
+#include <string.h>
+
+RV_STAT_DEFINE(vfs_reads, "vfs_read calls");
+RV_STAT_DEFINE(vfs_writes, "vfs_write calls");
+
+static int rv_file_release(struct inode *inode, struct file *file)
+{
+	return 0; /* the references go in vfs_file_hooks.file_put_path */
+}
+
+const struct file_operations rv_file_fops = {
+	.release = rv_file_release,
+};
+const struct file_operations rv_dir_fops = {
+	.release = rv_file_release,
+};
+
+static ssize_t __vfs_read(struct file *file, void *buf, size_t count, int64_t pos)
+{
+	struct inode *inode = file->f_inode;
+	int64_t size;
+
+	if (S_ISDIR(inode->i_mode))
+		return -EISDIR;
+	if (!S_ISREG(inode->i_mode))
+		return -EINVAL;
+	if (pos < 0)
+		return -EINVAL;
+	size = i_size_read(inode);
+	if (pos >= size || count == 0)
+		return 0;
+	if ((uint64_t)count > (uint64_t)(size - pos))
+		count = (size_t)(size - pos);
+	return filemap_read_at(inode->i_mapping, buf, count, pos);
+}
+
+ssize_t vfs_read(struct file *file, void *buf, size_t count, int64_t *pos)
+{
+	ssize_t ret;
+
+	rv_rcu_ensure();
+	rv_stat_inc(vfs_reads);
+	if (!(file->f_mode & FMODE_READ))
+		return -EBADF;
+	if (pos)
+		return __vfs_read(file, buf, count, *pos);
+	down(&file->f_pos_lock);
+	ret = __vfs_read(file, buf, count, file->f_pos);
+	if (ret > 0)
+		file->f_pos += ret;
+	up(&file->f_pos_lock);
+	return ret;
+}
+
+/* i_rwsem held; returns bytes written or -errno; *posp is updated. */
+static ssize_t __vfs_write(struct file *file, const void *buf, size_t count, int64_t *posp)
+{
+	struct inode *inode = file->f_inode;
+	int64_t pos = *posp, end;
+	uint64_t maxbytes = inode->i_sb->s_maxbytes;
+	ssize_t ret;
+
+	if (S_ISDIR(inode->i_mode))
+		return -EISDIR;
+	if (!S_ISREG(inode->i_mode))
+		return -EINVAL;
+	if (file->f_flags & O_APPEND)
+		pos = i_size_read(inode);
+	if (pos < 0)
+		return -EINVAL;
+	if (count == 0)
+		return 0;
+	if ((uint64_t)pos >= maxbytes)
+		return -EFBIG;
+	if ((uint64_t)count > maxbytes - (uint64_t)pos)
+		count = (size_t)(maxbytes - (uint64_t)pos);
+	ret = filemap_write_at(inode->i_mapping, buf, count, pos);
+	if (ret > 0) {
+		end = pos + ret;
+		if (end > i_size_read(inode))
+			inode_set_size(inode, end);
+		inode_touch(inode, true, true);
+		*posp = end;
+	}
+	return ret;
+}
+
+ssize_t vfs_write(struct file *file, const void *buf, size_t count, int64_t *pos)
+{
+	struct inode *inode = file->f_inode;
+	ssize_t ret;
+
+	rv_rcu_ensure();
+	rv_stat_inc(vfs_writes);
+	if (!(file->f_mode & FMODE_WRITE))
+		return -EBADF;
+	if (pos) {
+		int64_t p = *pos;
+
+		down_write(&inode->i_rwsem);
+		ret = __vfs_write(file, buf, count, &p);
+		up_write(&inode->i_rwsem);
+		return ret;
+	}
+	down(&file->f_pos_lock);
+	down_write(&inode->i_rwsem);
+	ret = __vfs_write(file, buf, count, &file->f_pos);
+	up_write(&inode->i_rwsem);
+	up(&file->f_pos_lock);
+	return ret;
+}
+
+int64_t vfs_llseek(struct file *file, int64_t offset, int whence)
+{
+	struct inode *inode = file->f_inode;
+	int64_t size, res;
+
+	rv_rcu_ensure();
+	down(&file->f_pos_lock);
+	size = i_size_read(inode);
+	switch (whence) {
+	case SEEK_SET:
+		res = offset;
+		break;
+	case SEEK_CUR:
+		res = file->f_pos + offset;
+		break;
+	case SEEK_END:
+		res = size + offset;
+		break;
+	case SEEK_DATA:
+	case SEEK_HOLE:
+		if (!S_ISREG(inode->i_mode)) {
+			res = -EINVAL;
+			goto out;
+		}
+		if (offset < 0 || offset >= size) {
+			res = -ENXIO;
+			goto out;
+		}
+		res = mapping_seek_data(inode->i_mapping, offset, size, whence == SEEK_DATA);
+		if (whence == SEEK_DATA && res >= size)
+			res = -ENXIO;
+		break;
+	default:
+		res = -EINVAL;
+		goto out;
+	}
+	if (res < 0) {
+		res = -EINVAL;
+		goto out;
+	}
+	file->f_pos = res;
+out:
+	up(&file->f_pos_lock);
+	return res;
+}
+
+int vfs_fsync(struct file *file, int datasync)
+{
+	struct inode *inode = file->f_inode;
+
+	rv_rcu_ensure();
+	if (!S_ISREG(inode->i_mode))
+		return 0;
+	return filemap_write_and_wait_range(inode->i_mapping, 0, INT64_MAX);
+}
+
+int vfs_fallocate(struct file *file, int mode, int64_t offset, int64_t len)
+{
+	struct inode *inode = file->f_inode;
+	int64_t end, idx, last;
+	int err = 0;
+
+	rv_rcu_ensure();
+	if (mode != 0)
+		return -EOPNOTSUPP;
+	if (offset < 0 || len <= 0)
+		return -EINVAL;
+	if (!(file->f_mode & FMODE_WRITE))
+		return -EBADF;
+	if (S_ISDIR(inode->i_mode))
+		return -EISDIR;
+	if (!S_ISREG(inode->i_mode))
+		return -ENODEV;
+	if (offset > INT64_MAX - len || (uint64_t)(offset + len) > inode->i_sb->s_maxbytes)
+		return -EFBIG;
+	end = offset + len;
+	down_write(&inode->i_rwsem);
+	last = (end - 1) >> PAGE_SHIFT;
+	for (idx = offset >> PAGE_SHIFT; idx <= last; idx++) {
+		struct folio *f;
+
+		err = filemap_grab_folio(inode->i_mapping, idx, FGP_CREAT, &f);
+		if (err)
+			break;
+		folio_put(f);
+	}
+	if (!err && end > i_size_read(inode))
+		inode_set_size(inode, end);
+	if (!err)
+		inode_touch(inode, false, true);
+	up_write(&inode->i_rwsem);
+	return err;
+}
