@@ -391,11 +391,11 @@ void exit_mmap(struct mm_struct *mm)
 	struct vm_area_struct *vma;
 	int i;
 
+	/* the last user is gone: no fault can run, so no VMA write locks
+	 * (rmap walkers still take the anon_vma locks and PTE locks) */
 	mmap_write_lock(mm);
-	for_each_vma_idx(mm, i, vma) {
-		vma_start_write(vma);
+	for_each_vma_idx(mm, i, vma)
 		zap_page_range(vma, vma->vm_start, vma->vm_end);
-	}
 	free_pgtables(mm, 0, TASK_SIZE);
 	for_each_vma_idx(mm, i, vma)
 		remove_vma(vma);

@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tests/bench/bench_mm.c - fork of a large address space and mm_struct
+ * creation (SEEDS.md s.4 and s.5).
+ *
+ * One run measures:
+ *   1. model fork of a process with N VMAs (default 10,000: one page each,
+ *      a one-page hole between them so nothing merges, each page written
+ *      so every VMA has an anon_vma and a PTE to copy), under
+ *      fork_vma_lock=always, elide-single and never, single-threaded
+ *      parent: ns per task_fork (dup_mmap) and per fork+exit.  Rounds
+ *      alternate the modes; the best round of each is reported, with its
+ *      ratio to never (seed: ~5% regression for always).
+ *   2. a real fork() of a host process with the same N mappings, made
+ *      before the model starts (a helper child process does it): ns per
+ *      fork() call in the parent, and per fork+_exit+waitpid.
+ *   3. mm_alloc+mmput loops with rss_counters=single vs group at 1 and 2
+ *      threads (seed: percpu_counter_init_many, +39% on execve).
+ * Timing never decides anything here; the figures are reported.
+ *
+ * Usage: bench_mm [--vmas N] [--forks F] [--rounds R] [--mm-iters M] [--no-touch]
+ */
+#include "mm/mm.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define BASE 0x20000000UL
+
+static int nvmas = 10000, nforks = 20, nrounds = 5, touch = 1;
+static long mm_iters = 20000;
+
+static const char *const mode_name[3] = { "always", "elide-single", "never" };
+
+static int instance_with(const char *name, const char *value)
+{
+	struct rv_switches sw;
+	char err[128];
+
+	rv_switches_default(&sw);
+	if (rv_switch_set(&sw, name, value, err, sizeof(err))) {
+		fprintf(stderr, "bench_mm: %s\n", err);
+		exit(2);
+	}
+	return rv_instance_create(&sw);
+}
+
+/* ------------------------------------------------------------------ */
+/* 1. model fork                                                       */
+/* ------------------------------------------------------------------ */
+
+struct fork_result {
+	double fork_ns, fork_exit_ns;
+};
+
+/* every model fork's duration, per mode, for min and median */
+static uint64_t *samples[3];
+static int nsamples[3];
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static struct fork_result model_fork_round(int mode)
+{
+	struct fork_result r = { 0, 0 };
+	struct task_struct *p;
+	uint64_t t_fork = 0, t0, t1;
+
+	if (instance_with("fork_vma_lock", mode_name[mode])) {
+		fprintf(stderr, "bench_mm: instance creation failed\n");
+		exit(2);
+	}
+	p = task_create_process("bench");
+	task_attach(p);
+	if (exec_mm(p))
+		exit(2);
+	for (int i = 0; i < nvmas; i++) {
+		unsigned long a = BASE + 2UL * i * PAGE_SIZE;
+		unsigned char b = 1;
+
+		if (vm_mmap(p->mm, a, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0) != (long)a)
+			exit(2);
+		if (touch && rv_mm_write(a, &b, 1))
+			exit(2);
+	}
+	/* warm the caches */
+	task_exit(task_fork(p));
+	rcu_barrier();
+	t0 = rv_now_ns();
+	for (int f = 0; f < nforks; f++) {
+		uint64_t a = rv_now_ns();
+		struct task_struct *c = task_fork(p);
+
+		uint64_t d = rv_now_ns() - a;
+
+		t_fork += d;
+		samples[mode][nsamples[mode]++] = d;
+		if (!c)
+			exit(2);
+		task_exit(c);
+	}
+	t1 = rv_now_ns();
+	r.fork_ns = (double)t_fork / nforks;
+	r.fork_exit_ns = (double)(t1 - t0) / nforks;
+	task_exit(p);
+	if (rv_instance_destroy())
+		fprintf(stderr, "bench_mm: teardown reported leaks\n");
+	return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* 2. real fork()                                                      */
+/* ------------------------------------------------------------------ */
+
+static struct fork_result real_fork(void)
+{
+	struct fork_result r = { -1, -1 };
+	int pfd[2];
+	pid_t helper;
+
+	if (pipe(pfd))
+		return r;
+	helper = fork();
+	if (helper == 0) {
+		long pg = sysconf(_SC_PAGESIZE);
+		char *area = mmap(NULL, (size_t)(2L * nvmas + 2) * pg, PROT_NONE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		struct fork_result res = { -1, -1 };
+		uint64_t t_fork = 0, best_fork = UINT64_MAX, best_total = UINT64_MAX;
+
+		if (area == MAP_FAILED)
+			_exit(1);
+		/* 10,000 separate mappings: alternate pages made accessible */
+		for (int i = 0; i < nvmas; i++) {
+			char *a = area + 2L * i * pg;
+
+			if (mprotect(a, pg, PROT_READ | PROT_WRITE))
+				_exit(1);
+			if (touch)
+				a[0] = 1;
+		}
+		for (int round = 0; round < nrounds; round++) {
+			uint64_t t0 = rv_now_ns();
+
+			t_fork = 0;
+			for (int f = 0; f < nforks; f++) {
+				uint64_t a = rv_now_ns();
+				pid_t c = fork();
+
+				if (c == 0)
+					_exit(0);
+				t_fork += rv_now_ns() - a;
+				waitpid(c, NULL, 0);
+			}
+			if (t_fork < best_fork)
+				best_fork = t_fork;
+			if (rv_now_ns() - t0 < best_total)
+				best_total = rv_now_ns() - t0;
+		}
+		res.fork_ns = (double)best_fork / nforks;
+		res.fork_exit_ns = (double)best_total / nforks;
+		if (write(pfd[1], &res, sizeof(res)) != sizeof(res))
+			_exit(1);
+		_exit(0);
+	}
+	close(pfd[1]);
+	if (helper > 0) {
+		if (read(pfd[0], &r, sizeof(r)) != sizeof(r))
+			r.fork_ns = r.fork_exit_ns = -1;
+		waitpid(helper, NULL, 0);
+	}
+	close(pfd[0]);
+	return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* 3. mm_struct create/destroy                                         */
+/* ------------------------------------------------------------------ */
+
+static pthread_barrier_t mm_bar;
+
+static void *mm_loop(void *arg)
+{
+	(void)arg;
+	rv_rcu_ensure();
+	pthread_barrier_wait(&mm_bar);
+	for (long i = 0; i < mm_iters; i++) {
+		struct mm_struct *mm = mm_alloc();
+
+		if (!mm)
+			exit(2);
+		mmput(mm);
+	}
+	kmem_cache_flush_thread();
+	return NULL;
+}
+
+static double mm_round(const char *mode, int threads)
+{
+	pthread_t tid[2];
+	uint64_t t0;
+	double secs;
+
+	if (instance_with("rss_counters", mode))
+		exit(2);
+	pthread_barrier_init(&mm_bar, NULL, (unsigned)threads + 1);
+	for (int i = 0; i < threads; i++)
+		pthread_create(&tid[i], NULL, mm_loop, NULL);
+	pthread_barrier_wait(&mm_bar);
+	t0 = rv_now_ns();
+	for (int i = 0; i < threads; i++)
+		pthread_join(tid[i], NULL);
+	secs = (double)(rv_now_ns() - t0) / 1e9;
+	pthread_barrier_destroy(&mm_bar);
+	if (rv_instance_destroy())
+		fprintf(stderr, "bench_mm: teardown reported leaks\n");
+	return (double)mm_iters * threads / secs;
+}
+
+int main(int argc, char **argv)
+{
+	struct fork_result best[3], real;
+	double mmops[2][2] = { { 0 } };
+	static const char *const rss_name[2] = { "single", "group" };
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--vmas") && i + 1 < argc)
+			nvmas = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--forks") && i + 1 < argc)
+			nforks = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
+			nrounds = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--mm-iters") && i + 1 < argc)
+			mm_iters = atol(argv[++i]);
+		else if (!strcmp(argv[i], "--no-touch"))
+			touch = 0;
+		else {
+			fprintf(stderr, "usage: bench_mm [--vmas N] [--forks F] [--rounds R] "
+					"[--mm-iters M] [--no-touch]\n");
+			return 2;
+		}
+	}
+	if (nvmas < 1 || nvmas > 100000 || nforks < 1 || nrounds < 1) {
+		fprintf(stderr, "bench_mm: bad arguments\n");
+		return 2;
+	}
+
+	/* the host fork first: liburcu's threads do not survive fork() */
+	real = real_fork();
+
+	for (int m = 0; m < 3; m++) {
+		best[m].fork_ns = best[m].fork_exit_ns = 1e30;
+		samples[m] = calloc((size_t)nforks * nrounds, sizeof(uint64_t));
+	}
+	for (int r = 0; r < nrounds; r++) {
+		for (int k = 0; k < 3; k++) {
+			int m = (k + r) % 3; /* rotate the order between rounds */
+			struct fork_result x = model_fork_round(m);
+
+			if (x.fork_ns < best[m].fork_ns)
+				best[m].fork_ns = x.fork_ns;
+			if (x.fork_exit_ns < best[m].fork_exit_ns)
+				best[m].fork_exit_ns = x.fork_exit_ns;
+		}
+	}
+
+	for (int r = 0; r < nrounds; r++)
+		for (int m = 0; m < 2; m++)
+			for (int t = 1; t <= 2; t++) {
+				double v = mm_round(rss_name[m], t);
+
+				if (v > mmops[m][t - 1])
+					mmops[m][t - 1] = v;
+			}
+
+	printf("bench_mm: %d VMAs (%s), %d forks per round, best of %d rounds, %s\n", nvmas,
+	       touch ? "each page written" : "untouched", nforks, nrounds, rv_rcu_describe());
+	double fmin[3], fmed[3];
+
+	for (int m = 0; m < 3; m++) {
+		qsort(samples[m], (size_t)nsamples[m], sizeof(uint64_t), cmp_u64);
+		fmin[m] = (double)samples[m][0];
+		fmed[m] = (double)samples[m][nsamples[m] / 2];
+	}
+	printf("\n%-28s %10s %10s %10s %13s %13s\n", "fork (single-threaded)", "min us",
+	       "median us", "round us", "min vs never", "med vs never");
+	for (int m = 0; m < 3; m++)
+		printf("model fork_vma_lock=%-8s %10.1f %10.1f %10.1f %12.3fx %12.3fx\n",
+		       mode_name[m], fmin[m] / 1e3, fmed[m] / 1e3, best[m].fork_ns / 1e3,
+		       fmin[m] / fmin[2], fmed[m] / fmed[2]);
+	printf("(round us: best round's mean; fork+exit per round: always %.1f, elide-single "
+	       "%.1f, never %.1f us)\n",
+	       best[0].fork_exit_ns / 1e3, best[1].fork_exit_ns / 1e3, best[2].fork_exit_ns / 1e3);
+	printf("VMA write locks add %.1f ns per VMA (min always - min never)%s\n",
+	       (fmin[0] - fmin[2]) / nvmas, "");
+	if (real.fork_ns > 0) {
+		printf("the same added cost relative to a host fork(): %.2f%%\n",
+		       100.0 * (fmin[0] - fmin[2]) / real.fork_ns);
+		printf("host fork() of %d mappings: %.1f us/fork, %.1f us/fork+exit+wait (best round)\n",
+		       nvmas, real.fork_ns / 1e3, real.fork_exit_ns / 1e3);
+		printf("model(always)/host fork: %.3fx (fork), %.3fx (fork+exit)\n",
+		       best[0].fork_ns / real.fork_ns, best[0].fork_exit_ns / real.fork_exit_ns);
+	} else {
+		printf("host fork(): measurement failed\n");
+	}
+	printf("\n%-28s %14s %14s\n", "mm_alloc+mmput", "1 thread/s", "2 threads/s");
+	for (int m = 0; m < 2; m++)
+		printf("rss_counters=%-15s %14.0f %14.0f\n", rss_name[m], mmops[m][0], mmops[m][1]);
+	printf("group/single: %.3fx (1 thread), %.3fx (2 threads)\n", mmops[1][0] / mmops[0][0],
+	       mmops[1][1] / mmops[0][1]);
+	return 0;
+}
