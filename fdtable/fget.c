@@ -53,7 +53,8 @@ static __always_inline void fget_drop(struct file *file)
  * that, inlined, the caller's tests fold away (seeds/000: this function was
  * the hot spot once out of line).
  */
-static __always_inline int __get_file_rcu(struct file **f, struct file **out, bool recheck)
+static __always_inline int __get_file_rcu(struct file **f, struct file **out, bool recheck,
+					  bool inject)
 {
 	struct file *file, *file_reloaded, *file_reloaded_cmp;
 
@@ -61,10 +62,12 @@ static __always_inline int __get_file_rcu(struct file **f, struct file **out, bo
 	if (unlikely(!file))
 		return GET_FILE_NONE;
 	/* the window: the file may be closed, freed and reused from here */
-	RV_INJECT("fget_after_load");
+	if (inject)
+		RV_INJECT("fget_after_load");
 	if (unlikely(!file_tryget(file)))
 		return GET_FILE_AGAIN;
-	RV_INJECT("fget_after_get");
+	if (inject)
+		RV_INJECT("fget_after_get");
 	if (!recheck) {
 		*out = file;
 		return GET_FILE_OK;
@@ -87,43 +90,51 @@ static __always_inline int __get_file_rcu(struct file **f, struct file **out, bo
 
 static __noinline int __get_file_rcu_ool(struct file **f, struct file **out)
 {
-	return __get_file_rcu(f, out, true);
+	return __get_file_rcu(f, out, true, false);
+}
+
+static __noinline int __get_file_rcu_ool_inject(struct file **f, struct file **out)
+{
+	return __get_file_rcu(f, out, true, true);
 }
 
 static __always_inline int get_file_variant(struct file **f, struct file **out,
-					    enum fget_variant v)
+					    enum fget_variant v, bool inject)
 {
 	if (v == FGET_INLINE)
-		return __get_file_rcu(f, out, true);
+		return __get_file_rcu(f, out, true, inject);
 	if (v == FGET_OUT_OF_LINE)
-		return __get_file_rcu_ool(f, out);
-	return __get_file_rcu(f, out, false);
+		return inject ? __get_file_rcu_ool_inject(f, out) : __get_file_rcu_ool(f, out);
+	return __get_file_rcu(f, out, false, inject);
 }
 
 /*
  * The retry loop, out of line and cold: entered after the first attempt
  * found a dead or recycled file (file == NULL), or got a reference to a file
- * that turned out to be in a replaced table (stale) or refused by mask.
+ * that turned out to be in a replaced table (stale) or refused by mask; and
+ * for the whole lookup while injection points are armed (tests), so that the
+ * inline attempt carries no injection point at all.
  */
 static __noinline __attribute__((cold)) struct file *
 __fget_files_rcu_slow(struct files_struct *files, unsigned int fd, unsigned int mask,
-		      enum fget_variant v, struct file *file, bool stale)
+		      enum fget_variant v, struct file *file, bool stale, bool retry)
 {
 	if (file) {
 		fget_drop(file);
 		if (!stale)
 			return NULL; /* refused by mask */
 	}
-	for (;;) {
+	for (;; retry = true) {
 		struct fdtable *fdt;
 		int ret;
 
-		rv_stat_inc(fget_retries);
+		if (retry)
+			rv_stat_inc(fget_retries);
 		fdt = rcu_dereference_raw(files->fdt);
 		if (unlikely(fd >= fdt->max_fds))
 			return NULL;
 		file = NULL;
-		ret = get_file_variant(&fdt->fd[fd], &file, v);
+		ret = get_file_variant(&fdt->fd[fd], &file, v, true);
 		if (ret == GET_FILE_NONE)
 			return NULL;
 		if (ret == GET_FILE_AGAIN)
@@ -156,15 +167,18 @@ static __always_inline struct file *__fget_files_rcu(struct files_struct *files,
 
 	if (unlikely(fd >= fdt->max_fds))
 		return NULL;
-	ret = get_file_variant(&fdt->fd[fd], &file, v);
+	/* one load and branch for both injection points of the protocol */
+	if (unlikely(__atomic_load_n(&rv_inject_armed, __ATOMIC_RELAXED)))
+		return __fget_files_rcu_slow(files, fd, mask, v, NULL, false, false);
+	ret = get_file_variant(&fdt->fd[fd], &file, v, false);
 	if (unlikely(ret != GET_FILE_OK)) {
 		if (ret == GET_FILE_NONE)
 			return NULL;
-		return __fget_files_rcu_slow(files, fd, mask, v, NULL, false);
+		return __fget_files_rcu_slow(files, fd, mask, v, NULL, false, true);
 	}
 	stale = v != FGET_NO_RECHECK && rcu_dereference_raw(files->fdt) != fdt;
 	if (unlikely(stale || (file->f_mode & mask)))
-		return __fget_files_rcu_slow(files, fd, mask, v, file, stale);
+		return __fget_files_rcu_slow(files, fd, mask, v, file, stale, true);
 	return file;
 }
 
