@@ -197,9 +197,8 @@ int main(int argc, char **argv)
 
 	printf("bench_fdtable: %ld iterations x %d rounds (best round), one thread\n", iters,
 	       rounds);
-	printf("rcu: %s; sys_membarrier %s\n", rv_rcu_describe(),
-	       rv_rcu_has_membarrier() ? "active (readers pay no fence)" :
-					 "NOT active (rcu_read_lock pays a full fence)");
+	printf("rcu: %s\nsys_membarrier: %s\n", rv_rcu_describe(),
+	       rv_rcu_has_membarrier() ? "active" : "NOT active (every rcu_read_lock pays a fence)");
 	printf("%-18s", "phase");
 	for (int s = 0; s < 2; s++)
 		if (only < 0 || s == only)
