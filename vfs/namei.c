@@ -106,8 +106,12 @@ static const char *splice_link(struct nameidata *nd, const char *link, const cha
 	nd->which ^= 1;
 	out = nd->buf[nd->which];
 	memcpy(out, link, ll);
-	out[ll] = '/';
-	memcpy(out + ll + 1, rest, rl + 1);
+	if (rl) {
+		out[ll] = '/';
+		memcpy(out + ll + 1, rest, rl + 1);
+	} else {
+		out[ll] = 0; /* keep the link's own trailing slash semantics */
+	}
 	if (link[0] == '/') {
 		if (nd->rcu) {
 			nd->dentry = nd->root;
