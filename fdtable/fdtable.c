@@ -295,9 +295,10 @@ struct files_struct *dup_fd(struct files_struct *oldf, int *errorp)
 	}
 	copy_fd_bitmaps(new_fdt, old_fdt, open_files);
 	for (i = 0; i < open_files; i++) {
-		struct file *f = old_fdt->fd[i];
+		/* fd_install may store concurrently; the table's reference
+		 * keeps f alive while we hold file_lock */
+		struct file *f = rcu_dereference_raw(old_fdt->fd[i]);
 
-		/* the table's reference keeps f alive while we hold file_lock */
 		if (f)
 			get_file(f);
 		else
@@ -454,7 +455,7 @@ void fd_install(unsigned int fd, struct file *file)
 		rcu_read_unlock();
 		spin_lock(&files->file_lock);
 		fdt = files_fdtable(files);
-		if (fdt->fd[fd])
+		if (rcu_dereference_raw(fdt->fd[fd]))
 			fprintf(stderr, "rcuvfs: fd_install onto an installed fd %u\n", fd);
 		rcu_assign_pointer(fdt->fd[fd], file);
 		spin_unlock(&files->file_lock);
@@ -463,7 +464,9 @@ void fd_install(unsigned int fd, struct file *file)
 	/* pairs with the smp_wmb() in expand_fdtable() */
 	smp_rmb();
 	fdt = rcu_dereference(files->fdt);
-	if (fdt->fd[fd])
+	/* tests start an expansion here: it must wait for this store */
+	RV_INJECT("fd_install_before_store");
+	if (rcu_dereference_raw(fdt->fd[fd]))
 		fprintf(stderr, "rcuvfs: fd_install onto an installed fd %u\n", fd);
 	/* release: the file's fields before the pointer (pairs with the reload
 	 * in __get_file_rcu) */
@@ -479,7 +482,7 @@ static struct file *file_close_fd_locked(struct files_struct *files, unsigned in
 
 	if (fd >= fdt->max_fds)
 		return NULL;
-	file = fdt->fd[fd];
+	file = rcu_dereference_raw(fdt->fd[fd]);
 	if (file) {
 		rcu_assign_pointer(fdt->fd[fd], NULL);
 		__put_unused_fd(files, fd);
@@ -508,7 +511,7 @@ static int do_dup2(struct files_struct *files, struct file *file, unsigned int f
 		   unsigned int flags)
 {
 	struct fdtable *fdt = files_fdtable(files);
-	struct file *tofree = fdt->fd[fd];
+	struct file *tofree = rcu_dereference_raw(fdt->fd[fd]);
 
 	/*
 	 * An fd reserved by alloc_fd but not yet installed: installing over it
@@ -761,7 +764,7 @@ void do_close_on_exec(struct files_struct *files)
 
 			if (!(set & 1))
 				continue;
-			file = fdt->fd[fd];
+			file = rcu_dereference_raw(fdt->fd[fd]);
 			if (!file)
 				continue;
 			rcu_assign_pointer(fdt->fd[fd], NULL);

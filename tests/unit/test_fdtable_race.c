@@ -341,6 +341,88 @@ static void test_reader_vs_expand(void)
 	end();
 }
 
+/* ---- fd_install racing expand_files ----------------------------------------- */
+
+struct installer {
+	struct task_struct *task;
+	unsigned int fd;
+	struct file *file;
+	pthread_t th;
+};
+
+static void *installer_main(void *p)
+{
+	struct installer *in = p;
+
+	task_attach(in->task);
+	fd_install(in->fd, in->file);
+	task_exit(in->task);
+	return NULL;
+}
+
+struct expander {
+	struct task_struct *task;
+	int fd;
+	pthread_t th;
+};
+
+static void *expander_main(void *p)
+{
+	struct expander *ex = p;
+
+	task_attach(ex->task);
+	ex->fd = alloc_fd(100, NOFILE_DEFAULT, 0); /* 64 -> 128 slots */
+	task_exit(ex->task);
+	return NULL;
+}
+
+/*
+ * An fd_install that loaded the old table (no resize in progress yet) stops
+ * before its unlocked store.  A sharer starts expand_files: it sets
+ * resize_in_progress and must wait a grace period before copying, or the
+ * store would land in the old table after the copy and the file would be
+ * lost.  The installer is released once the resize is visibly in progress.
+ */
+static void test_install_vs_expand(void)
+{
+	struct installer in = { 0 };
+	struct expander ex = { 0 };
+	struct file *f;
+	uint64_t deadline;
+	bool seen = false;
+
+	begin();
+	in.fd = (unsigned int)get_unused_fd_flags(0);
+	in.file = new_file(in.fd);
+	in.task = task_clone_thread(me);
+	ex.task = task_clone_thread(me);
+	rv_inject_set_pause("fd_install_before_store", 1);
+	CU_ASSERT_FATAL(pthread_create(&in.th, NULL, installer_main, &in) == 0);
+	CU_ASSERT_FATAL(rv_inject_wait_arrivals("fd_install_before_store", 1, WAIT_MS) == 0);
+	CU_ASSERT_FATAL(pthread_create(&ex.th, NULL, expander_main, &ex) == 0);
+	deadline = rv_now_ns() + (uint64_t)WAIT_MS * 1000000;
+	while (rv_now_ns() < deadline) {
+		if (__atomic_load_n(&me->files->resize_in_progress, __ATOMIC_ACQUIRE)) {
+			seen = true;
+			break;
+		}
+		sched_yield();
+	}
+	CU_ASSERT(seen);
+	rv_inject_release("fd_install_before_store");
+	pthread_join(in.th, NULL);
+	pthread_join(ex.th, NULL);
+	CU_ASSERT_EQUAL(ex.fd, 100);
+	CU_ASSERT_EQUAL(files_max_fds(me->files), 128);
+	f = fget(in.fd);
+	CU_ASSERT_PTR_EQUAL(f, in.file);
+	if (f)
+		fput(f);
+	put_unused_fd(100);
+	end();
+	CU_ASSERT_EQUAL(releases, 1);
+}
+
 /* ---- the last fdput racing fget -------------------------------------------------- */
 
 /* The reader loaded A; the borrower's fdput drops A's last reference. */
@@ -507,6 +589,7 @@ static void test_stress_identity(void)
 	RVTEST(test_recycle_other_fd), RVTEST(test_recycle_other_fd_ool),                 \
 		RVTEST(test_recycle_other_fd_norecheck_is_wrong), RVTEST(test_recycle_same_fd), \
 		RVTEST(test_get_during_reuse), RVTEST(test_reader_vs_expand),             \
+		RVTEST(test_install_vs_expand),                                           \
 		RVTEST(test_last_fdput_before_get), RVTEST(test_last_fdput_after_get),    \
 		RVTEST(test_stress_identity)
 
