@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tests/unit/test_locks_stress.c - locks/ under concurrency, for every
+ * filelock scheme x every BKL kind:
+ *  - mutual exclusion: tasks of different owners increment a plain
+ *    (non-atomic) counter only while holding an exclusive POSIX, flock or
+ *    OFD lock, with blocking waits; the count must be exact;
+ *  - 1,000 blocked requests on one range (deferred, and sleeping tasks)
+ *    are all granted in turn, one holder at a time;
+ *  - waiters interrupted at random leave the blocker tree consistent.
+ * Pass/fail never depends on timing; every wait is bounded.
+ */
+#include "test_locks_common.h"
+
+#include <pthread.h>
+
+static struct inode *sino;
+
+static int suite_up(const char *filelock, const char *bkl)
+{
+	char s1[64], s2[64];
+	const char *s[] = { s1, s2, NULL };
+
+	snprintf(s1, sizeof(s1), "filelock=%s", filelock);
+	snprintf(s2, sizeof(s2), "bkl=%s", bkl);
+	if (rvtest_instance_with(s))
+		return -1;
+	sino = tl_inode(7);
+	return 0;
+}
+
+static int suite_down(void)
+{
+	tl_inode_free(sino);
+	return rvtest_instance_cleanup();
+}
+
+/* ---- mutual exclusion ----------------------------------------------------- */
+
+enum mx_kind { MX_POSIX, MX_FLOCK, MX_OFD };
+
+#define MX_TASKS 4
+#define MX_ITERS 1000
+
+static long mx_counter;
+static int mx_errors;
+
+struct mx_arg {
+	int idx;
+	enum mx_kind kind;
+};
+
+static void *mx_main(void *p)
+{
+	struct mx_arg *a = p;
+	struct file *f = tl_file(sino, FMODE_READ | FMODE_WRITE);
+
+	for (int i = 0; i < MX_ITERS; i++) {
+		int err;
+		long v;
+
+		switch (a->kind) {
+		case MX_POSIX:
+			err = tl_setlk(f, F_SETLKW, a->idx + 1, F_WRLCK, 0, 1);
+			break;
+		case MX_FLOCK:
+			err = flock_lock_file(f, LOCK_EX, a->idx + 1, NULL);
+			break;
+		default:
+			err = tl_setlk(f, F_OFD_SETLKW, 0, F_WRLCK, 0, 1);
+			break;
+		}
+		if (err) {
+			__atomic_fetch_add(&mx_errors, 1, __ATOMIC_RELAXED);
+			continue;
+		}
+		v = READ_ONCE(mx_counter);
+		if ((i & 63) == a->idx)
+			sched_yield(); /* widen the window while holding the lock */
+		WRITE_ONCE(mx_counter, v + 1);
+		switch (a->kind) {
+		case MX_POSIX:
+			err = tl_setlk(f, F_SETLK, a->idx + 1, F_UNLCK, 0, 1);
+			break;
+		case MX_FLOCK:
+			err = flock_lock_file(f, LOCK_UN, a->idx + 1, NULL);
+			break;
+		default:
+			err = tl_setlk(f, F_OFD_SETLK, 0, F_UNLCK, 0, 1);
+			break;
+		}
+		if (err)
+			__atomic_fetch_add(&mx_errors, 1, __ATOMIC_RELAXED);
+	}
+	tl_file_free(f);
+	return NULL;
+}
+
+static void run_mx(enum mx_kind kind)
+{
+	struct mx_arg args[MX_TASKS];
+	void *argp[MX_TASKS];
+
+	mx_counter = 0;
+	mx_errors = 0;
+	for (int i = 0; i < MX_TASKS; i++) {
+		args[i] = (struct mx_arg){ i, kind };
+		argp[i] = &args[i];
+	}
+	rvtest_run_threads(MX_TASKS, mx_main, argp);
+	CU_ASSERT_EQUAL(mx_errors, 0);
+	CU_ASSERT_EQUAL(mx_counter, (long)MX_TASKS * MX_ITERS);
+	CU_ASSERT_EQUAL(locks_count_held(), 0);
+	CU_ASSERT_EQUAL(locks_count_blocked(), 0);
+}
+
+static void test_mx_posix(void)
+{
+	run_mx(MX_POSIX);
+}
+
+static void test_mx_flock(void)
+{
+	run_mx(MX_FLOCK);
+}
+
+static void test_mx_ofd(void)
+{
+	run_mx(MX_OFD);
+}
+
+/* ---- 1,000 deferred waiters ----------------------------------------------- */
+
+#define NWAIT 1000
+
+static struct file_lock_req *dq[NWAIT + 1];
+static int dq_n, dq_bad;
+static int dq_holding; /* owners holding the lock: must stay <= 1 */
+
+static void dq_grant(struct file_lock_req *req, int result)
+{
+	if (result)
+		dq_bad++;
+	if (++dq_holding > 1)
+		dq_bad++;
+	dq[dq_n++] = req;
+}
+
+static void test_deferred_1000(void)
+{
+	struct file *holder = tl_file(sino, FMODE_READ | FMODE_WRITE);
+	struct file *fw = tl_file(sino, FMODE_READ | FMODE_WRITE);
+	struct file_lock_req *reqs[NWAIT];
+	int deferred = 0;
+
+	dq_n = dq_bad = 0;
+	dq_holding = 1;
+	CU_ASSERT_EQUAL(tl_lock(holder, 0, F_WRLCK, 0, 100), 0);
+	for (int i = 0; i < NWAIT; i++) {
+		struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0,
+				   .l_len = 100 };
+
+		reqs[i] = locks_alloc_req(dq_grant, (void *)(uintptr_t)(i + 1));
+		if (fcntl_setlk(fw, F_SETLKW, &l, TL_OWNER(i + 1), i + 1, reqs[i]) ==
+		    FILE_LOCK_DEFERRED)
+			deferred++;
+	}
+	CU_ASSERT_EQUAL(deferred, NWAIT);
+	CU_ASSERT_EQUAL(locks_count_blocked(), NWAIT);
+	/* release the holder; each grant's owner releases in turn */
+	dq_holding--;
+	CU_ASSERT_EQUAL(tl_lock(holder, 0, F_UNLCK, 0, 0), 0);
+	for (int k = 0; k < NWAIT; k++) {
+		int owner;
+
+		if (dq_n != k + 1) {
+			CU_FAIL("no grant after an unlock");
+			break;
+		}
+		owner = (int)(uintptr_t)dq[k]->private;
+		/* granted in FIFO order: the blocker tree keeps arrival order */
+		CU_ASSERT_EQUAL(owner, k + 1);
+		if (k % 100 == 0) /* the listing holds 1,000 lines: sample it */
+			CU_ASSERT_STRING_EQUAL(tl_ranges(7, owner), "W0-99");
+		dq_holding--;
+		CU_ASSERT_EQUAL(tl_lock(fw, owner, F_UNLCK, 0, 0), 0);
+	}
+	CU_ASSERT_EQUAL(dq_n, NWAIT);
+	CU_ASSERT_EQUAL(dq_bad, 0);
+	CU_ASSERT_EQUAL(locks_count_blocked(), 0);
+	for (int i = 0; i < NWAIT; i++)
+		locks_put_req(reqs[i]);
+	tl_file_free(holder);
+	tl_file_free(fw);
+}
+
+/* ---- 1,000 sleeping waiters ----------------------------------------------- */
+
+static long sw_counter;
+static int sw_inside, sw_bad;
+
+struct sw_arg {
+	struct file *f;
+	int owner;
+	int ret;
+};
+
+static void *sw_main(void *p)
+{
+	struct sw_arg *a = p;
+	long v;
+
+	rv_rcu_ensure();
+	a->ret = tl_setlk(a->f, F_SETLKW, a->owner, F_WRLCK, 0, 100);
+	if (a->ret == 0) {
+		if (__atomic_add_fetch(&sw_inside, 1, __ATOMIC_ACQ_REL) != 1)
+			__atomic_fetch_add(&sw_bad, 1, __ATOMIC_RELAXED);
+		v = READ_ONCE(sw_counter);
+		WRITE_ONCE(sw_counter, v + 1);
+		__atomic_sub_fetch(&sw_inside, 1, __ATOMIC_ACQ_REL);
+		tl_setlk(a->f, F_SETLK, a->owner, F_UNLCK, 0, 0);
+	}
+	kmem_cache_flush_thread();
+	return NULL;
+}
+
+static void test_sleeping_1000(void)
+{
+	struct file *holder = tl_file(sino, FMODE_READ | FMODE_WRITE);
+	struct file *fw = tl_file(sino, FMODE_READ | FMODE_WRITE);
+	static struct sw_arg args[NWAIT];
+	static pthread_t th[NWAIT];
+	pthread_attr_t attr;
+	int started = 0;
+
+	sw_counter = 0;
+	sw_inside = sw_bad = 0;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 256 * 1024);
+	CU_ASSERT_EQUAL(tl_lock(holder, 0, F_WRLCK, 0, 0), 0);
+	for (int i = 0; i < NWAIT; i++) {
+		args[i] = (struct sw_arg){ fw, i + 1, -1 };
+		if (pthread_create(&th[i], &attr, sw_main, &args[i]))
+			break;
+		started++;
+	}
+	CU_ASSERT_EQUAL(started, NWAIT);
+	CU_ASSERT_EQUAL(TL_WAIT_UNTIL(locks_count_blocked() == started, 120000), 0);
+	CU_ASSERT_EQUAL(tl_lock(holder, 0, F_UNLCK, 0, 0), 0);
+	for (int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	pthread_attr_destroy(&attr);
+	for (int i = 0; i < started; i++)
+		CU_ASSERT_EQUAL(args[i].ret, 0);
+	CU_ASSERT_EQUAL(sw_counter, started);
+	CU_ASSERT_EQUAL(sw_bad, 0);
+	CU_ASSERT_EQUAL(locks_count_blocked(), 0);
+	CU_ASSERT_EQUAL(locks_count_held(), 0);
+	tl_file_free(holder);
+	tl_file_free(fw);
+}
+
+/* ---- interrupted waiters keep the tree consistent ------------------------- */
+
+#define IW_TASKS 16
+
+struct iw_arg {
+	struct file *f;
+	int owner;
+	struct task_struct *task;
+	int ret;
+	int done;
+};
+
+static void *iw_main(void *p)
+{
+	struct iw_arg *a = p;
+
+	__atomic_store_n(&a->task, current, __ATOMIC_RELEASE);
+	/* overlapping ranges of different types: a real tree, not a chain */
+	a->ret = tl_setlk(a->f, F_SETLKW, a->owner, (a->owner & 1) ? F_RDLCK : F_WRLCK,
+			  (a->owner % 4) * 10, 25);
+	if (a->ret == 0)
+		tl_setlk(a->f, F_SETLK, a->owner, F_UNLCK, 0, 0);
+	__atomic_store_n(&a->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void test_interrupted_waiters(void)
+{
+	struct file *holder = tl_file(sino, FMODE_READ | FMODE_WRITE);
+	struct file *fw = tl_file(sino, FMODE_READ | FMODE_WRITE);
+	struct iw_arg args[IW_TASKS];
+	pthread_t th[IW_TASKS];
+	int eintr = 0, ok = 0;
+	char buf[8192];
+
+	CU_ASSERT_EQUAL(tl_lock(holder, 0, F_WRLCK, 0, 0), 0);
+	for (int i = 0; i < IW_TASKS; i++) {
+		args[i] = (struct iw_arg){ .f = fw, .owner = i + 1 };
+		pthread_create(&th[i], NULL, iw_main, &args[i]);
+	}
+	CU_ASSERT_EQUAL(TL_WAIT_UNTIL(locks_count_blocked() == IW_TASKS, 30000), 0);
+	/* interrupt every third one while the tree is full */
+	for (int i = 0; i < IW_TASKS; i += 3)
+		task_signal(args[i].task);
+	for (int i = 0; i < IW_TASKS; i += 3)
+		CU_ASSERT_EQUAL(TL_WAIT_UNTIL(__atomic_load_n(&args[i].done, __ATOMIC_ACQUIRE),
+					      30000),
+				0);
+	/* the others re-queue (an interrupted waiter wakes those behind it) */
+	CU_ASSERT_EQUAL(TL_WAIT_UNTIL(locks_count_blocked() == IW_TASKS - (IW_TASKS + 2) / 3,
+				      30000),
+			0);
+	/* the listing shows exactly the remaining waiters */
+	locks_format_proc(buf, sizeof(buf));
+	{
+		int arrows = 0;
+
+		for (char *p = buf; (p = strstr(p, "->")); p += 2)
+			arrows++;
+		CU_ASSERT_EQUAL(arrows, IW_TASKS - (IW_TASKS + 2) / 3);
+		CU_ASSERT_EQUAL(locks_count_blocked(), arrows);
+	}
+	CU_ASSERT_EQUAL(tl_lock(holder, 0, F_UNLCK, 0, 0), 0);
+	for (int i = 0; i < IW_TASKS; i++) {
+		pthread_join(th[i], NULL);
+		if (args[i].ret == -EINTR)
+			eintr++;
+		else if (args[i].ret == 0)
+			ok++;
+	}
+	CU_ASSERT_EQUAL(eintr, (IW_TASKS + 2) / 3);
+	CU_ASSERT_EQUAL(ok, IW_TASKS - eintr);
+	CU_ASSERT_EQUAL(locks_count_blocked(), 0);
+	CU_ASSERT_EQUAL(locks_count_held(), 0);
+	tl_file_free(holder);
+	tl_file_free(fw);
+}
+
+/* ---- one suite per scheme x BKL kind ----------------------------------------- */
+
+#define STRESS_CASES                                                                  \
+	RVTEST(test_mx_posix), RVTEST(test_mx_flock), RVTEST(test_mx_ofd),              \
+		RVTEST(test_deferred_1000), RVTEST(test_sleeping_1000),                 \
+		RVTEST(test_interrupted_waiters)
+
+#define STRESS_SUITE(nm, filelock, bkl)                                                \
+	static int init_##nm(void)                                                     \
+	{                                                                              \
+		return suite_up(filelock, bkl);                                        \
+	}                                                                              \
+	RVTEST_SUITE(nm, init_##nm, suite_down, STRESS_CASES)
+
+STRESS_SUITE(global_spin, "global", "spin")
+STRESS_SUITE(global_sem_fifo, "global", "sem-fifo")
+STRESS_SUITE(global_sem_steal, "global", "sem-steal")
+STRESS_SUITE(bkl_spin, "bkl", "spin")
+STRESS_SUITE(bkl_sem_fifo, "bkl", "sem-fifo")
+STRESS_SUITE(bkl_sem_steal, "bkl", "sem-steal")
+STRESS_SUITE(inode_spin, "inode", "spin")
+STRESS_SUITE(inode_sem_fifo, "inode", "sem-fifo")
+STRESS_SUITE(inode_sem_steal, "inode", "sem-steal")
