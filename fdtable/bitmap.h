@@ -8,9 +8,9 @@
 
 #include "fdtable/fdtable.h"
 
-#define BIT_WORD(nr)          ((nr) / BITS_PER_LONG)
-#define BIT_MASK(nr)          (1UL << ((nr) % BITS_PER_LONG))
-#define BITS_TO_LONGS(nr)     (((nr) + BITS_PER_LONG - 1) / BITS_PER_LONG)
+#define BIT_WORD(nr)	  ((nr) / BITS_PER_LONG)
+#define BIT_MASK(nr)	  (1UL << ((nr) % BITS_PER_LONG))
+#define BITS_TO_LONGS(nr) (((nr) + BITS_PER_LONG - 1) / BITS_PER_LONG)
 
 static inline void __set_bit(unsigned int nr, unsigned long *map)
 {

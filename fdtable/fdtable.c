@@ -86,7 +86,8 @@ static void copy_fd_bitmaps(struct fdtable *nfdt, struct fdtable *ofdt, unsigned
 
 	memcpy(nfdt->open_fds, ofdt->open_fds, words * sizeof(unsigned long));
 	memcpy(nfdt->close_on_exec, ofdt->close_on_exec, words * sizeof(unsigned long));
-	memcpy(nfdt->full_fds_bits, ofdt->full_fds_bits, BITS_TO_LONGS(words) * sizeof(unsigned long));
+	memcpy(nfdt->full_fds_bits, ofdt->full_fds_bits,
+	       BITS_TO_LONGS(words) * sizeof(unsigned long));
 }
 
 /* nfdt is fresh (zeroed) and larger; caller holds file_lock, no unlocked installs. */
@@ -724,7 +725,8 @@ int __close_range(unsigned int fd, unsigned int max_fd, unsigned int flags)
 		return -EINVAL;
 	if (fd > max_fd)
 		return -EINVAL;
-	if ((flags & CLOSE_RANGE_UNSHARE) && __atomic_load_n(&cur_fds->count, __ATOMIC_ACQUIRE) > 1) {
+	if ((flags & CLOSE_RANGE_UNSHARE) &&
+	    __atomic_load_n(&cur_fds->count, __ATOMIC_ACQUIRE) > 1) {
 		fds = dup_fd(cur_fds, &err);
 		if (!fds)
 			return err;
@@ -806,8 +808,8 @@ static int copy_files_hook(struct task_struct *child, struct task_struct *parent
 }
 
 static const struct task_hooks files_task_hooks = {
-	.copy_files = copy_files_hook,
-	.exit_files = exit_files,
+    .copy_files = copy_files_hook,
+    .exit_files = exit_files,
 };
 
 static int fdtable_subsys_init(void)

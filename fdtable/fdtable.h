@@ -49,10 +49,10 @@
 #define rcu_dereference_raw(p) __atomic_load_n(&(p), __ATOMIC_CONSUME)
 #endif
 
-#define BITS_PER_LONG      64
-#define NR_OPEN_DEFAULT    BITS_PER_LONG /* the embedded table's size */
-#define NR_OPEN_MAX        (1024 * 1024) /* sysctl_nr_open: a table's hard limit */
-#define NOFILE_DEFAULT     (1024 * 1024) /* default per-table nofile limit */
+#define BITS_PER_LONG	64
+#define NR_OPEN_DEFAULT BITS_PER_LONG /* the embedded table's size */
+#define NR_OPEN_MAX	(1024 * 1024) /* sysctl_nr_open: a table's hard limit */
+#define NOFILE_DEFAULT	(1024 * 1024) /* default per-table nofile limit */
 
 #ifndef CLOSE_RANGE_UNSHARE
 #define CLOSE_RANGE_UNSHARE (1U << 1)
@@ -62,25 +62,25 @@
 #endif
 
 struct fdtable {
-	unsigned int max_fds;          /* fixed for this table; multiple of 64 */
-	struct file **fd;              /* RCU-published entries */
-	unsigned long *close_on_exec;  /* file_lock */
-	unsigned long *open_fds;       /* file_lock: allocated (maybe not installed) */
-	unsigned long *full_fds_bits;  /* file_lock: bit per full open_fds word */
-	struct rcu_head rcu;           /* deferred free after expansion */
+	unsigned int max_fds;	      /* fixed for this table; multiple of 64 */
+	struct file **fd;	      /* RCU-published entries */
+	unsigned long *close_on_exec; /* file_lock */
+	unsigned long *open_fds;      /* file_lock: allocated (maybe not installed) */
+	unsigned long *full_fds_bits; /* file_lock: bit per full open_fds word */
+	struct rcu_head rcu;	      /* deferred free after expansion */
 };
 
 struct files_struct {
 	/* read mostly */
-	int count;                     /* atomic: sharers (tasks) */
-	bool resize_in_progress;       /* file_lock; read by fd_install under RCU */
+	int count;			    /* atomic: sharers (tasks) */
+	bool resize_in_progress;	    /* file_lock; read by fd_install under RCU */
 	struct wait_queue_head resize_wait; /* waiters for resize_in_progress */
-	struct fdtable *fdt;           /* RCU-published current table */
-	struct fdtable fdtab;          /* the embedded small table */
-	unsigned int nofile;           /* RLIMIT_NOFILE; file_lock for writers */
+	struct fdtable *fdt;		    /* RCU-published current table */
+	struct fdtable fdtab;		    /* the embedded small table */
+	unsigned int nofile;		    /* RLIMIT_NOFILE; file_lock for writers */
 	/* written often, on its own cache line */
 	spinlock_t file_lock __cacheline_aligned;
-	unsigned int next_fd;          /* file_lock: lowest possibly free fd */
+	unsigned int next_fd; /* file_lock: lowest possibly free fd */
 	unsigned long close_on_exec_init[1];
 	unsigned long open_fds_init[1];
 	unsigned long full_fds_bits_init[1];
@@ -156,8 +156,7 @@ struct file *__fget_files(struct files_struct *files, unsigned int fd, unsigned 
 struct file *fget_norecheck_for_test(unsigned int fd);
 
 /* Entry without a reference: caller holds file_lock or is the only user. */
-static __always_inline struct file *files_lookup_fd_raw(struct files_struct *files,
-							unsigned int fd)
+static __always_inline struct file *files_lookup_fd_raw(struct files_struct *files, unsigned int fd)
 {
 	struct fdtable *fdt = rcu_dereference_raw(files->fdt);
 
@@ -175,12 +174,12 @@ static __always_inline struct fd __fdget(unsigned int fd, unsigned int mask)
 	if (likely(__atomic_load_n(&files->count, __ATOMIC_ACQUIRE) == 1)) {
 		file = files_lookup_fd_raw(files, fd);
 		if (!file || unlikely(file->f_mode & mask))
-			return (struct fd){ NULL, 0 };
+			return (struct fd){NULL, 0};
 		rv_stat_inc(fdget_light_hits);
-		return (struct fd){ file, 0 };
+		return (struct fd){file, 0};
 	}
 	file = __fget_files(files, fd, mask);
-	return (struct fd){ file, file ? FDPUT_FPUT : 0 };
+	return (struct fd){file, file ? FDPUT_FPUT : 0};
 }
 
 /* Borrow the file at fd for the duration of a call (see the top comment). */

@@ -98,8 +98,8 @@ static __noinline int __get_file_rcu_ool_inject(struct file **f, struct file **o
 	return __get_file_rcu(f, out, true, true);
 }
 
-static __always_inline int get_file_variant(struct file **f, struct file **out,
-					    enum fget_variant v, bool inject)
+static __always_inline int get_file_variant(struct file **f, struct file **out, enum fget_variant v,
+					    bool inject)
 {
 	if (v == FGET_INLINE)
 		return __get_file_rcu(f, out, true, inject);

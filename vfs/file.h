@@ -49,20 +49,20 @@
 #include <fcntl.h>
 
 /* f_mode bits (kernel values where the kernel has them) */
-#define FMODE_READ  0x1u
-#define FMODE_WRITE 0x2u
-#define FMODE_LSEEK 0x4u
-#define FMODE_PREAD 0x8u
+#define FMODE_READ   0x1u
+#define FMODE_WRITE  0x2u
+#define FMODE_LSEEK  0x4u
+#define FMODE_PREAD  0x8u
 #define FMODE_PWRITE 0x10u
-#define FMODE_PATH  0x4000u /* O_PATH: fget() refuses it, fget_raw() not */
+#define FMODE_PATH   0x4000u /* O_PATH: fget() refuses it, fget_raw() not */
 
 /* file_ref zones (file-ref scheme; see the comment at the top) */
-#define FILE_REF_ONEREF    0x0000000000000000UL
-#define FILE_REF_MAXREF    0x7FFFFFFFFFFFFFFFUL
+#define FILE_REF_ONEREF	   0x0000000000000000UL
+#define FILE_REF_MAXREF	   0x7FFFFFFFFFFFFFFFUL
 #define FILE_REF_SATURATED 0xA000000000000000UL
 #define FILE_REF_RELEASED  0xC000000000000000UL
-#define FILE_REF_DEAD      0xE000000000000000UL
-#define FILE_REF_NOREF     0xFFFFFFFFFFFFFFFFUL
+#define FILE_REF_DEAD	   0xE000000000000000UL
+#define FILE_REF_NOREF	   0xFFFFFFFFFFFFFFFFUL
 
 typedef struct {
 	unsigned long refcnt; /* atomic; meaning per rv_sw.fileref */
@@ -76,18 +76,18 @@ struct file_operations {
 };
 
 struct file {
-	file_ref_t f_ref;               /* atomic: see top comment */
-	spinlock_t f_lock;              /* protects f_flags changes */
-	unsigned int f_flags;           /* O_* flags of the open (f_lock) */
-	unsigned int f_mode;            /* FMODE_*; fixed */
-	struct inode *f_inode;          /* fixed; reference owned by the file */
-	struct dentry *f_dentry;        /* fixed; reference owned by the file */
-	struct address_space *f_mapping; /* fixed; set by the opener (may be NULL) */
+	file_ref_t f_ref;		    /* atomic: see top comment */
+	spinlock_t f_lock;		    /* protects f_flags changes */
+	unsigned int f_flags;		    /* O_* flags of the open (f_lock) */
+	unsigned int f_mode;		    /* FMODE_*; fixed */
+	struct inode *f_inode;		    /* fixed; reference owned by the file */
+	struct dentry *f_dentry;	    /* fixed; reference owned by the file */
+	struct address_space *f_mapping;    /* fixed; set by the opener (may be NULL) */
 	const struct file_operations *f_op; /* fixed; may be NULL */
-	struct semaphore f_pos_lock;    /* serializes f_pos updates; sleeps */
-	int64_t f_pos;                  /* under f_pos_lock */
-	void *private_data;             /* file system's */
-	uint64_t f_gen;                 /* identity: unique per allocation */
+	struct semaphore f_pos_lock;	    /* serializes f_pos updates; sleeps */
+	int64_t f_pos;			    /* under f_pos_lock */
+	void *private_data;		    /* file system's */
+	uint64_t f_gen;			    /* identity: unique per allocation */
 };
 
 /* Hooks upper layers install (locks/, the VFS objects code); NULL = none. */

@@ -31,9 +31,9 @@
 
 enum phase { P_REF, P_FDGET_UNSHARED, P_FGET_SHARED, P_FGET_SHARED_OOL, P_FDGET_SHARED, P_NR };
 static const char *const phase_name[P_NR] = {
-	"ref", "fdget_unshared", "fget_shared", "fget_shared_ool", "fdget_shared",
+    "ref", "fdget_unshared", "fget_shared", "fget_shared_ool", "fdget_shared",
 };
-static const char *const scheme_name[2] = { "inc-not-zero", "file-ref" };
+static const char *const scheme_name[2] = {"inc-not-zero", "file-ref"};
 
 static long private_counter;
 static volatile uintptr_t sink;
@@ -87,7 +87,7 @@ static __noinline void loop_fdget_shared(long n)
 }
 
 static void (*const loops[P_NR])(long) = {
-	loop_ref, loop_fdget_unshared, loop_fget_shared, loop_fget_shared_ool, loop_fdget_shared,
+    loop_ref, loop_fdget_unshared, loop_fget_shared, loop_fget_shared_ool, loop_fdget_shared,
 };
 
 static double best[2][P_NR];
@@ -103,8 +103,8 @@ static double time_loop(enum phase p, long n)
 /* One round of every phase under one scheme; fills best[] (min ns/op). */
 static int run_scheme(int scheme, long iters, bool once)
 {
-	static const char *const sw_inc[] = { "fileref", "inc-not-zero" };
-	static const char *const sw_ref[] = { "fileref", "file-ref" };
+	static const char *const sw_inc[] = {"fileref", "inc-not-zero"};
+	static const char *const sw_ref[] = {"fileref", "file-ref"};
 	const char *const *sw = scheme ? sw_ref : sw_inc;
 	struct rv_switches s;
 	struct task_struct *me, *thr = NULL;
@@ -163,7 +163,9 @@ int main(int argc, char **argv)
 			rounds = atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "--scheme") && i + 1 < argc) {
 			i++;
-			only = !strcmp(argv[i], "file-ref") ? 1 : !strcmp(argv[i], "inc-not-zero") ? 0 : -2;
+			only = !strcmp(argv[i], "file-ref")	  ? 1
+			       : !strcmp(argv[i], "inc-not-zero") ? 0
+								  : -2;
 			if (only == -2) {
 				fprintf(stderr, "bench_fdtable: unknown scheme %s\n", argv[i]);
 				return 2;
@@ -171,8 +173,8 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--once")) {
 			once = true;
 		} else {
-			fprintf(stderr,
-				"usage: bench_fdtable [--iters N] [--rounds R] [--scheme inc-not-zero|file-ref] [--once]\n");
+			fprintf(stderr, "usage: bench_fdtable [--iters N] [--rounds R] [--scheme "
+					"inc-not-zero|file-ref] [--once]\n");
 			return 2;
 		}
 	}
@@ -198,7 +200,8 @@ int main(int argc, char **argv)
 	printf("bench_fdtable: %ld iterations x %d rounds (best round), one thread\n", iters,
 	       rounds);
 	printf("rcu: %s\nsys_membarrier: %s\n", rv_rcu_describe(),
-	       rv_rcu_has_membarrier() ? "active" : "NOT active (every rcu_read_lock pays a fence)");
+	       rv_rcu_has_membarrier() ? "active"
+				       : "NOT active (every rcu_read_lock pays a fence)");
 	printf("%-18s", "phase");
 	for (int s = 0; s < 2; s++)
 		if (only < 0 || s == only)

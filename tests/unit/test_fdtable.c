@@ -20,7 +20,7 @@ static int t_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-static const struct file_operations t_fops = { .release = t_release };
+static const struct file_operations t_fops = {.release = t_release};
 
 static struct task_struct *me;
 
@@ -73,14 +73,14 @@ static struct file *peek(unsigned int fd)
 
 static int init_inc(void)
 {
-	static const char *const s[] = { "fileref=inc-not-zero", NULL };
+	static const char *const s[] = {"fileref=inc-not-zero", NULL};
 
 	return rvtest_instance_with(s) ? -1 : 0;
 }
 
 static int init_ref(void)
 {
-	static const char *const s[] = { "fileref=file-ref", NULL };
+	static const char *const s[] = {"fileref=file-ref", NULL};
 
 	return rvtest_instance_with(s) ? -1 : 0;
 }
@@ -140,8 +140,8 @@ static void test_install_close_errors(void)
 	CU_ASSERT_EQUAL((uintptr_t)f->private_data, (uintptr_t)fd);
 	CU_ASSERT_EQUAL(file_count(f), 2);
 	fput(f);
-	CU_ASSERT_PTR_NULL(fget(1));         /* never allocated */
-	CU_ASSERT_PTR_NULL(fget(1000000));   /* beyond the table */
+	CU_ASSERT_PTR_NULL(fget(1));	   /* never allocated */
+	CU_ASSERT_PTR_NULL(fget(1000000)); /* beyond the table */
 	CU_ASSERT_EQUAL(close_fd(1), -EBADF);
 	CU_ASSERT_EQUAL(close_fd(1u << 30), -EBADF);
 	/* a reserved but uninstalled fd is not a file */
@@ -389,7 +389,7 @@ static void test_close_range_unshare(void)
 /* Expansion past 64, 1024 and 65536 fds; entries survive every copy. */
 static void test_expand(void)
 {
-	static const unsigned int marks[] = { 0, 63, 64, 1023, 1024, 65535, 65536 };
+	static const unsigned int marks[] = {0, 63, 64, 1023, 1024, 65535, 65536};
 	const unsigned int n = 65537 + 10;
 	struct file *f[ARRAY_SIZE(marks)];
 	unsigned int last_max = 0, grows = 0;
@@ -457,7 +457,7 @@ static void test_fork_copy(void)
 	a = open_file(0);
 	b = open_file(O_CLOEXEC);
 	c = open_file(0);
-	CU_ASSERT_EQUAL(ksys_dup2(a, 150), 150); /* an expanded table */
+	CU_ASSERT_EQUAL(ksys_dup2(a, 150), 150);    /* an expanded table */
 	CU_ASSERT_EQUAL(get_unused_fd_flags(0), 3); /* reserved, not installed */
 	fa = peek(a);
 	fc = peek(c);

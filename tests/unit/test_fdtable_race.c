@@ -33,7 +33,7 @@ static int t_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-static const struct file_operations t_fops = { .release = t_release };
+static const struct file_operations t_fops = {.release = t_release};
 
 static struct task_struct *me;
 
@@ -141,14 +141,14 @@ static bool reader_wait_done(struct reader *r)
 
 static int init_inc(void)
 {
-	static const char *const s[] = { "fileref=inc-not-zero", NULL };
+	static const char *const s[] = {"fileref=inc-not-zero", NULL};
 
 	return rvtest_instance_with(s) ? -1 : 0;
 }
 
 static int init_ref(void)
 {
-	static const char *const s[] = { "fileref=file-ref", NULL };
+	static const char *const s[] = {"fileref=file-ref", NULL};
 
 	return rvtest_instance_with(s) ? -1 : 0;
 }
@@ -167,7 +167,7 @@ static int cleanup(void)
  */
 static void recycle_other_fd(int how)
 {
-	struct reader r = { 0 };
+	struct reader r = {0};
 	struct file *a, *b, *c;
 	uint64_t retries0 = stat_of("fget_retries");
 
@@ -224,7 +224,7 @@ static void test_recycle_other_fd_norecheck_is_wrong(void)
 /* Recycled for a new file at the same fd: that file is the right answer. */
 static void test_recycle_same_fd(void)
 {
-	struct reader r = { 0 };
+	struct reader r = {0};
 	struct file *a, *b;
 
 	begin();
@@ -264,7 +264,7 @@ static void release_reader_and_wait(void *arg)
  */
 static void test_get_during_reuse(void)
 {
-	struct reader r = { 0 };
+	struct reader r = {0};
 	struct file *a, *b;
 	uint64_t retries0 = stat_of("fget_retries");
 
@@ -307,7 +307,7 @@ static void test_get_during_reuse(void)
  */
 static void test_reader_vs_expand(void)
 {
-	struct reader r = { 0 };
+	struct reader r = {0};
 	struct file *a, *c;
 	long tables;
 
@@ -385,8 +385,8 @@ static void *expander_main(void *p)
  */
 static void test_install_vs_expand(void)
 {
-	struct installer in = { 0 };
-	struct expander ex = { 0 };
+	struct installer in = {0};
+	struct expander ex = {0};
 	struct file *f;
 	uint64_t deadline;
 	bool seen = false;
@@ -428,7 +428,7 @@ static void test_install_vs_expand(void)
 /* The reader loaded A; the borrower's fdput drops A's last reference. */
 static void test_last_fdput_before_get(void)
 {
-	struct reader r = { 0 };
+	struct reader r = {0};
 	struct task_struct *thr;
 	struct fd d;
 
@@ -455,7 +455,7 @@ static void test_last_fdput_before_get(void)
  * the reader's put after the failed recheck is the last one. */
 static void test_last_fdput_after_get(void)
 {
-	struct reader r = { 0 };
+	struct reader r = {0};
 	struct task_struct *thr;
 	struct fd d;
 
@@ -485,11 +485,11 @@ static void test_last_fdput_after_get(void)
 
 struct stress {
 	struct task_struct *task;
-	int *stop;          /* atomic */
-	long bad;           /* wrong identity seen */
+	int *stop; /* atomic */
+	long bad;  /* wrong identity seen */
 	long hits;
 	int how;
-	unsigned int nfds;  /* look at fds [0, nfds) plus the expansion fds */
+	unsigned int nfds; /* look at fds [0, nfds) plus the expansion fds */
 	pthread_t th;
 };
 
@@ -504,7 +504,7 @@ static void *stress_reader(void *p)
 	 * at most two of the first STRESS_FDS fds are closed at any time */
 	while (n++ < 1000 || !__atomic_load_n(s->stop, __ATOMIC_ACQUIRE)) {
 		struct file *f;
-		struct fd d = { NULL, 0 };
+		struct fd d = {NULL, 0};
 
 		fd = (fd + 1) % (s->nfds + STRESS_FDS);
 		/* the second half names the fds the writer opens far away */
@@ -542,8 +542,8 @@ static void stress_round(int round)
 	for (unsigned int i = 0; i < STRESS_FDS; i++)
 		fd_install(get_unused_fd_flags(0), new_file(i));
 	for (int i = 0; i < 3; i++) {
-		rd[i] = (struct stress){ .task = task_clone_thread(me), .stop = &stop, .how = i,
-					 .nfds = STRESS_FDS };
+		rd[i] = (struct stress){
+		    .task = task_clone_thread(me), .stop = &stop, .how = i, .nfds = STRESS_FDS};
 		CU_ASSERT_FATAL(pthread_create(&rd[i].th, NULL, stress_reader, &rd[i]) == 0);
 	}
 	for (int it = 0; it < STRESS_ITERS; it++) {
@@ -585,13 +585,12 @@ static void test_stress_identity(void)
 		stress_round(round);
 }
 
-#define RACE_TESTS                                                                        \
-	RVTEST(test_recycle_other_fd), RVTEST(test_recycle_other_fd_ool),                 \
-		RVTEST(test_recycle_other_fd_norecheck_is_wrong), RVTEST(test_recycle_same_fd), \
-		RVTEST(test_get_during_reuse), RVTEST(test_reader_vs_expand),             \
-		RVTEST(test_install_vs_expand),                                           \
-		RVTEST(test_last_fdput_before_get), RVTEST(test_last_fdput_after_get),    \
-		RVTEST(test_stress_identity)
+#define RACE_TESTS                                                                                 \
+	RVTEST(test_recycle_other_fd), RVTEST(test_recycle_other_fd_ool),                          \
+	    RVTEST(test_recycle_other_fd_norecheck_is_wrong), RVTEST(test_recycle_same_fd),        \
+	    RVTEST(test_get_during_reuse), RVTEST(test_reader_vs_expand),                          \
+	    RVTEST(test_install_vs_expand), RVTEST(test_last_fdput_before_get),                    \
+	    RVTEST(test_last_fdput_after_get), RVTEST(test_stress_identity)
 
 RVTEST_SUITE(fdtable_race_inc_not_zero, init_inc, cleanup, RACE_TESTS);
 RVTEST_SUITE(fdtable_race_file_ref, init_ref, cleanup, RACE_TESTS);

@@ -58,20 +58,20 @@ static void t_put_path(struct file *file)
 }
 
 static const struct file_operations t_fops = {
-	.release = t_release,
-	.flush = t_flush,
+    .release = t_release,
+    .flush = t_flush,
 };
 
 static int init_inc(void)
 {
-	static const char *const s[] = { "fileref=inc-not-zero", NULL };
+	static const char *const s[] = {"fileref=inc-not-zero", NULL};
 
 	return rvtest_instance_with(s) ? -1 : 0;
 }
 
 static int init_ref(void)
 {
-	static const char *const s[] = { "fileref=file-ref", NULL };
+	static const char *const s[] = {"fileref=file-ref", NULL};
 
 	return rvtest_instance_with(s) ? -1 : 0;
 }
