@@ -1,66 +1,266 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * mm/filemap.c - file-backed mappings: the page-cache side of faults
- * (read, private COW, shared write), i_mmap linking, the file rmap walk,
- * and unmap_mapping_range for truncate and hole punching.
+ * mm/filemap.c - file-backed mappings on the VFS page cache: faults (read,
+ * private copy-on-write, shared write), i_mmap linking, the file rmap walk,
+ * and unmap_mapping_range for truncate and hole punching (installed as
+ * vfs_hooks.unmap_mapping_range).
  *
- * Waiting for vfs/pagecache.h (issue 4): until it publishes folios and
- * address spaces, file mappings are refused with -ENODEV.
+ * Locking:
+ *   - mapping->i_mmap (the VMAs mapping a file) is under i_mmap_rwsem:
+ *     write to link/unlink a VMA or change the bounds of a file VMA (split,
+ *     merge), read to walk it (rmap, unmap_mapping_range).
+ *   - A fault that needs a folio the page cache does not hold is a major
+ *     fault: it takes mapping->invalidate_lock shared around
+ *     filemap_grab_folio so no folio appears beyond a new EOF.  Under the
+ *     per-VMA lock it does not do the I/O; it returns VM_FAULT_RETRY and
+ *     the fault is redone under mmap_lock (6.4's behaviour for I/O).
+ *   - The folio lock serializes installing a PTE against truncation: the
+ *     fault checks folio->mapping under it, truncation removes the folio
+ *     under it, and unmap_mapping_range catches PTEs installed before.
+ *   - unmap_mapping_range holds only i_mmap_rwsem (read) and PTE locks: the
+ *     page tables of a VMA on i_mmap stay allocated because munmap unlinks
+ *     the VMA (i_mmap_rwsem write) before it frees page tables.
  */
 #include "mm/internal.h"
 
+#include <fcntl.h>
+#include <string.h>
+
+RV_STAT_DEFINE(file_faults_cow, "private file write faults (copy from the page cache)");
+RV_STAT_DEFINE(file_faults_shared, "shared file write faults (folio dirtied)");
+RV_STAT_DEFINE(file_faults_read, "file read faults");
+RV_STAT_DEFINE(unmap_mapping_ptes, "PTEs removed by unmap_mapping_range");
+
+RV_STAT_DECLARE(majflt);
+
 void mm_file_get(struct file *file)
 {
-	(void)file;
+	get_file(file);
 }
 
 void mm_file_put(struct file *file)
 {
-	(void)file;
-}
-
-int mm_file_mmap_check(struct file *file, unsigned long vm_flags)
-{
-	(void)file;
-	(void)vm_flags;
-	return -ENODEV;
+	fput(file);
 }
 
 struct address_space *mm_file_mapping(struct file *file)
 {
-	(void)file;
-	return NULL;
+	return file->f_mapping;
+}
+
+int mm_file_mmap_check(struct file *file, unsigned long vm_flags)
+{
+	if (!file->f_mapping)
+		return -ENODEV;
+	if (!(file->f_mode & FMODE_READ))
+		return -EACCES;
+	if ((vm_flags & VM_SHARED) && (vm_flags & VM_WRITE) && !(file->f_mode & FMODE_WRITE))
+		return -EACCES;
+	return 0;
 }
 
 void vma_link_file(struct vm_area_struct *vma)
 {
-	(void)vma;
+	struct address_space *m = vma->vm_mapping;
+
+	if (!m)
+		return;
+	down_write(&m->i_mmap_rwsem);
+	list_add_tail(&vma->shared, &m->i_mmap);
+	up_write(&m->i_mmap_rwsem);
 }
 
 void vma_unlink_file(struct vm_area_struct *vma)
 {
-	(void)vma;
+	struct address_space *m = vma->vm_mapping;
+
+	if (!m)
+		return;
+	down_write(&m->i_mmap_rwsem);
+	list_del_init(&vma->shared);
+	up_write(&m->i_mmap_rwsem);
+}
+
+static inline int64_t mapping_size(struct address_space *m)
+{
+	return m->host ? __atomic_load_n(&m->host->i_size, __ATOMIC_ACQUIRE) : INT64_MAX;
+}
+
+/*
+ * filemap_fault: a referenced, uptodate page-cache folio for vmf->pgoff.
+ * Minor if cached; otherwise a major fault (backing-store read) that is
+ * only done under mmap_lock.
+ */
+static vm_fault_t filemap_fault(struct vm_fault *vmf, struct folio **out)
+{
+	struct address_space *m = vmf->vma->vm_mapping;
+	int64_t index = (int64_t)vmf->pgoff;
+	vm_fault_t ret = 0;
+	struct folio *folio;
+	int err;
+
+	if (index >= (mapping_size(m) + PAGE_SIZE - 1) >> PAGE_SHIFT)
+		return VM_FAULT_SIGBUS;
+	folio = filemap_get_folio(m, index);
+	if (folio) {
+		if (!folio_test_uptodate(folio)) {
+			/* someone is filling it: wait on the folio lock */
+			folio_lock(folio);
+			folio_unlock(folio);
+			if (!folio_test_uptodate(folio)) {
+				folio_put(folio);
+				return VM_FAULT_SIGBUS;
+			}
+		}
+		*out = folio;
+		return 0;
+	}
+	if (vmf->flags & FAULT_FLAG_VMA_LOCK)
+		return VM_FAULT_RETRY; /* I/O: redo under mmap_lock */
+	if (m->a_store && m->a_store->has_index(m, index))
+		ret = VM_FAULT_MAJOR;
+	RV_INJECT("filemap_fault_major");
+	down_read(&m->invalidate_lock);
+	if (index >= (mapping_size(m) + PAGE_SIZE - 1) >> PAGE_SHIFT)
+		err = -ERANGE;
+	else
+		err = filemap_grab_folio(m, index, FGP_CREAT, &folio);
+	up_read(&m->invalidate_lock);
+	if (err == -ENOMEM)
+		return VM_FAULT_OOM;
+	if (err)
+		return VM_FAULT_SIGBUS;
+	*out = folio;
+	return ret;
+}
+
+/* Map a page-cache folio (reference consumed) after checking it is still cached. */
+static vm_fault_t finish_file_fault(struct vm_fault *vmf, struct folio *folio, pte_t flags)
+{
+	struct address_space *m = vmf->vma->vm_mapping;
+	vm_fault_t ret;
+
+	folio_lock(folio);
+	if (READ_ONCE(folio->mapping) != m) { /* truncated meanwhile */
+		folio_unlock(folio);
+		folio_put(folio);
+		return VM_FAULT_NOPAGE;
+	}
+	folio_get(folio); /* keep it across the unlock */
+	if (flags & _PAGE_DIRTY)
+		folio_mark_dirty(folio);
+	ret = finish_fault_install(vmf, folio, flags, MM_FILEPAGES);
+	folio_unlock(folio);
+	folio_put(folio);
+	return ret;
 }
 
 vm_fault_t do_file_fault(struct vm_fault *vmf)
 {
-	(void)vmf;
-	return VM_FAULT_SIGBUS;
+	struct vm_area_struct *vma = vmf->vma;
+	struct folio *folio = NULL, *new;
+	vm_fault_t ret;
+
+	if (!(vmf->flags & FAULT_FLAG_WRITE)) {
+		/* do_read_fault: map the cache folio read-only (a shared
+		 * writable mapping takes a write-notify fault later) */
+		ret = filemap_fault(vmf, &folio);
+		if (ret & (VM_FAULT_ERROR | VM_FAULT_RETRY | VM_FAULT_NOPAGE))
+			return ret;
+		rv_stat_inc(file_faults_read);
+		return ret | finish_file_fault(vmf, folio, _PAGE_ACCESSED);
+	}
+	if (vma->vm_flags & VM_SHARED) {
+		/* do_shared_fault: map it writable and dirty the folio */
+		ret = filemap_fault(vmf, &folio);
+		if (ret & (VM_FAULT_ERROR | VM_FAULT_RETRY | VM_FAULT_NOPAGE))
+			return ret;
+		rv_stat_inc(file_faults_shared);
+		return ret | finish_file_fault(vmf, folio,
+					       _PAGE_ACCESSED | _PAGE_DIRTY | _PAGE_RW);
+	}
+	/* do_cow_fault: a private anonymous copy of the cache folio */
+	if (anon_vma_prepare(vma))
+		return VM_FAULT_OOM;
+	ret = filemap_fault(vmf, &folio);
+	if (ret & (VM_FAULT_ERROR | VM_FAULT_RETRY | VM_FAULT_NOPAGE))
+		return ret;
+	new = mm_alloc_anon_folio();
+	if (!new) {
+		folio_put(folio);
+		return VM_FAULT_OOM;
+	}
+	memcpy(mm_folio_data(new), mm_folio_data(folio), PAGE_SIZE);
+	folio_put(folio);
+	rv_stat_inc(file_faults_cow);
+	return ret | finish_fault_install(vmf, new,
+					  _PAGE_ACCESSED | _PAGE_DIRTY |
+						  ((vma->vm_flags & VM_WRITE) ? _PAGE_RW : 0),
+					  MM_ANONPAGES);
 }
 
 int rmap_walk_file(struct folio *folio, rmap_one_fn fn, void *arg)
 {
-	(void)folio;
-	(void)fn;
-	(void)arg;
-	return 0;
+	struct address_space *m = mm_folio_mapping(folio);
+	unsigned long index = mm_folio_index(folio);
+	struct vm_area_struct *vma;
+	int found = 0;
+
+	if (!m)
+		return 0;
+	down_read(&m->i_mmap_rwsem);
+	list_for_each_entry(vma, &m->i_mmap, shared) {
+		unsigned long addr;
+
+		if (index < vma->vm_pgoff || index - vma->vm_pgoff >= vma_pages(vma))
+			continue;
+		addr = vma->vm_start + ((index - vma->vm_pgoff) << PAGE_SHIFT);
+		if (!pte_maps_folio(vma->vm_mm, addr, folio))
+			continue;
+		found++;
+		if (fn && !fn(folio, vma, addr, arg))
+			break;
+	}
+	up_read(&m->i_mmap_rwsem);
+	return found;
+}
+
+/*
+ * Truncate / hole punch: remove the PTEs mapping file pages of
+ * [start, start+len) bytes (len 0: to the end) from every VMA on i_mmap;
+ * with even_cows, also the private anonymous copies of those pages
+ * (truncate), without it only the page-cache folios (hole punch).
+ */
+static void unmap_mapping_range(struct address_space *m, int64_t start, int64_t len,
+				int even_cows)
+{
+	unsigned long first = (unsigned long)start >> PAGE_SHIFT;
+	unsigned long last = len > 0 ? (unsigned long)(start + len - 1) >> PAGE_SHIFT : ~0UL;
+	struct vm_area_struct *vma;
+
+	down_read(&m->i_mmap_rwsem);
+	list_for_each_entry(vma, &m->i_mmap, shared) {
+		unsigned long vfirst = vma->vm_pgoff, vlast = vma->vm_pgoff + vma_pages(vma) - 1;
+		unsigned long s, e;
+		long n;
+
+		if (last < vfirst || first > vlast)
+			continue;
+		s = vma->vm_start + ((first > vfirst ? first - vfirst : 0) << PAGE_SHIFT);
+		e = vma->vm_start + (((last < vlast ? last : vlast) - vfirst + 1) << PAGE_SHIFT);
+		n = zap_page_range_details(vma, s, e, !even_cows);
+		rv_stat_add(unmap_mapping_ptes, (uint64_t)n);
+	}
+	up_read(&m->i_mmap_rwsem);
 }
 
 int mm_filemap_init(void)
 {
+	vfs_hooks.unmap_mapping_range = unmap_mapping_range;
 	return 0;
 }
 
 void mm_filemap_exit(void)
 {
+	vfs_hooks.unmap_mapping_range = NULL;
 }

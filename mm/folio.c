@@ -1,223 +1,151 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * mm/folio.c - the folios mm maps, behind the small interface of
- * mm/internal.h: an anonymous-folio allocator, reference and map counts,
- * the anon rmap fields (anon_vma, index), the shared zero page, and the
- * encoding of a folio into a PTE.
+ * mm/internal.h, on top of the VFS's struct folio (vfs/pagecache.h):
+ * anonymous folios from folio_alloc(), reference and map counts, the anon
+ * rmap fields (folio->private = anon_vma, folio->index), the shared zero
+ * page, and the PTE encoding.
  *
- * Anonymous folios come from a SLAB_TYPESAFE_BY_RCU cache: a lockless
- * page-table walker (mm_access) that read a PTE under RCU may call
- * mm_folio_try_get on a folio freed meanwhile; the get fails on a zero
- * count, or succeeds on a reused folio and the walker's recheck of the PTE
- * then fails.  The PTE holds the folio's address (64-byte aligned) in its
- * high bits.
+ * Folios come from a SLAB_TYPESAFE_BY_RCU cache: a lockless page-table
+ * walker (mm_access) that read a PTE under RCU may call mm_folio_try_get on
+ * a folio freed meanwhile; the get fails on a zero count, or succeeds on a
+ * reused folio and the walker's cmpxchg of the PTE then fails.
  *
- * Counts: refcount and mapcount are atomics.  Each PTE mapping a folio holds
- * one reference and one map count.  The zero folio is never counted.
+ * Counts: each PTE mapping a folio holds one reference and one map count
+ * (atomics).  The zero folio is never counted.
  *
- * The anon fields (mapping = anon_vma, index) are written once, by the
- * faulting task before the PTE that publishes the folio (release store).
+ * The anon fields are written once, by the faulting task, before the PTE
+ * that publishes the folio (release store in set_pte).
  */
 #include "mm/internal.h"
 
-#include <string.h>
-
-#define MMF_ANON  0x1UL
-#define MMF_ZERO  0x2UL
-#define MMF_DIRTY 0x4UL
-
-struct mm_anon_folio {
-	int refcount;
-	int mapcount;
-	unsigned long flags;
-	void *mapping; /* struct anon_vma * for anonymous folios */
-	unsigned long index;
-	unsigned char data[PAGE_SIZE] __attribute__((aligned(64)));
-} __attribute__((aligned(64)));
-
-static struct kmem_cache *anon_folio_cachep;
-static struct mm_anon_folio zero_folio = { .refcount = 1, .flags = MMF_ZERO };
-static long anon_folios_live;
-
-RV_STAT_DEFINE(anon_folio_allocs, "anonymous folios allocated by mm");
-
-static inline struct mm_anon_folio *AF(struct folio *f)
-{
-	return (struct mm_anon_folio *)f;
-}
-
-static void anon_folio_ctor(void *obj)
-{
-	struct mm_anon_folio *f = obj;
-
-	__atomic_store_n(&f->refcount, 0, __ATOMIC_RELAXED);
-	f->mapcount = 0;
-}
+static unsigned char zero_page_data[PAGE_SIZE] __attribute__((aligned(4096)));
+static struct folio zero_folio = {
+	.refcount = 1,
+	.data = zero_page_data,
+	.index = -1,
+};
 
 int mm_folio_init(void)
 {
-	BUILD_BUG_ON(_Alignof(struct mm_anon_folio) < 64);
-	anon_folio_cachep = kmem_cache_create("mm_anon_folio", sizeof(struct mm_anon_folio), 64,
-					      SLAB_TYPESAFE_BY_RCU, anon_folio_ctor);
-	if (!anon_folio_cachep)
-		return -ENOMEM;
-	anon_folios_live = 0;
+	zero_folio.flags = 1UL << PG_uptodate;
 	return 0;
 }
 
 int mm_folio_exit(void)
 {
-	int ret = 0;
-
-	if (__atomic_load_n(&anon_folios_live, __ATOMIC_RELAXED)) {
-		fprintf(stderr, "mm: %ld anonymous folios leaked\n", anon_folios_live);
-		ret = -EBUSY;
-	}
-	if (anon_folio_cachep && kmem_cache_destroy(anon_folio_cachep))
-		ret = -EBUSY;
-	anon_folio_cachep = NULL;
-	return ret;
+	return 0;
 }
 
 struct folio *mm_alloc_anon_folio(void)
 {
-	struct mm_anon_folio *f = kmem_cache_alloc(anon_folio_cachep);
-
-	if (!f)
-		return NULL;
-	f->flags = MMF_ANON;
-	f->mapping = NULL;
-	f->index = 0;
-	__atomic_store_n(&f->mapcount, 0, __ATOMIC_RELAXED);
-	memset(f->data, 0, PAGE_SIZE);
-	/* publish the count last: a racing try_get on the recycled memory
-	 * must not see a live count before the fields are reset */
-	__atomic_store_n(&f->refcount, 1, __ATOMIC_RELEASE);
-	__atomic_fetch_add(&anon_folios_live, 1, __ATOMIC_RELAXED);
-	rv_stat_inc(anon_folio_allocs);
-	return (struct folio *)f;
+	return folio_alloc(); /* refcount 1, zeroed, PG_anon */
 }
 
 long mm_anon_folios_live(void)
 {
-	return __atomic_load_n(&anon_folios_live, __ATOMIC_RELAXED);
+	return folio_count_live();
 }
 
 struct folio *mm_zero_folio(void)
 {
-	return (struct folio *)&zero_folio;
+	return &zero_folio;
 }
 
 bool mm_folio_is_zero(struct folio *folio)
 {
-	return folio == (struct folio *)&zero_folio;
+	return folio == &zero_folio;
 }
 
 void mm_folio_get(struct folio *folio)
 {
-	if (mm_folio_is_zero(folio))
-		return;
-	__atomic_fetch_add(&AF(folio)->refcount, 1, __ATOMIC_RELAXED);
+	if (!mm_folio_is_zero(folio))
+		folio_get(folio);
 }
 
 bool mm_folio_try_get(struct folio *folio)
 {
-	int c;
-
-	if (mm_folio_is_zero(folio))
-		return true;
-	c = __atomic_load_n(&AF(folio)->refcount, __ATOMIC_RELAXED);
-	do {
-		if (c == 0)
-			return false;
-	} while (!__atomic_compare_exchange_n(&AF(folio)->refcount, &c, c + 1, false,
-					      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
-	return true;
+	return mm_folio_is_zero(folio) || folio_try_get(folio);
 }
 
 void mm_folio_put(struct folio *folio)
 {
-	struct mm_anon_folio *f = AF(folio);
-
-	if (mm_folio_is_zero(folio))
-		return;
-	if (__atomic_sub_fetch(&f->refcount, 1, __ATOMIC_ACQ_REL) == 0) {
-		__atomic_fetch_sub(&anon_folios_live, 1, __ATOMIC_RELAXED);
-		kmem_cache_free(anon_folio_cachep, f);
-	}
+	if (!mm_folio_is_zero(folio))
+		folio_put(folio);
 }
 
 int mm_folio_refcount(struct folio *folio)
 {
-	return __atomic_load_n(&AF(folio)->refcount, __ATOMIC_RELAXED);
+	return folio_ref_count(folio);
 }
 
 void *mm_folio_data(struct folio *folio)
 {
-	return AF(folio)->data;
+	return folio->data;
 }
 
 int mm_folio_mapcount(struct folio *folio)
 {
 	if (mm_folio_is_zero(folio))
 		return 0;
-	return __atomic_load_n(&AF(folio)->mapcount, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&folio->mapcount, __ATOMIC_ACQUIRE);
 }
 
 void mm_folio_mapcount_inc(struct folio *folio)
 {
 	if (!mm_folio_is_zero(folio))
-		__atomic_fetch_add(&AF(folio)->mapcount, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&folio->mapcount, 1, __ATOMIC_RELAXED);
 }
 
 int mm_folio_mapcount_dec(struct folio *folio)
 {
 	if (mm_folio_is_zero(folio))
 		return 0;
-	return __atomic_sub_fetch(&AF(folio)->mapcount, 1, __ATOMIC_RELEASE);
+	return __atomic_sub_fetch(&folio->mapcount, 1, __ATOMIC_RELEASE);
 }
 
 bool mm_folio_is_anon(struct folio *folio)
 {
-	return (AF(folio)->flags & MMF_ANON) != 0;
+	return folio_test_anon(folio);
 }
 
 void mm_folio_set_anon(struct folio *folio, struct anon_vma *av, unsigned long index)
 {
-	AF(folio)->mapping = av;
-	AF(folio)->index = index;
+	folio->private = av;
+	folio->index = (int64_t)index;
 }
 
 struct anon_vma *mm_folio_anon_vma(struct folio *folio)
 {
 	if (!mm_folio_is_anon(folio))
 		return NULL;
-	return READ_ONCE(AF(folio)->mapping);
+	return READ_ONCE(folio->private);
 }
 
 unsigned long mm_folio_index(struct folio *folio)
 {
-	return AF(folio)->index;
+	return (unsigned long)folio->index;
 }
 
 struct address_space *mm_folio_mapping(struct folio *folio)
 {
-	if (mm_folio_is_anon(folio) || mm_folio_is_zero(folio))
+	if (mm_folio_is_zero(folio) || mm_folio_is_anon(folio))
 		return NULL;
-	return AF(folio)->mapping;
+	return READ_ONCE(folio->mapping);
 }
 
 void mm_folio_mark_dirty(struct folio *folio)
 {
-	__atomic_fetch_or(&AF(folio)->flags, MMF_DIRTY, __ATOMIC_RELAXED);
+	folio_mark_dirty(folio);
 }
 
 pte_t mm_folio_to_pte(struct folio *folio)
 {
-	return (pte_t)(uintptr_t)folio;
+	BUILD_BUG_ON(FOLIO_ALIGN - 1 < _PAGE_FLAGS);
+	return (pte_t)folio_to_pteval(folio);
 }
 
 struct folio *mm_folio_from_pte(pte_t pte)
 {
-	return (struct folio *)(uintptr_t)(pte & ~_PAGE_FLAGS);
+	return pteval_to_folio((uintptr_t)pte);
 }

@@ -74,6 +74,9 @@ static inline pte_t ptep_get_and_clear(pte_t *ptep)
 struct pt_page *pte_alloc(struct mm_struct *mm, unsigned long addr);
 /* Unmap [start, end) of a VMA: drop folio references, mapcounts and RSS. */
 void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned long end);
+/* The same, keeping anonymous folios when skip_anon; returns PTEs removed. */
+long zap_page_range_details(struct vm_area_struct *vma, unsigned long start, unsigned long end,
+			    bool skip_anon);
 /* Free page-table pages wholly inside [floor, ceiling) (RCU-deferred). */
 void free_pgtables(struct mm_struct *mm, unsigned long floor, unsigned long ceiling);
 int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma);
@@ -86,10 +89,12 @@ static inline void add_mm_counter(struct mm_struct *mm, int member, long value)
 }
 static inline int mm_counter_of(struct vm_area_struct *vma, struct folio *folio)
 {
-	if (mm_folio_is_anon(folio))
-		return MM_ANONPAGES;
-	return (vma->vm_flags & VM_SHARED) ? MM_SHMEMPAGES : MM_FILEPAGES;
+	(void)vma;
+	return mm_folio_is_anon(folio) ? MM_ANONPAGES : MM_FILEPAGES;
 }
+
+/* mm/rmap.c */
+bool pte_maps_folio(struct mm_struct *mm, unsigned long addr, struct folio *folio);
 
 /* mm/mmap.c */
 struct vm_area_struct *vm_area_alloc(struct mm_struct *mm);

@@ -433,6 +433,19 @@ int exec_mm(struct task_struct *t)
 /* split and merge                                                     */
 /* ------------------------------------------------------------------ */
 
+/* Bounds of a file VMA change under i_mmap_rwsem (rmap and truncate walk it). */
+static void i_mmap_lock_write(struct vm_area_struct *vma)
+{
+	if (vma->vm_mapping)
+		down_write(&vma->vm_mapping->i_mmap_rwsem);
+}
+
+static void i_mmap_unlock_write(struct vm_area_struct *vma)
+{
+	if (vma->vm_mapping)
+		up_write(&vma->vm_mapping->i_mmap_rwsem);
+}
+
 /* Split v[i] at addr: v[i] keeps [start, addr), a new VMA at i+1 gets the rest. */
 static int split_vma(struct mm_struct *mm, int i, unsigned long addr)
 {
@@ -455,9 +468,13 @@ static int split_vma(struct mm_struct *mm, int i, unsigned long addr)
 		goto out_free;
 	}
 	/* lockless lookups of [addr, end) see either the old VMA (write
-	 * locked: they fall back to mmap_lock) or the new one (born locked) */
+	 * locked: they fall back to mmap_lock) or the new one (born locked);
+	 * i_mmap walkers see the bounds change and the new VMA at once */
+	i_mmap_lock_write(vma);
 	WRITE_ONCE(vma->vm_end, addr);
-	vma_link_file(new);
+	if (new->vm_mapping)
+		list_add_tail(&new->shared, &new->vm_mapping->i_mmap);
+	i_mmap_unlock_write(vma);
 	mm->map_count++;
 	rv_stat_inc(vma_splits);
 	return 0;
@@ -491,13 +508,21 @@ static bool vma_merge_at(struct mm_struct *mm, int i)
 		/* keep b (it owns the anon pages): it grows downward */
 		if (vma_tree_splice(mm, i, 1, NULL, 0))
 			return false;
+		i_mmap_lock_write(b);
 		WRITE_ONCE(b->vm_start, a->vm_start);
 		b->vm_pgoff = a->vm_pgoff;
+		if (a->vm_mapping)
+			list_del_init(&a->shared);
+		i_mmap_unlock_write(b);
 		remove_vma(a);
 	} else {
 		if (vma_tree_splice(mm, i + 1, 1, NULL, 0))
 			return false;
+		i_mmap_lock_write(a);
 		WRITE_ONCE(a->vm_end, b->vm_end);
+		if (b->vm_mapping)
+			list_del_init(&b->shared);
+		i_mmap_unlock_write(a);
 		remove_vma(b);
 	}
 	mm->map_count--;
@@ -606,7 +631,9 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int pr
 	if (prev && prev->vm_end == addr && prev->vm_flags == vm_flags && prev->vm_file == file &&
 	    prev->vm_pgoff + vma_pages(prev) == pgoff) {
 		vma_start_write(prev);
+		i_mmap_lock_write(prev);
 		WRITE_ONCE(prev->vm_end, end);
+		i_mmap_unlock_write(prev);
 		rv_stat_inc(vma_merges);
 		vma_merge_at(mm, i - 1);
 		return (long)addr;
@@ -614,8 +641,10 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int pr
 	if (next && next->vm_start == end && next->vm_flags == vm_flags && next->vm_file == file &&
 	    next->vm_pgoff == pgoff + (len >> PAGE_SHIFT)) {
 		vma_start_write(next);
+		i_mmap_lock_write(next);
 		WRITE_ONCE(next->vm_start, addr);
 		next->vm_pgoff = pgoff;
+		i_mmap_unlock_write(next);
 		rv_stat_inc(vma_merges);
 		return (long)addr;
 	}
@@ -629,6 +658,7 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int pr
 	vma->vm_pgoff = pgoff;
 	if (file) {
 		vma->vm_file = file;
+		vma->vm_mapping = mm_file_mapping(file);
 		mm_file_get(file);
 	}
 	ret = vma_tree_splice(mm, i, 0, &vma, 1);
@@ -860,7 +890,7 @@ static int mm_subsys_init(void)
 		kmem_cache_create("anon_vma_chain", sizeof(struct anon_vma_chain), 0, 0, NULL);
 	pt_page_cachep = kmem_cache_create("pt_page", sizeof(struct pt_page), 64, 0, NULL);
 	if (!vm_area_cachep || !mm_cachep || !anon_vma_cachep || !anon_vma_chain_cachep ||
-	    !pt_page_cachep || mm_folio_init()) {
+	    !pt_page_cachep || mm_folio_init() || mm_filemap_init()) {
 		mm_subsys_teardown();
 		return -ENOMEM;
 	}
@@ -883,6 +913,7 @@ static int mm_subsys_teardown(void)
 	int ret = 0;
 
 	mm_fork_hooks_remove();
+	mm_filemap_exit();
 	rcu_barrier(); /* VMAs, arrays, page tables, anon_vmas freed through RCU */
 	if (__atomic_load_n(&mm_live, __ATOMIC_RELAXED)) {
 		fprintf(stderr, "mm: %ld mm_structs leaked\n", mm_live);

@@ -84,8 +84,19 @@ long mm_nr_ptes(struct mm_struct *mm)
  */
 void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned long end)
 {
+	zap_page_range_details(vma, start, end, false);
+}
+
+/*
+ * With skip_anon (hole punch), anonymous folios (private COW copies) stay.
+ * unmap_mapping_range calls this holding only i_mmap_rwsem: every change is
+ * under the PTE lock, so concurrent faults are safe.
+ */
+long zap_page_range_details(struct vm_area_struct *vma, unsigned long start, unsigned long end,
+			    bool skip_anon)
+{
 	struct mm_struct *mm = vma->vm_mm;
-	long rss[NR_MM_COUNTERS] = { 0 };
+	long rss[NR_MM_COUNTERS] = { 0 }, zapped = 0;
 
 	for (unsigned long addr = start, next; addr < end; addr = next) {
 		struct pt_page *pt = pt_lookup(mm, addr);
@@ -99,10 +110,15 @@ void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned lo
 			pte_t pte;
 			struct folio *folio;
 
-			if (pte_none(ptep_get(ptep)))
+			pte = ptep_get(ptep);
+			if (pte_none(pte))
+				continue;
+			if (skip_anon && (pte_special(pte) ||
+					  mm_folio_is_anon(mm_folio_from_pte(pte))))
 				continue;
 			pte = ptep_get_and_clear(ptep);
 			pt->nr_present--;
+			zapped++;
 			if (pte_special(pte))
 				continue;
 			folio = mm_folio_from_pte(pte);
@@ -117,6 +133,7 @@ void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned lo
 	for (int i = 0; i < NR_MM_COUNTERS; i++)
 		if (rss[i])
 			add_mm_counter(mm, i, rss[i]);
+	return zapped;
 }
 
 static void pt_page_free_rcu(struct rcu_head *head)

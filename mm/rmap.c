@@ -219,7 +219,7 @@ void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma, un
 	mm_folio_mapcount_inc(folio);
 }
 
-static bool pte_maps_folio(struct mm_struct *mm, unsigned long addr, struct folio *folio)
+bool pte_maps_folio(struct mm_struct *mm, unsigned long addr, struct folio *folio)
 {
 	bool ret = false;
 	pte_t *ptep, pte;
