@@ -24,8 +24,8 @@
  *  do_link, do_symlink, do_mknod, do_readlink, do_truncate are the syscalls.
  *
  *  file operations (any struct file from filp_open/vfs_open_inode):
- *  vfs_read/vfs_write (pos pointer; NULL = use and advance f_pos under
- *  file->f_pos_lock), vfs_llseek (SEEK_SET/CUR/END/DATA/HOLE),
+ *  vfs_read/vfs_write (advance *pos; pos NULL = use and advance f_pos
+ *  under file->f_pos_lock), vfs_llseek (SEEK_SET/CUR/END/DATA/HOLE),
  *  vfs_fsync, vfs_fallocate (mode 0), and fput from vfs/file.h to close.
  *
  * Objects, fields and their locks
@@ -326,7 +326,8 @@ int do_truncate(const char *path, int64_t length);
 /* ------------------------------------------------------------------ */
 /* file operations                                                     */
 /* ------------------------------------------------------------------ */
-/* pos NULL: use and advance file->f_pos. */
+/* pos NULL: use and advance file->f_pos; else use and advance *pos
+ * (the kernel's vfs_read/vfs_write). */
 ssize_t vfs_read(struct file *file, void *buf, size_t count, int64_t *pos);
 ssize_t vfs_write(struct file *file, const void *buf, size_t count, int64_t *pos);
 #ifndef SEEK_DATA

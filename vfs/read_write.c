@@ -57,8 +57,12 @@ ssize_t vfs_read(struct file *file, void *buf, size_t count, int64_t *pos)
 	rv_stat_inc(vfs_reads);
 	if (!(file->f_mode & FMODE_READ))
 		return -EBADF;
-	if (pos)
-		return __vfs_read(file, buf, count, *pos);
+	if (pos) {
+		ret = __vfs_read(file, buf, count, *pos);
+		if (ret > 0)
+			*pos += ret;
+		return ret;
+	}
 	down(&file->f_pos_lock);
 	ret = __vfs_read(file, buf, count, file->f_pos);
 	if (ret > 0)
@@ -115,6 +119,8 @@ ssize_t vfs_write(struct file *file, const void *buf, size_t count, int64_t *pos
 		down_write(&inode->i_rwsem);
 		ret = __vfs_write(file, buf, count, &p);
 		up_write(&inode->i_rwsem);
+		if (ret > 0)
+			*pos = p;
 		return ret;
 	}
 	down(&file->f_pos_lock);
