@@ -160,6 +160,7 @@ repeat:
 	if (unlikely(files->resize_in_progress)) {
 		spin_unlock(&files->file_lock);
 		expanded = 1;
+		RV_INJECT("expand_files_resize_wait");
 		wait_event(&files->resize_wait, !READ_ONCE(files->resize_in_progress));
 		spin_lock(&files->file_lock);
 		goto repeat;

@@ -362,6 +362,7 @@ static void *installer_main(void *p)
 
 struct expander {
 	struct task_struct *task;
+	unsigned int start;
 	int fd;
 	pthread_t th;
 };
@@ -371,32 +372,41 @@ static void *expander_main(void *p)
 	struct expander *ex = p;
 
 	task_attach(ex->task);
-	ex->fd = alloc_fd(100, NOFILE_DEFAULT, 0); /* 64 -> 128 slots */
+	ex->fd = alloc_fd(ex->start, NOFILE_DEFAULT, 0);
 	task_exit(ex->task);
 	return NULL;
 }
 
 /*
  * An fd_install that loaded the old table (no resize in progress yet) stops
- * before its unlocked store.  A sharer starts expand_files: it sets
- * resize_in_progress and must wait a grace period before copying, or the
- * store would land in the old table after the copy and the file would be
- * lost.  The installer is released once the resize is visibly in progress.
+ * before its unlocked store.  A sharer starts expand_files (64 -> 128
+ * slots): it sets resize_in_progress and must wait a grace period before
+ * copying, or the store would land in the old table after the copy and the
+ * file would be lost.  While it waits, an fd_install that sees the resize
+ * takes file_lock instead, and a second expander (-> 256 slots) waits on
+ * resize_wait.  Then the first installer is released.
  */
 static void test_install_vs_expand(void)
 {
 	struct installer in = {0};
-	struct expander ex = {0};
-	struct file *f;
+	struct expander ex = {0}, ex2 = {0};
+	struct file *f, *f2;
+	unsigned int fd2;
 	uint64_t deadline;
 	bool seen = false;
 
 	begin();
 	in.fd = (unsigned int)get_unused_fd_flags(0);
 	in.file = new_file(in.fd);
+	fd2 = (unsigned int)get_unused_fd_flags(0);
+	f2 = new_file(fd2);
 	in.task = task_clone_thread(me);
 	ex.task = task_clone_thread(me);
+	ex.start = 100;
+	ex2.task = task_clone_thread(me);
+	ex2.start = 200;
 	rv_inject_set_pause("fd_install_before_store", 1);
+	rv_inject_set_delay("expand_files_resize_wait", 0, 0); /* count arrivals */
 	CU_ASSERT_FATAL(pthread_create(&in.th, NULL, installer_main, &in) == 0);
 	CU_ASSERT_FATAL(rv_inject_wait_arrivals("fd_install_before_store", 1, WAIT_MS) == 0);
 	CU_ASSERT_FATAL(pthread_create(&ex.th, NULL, expander_main, &ex) == 0);
@@ -409,18 +419,34 @@ static void test_install_vs_expand(void)
 		sched_yield();
 	}
 	CU_ASSERT(seen);
+	if (seen) {
+		/* the resize is held up by the paused installer: the locked path */
+		fd_install(fd2, f2);
+		CU_ASSERT_FATAL(pthread_create(&ex2.th, NULL, expander_main, &ex2) == 0);
+		CU_ASSERT(rv_inject_wait_arrivals("expand_files_resize_wait", 1, WAIT_MS) == 0);
+	}
 	rv_inject_release("fd_install_before_store");
 	pthread_join(in.th, NULL);
 	pthread_join(ex.th, NULL);
+	if (seen)
+		pthread_join(ex2.th, NULL);
+	else
+		task_exit(ex2.task);
 	CU_ASSERT_EQUAL(ex.fd, 100);
-	CU_ASSERT_EQUAL(files_max_fds(me->files), 128);
+	CU_ASSERT_EQUAL(ex2.fd, 200);
+	CU_ASSERT_EQUAL(files_max_fds(me->files), 256);
 	f = fget(in.fd);
 	CU_ASSERT_PTR_EQUAL(f, in.file);
 	if (f)
 		fput(f);
+	f = fget(fd2);
+	CU_ASSERT_PTR_EQUAL(f, f2);
+	if (f)
+		fput(f);
 	put_unused_fd(100);
+	put_unused_fd(200);
 	end();
-	CU_ASSERT_EQUAL(releases, 1);
+	CU_ASSERT_EQUAL(releases, 2);
 }
 
 /* ---- the last fdput racing fget -------------------------------------------------- */
