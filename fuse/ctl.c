@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * fuse/ctl.c - the control directory /.rcuvfs/ at the mount root.
+ *
+ *   config    the switches in force and the daemon's settings, name=value
+ *   stats     every counter and gauge of the stats registry, "name value"
+ *   slabinfo  the model's kmem_caches (/proc/slabinfo-like)
+ *   locks     the model's file locks (/proc/locks format)
+ *
+ * The directory is not listed by readdir of the root (a reserved name, so an
+ * `ls -a` of an empty mount matches an empty tmpfs) but can be looked up and
+ * listed.  Files are read-only and opened direct_io: the text is rendered
+ * once, at open, into a snapshot that fh points at, so a reader sees one
+ * consistent state however it splits its reads; st_size is 0 as in /proc.
+ * Creating, renaming or removing in the directory (or the directory itself)
+ * gives EPERM, opening a file for writing EACCES, setattr EPERM.
+ *
+ * Locking: none here.  Snapshots belong to their fh (one open); renderers
+ * call the registries' own formatters, which take their locks.
+ */
+#include "fuse/daemon.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct rvf_ctl_file {
+	fuse_ino_t ino;
+	const char *name;
+};
+
+static const struct rvf_ctl_file rvf_ctl_files[] = {
+    {RVF_INO_CTL_CONFIG, "config"},
+    {RVF_INO_CTL_STATS, "stats"},
+    {RVF_INO_CTL_SLABINFO, "slabinfo"},
+    {RVF_INO_CTL_LOCKS, "locks"},
+};
+
+struct rvf_snapshot {
+	size_t len;
+	char text[];
+};
+
+/* A growable text buffer for the renderers. */
+struct rvf_text {
+	char *buf;
+	size_t len, cap;
+};
+
+static void text_reserve(struct rvf_text *t, size_t more)
+{
+	size_t want = t->len + more + 1;
+	char *nb;
+
+	if (want <= t->cap)
+		return;
+	if (want < 2 * t->cap)
+		want = 2 * t->cap;
+	nb = realloc(t->buf, want);
+	if (!nb) {
+		fprintf(stderr, "rcuvfs: out of memory rendering a control file\n");
+		abort();
+	}
+	t->buf = nb;
+	t->cap = want;
+}
+
+static __attribute__((format(printf, 2, 3))) void text_printf(struct rvf_text *t, const char *fmt,
+							      ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	text_reserve(t, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
+	va_end(ap);
+	t->len += (size_t)n;
+}
+
+/* Append the output of a "returns bytes needed, like snprintf" formatter. */
+static void text_format(struct rvf_text *t, size_t (*fmt)(char *, size_t))
+{
+	size_t need;
+
+	for (;;) {
+		need = fmt(t->buf ? t->buf + t->len : NULL, t->buf ? t->cap - t->len : 0);
+		if (t->buf && need < t->cap - t->len)
+			break;
+		text_reserve(t, need + 1);
+	}
+	t->len += need;
+}
+
+static size_t fmt_stats(char *buf, size_t len)
+{
+	return rv_stats_format_text(buf, len);
+}
+
+static size_t fmt_slabinfo(char *buf, size_t len)
+{
+	size_t n = kmem_cache_format_slabinfo(buf, len);
+
+	return n;
+}
+
+static size_t fmt_switches(char *buf, size_t len)
+{
+	return rv_switches_format(&rv_sw, buf, len);
+}
+
+/* locks/ fills this in (issue 7); NULL: the file is empty. */
+size_t (*rvf_ctl_locks_format)(char *buf, size_t len);
+
+char *rvf_ctl_render(fuse_ino_t ino, size_t *len)
+{
+	struct rvf_text t = {NULL, 0, 0};
+	const struct rvf_config *cfg = &rvf.cfg;
+
+	text_reserve(&t, 4096);
+	t.buf[0] = '\0';
+	switch (ino) {
+	case RVF_INO_CTL_CONFIG:
+		text_format(&t, fmt_switches);
+		text_printf(&t, "attr_timeout=%g\nentry_timeout=%g\n", cfg->attr_timeout,
+			    cfg->entry_timeout);
+		text_printf(&t, "max_threads=%u\nmax_idle_threads=%u\n", cfg->max_threads,
+			    cfg->max_idle_threads);
+		text_printf(&t, "clone_fd=%d\nsingle_thread=%d\n", cfg->clone_fd,
+			    cfg->singlethread);
+		text_printf(&t, "default_permissions=1\nrcu_membarrier=%d\nversion=%s\n",
+			    rv_rcu_has_membarrier() ? 1 : 0, RCUVFS_VERSION);
+		break;
+	case RVF_INO_CTL_STATS:
+		text_format(&t, fmt_stats);
+		break;
+	case RVF_INO_CTL_SLABINFO:
+		text_format(&t, fmt_slabinfo);
+		break;
+	case RVF_INO_CTL_LOCKS:
+		if (rvf_ctl_locks_format)
+			text_format(&t, rvf_ctl_locks_format);
+		break;
+	default:
+		free(t.buf);
+		return NULL;
+	}
+	*len = t.len;
+	return t.buf;
+}
+
+static void ctl_fill_attr(fuse_ino_t ino, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_ino = ino;
+	st->st_uid = 0;
+	st->st_gid = 0;
+	st->st_blksize = 4096;
+	if (ino == RVF_INO_CTL_DIR) {
+		st->st_mode = S_IFDIR | 0555;
+		st->st_nlink = 2;
+	} else {
+		st->st_mode = S_IFREG | 0444;
+		st->st_nlink = 1;
+	}
+}
+
+int rvf_ctl_getattr(fuse_ino_t ino, struct stat *st)
+{
+	if (!rvf_ino_is_ctl(ino))
+		return -ENOENT;
+	ctl_fill_attr(ino, st);
+	return 0;
+}
+
+int rvf_ctl_lookup(fuse_ino_t parent, const char *name, struct fuse_entry_param *e)
+{
+	size_t i;
+
+	memset(e, 0, sizeof(*e));
+	if (parent == FUSE_ROOT_ID && !strcmp(name, RVF_CTL_NAME)) {
+		e->ino = RVF_INO_CTL_DIR;
+	} else if (parent == RVF_INO_CTL_DIR) {
+		for (i = 0; i < ARRAY_SIZE(rvf_ctl_files); i++)
+			if (!strcmp(name, rvf_ctl_files[i].name))
+				e->ino = rvf_ctl_files[i].ino;
+		if (!e->ino)
+			return -ENOENT;
+	} else {
+		return -ENOTDIR;
+	}
+	e->generation = 1;
+	ctl_fill_attr(e->ino, &e->attr);
+	/* fixed objects: the kernel may cache them (no lookup counts needed) */
+	e->attr_timeout = 0;
+	e->entry_timeout = 0;
+	return 0;
+}
+
+int rvf_ctl_open(fuse_ino_t ino, int flags, uint64_t *fh)
+{
+	struct rvf_snapshot *snap;
+	size_t len;
+	char *text;
+
+	if (ino == RVF_INO_CTL_DIR) {
+		*fh = 0;
+		return (flags & O_ACCMODE) == O_RDONLY ? 0 : -EISDIR;
+	}
+	if (!rvf_ino_is_ctl(ino))
+		return -ENOENT;
+	if ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC))
+		return -EACCES;
+	text = rvf_ctl_render(ino, &len);
+	if (!text)
+		return -ENOENT;
+	snap = malloc(sizeof(*snap) + len + 1);
+	if (!snap) {
+		free(text);
+		return -ENOMEM;
+	}
+	snap->len = len;
+	memcpy(snap->text, text, len + 1);
+	free(text);
+	*fh = (uint64_t)(uintptr_t)snap;
+	return 0;
+}
+
+ssize_t rvf_ctl_read(fuse_ino_t ino, uint64_t fh, char *buf, size_t size, off_t off)
+{
+	const struct rvf_snapshot *snap = (const void *)(uintptr_t)fh;
+
+	if (ino == RVF_INO_CTL_DIR)
+		return -EISDIR;
+	if (!snap || off < 0)
+		return -EBADF;
+	if ((uint64_t)off >= snap->len)
+		return 0;
+	if (size > snap->len - (size_t)off)
+		size = snap->len - (size_t)off;
+	memcpy(buf, snap->text + off, size);
+	return (ssize_t)size;
+}
+
+int rvf_ctl_release(fuse_ino_t ino, uint64_t fh)
+{
+	if (ino != RVF_INO_CTL_DIR)
+		free((void *)(uintptr_t)fh);
+	return 0;
+}
+
+/* Entries: 0 ".", 1 "..", 2.. the files; the cookie is the next index. */
+int rvf_ctl_readdir(fuse_ino_t ino, off_t off, int plus, fuse_req_t req, char *buf, size_t size,
+		    size_t *used)
+{
+	size_t n = ARRAY_SIZE(rvf_ctl_files) + 2, pos = 0, sz;
+	struct fuse_entry_param e;
+	const char *name;
+	off_t i;
+
+	if (ino != RVF_INO_CTL_DIR)
+		return -ENOTDIR;
+	for (i = off < 0 ? 0 : off; (size_t)i < n; i++) {
+		memset(&e, 0, sizeof(e));
+		if (i == 0) {
+			name = ".";
+			ctl_fill_attr(RVF_INO_CTL_DIR, &e.attr);
+		} else if (i == 1) {
+			name = "..";
+			ctl_fill_attr(RVF_INO_CTL_DIR, &e.attr);
+			e.attr.st_ino = FUSE_ROOT_ID;
+		} else {
+			name = rvf_ctl_files[i - 2].name;
+			ctl_fill_attr(rvf_ctl_files[i - 2].ino, &e.attr);
+			/* no lookup counts on control objects: ino 0 = attributes only */
+		}
+		if (plus)
+			sz = fuse_add_direntry_plus(req, buf + pos, size - pos, name, &e, i + 1);
+		else
+			sz = fuse_add_direntry(req, buf + pos, size - pos, name, &e.attr, i + 1);
+		if (sz > size - pos)
+			break;
+		pos += sz;
+	}
+	*used = pos;
+	return 0;
+}

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * fuse/daemon.h - internal header of the rcuvfs FUSE daemon.
+ *
+ * The daemon is split so that every operation can run without a kernel:
+ *   opts.c   command line: rcuvfs's own -o options (the model switches,
+ *            attr_timeout, entry_timeout, max_threads, size) via fuse_opt;
+ *            the rest goes to libfuse.
+ *   ops.c    one function per FUSE operation (rvf_op_*), taking a small
+ *            request context and returning 0 or -errno; they touch only the
+ *            model (vfs, fdtable) and the control directory.
+ *   ctl.c    the /.rcuvfs/ control directory (config, stats, slabinfo,
+ *            locks): snapshots taken at open, served direct_io.
+ *   ll.c     the thin libfuse adapter: decode a request, call rvf_op_*,
+ *            reply exactly once.
+ *   main.c   start-up (parse, mount, daemonize, model instance), the
+ *            multithreaded loop, and teardown.
+ *
+ * Inode numbers (fuse_ino_t): FUSE_ROOT_ID is the model's root inode; the
+ * control directory's objects use the small reserved numbers
+ * RVF_INO_CTL_FIRST..RVF_INO_CTL_LAST; every other number is the address of
+ * a model struct inode on which the kernel holds lookup references.
+ *
+ * Lookup counts: every lookup reply (lookup, create, mknod, mkdir, symlink,
+ * link, readdirplus entries actually returned) holds one inode reference
+ * (ihold) and adds one to the inode's count in i_private; forget(n) drops n
+ * of each.  At teardown the daemon drops the counts the kernel never forgot.
+ *
+ * File handles: every open file and directory is a struct file installed in
+ * the daemon's model fd table (one model process whose tasks are the libfuse
+ * workers); fh = fd | (uint32_t)f_gen << 32, and every request carrying fh
+ * resolves it through fget + a generation check (rvf_fget), so a stale or
+ * unknown handle gets EBADF.  The control files' fh is their snapshot.
+ */
+#ifndef RCUVFS_FUSE_DAEMON_H
+#define RCUVFS_FUSE_DAEMON_H
+
+#define FUSE_USE_VERSION 314 /* >= 312: fuse_session_loop_mt takes the 3.12 loop config */
+#include <fuse_lowlevel.h>
+#include <sys/statvfs.h>
+
+#include "fdtable/fdtable.h"
+#include "vfs/vfs.h"
+
+/* ---- configuration (opts.c) ------------------------------------------- */
+
+#define RVF_DEFAULT_MAX_THREADS 64
+
+struct rvf_config {
+	struct rv_switches sw;	       /* the model switches (-o name=value) */
+	double attr_timeout;	       /* seconds; default 0 */
+	double entry_timeout;	       /* seconds; default 0 */
+	unsigned int max_threads;      /* libfuse worker limit */
+	unsigned int max_idle_threads; /* idle workers kept; default max_threads */
+	int foreground;		       /* -f (or -d) */
+	int debug;		       /* -d */
+	int singlethread;	       /* -s */
+	int clone_fd;		       /* -o clone_fd */
+	int show_help;
+	int show_version;
+	char *mountpoint; /* malloc'ed by fuse_parse_cmdline */
+};
+
+/*
+ * Parse argv into cfg; args keeps what libfuse's session must see (mount
+ * options such as allow_other, -d).  Returns 0, or -1 after printing one
+ * line on stderr.
+ */
+int rvf_parse_args(struct fuse_args *args, struct rvf_config *cfg);
+void rvf_print_help(FILE *out, const char *progname);
+void rvf_print_version(FILE *out);
+
+/* ---- the daemon ---------------------------------------------------------- */
+
+struct rvf_daemon {
+	struct rvf_config cfg;
+	struct task_struct *task; /* the daemon's model process (group leader) */
+	struct inode *root;	  /* referenced model root inode (FUSE_ROOT_ID) */
+	int live;		  /* between rvf_fs_init and rvf_fs_teardown */
+};
+extern struct rvf_daemon rvf;
+
+/* Who asks: the fields of fuse_ctx the ops use. */
+struct rvf_ctx {
+	uid_t uid;
+	gid_t gid;
+	pid_t pid;
+	mode_t umask;
+	fuse_req_t req; /* NULL below libfuse (op-layer tests) */
+};
+
+/*
+ * Model side of start/stop: rvf_fs_init creates the daemon's model process
+ * and attaches the calling thread to it (the instance must be live);
+ * rvf_fs_teardown closes every handle, drops every lookup reference and
+ * exits the process.  The caller then destroys the instance.
+ */
+int rvf_fs_init(const struct rvf_config *cfg);
+void rvf_fs_teardown(void);
+
+/*
+ * Every op first makes the calling thread a task of the daemon's model
+ * process (libfuse creates workers we do not control).  The task dies with
+ * the thread (PF_LAZY: base's thread-exit destructor runs task_exit).
+ */
+void rvf_attach_worker_slow(void);
+static __always_inline void rvf_enter(void)
+{
+	if (unlikely(rv_current == NULL || rv_current->tgid != rvf.task->tgid))
+		rvf_attach_worker_slow();
+}
+
+/* ---- inode numbers ------------------------------------------------------ */
+
+enum {
+	RVF_INO_CTL_DIR = 2, /* /.rcuvfs */
+	RVF_INO_CTL_CONFIG,
+	RVF_INO_CTL_STATS,
+	RVF_INO_CTL_SLABINFO,
+	RVF_INO_CTL_LOCKS,
+	RVF_INO_CTL_LAST = RVF_INO_CTL_LOCKS,
+};
+#define RVF_CTL_NAME ".rcuvfs"
+
+static inline bool rvf_ino_is_ctl(fuse_ino_t ino)
+{
+	return ino >= RVF_INO_CTL_DIR && ino <= RVF_INO_CTL_LAST;
+}
+
+/* ---- operations (ops.c); 0 or -errno; results through pointers --------- */
+
+/* Entry replies: e->ino, e->generation, e->attr, timeouts; one lookup count. */
+int rvf_op_lookup(const struct rvf_ctx *ctx, fuse_ino_t parent, const char *name,
+		  struct fuse_entry_param *e);
+void rvf_op_forget(fuse_ino_t ino, uint64_t nlookup);
+int rvf_op_getattr(const struct rvf_ctx *ctx, fuse_ino_t ino, const uint64_t *fh, struct stat *st,
+		   double *timeout);
+/* to_set: FUSE_SET_ATTR_* bits */
+int rvf_op_setattr(const struct rvf_ctx *ctx, fuse_ino_t ino, const struct stat *attr, int to_set,
+		   const uint64_t *fh, struct stat *st, double *timeout);
+/* buf gets the NUL-terminated target (len includes room for the NUL) */
+int rvf_op_readlink(const struct rvf_ctx *ctx, fuse_ino_t ino, char *buf, size_t len);
+int rvf_op_mknod(const struct rvf_ctx *ctx, fuse_ino_t parent, const char *name, mode_t mode,
+		 dev_t rdev, struct fuse_entry_param *e);
+int rvf_op_mkdir(const struct rvf_ctx *ctx, fuse_ino_t parent, const char *name, mode_t mode,
+		 struct fuse_entry_param *e);
+int rvf_op_unlink(const struct rvf_ctx *ctx, fuse_ino_t parent, const char *name);
+int rvf_op_rmdir(const struct rvf_ctx *ctx, fuse_ino_t parent, const char *name);
+int rvf_op_symlink(const struct rvf_ctx *ctx, const char *target, fuse_ino_t parent,
+		   const char *name, struct fuse_entry_param *e);
+int rvf_op_rename(const struct rvf_ctx *ctx, fuse_ino_t parent, const char *name,
+		  fuse_ino_t newparent, const char *newname, unsigned int flags);
+int rvf_op_link(const struct rvf_ctx *ctx, fuse_ino_t ino, fuse_ino_t newparent,
+		const char *newname, struct fuse_entry_param *e);
+/* *direct_io set for the control files */
+int rvf_op_open(const struct rvf_ctx *ctx, fuse_ino_t ino, int flags, uint64_t *fh, int *direct_io);
+int rvf_op_create(const struct rvf_ctx *ctx, fuse_ino_t parent, const char *name, mode_t mode,
+		  int flags, struct fuse_entry_param *e, uint64_t *fh);
+/* Returns bytes read into buf (<= size) or -errno. */
+ssize_t rvf_op_read(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, char *buf, size_t size,
+		    off_t off);
+ssize_t rvf_op_write(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, const char *buf,
+		     size_t size, off_t off);
+int rvf_op_flush(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, uint64_t lock_owner);
+int rvf_op_release(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh);
+int rvf_op_fsync(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, int datasync);
+int rvf_op_opendir(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t *fh);
+/*
+ * Fill buf (size bytes) with directory entries from cookie off on, in
+ * fuse_add_direntry(_plus) format; *used gets the bytes filled.  With plus,
+ * one lookup count is taken for each entry actually returned.
+ */
+int rvf_op_readdir(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, off_t off, int plus,
+		   char *buf, size_t size, size_t *used);
+int rvf_op_releasedir(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh);
+int rvf_op_statfs(const struct rvf_ctx *ctx, fuse_ino_t ino, struct statvfs *st);
+int rvf_op_access(const struct rvf_ctx *ctx, fuse_ino_t ino, int mask);
+int rvf_op_fallocate(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, int mode, off_t off,
+		     off_t len);
+int rvf_op_lseek(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, off_t off, int whence,
+		 off_t *out);
+
+/* ---- handles --------------------------------------------------------------- */
+
+/* Install file in the daemon's fd table (reference donated); fh out. */
+int rvf_fh_install(struct file *file, uint64_t *fh);
+/* The file behind fh with a reference (fput it), or NULL: EBADF. */
+struct file *rvf_fget(uint64_t fh);
+
+/* ---- control directory (ctl.c) ------------------------------------------ */
+
+int rvf_ctl_lookup(fuse_ino_t parent, const char *name, struct fuse_entry_param *e);
+int rvf_ctl_getattr(fuse_ino_t ino, struct stat *st);
+int rvf_ctl_open(fuse_ino_t ino, int flags, uint64_t *fh);
+ssize_t rvf_ctl_read(fuse_ino_t ino, uint64_t fh, char *buf, size_t size, off_t off);
+int rvf_ctl_release(fuse_ino_t ino, uint64_t fh);
+int rvf_ctl_readdir(fuse_ino_t ino, off_t off, int plus, fuse_req_t req, char *buf, size_t size,
+		    size_t *used);
+/* Text of one control file into a malloc'ed buffer (tests use it too). */
+char *rvf_ctl_render(fuse_ino_t ino, size_t *len);
+
+/* The libfuse operations table (ll.c). */
+extern const struct fuse_lowlevel_ops rvf_ll_ops;
+
+#endif /* RCUVFS_FUSE_DAEMON_H */

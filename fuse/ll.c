@@ -1,0 +1,434 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * fuse/ll.c - the libfuse low-level adapter: one lo_* function per FUSE
+ * request, each decoding its arguments, calling the matching rvf_op_* and
+ * replying exactly once.  The request counters (req_<op> in the stats
+ * registry, shown in /.rcuvfs/stats) are bumped here.
+ *
+ * Locking: none; the ops take what they need.
+ */
+#include "fuse/daemon.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define RVF_DEFINE_REQ_STAT(op) RV_STAT_DEFINE(req_##op, "FUSE " #op " requests")
+RVF_DEFINE_REQ_STAT(init)
+RVF_DEFINE_REQ_STAT(destroy)
+RVF_DEFINE_REQ_STAT(lookup)
+RVF_DEFINE_REQ_STAT(forget)
+RVF_DEFINE_REQ_STAT(getattr)
+RVF_DEFINE_REQ_STAT(setattr)
+RVF_DEFINE_REQ_STAT(readlink)
+RVF_DEFINE_REQ_STAT(mknod)
+RVF_DEFINE_REQ_STAT(mkdir)
+RVF_DEFINE_REQ_STAT(unlink)
+RVF_DEFINE_REQ_STAT(rmdir)
+RVF_DEFINE_REQ_STAT(symlink)
+RVF_DEFINE_REQ_STAT(rename)
+RVF_DEFINE_REQ_STAT(link)
+RVF_DEFINE_REQ_STAT(open)
+RVF_DEFINE_REQ_STAT(read)
+RVF_DEFINE_REQ_STAT(write)
+RVF_DEFINE_REQ_STAT(flush)
+RVF_DEFINE_REQ_STAT(release)
+RVF_DEFINE_REQ_STAT(fsync)
+RVF_DEFINE_REQ_STAT(opendir)
+RVF_DEFINE_REQ_STAT(readdir)
+RVF_DEFINE_REQ_STAT(readdirplus)
+RVF_DEFINE_REQ_STAT(releasedir)
+RVF_DEFINE_REQ_STAT(statfs)
+RVF_DEFINE_REQ_STAT(access)
+RVF_DEFINE_REQ_STAT(create)
+RVF_DEFINE_REQ_STAT(fallocate)
+RVF_DEFINE_REQ_STAT(lseek)
+
+static struct rvf_ctx req_ctx(fuse_req_t req)
+{
+	const struct fuse_ctx *fc = fuse_req_ctx(req);
+	struct rvf_ctx c = {fc->uid, fc->gid, fc->pid, fc->umask, req};
+
+	return c;
+}
+
+static void reply_entry(fuse_req_t req, int err, const struct fuse_entry_param *e)
+{
+	if (err)
+		fuse_reply_err(req, -err);
+	else
+		fuse_reply_entry(req, e);
+}
+
+static void lo_init(void *userdata, struct fuse_conn_info *conn)
+{
+	rv_stat_inc(req_init);
+	/* stat/lookup must reach the daemon: no kernel-side caching of data
+	 * beyond what timeouts allow; writes go through (no writeback cache). */
+	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+}
+
+static void lo_destroy(void *userdata)
+{
+	rv_stat_inc(req_destroy);
+}
+
+static void lo_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct rvf_ctx c = req_ctx(req);
+	struct fuse_entry_param e;
+
+	rv_stat_inc(req_lookup);
+	reply_entry(req, rvf_op_lookup(&c, parent, name, &e), &e);
+}
+
+static void lo_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+	rv_stat_inc(req_forget);
+	rvf_op_forget(ino, nlookup);
+	fuse_reply_none(req);
+}
+
+static void lo_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets)
+{
+	size_t i;
+
+	rv_stat_add(req_forget, count);
+	for (i = 0; i < count; i++)
+		rvf_op_forget(forgets[i].ino, forgets[i].nlookup);
+	fuse_reply_none(req);
+}
+
+static void lo_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct rvf_ctx c = req_ctx(req);
+	struct stat st;
+	double timeout;
+	int err;
+
+	rv_stat_inc(req_getattr);
+	err = rvf_op_getattr(&c, ino, fi ? &fi->fh : NULL, &st, &timeout);
+	if (err)
+		fuse_reply_err(req, -err);
+	else
+		fuse_reply_attr(req, &st, timeout);
+}
+
+static void lo_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
+		       struct fuse_file_info *fi)
+{
+	struct rvf_ctx c = req_ctx(req);
+	struct stat st;
+	double timeout;
+	int err;
+
+	rv_stat_inc(req_setattr);
+	err = rvf_op_setattr(&c, ino, attr, to_set, fi ? &fi->fh : NULL, &st, &timeout);
+	if (err)
+		fuse_reply_err(req, -err);
+	else
+		fuse_reply_attr(req, &st, timeout);
+}
+
+static void lo_readlink(fuse_req_t req, fuse_ino_t ino)
+{
+	struct rvf_ctx c = req_ctx(req);
+	char buf[PATH_MAX_LEN + 1];
+	int err;
+
+	rv_stat_inc(req_readlink);
+	err = rvf_op_readlink(&c, ino, buf, sizeof(buf));
+	if (err)
+		fuse_reply_err(req, -err);
+	else
+		fuse_reply_readlink(req, buf);
+}
+
+static void lo_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev)
+{
+	struct rvf_ctx c = req_ctx(req);
+	struct fuse_entry_param e;
+
+	rv_stat_inc(req_mknod);
+	reply_entry(req, rvf_op_mknod(&c, parent, name, mode, rdev, &e), &e);
+}
+
+static void lo_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
+{
+	struct rvf_ctx c = req_ctx(req);
+	struct fuse_entry_param e;
+
+	rv_stat_inc(req_mkdir);
+	reply_entry(req, rvf_op_mkdir(&c, parent, name, S_IFDIR | mode, &e), &e);
+}
+
+static void lo_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct rvf_ctx c = req_ctx(req);
+
+	rv_stat_inc(req_unlink);
+	fuse_reply_err(req, -rvf_op_unlink(&c, parent, name));
+}
+
+static void lo_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct rvf_ctx c = req_ctx(req);
+
+	rv_stat_inc(req_rmdir);
+	fuse_reply_err(req, -rvf_op_rmdir(&c, parent, name));
+}
+
+static void lo_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
+{
+	struct rvf_ctx c = req_ctx(req);
+	struct fuse_entry_param e;
+
+	rv_stat_inc(req_symlink);
+	reply_entry(req, rvf_op_symlink(&c, link, parent, name, &e), &e);
+}
+
+static void lo_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
+		      const char *newname, unsigned int flags)
+{
+	struct rvf_ctx c = req_ctx(req);
+
+	rv_stat_inc(req_rename);
+	fuse_reply_err(req, -rvf_op_rename(&c, parent, name, newparent, newname, flags));
+}
+
+static void lo_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
+{
+	struct rvf_ctx c = req_ctx(req);
+	struct fuse_entry_param e;
+
+	rv_stat_inc(req_link);
+	reply_entry(req, rvf_op_link(&c, ino, newparent, newname, &e), &e);
+}
+
+static void lo_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct rvf_ctx c = req_ctx(req);
+	int err, direct_io;
+
+	rv_stat_inc(req_open);
+	err = rvf_op_open(&c, ino, fi->flags, &fi->fh, &direct_io);
+	if (err) {
+		fuse_reply_err(req, -err);
+		return;
+	}
+	fi->direct_io = direct_io;
+	if (fuse_reply_open(req, fi) == -ENOENT) /* interrupted: undo the open */
+		rvf_op_release(&c, ino, fi->fh);
+}
+
+static void lo_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+		      struct fuse_file_info *fi)
+{
+	struct rvf_ctx c = req_ctx(req);
+	struct fuse_entry_param e;
+	int err;
+
+	rv_stat_inc(req_create);
+	err = rvf_op_create(&c, parent, name, mode, fi->flags, &e, &fi->fh);
+	if (err) {
+		fuse_reply_err(req, -err);
+		return;
+	}
+	if (fuse_reply_create(req, &e, fi) == -ENOENT) {
+		rvf_op_release(&c, e.ino, fi->fh);
+		rvf_op_forget(e.ino, 1);
+	}
+}
+
+static void lo_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		    struct fuse_file_info *fi)
+{
+	struct rvf_ctx c = req_ctx(req);
+	char *buf = malloc(size ? size : 1);
+	ssize_t n;
+
+	rv_stat_inc(req_read);
+	if (!buf) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	n = rvf_op_read(&c, ino, fi->fh, buf, size, off);
+	if (n < 0)
+		fuse_reply_err(req, (int)-n);
+	else
+		fuse_reply_buf(req, buf, (size_t)n);
+	free(buf);
+}
+
+static void lo_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
+		     struct fuse_file_info *fi)
+{
+	struct rvf_ctx c = req_ctx(req);
+	ssize_t n;
+
+	rv_stat_inc(req_write);
+	n = rvf_op_write(&c, ino, fi->fh, buf, size, off);
+	if (n < 0)
+		fuse_reply_err(req, (int)-n);
+	else
+		fuse_reply_write(req, (size_t)n);
+}
+
+static void lo_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct rvf_ctx c = req_ctx(req);
+
+	rv_stat_inc(req_flush);
+	fuse_reply_err(req, -rvf_op_flush(&c, ino, fi->fh, fi->lock_owner));
+}
+
+static void lo_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct rvf_ctx c = req_ctx(req);
+
+	rv_stat_inc(req_release);
+	fuse_reply_err(req, -rvf_op_release(&c, ino, fi->fh));
+}
+
+static void lo_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
+{
+	struct rvf_ctx c = req_ctx(req);
+
+	rv_stat_inc(req_fsync);
+	fuse_reply_err(req, -rvf_op_fsync(&c, ino, fi->fh, datasync));
+}
+
+static void lo_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct rvf_ctx c = req_ctx(req);
+	int err;
+
+	rv_stat_inc(req_opendir);
+	err = rvf_op_opendir(&c, ino, &fi->fh);
+	if (err) {
+		fuse_reply_err(req, -err);
+		return;
+	}
+	if (fuse_reply_open(req, fi) == -ENOENT)
+		rvf_op_releasedir(&c, ino, fi->fh);
+}
+
+static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		       struct fuse_file_info *fi, int plus)
+{
+	struct rvf_ctx c = req_ctx(req);
+	char *buf = malloc(size ? size : 1);
+	size_t used;
+	int err;
+
+	if (!buf) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	err = rvf_op_readdir(&c, ino, fi->fh, off, plus, buf, size, &used);
+	if (err)
+		fuse_reply_err(req, -err);
+	else
+		fuse_reply_buf(req, buf, used);
+	free(buf);
+}
+
+static void lo_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		       struct fuse_file_info *fi)
+{
+	rv_stat_inc(req_readdir);
+	do_readdir(req, ino, size, off, fi, 0);
+}
+
+static void lo_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+			   struct fuse_file_info *fi)
+{
+	rv_stat_inc(req_readdirplus);
+	do_readdir(req, ino, size, off, fi, 1);
+}
+
+static void lo_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct rvf_ctx c = req_ctx(req);
+
+	rv_stat_inc(req_releasedir);
+	fuse_reply_err(req, -rvf_op_releasedir(&c, ino, fi->fh));
+}
+
+static void lo_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+	struct rvf_ctx c = req_ctx(req);
+	struct statvfs st;
+	int err;
+
+	rv_stat_inc(req_statfs);
+	err = rvf_op_statfs(&c, ino, &st);
+	if (err)
+		fuse_reply_err(req, -err);
+	else
+		fuse_reply_statfs(req, &st);
+}
+
+static void lo_access(fuse_req_t req, fuse_ino_t ino, int mask)
+{
+	struct rvf_ctx c = req_ctx(req);
+
+	rv_stat_inc(req_access);
+	fuse_reply_err(req, -rvf_op_access(&c, ino, mask));
+}
+
+static void lo_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t length,
+			 struct fuse_file_info *fi)
+{
+	struct rvf_ctx c = req_ctx(req);
+
+	rv_stat_inc(req_fallocate);
+	fuse_reply_err(req, -rvf_op_fallocate(&c, ino, fi->fh, mode, offset, length));
+}
+
+static void lo_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
+		     struct fuse_file_info *fi)
+{
+	struct rvf_ctx c = req_ctx(req);
+	off_t res;
+	int err;
+
+	rv_stat_inc(req_lseek);
+	err = rvf_op_lseek(&c, ino, fi->fh, off, whence, &res);
+	if (err)
+		fuse_reply_err(req, -err);
+	else
+		fuse_reply_lseek(req, res);
+}
+
+const struct fuse_lowlevel_ops rvf_ll_ops = {
+    .init = lo_init,
+    .destroy = lo_destroy,
+    .lookup = lo_lookup,
+    .forget = lo_forget,
+    .forget_multi = lo_forget_multi,
+    .getattr = lo_getattr,
+    .setattr = lo_setattr,
+    .readlink = lo_readlink,
+    .mknod = lo_mknod,
+    .mkdir = lo_mkdir,
+    .unlink = lo_unlink,
+    .rmdir = lo_rmdir,
+    .symlink = lo_symlink,
+    .rename = lo_rename,
+    .link = lo_link,
+    .open = lo_open,
+    .create = lo_create,
+    .read = lo_read,
+    .write = lo_write,
+    .flush = lo_flush,
+    .release = lo_release,
+    .fsync = lo_fsync,
+    .opendir = lo_opendir,
+    .readdir = lo_readdir,
+    .readdirplus = lo_readdirplus,
+    .releasedir = lo_releasedir,
+    .statfs = lo_statfs,
+    .access = lo_access,
+    .fallocate = lo_fallocate,
+    .lseek = lo_lseek,
+};

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * fuse/main.c - the rcuvfs daemon: start-up, the loop, teardown.
+ *
+ * Order matters:
+ *   1. parse options (errors: one line, exit 1; --help/--version: exit 0);
+ *   2. create the session and mount (libfuse reports an unusable
+ *      mountpoint; exit 1);
+ *   3. daemonize (unless -f) BEFORE the model starts: liburcu's call_rcu
+ *      worker thread does not survive fork().  The parent waits on a pipe
+ *      until the child has created the model instance, so it exits 0 only
+ *      for a working mount and 1 (after the child's message) otherwise;
+ *   4. create the model instance with the switches, the daemon's model
+ *      process and its root;
+ *   5. run the multithreaded loop (libfuse 3.12+ loop config, max_threads,
+ *      idle workers kept, clone_fd) until SIGINT/SIGTERM/SIGHUP or
+ *      fusermount3 -u; libfuse joins every worker before returning, and each
+ *      worker's model task exits with its thread;
+ *   6. unmount, drop every handle and lookup count still held, destroy the
+ *      instance (which reports leaks: exit status 1 if anything leaked).
+ *
+ * Locking: single-threaded except for step 5.
+ */
+#include "fuse/daemon.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Detach from the terminal; returns the pipe the child reports status on. */
+static int daemonize_start(void)
+{
+	int pfd[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(pfd)) {
+		perror("rcuvfs: pipe");
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		perror("rcuvfs: fork");
+		return -1;
+	}
+	if (pid > 0) {
+		/* parent: exit with the child's verdict on start-up */
+		close(pfd[1]);
+		if (read(pfd[0], &c, 1) != 1)
+			c = 1;
+		_exit(c ? 1 : 0);
+	}
+	close(pfd[0]);
+	if (setsid() < 0)
+		perror("rcuvfs: setsid");
+	if (chdir("/"))
+		perror("rcuvfs: chdir /");
+	return pfd[1];
+}
+
+static void daemonize_finish(int fd, int ok)
+{
+	char c = ok ? 0 : 1;
+	int nul;
+
+	if (fd < 0)
+		return;
+	if (ok) {
+		nul = open("/dev/null", O_RDWR);
+		if (nul >= 0) {
+			dup2(nul, 0);
+			dup2(nul, 1);
+			dup2(nul, 2);
+			if (nul > 2)
+				close(nul);
+		}
+	}
+	if (write(fd, &c, 1) != 1) {
+		/* the parent is gone; nothing to tell */
+	}
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
+	struct rvf_config *cfg = &rvf.cfg;
+	struct fuse_loop_config *lcfg;
+	struct fuse_session *se;
+	int notify_fd = -1, ret = 1, err;
+
+	if (rvf_parse_args(&args, cfg) != 0)
+		goto out_args;
+	if (cfg->show_help) {
+		rvf_print_help(stdout, argv[0]);
+		ret = 0;
+		goto out_args;
+	}
+	if (cfg->show_version) {
+		rvf_print_version(stdout);
+		ret = 0;
+		goto out_args;
+	}
+	se = fuse_session_new(&args, &rvf_ll_ops, sizeof(rvf_ll_ops), NULL);
+	if (!se)
+		goto out_args; /* libfuse named the bad option */
+	if (fuse_set_signal_handlers(se) != 0)
+		goto out_session;
+	if (fuse_session_mount(se, cfg->mountpoint) != 0)
+		goto out_signals;
+	if (!cfg->foreground) {
+		notify_fd = daemonize_start();
+		if (notify_fd < 0)
+			goto out_unmount;
+	}
+
+	err = rv_instance_create(&cfg->sw);
+	if (!err)
+		err = rvf_fs_init(cfg);
+	if (err) {
+		fprintf(stderr, "rcuvfs: cannot start the model: %s\n", strerror(-err));
+		daemonize_finish(notify_fd, 0);
+		if (rv_instance_live())
+			rv_instance_destroy();
+		goto out_unmount;
+	}
+	if (cfg->foreground)
+		fprintf(stderr, "rcuvfs %s on %s: %s\n", RCUVFS_VERSION, cfg->mountpoint,
+			rv_rcu_describe());
+	daemonize_finish(notify_fd, 1);
+
+	if (cfg->singlethread) {
+		ret = fuse_session_loop(se);
+	} else {
+		lcfg = fuse_loop_cfg_create();
+		fuse_loop_cfg_set_clone_fd(lcfg, (unsigned int)cfg->clone_fd);
+		fuse_loop_cfg_set_max_threads(lcfg, cfg->max_threads);
+		/* keep idle workers: no thread creation per request */
+		fuse_loop_cfg_set_idle_threads(lcfg, cfg->max_idle_threads);
+		ret = fuse_session_loop_mt(se, lcfg);
+		fuse_loop_cfg_destroy(lcfg);
+	}
+	ret = ret < 0 ? 1 : 0; /* > 0: the signal that ended the loop */
+
+	fuse_session_unmount(se);
+	rvf_fs_teardown();
+	if (rv_instance_destroy() != 0) {
+		fprintf(stderr, "rcuvfs: model objects leaked at unmount (see above)\n");
+		ret = 1;
+	}
+	goto out_signals;
+out_unmount:
+	fuse_session_unmount(se);
+out_signals:
+	fuse_remove_signal_handlers(se);
+out_session:
+	fuse_session_destroy(se);
+out_args:
+	free(cfg->mountpoint);
+	fuse_opt_free_args(&args);
+	return ret;
+}

@@ -1,0 +1,861 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * fuse/ops.c - the FUSE operations on the model, one function per op.
+ *
+ * Each rvf_op_* takes a request context (who asks) and the decoded
+ * arguments, runs the operation through the model (vfs inode API, page cache,
+ * the daemon's fd table) and returns 0 or -errno with its results in out
+ * parameters.  Nothing here calls libfuse's reply functions, so tests drive
+ * the ops without a kernel; fuse/ll.c replies.
+ *
+ * Locking: the model takes its own locks (see vfs/fs.h, fdtable/fdtable.h);
+ * ops hold none across calls into it.  Shared daemon state:
+ *   inode->i_private   the kernel's lookup count on that inode (atomic),
+ *                      matched by as many inode references (ihold/iput);
+ *                      the count is raised only while a reference is held,
+ *                      so a forget can never free an inode under a lookup.
+ *   the fd table       the daemon process's files_struct (fdtable/ locks).
+ *   rvf                written by rvf_fs_init/rvf_fs_teardown only, while no
+ *                      request runs.
+ */
+#include "fuse/daemon.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct rvf_daemon rvf;
+
+/* ---- workers and the daemon's model process ---------------------------- */
+
+void rvf_attach_worker_slow(void)
+{
+	struct task_struct *t, *old = rv_current;
+
+	/* a task of some other model process (created lazily): retire it */
+	if (old && (old->flags & PF_LAZY))
+		task_exit(old);
+	t = task_clone_thread(rvf.task);
+	if (!t) {
+		fprintf(stderr, "rcuvfs: cannot create a model task for a worker\n");
+		abort();
+	}
+	/* dies with its thread: base's thread-exit destructor runs task_exit */
+	t->flags |= PF_LAZY;
+	task_attach(t);
+}
+
+int rvf_fs_init(const struct rvf_config *cfg)
+{
+	if (cfg != &rvf.cfg)
+		rvf.cfg = *cfg;
+	rvf.task = task_create_process("rcuvfs");
+	if (!rvf.task)
+		return -ENOMEM;
+	task_attach(rvf.task);
+	rvf.root = vfs_root();
+	if (!rvf.root) {
+		task_exit(rvf.task);
+		rvf.task = NULL;
+		return -ENOENT;
+	}
+	rvf.live = 1;
+	return 0;
+}
+
+static uintptr_t *nlookup_of(struct inode *inode)
+{
+	return (uintptr_t *)&inode->i_private;
+}
+
+/* Drop every lookup count the kernel did not forget (unmount, kill). */
+static void drop_all_lookups(void)
+{
+	struct inode **vec = NULL, *inode;
+	size_t n = 0, cap = 0, i;
+	uintptr_t cnt;
+
+	spin_lock(&rv_sb->s_inode_list_lock);
+	list_for_each_entry(inode, &rv_sb->s_inodes, i_sb_list)
+	{
+		if (!__atomic_load_n(nlookup_of(inode), __ATOMIC_RELAXED))
+			continue;
+		if (n == cap) {
+			struct inode **nv;
+
+			cap = cap ? 2 * cap : 64;
+			nv = realloc(vec, cap * sizeof(*vec));
+			if (!nv)
+				break; /* reported as leaks by the instance teardown */
+			vec = nv;
+		}
+		/* safe: a non-zero count means we hold references */
+		ihold(inode);
+		vec[n++] = inode;
+	}
+	spin_unlock(&rv_sb->s_inode_list_lock);
+	for (i = 0; i < n; i++) {
+		cnt = __atomic_exchange_n(nlookup_of(vec[i]), 0, __ATOMIC_RELAXED);
+		while (cnt--)
+			iput(vec[i]);
+		iput(vec[i]);
+	}
+	free(vec);
+}
+
+void rvf_fs_teardown(void)
+{
+	if (!rvf.live)
+		return;
+	rvf_enter();
+	drop_all_lookups();
+	iput(rvf.root);
+	rvf.root = NULL;
+	/* closes every handle the kernel did not release (last files sharer) */
+	if (rv_current != rvf.task) {
+		task_exit(rv_current);
+		task_attach(rvf.task);
+	}
+	task_exit(rvf.task);
+	rvf.task = NULL;
+	rvf.live = 0;
+}
+
+/* ---- inodes, attributes, entries --------------------------------------- */
+
+static struct inode *rvf_inode(fuse_ino_t ino)
+{
+	if (ino == FUSE_ROOT_ID)
+		return rvf.root;
+	return (struct inode *)(uintptr_t)ino;
+}
+
+static fuse_ino_t rvf_ino(struct inode *inode)
+{
+	return inode == rvf.root ? FUSE_ROOT_ID : (fuse_ino_t)(uintptr_t)inode;
+}
+
+static void kstat_to_stat(const struct kstat *ks, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_ino = ks->ino;
+	st->st_mode = ks->mode;
+	st->st_nlink = ks->nlink;
+	st->st_uid = ks->uid;
+	st->st_gid = ks->gid;
+	st->st_rdev = ks->rdev;
+	st->st_size = ks->size;
+	st->st_blocks = ks->blocks;
+	st->st_blksize = ks->blksize;
+	st->st_atim = ks->atime;
+	st->st_mtim = ks->mtime;
+	st->st_ctim = ks->ctime;
+}
+
+static void inode_stat(struct inode *inode, struct stat *st)
+{
+	struct kstat ks;
+
+	vfs_getattr(inode, &ks);
+	kstat_to_stat(&ks, st);
+}
+
+/*
+ * Turn a referenced inode into an entry reply: the reference becomes one
+ * kernel lookup count.  The root is pinned by the daemon and never counted.
+ */
+static void make_entry(struct inode *inode, struct fuse_entry_param *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->ino = rvf_ino(inode);
+	e->generation = inode->i_generation;
+	inode_stat(inode, &e->attr);
+	e->attr_timeout = rvf.cfg.attr_timeout;
+	e->entry_timeout = rvf.cfg.entry_timeout;
+	if (inode == rvf.root)
+		iput(inode);
+	else
+		__atomic_fetch_add(nlookup_of(inode), 1, __ATOMIC_RELAXED);
+}
+
+/* Names the control directory reserves in the root. */
+static bool reserved_name(fuse_ino_t parent, const char *name)
+{
+	return parent == FUSE_ROOT_ID && !strcmp(name, RVF_CTL_NAME);
+}
+
+static const struct cred *ctx_cred(const struct rvf_ctx *ctx, struct cred *c)
+{
+	c->fsuid = ctx->uid;
+	c->fsgid = ctx->gid;
+	return c;
+}
+
+int rvf_op_lookup(const struct rvf_ctx *ctx, fuse_ino_t parent, const char *name,
+		  struct fuse_entry_param *e)
+{
+	struct inode *inode;
+	int err;
+
+	if (rvf_ino_is_ctl(parent) || reserved_name(parent, name))
+		return rvf_ctl_lookup(parent, name, e);
+	rvf_enter();
+	err = vfs_lookup(rvf_inode(parent), name, &inode);
+	if (err)
+		return err;
+	make_entry(inode, e);
+	return 0;
+}
+
+void rvf_op_forget(fuse_ino_t ino, uint64_t nlookup)
+{
+	struct inode *inode;
+
+	if (ino == FUSE_ROOT_ID || rvf_ino_is_ctl(ino) || !nlookup)
+		return;
+	rvf_enter();
+	inode = rvf_inode(ino);
+	__atomic_fetch_sub(nlookup_of(inode), (uintptr_t)nlookup, __ATOMIC_RELAXED);
+	while (nlookup--)
+		iput(inode); /* the last one may free it: touch nothing after */
+}
+
+int rvf_op_getattr(const struct rvf_ctx *ctx, fuse_ino_t ino, const uint64_t *fh, struct stat *st,
+		   double *timeout)
+{
+	*timeout = rvf.cfg.attr_timeout;
+	if (rvf_ino_is_ctl(ino))
+		return rvf_ctl_getattr(ino, st);
+	rvf_enter();
+	/* stat and fstat both arrive here without a handle: the seqcount path */
+	inode_stat(rvf_inode(ino), st);
+	return 0;
+}
+
+int rvf_op_setattr(const struct rvf_ctx *ctx, fuse_ino_t ino, const struct stat *attr, int to_set,
+		   const uint64_t *fh, struct stat *st, double *timeout)
+{
+	struct file *file = NULL;
+	struct iattr ia;
+	struct inode *inode;
+	int err;
+
+	*timeout = rvf.cfg.attr_timeout;
+	if (rvf_ino_is_ctl(ino))
+		return -EPERM;
+	rvf_enter();
+	inode = rvf_inode(ino);
+	if (fh) {
+		file = rvf_fget(*fh);
+		if (!file)
+			return -EBADF;
+		if (file->f_inode != inode) {
+			fput(file);
+			return -EBADF;
+		}
+	}
+	memset(&ia, 0, sizeof(ia));
+	if (to_set & FUSE_SET_ATTR_MODE) {
+		ia.ia_valid |= ATTR_MODE;
+		ia.ia_mode = attr->st_mode;
+	}
+	if (to_set & FUSE_SET_ATTR_UID) {
+		ia.ia_valid |= ATTR_UID;
+		ia.ia_uid = attr->st_uid;
+	}
+	if (to_set & FUSE_SET_ATTR_GID) {
+		ia.ia_valid |= ATTR_GID;
+		ia.ia_gid = attr->st_gid;
+	}
+	if (to_set & FUSE_SET_ATTR_SIZE) {
+		ia.ia_valid |= ATTR_SIZE;
+		ia.ia_size = attr->st_size;
+	}
+	if (to_set & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_ATIME_NOW)) {
+		ia.ia_valid |= ATTR_ATIME;
+		if (!(to_set & FUSE_SET_ATTR_ATIME_NOW)) {
+			ia.ia_valid |= ATTR_ATIME_SET;
+			ia.ia_atime = attr->st_atim;
+		}
+	}
+	if (to_set & (FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW)) {
+		ia.ia_valid |= ATTR_MTIME;
+		if (!(to_set & FUSE_SET_ATTR_MTIME_NOW)) {
+			ia.ia_valid |= ATTR_MTIME_SET;
+			ia.ia_mtime = attr->st_mtim;
+		}
+	}
+	if (to_set & FUSE_SET_ATTR_CTIME)
+		ia.ia_valid |= ATTR_CTIME;
+	err = ia.ia_valid ? vfs_setattr(inode, &ia) : 0;
+	if (file)
+		fput(file);
+	if (!err)
+		inode_stat(inode, st);
+	return err;
+}
+
+int rvf_op_readlink(const struct rvf_ctx *ctx, fuse_ino_t ino, char *buf, size_t len)
+{
+	ssize_t n;
+
+	if (rvf_ino_is_ctl(ino))
+		return -EINVAL;
+	rvf_enter();
+	n = vfs_readlink(rvf_inode(ino), buf, len - 1);
+	if (n < 0)
+		return (int)n;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* Common tail of the ops that create a name. */
+static int new_entry(int err, struct inode *inode, struct fuse_entry_param *e)
+{
+	if (err)
+		return err;
+	make_entry(inode, e);
+	return 0;
+}
+
+int rvf_op_mknod(const struct rvf_ctx *ctx, fuse_ino_t parent, const char *name, mode_t mode,
+		 dev_t rdev, struct fuse_entry_param *e)
+{
+	struct inode *inode = NULL;
+	struct cred c;
+	int err;
+
+	if (rvf_ino_is_ctl(parent))
+		return -EPERM;
+	if (reserved_name(parent, name))
+		return -EEXIST;
+	rvf_enter();
+	err = vfs_mknod(rvf_inode(parent), name, mode, rdev, ctx_cred(ctx, &c), &inode);
+	return new_entry(err, inode, e);
+}
+
+int rvf_op_mkdir(const struct rvf_ctx *ctx, fuse_ino_t parent, const char *name, mode_t mode,
+		 struct fuse_entry_param *e)
+{
+	struct inode *inode = NULL;
+	struct cred c;
+	int err;
+
+	if (rvf_ino_is_ctl(parent))
+		return -EPERM;
+	if (reserved_name(parent, name))
+		return -EEXIST;
+	rvf_enter();
+	err = vfs_mkdir(rvf_inode(parent), name, mode, ctx_cred(ctx, &c), &inode);
+	return new_entry(err, inode, e);
+}
+
+int rvf_op_symlink(const struct rvf_ctx *ctx, const char *target, fuse_ino_t parent,
+		   const char *name, struct fuse_entry_param *e)
+{
+	struct inode *inode = NULL;
+	struct cred c;
+	int err;
+
+	if (rvf_ino_is_ctl(parent))
+		return -EPERM;
+	if (reserved_name(parent, name))
+		return -EEXIST;
+	rvf_enter();
+	err = vfs_symlink(rvf_inode(parent), name, target, ctx_cred(ctx, &c), &inode);
+	return new_entry(err, inode, e);
+}
+
+int rvf_op_link(const struct rvf_ctx *ctx, fuse_ino_t ino, fuse_ino_t newparent,
+		const char *newname, struct fuse_entry_param *e)
+{
+	struct inode *inode;
+	int err;
+
+	if (rvf_ino_is_ctl(ino) || rvf_ino_is_ctl(newparent))
+		return -EPERM;
+	if (reserved_name(newparent, newname))
+		return -EEXIST;
+	rvf_enter();
+	inode = rvf_inode(ino);
+	err = vfs_link(inode, rvf_inode(newparent), newname);
+	if (err)
+		return err;
+	ihold(inode);
+	make_entry(inode, e);
+	return 0;
+}
+
+int rvf_op_unlink(const struct rvf_ctx *ctx, fuse_ino_t parent, const char *name)
+{
+	if (rvf_ino_is_ctl(parent) || reserved_name(parent, name))
+		return -EPERM;
+	rvf_enter();
+	return vfs_unlink(rvf_inode(parent), name);
+}
+
+int rvf_op_rmdir(const struct rvf_ctx *ctx, fuse_ino_t parent, const char *name)
+{
+	if (rvf_ino_is_ctl(parent) || reserved_name(parent, name))
+		return -EPERM;
+	rvf_enter();
+	return vfs_rmdir(rvf_inode(parent), name);
+}
+
+int rvf_op_rename(const struct rvf_ctx *ctx, fuse_ino_t parent, const char *name,
+		  fuse_ino_t newparent, const char *newname, unsigned int flags)
+{
+	if (rvf_ino_is_ctl(parent) || rvf_ino_is_ctl(newparent) || reserved_name(parent, name) ||
+	    reserved_name(newparent, newname))
+		return -EPERM;
+	if (flags & ~(unsigned int)(RENAME_NOREPLACE | RENAME_EXCHANGE))
+		return -EINVAL; /* RENAME_WHITEOUT: no overlayfs upper here */
+	rvf_enter();
+	return vfs_rename(rvf_inode(parent), name, rvf_inode(newparent), newname, flags);
+}
+
+/* ---- handles ------------------------------------------------------------------ */
+
+int rvf_fh_install(struct file *file, uint64_t *fh)
+{
+	int fd = get_unused_fd_flags(0);
+
+	if (fd < 0) {
+		fput(file);
+		return fd;
+	}
+	/* read the generation before fd_install publishes (and may lose) the file */
+	*fh = (uint64_t)(unsigned int)fd | ((uint64_t)(uint32_t)file->f_gen << 32);
+	fd_install((unsigned int)fd, file);
+	return 0;
+}
+
+struct file *rvf_fget(uint64_t fh)
+{
+	struct file *file = fget((unsigned int)fh);
+
+	if (!file)
+		return NULL;
+	/* a reused fd holds a file of another generation: the handle is stale */
+	if (unlikely((uint32_t)file->f_gen != (uint32_t)(fh >> 32))) {
+		fput(file);
+		return NULL;
+	}
+	return file;
+}
+
+/* Close the fd behind fh (release, releasedir). */
+static int fh_close(uint64_t fh)
+{
+	struct file *file = rvf_fget(fh);
+
+	if (!file)
+		return -EBADF;
+	fput(file);
+	/*
+	 * The kernel sends one release per handle, so nobody else closes this
+	 * fd between the check above and close_fd; a forged handle racing its
+	 * own release is the only way to close a reused fd, and both are bugs
+	 * of the sender.
+	 */
+	return close_fd((unsigned int)fh);
+}
+
+static int open_flags(int flags)
+{
+	return flags & (O_ACCMODE | O_APPEND | O_TRUNC);
+}
+
+int rvf_op_open(const struct rvf_ctx *ctx, fuse_ino_t ino, int flags, uint64_t *fh, int *direct_io)
+{
+	struct file *file;
+	int err;
+
+	*direct_io = 0;
+	if (rvf_ino_is_ctl(ino)) {
+		*direct_io = 1;
+		return rvf_ctl_open(ino, flags, fh);
+	}
+	rvf_enter();
+	err = vfs_open_inode(rvf_inode(ino), open_flags(flags), &file);
+	if (err)
+		return err;
+	return rvf_fh_install(file, fh);
+}
+
+int rvf_op_create(const struct rvf_ctx *ctx, fuse_ino_t parent, const char *name, mode_t mode,
+		  int flags, struct fuse_entry_param *e, uint64_t *fh)
+{
+	struct inode *inode;
+	struct file *file;
+	struct cred c;
+	int err;
+
+	if (rvf_ino_is_ctl(parent))
+		return -EPERM;
+	if (reserved_name(parent, name))
+		return -EEXIST;
+	rvf_enter();
+	err = vfs_create(rvf_inode(parent), name, (mode & 07777) | S_IFREG, ctx_cred(ctx, &c),
+			 &inode);
+	if (err)
+		return err;
+	err = vfs_open_inode(inode, open_flags(flags) & ~O_TRUNC, &file);
+	if (!err)
+		err = rvf_fh_install(file, fh);
+	if (err) {
+		iput(inode); /* the name stays, as when a kernel create's open fails */
+		return err;
+	}
+	make_entry(inode, e);
+	return 0;
+}
+
+ssize_t rvf_op_read(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, char *buf, size_t size,
+		    off_t off)
+{
+	struct file *file;
+	int64_t pos = off;
+	ssize_t n;
+
+	if (rvf_ino_is_ctl(ino))
+		return rvf_ctl_read(ino, fh, buf, size, off);
+	rvf_enter();
+	file = rvf_fget(fh);
+	if (!file)
+		return -EBADF;
+	n = vfs_read(file, buf, size, &pos);
+	fput(file);
+	return n;
+}
+
+ssize_t rvf_op_write(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, const char *buf,
+		     size_t size, off_t off)
+{
+	struct file *file;
+	int64_t pos = off;
+	ssize_t n;
+
+	if (rvf_ino_is_ctl(ino))
+		return -EBADF;
+	rvf_enter();
+	file = rvf_fget(fh);
+	if (!file)
+		return -EBADF;
+	n = vfs_write(file, buf, size, &pos);
+	fput(file);
+	return n;
+}
+
+int rvf_op_flush(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, uint64_t lock_owner)
+{
+	struct file *file;
+
+	if (rvf_ino_is_ctl(ino))
+		return 0;
+	rvf_enter();
+	file = rvf_fget(fh);
+	if (!file)
+		return -EBADF;
+	fput(file);
+	return 0;
+}
+
+int rvf_op_release(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh)
+{
+	if (rvf_ino_is_ctl(ino))
+		return rvf_ctl_release(ino, fh);
+	rvf_enter();
+	return fh_close(fh);
+}
+
+int rvf_op_fsync(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, int datasync)
+{
+	struct file *file;
+	int err;
+
+	if (rvf_ino_is_ctl(ino))
+		return 0;
+	rvf_enter();
+	file = rvf_fget(fh);
+	if (!file)
+		return -EBADF;
+	err = vfs_fsync(file, datasync);
+	fput(file);
+	return err;
+}
+
+int rvf_op_opendir(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t *fh)
+{
+	struct file *file;
+	int err;
+
+	if (rvf_ino_is_ctl(ino))
+		return rvf_ctl_open(ino, O_RDONLY, fh);
+	rvf_enter();
+	err = vfs_open_inode(rvf_inode(ino), O_RDONLY | O_DIRECTORY, &file);
+	if (err)
+		return err;
+	return rvf_fh_install(file, fh);
+}
+
+int rvf_op_releasedir(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh)
+{
+	if (rvf_ino_is_ctl(ino))
+		return 0;
+	rvf_enter();
+	return fh_close(fh);
+}
+
+/* ---- readdir ------------------------------------------------------------------ */
+
+struct rd_plain {
+	const struct rvf_ctx *ctx;
+	char *buf;
+	size_t size, pos;
+	bool root;
+};
+
+static int rd_plain_actor(void *arg, const char *name, size_t namelen, uint64_t ino, unsigned dtype,
+			  int64_t next_pos)
+{
+	struct rd_plain *rd = arg;
+	struct stat st;
+	char nm[NAME_MAX_LEN + 1];
+	size_t sz;
+
+	if (namelen > NAME_MAX_LEN)
+		return 0;
+	memcpy(nm, name, namelen);
+	nm[namelen] = '\0';
+	if (rd->root && !strcmp(nm, RVF_CTL_NAME))
+		return 0; /* hidden behind the control directory */
+	memset(&st, 0, sizeof(st));
+	st.st_ino = ino;
+	st.st_mode = dtype << 12;
+	sz = fuse_add_direntry(rd->ctx->req, rd->buf + rd->pos, rd->size - rd->pos, nm, &st,
+			       next_pos);
+	if (sz > rd->size - rd->pos)
+		return 1; /* does not fit: not emitted, the next call resumes here */
+	rd->pos += sz;
+	return 0;
+}
+
+/* readdirplus: names first (under the directory lock), lookups after. */
+struct rd_name {
+	int64_t next_pos;
+	uint64_t ino;
+	char name[];
+};
+
+struct rd_collect {
+	struct rd_name **v;
+	size_t n, cap;
+	size_t budget; /* estimated reply bytes still free */
+	bool root;
+};
+
+static int rd_collect_actor(void *arg, const char *name, size_t namelen, uint64_t ino,
+			    unsigned dtype, int64_t next_pos)
+{
+	struct rd_collect *rc = arg;
+	struct rd_name *r;
+	size_t est = fuse_add_direntry_plus(NULL, NULL, 0, "", NULL, 0) + ((namelen + 7) & ~7ul);
+
+	if (est > rc->budget)
+		return 1;
+	if (rc->root && namelen == strlen(RVF_CTL_NAME) && !memcmp(name, RVF_CTL_NAME, namelen))
+		return 0;
+	if (rc->n == rc->cap) {
+		struct rd_name **nv;
+
+		rc->cap = rc->cap ? 2 * rc->cap : 64;
+		nv = realloc(rc->v, rc->cap * sizeof(*nv));
+		if (!nv)
+			return 1;
+		rc->v = nv;
+	}
+	r = malloc(sizeof(*r) + namelen + 1);
+	if (!r)
+		return 1;
+	r->next_pos = next_pos;
+	r->ino = ino;
+	memcpy(r->name, name, namelen);
+	r->name[namelen] = '\0';
+	rc->v[rc->n++] = r;
+	rc->budget -= est;
+	return 0;
+}
+
+static int readdir_plus(const struct rvf_ctx *ctx, struct inode *dir, off_t off, char *buf,
+			size_t size, size_t *used)
+{
+	struct rd_collect rc = {NULL, 0, 0, size, dir == rvf.root};
+	struct fuse_entry_param e;
+	struct inode *inode;
+	size_t pos = 0, i, sz;
+	int64_t ret;
+	bool full = false;
+
+	ret = vfs_readdir(dir, off, rd_collect_actor, &rc);
+	for (i = 0; i < rc.n; i++) {
+		struct rd_name *r = rc.v[i];
+		bool dot = !strcmp(r->name, ".") || !strcmp(r->name, "..");
+
+		if (full)
+			goto next;
+		memset(&e, 0, sizeof(e));
+		inode = NULL;
+		if (dot) {
+			/* the kernel takes no lookup count for . and ..: attributes only */
+			e.attr.st_ino = r->ino;
+			e.attr.st_mode = S_IFDIR;
+		} else if (vfs_lookup(dir, r->name, &inode) == 0) {
+			e.ino = rvf_ino(inode);
+			e.generation = inode->i_generation;
+			inode_stat(inode, &e.attr);
+			e.attr_timeout = rvf.cfg.attr_timeout;
+			e.entry_timeout = rvf.cfg.entry_timeout;
+		} else {
+			goto next; /* removed since the walk: skip it */
+		}
+		sz = fuse_add_direntry_plus(ctx->req, buf + pos, size - pos, r->name, &e,
+					    r->next_pos);
+		if (sz > size - pos) {
+			full = true; /* not returned: no lookup count */
+			if (inode)
+				iput(inode);
+			goto next;
+		}
+		pos += sz;
+		if (inode) {
+			if (inode == rvf.root)
+				iput(inode);
+			else
+				__atomic_fetch_add(nlookup_of(inode), 1, __ATOMIC_RELAXED);
+		}
+	next:
+		free(r);
+	}
+	free(rc.v);
+	*used = pos;
+	return ret < 0 ? (int)ret : 0;
+}
+
+int rvf_op_readdir(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, off_t off, int plus,
+		   char *buf, size_t size, size_t *used)
+{
+	struct rd_plain rd = {ctx, buf, size, 0, false};
+	struct file *file;
+	struct inode *dir;
+	int64_t ret;
+	int err = 0;
+
+	*used = 0;
+	if (rvf_ino_is_ctl(ino))
+		return rvf_ctl_readdir(ino, off, plus, ctx->req, buf, size, used);
+	rvf_enter();
+	file = rvf_fget(fh);
+	if (!file)
+		return -EBADF;
+	dir = file->f_inode;
+	if (plus) {
+		err = readdir_plus(ctx, dir, off, buf, size, used);
+	} else {
+		rd.root = dir == rvf.root;
+		ret = vfs_readdir(dir, off, rd_plain_actor, &rd);
+		if (ret < 0)
+			err = (int)ret;
+		*used = rd.pos;
+	}
+	fput(file);
+	return err;
+}
+
+/* ---- the rest ------------------------------------------------------------------ */
+
+int rvf_op_statfs(const struct rvf_ctx *ctx, fuse_ino_t ino, struct statvfs *st)
+{
+	struct kstatfs ks;
+
+	rvf_enter();
+	vfs_statfs(&ks);
+	memset(st, 0, sizeof(*st));
+	st->f_bsize = ks.f_bsize;
+	st->f_frsize = ks.f_bsize;
+	st->f_blocks = ks.f_blocks;
+	st->f_bfree = ks.f_bfree;
+	st->f_bavail = ks.f_bavail;
+	st->f_files = ks.f_files;
+	st->f_ffree = ks.f_ffree;
+	st->f_favail = ks.f_ffree;
+	st->f_namemax = ks.f_namelen;
+	return 0;
+}
+
+/* access(2) when the kernel asks (it checks modes itself: default_permissions). */
+int rvf_op_access(const struct rvf_ctx *ctx, fuse_ino_t ino, int mask)
+{
+	struct stat st;
+	unsigned int bits;
+
+	if (rvf_ino_is_ctl(ino)) {
+		rvf_ctl_getattr(ino, &st);
+	} else {
+		rvf_enter();
+		inode_stat(rvf_inode(ino), &st);
+	}
+	if (mask == F_OK)
+		return 0;
+	if (ctx->uid == 0) {
+		/* root: everything but executing a file nobody may execute */
+		if ((mask & X_OK) && !S_ISDIR(st.st_mode) && !(st.st_mode & 0111))
+			return -EACCES;
+		return 0;
+	}
+	if (ctx->uid == st.st_uid)
+		bits = (st.st_mode >> 6) & 7;
+	else if (ctx->gid == st.st_gid)
+		bits = (st.st_mode >> 3) & 7;
+	else
+		bits = st.st_mode & 7;
+	return ((unsigned int)mask & ~bits) ? -EACCES : 0;
+}
+
+int rvf_op_fallocate(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, int mode, off_t off,
+		     off_t len)
+{
+	struct file *file;
+	int err;
+
+	if (rvf_ino_is_ctl(ino))
+		return -EBADF;
+	if (mode != 0)
+		return -EOPNOTSUPP;
+	rvf_enter();
+	file = rvf_fget(fh);
+	if (!file)
+		return -EBADF;
+	err = vfs_fallocate(file, mode, off, len);
+	fput(file);
+	return err;
+}
+
+int rvf_op_lseek(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, off_t off, int whence,
+		 off_t *out)
+{
+	struct file *file;
+	int64_t ret;
+
+	if (rvf_ino_is_ctl(ino))
+		return -ESPIPE;
+	rvf_enter();
+	file = rvf_fget(fh);
+	if (!file)
+		return -EBADF;
+	ret = vfs_llseek(file, off, whence);
+	fput(file);
+	if (ret < 0)
+		return (int)ret;
+	*out = ret;
+	return 0;
+}
