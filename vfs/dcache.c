@@ -589,6 +589,9 @@ void d_move(struct dentry *d, struct dentry *target, struct dentry *newparent, c
 	spin_lock(&d->d_lockref.lock);
 	write_seqcount_begin(&d->d_seq);
 	d_hash_del(d);
+	/* neither name is hashed here: lookups that miss see s_rename_lock
+	 * odd/changed and retry (tests look into this window) */
+	RV_INJECT("d_move_unhashed");
 	WRITE_ONCE(d->d_parent, newparent);
 	d_set_name(d, name, len);
 	d_hash_add(d);

@@ -152,6 +152,7 @@ static int step_rcu(struct nameidata *nd, const char *name, uint32_t len, bool l
 	child = __d_lookup_rcu(parent, name, len, &cseq);
 	if (!child)
 		return -ECHILD; /* lookup_slow decides (and caches a negative) */
+	RV_INJECT("walk_rcu_after_lookup");
 	if (read_seqcount_retry(&parent->d_seq, nd->seq))
 		return -ECHILD;
 	inode = READ_ONCE(child->d_inode);
