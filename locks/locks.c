@@ -243,6 +243,23 @@ static struct owner_acct *owner_find(struct owner_bucket *b, fl_owner_t owner)
 	return NULL;
 }
 
+/*
+ * One free accounting record per thread: an owner's record dies when its
+ * count drops to 0 (at every unlock of its last lock), and the next lock
+ * would otherwise pay a malloc/free pair.
+ */
+static __thread struct owner_acct *owner_spare;
+
+static void owner_free(struct owner_acct *a)
+{
+	if (!a)
+		return;
+	if (!owner_spare)
+		owner_spare = a;
+	else
+		free(a);
+}
+
 /* Charge n lock records to owner; -ENOLCK over the limit or without memory. */
 static int owner_charge(fl_owner_t owner, long n)
 {
@@ -255,7 +272,10 @@ static int owner_charge(fl_owner_t owner, long n)
 	if (!a) {
 		/* allocate outside the bucket lock, then look again */
 		spin_unlock(&b->lock);
-		spare = malloc(sizeof(*spare));
+		spare = owner_spare;
+		owner_spare = NULL;
+		if (!spare)
+			spare = malloc(sizeof(*spare));
 		if (!spare)
 			return -ENOLCK;
 		spin_lock(&b->lock);
@@ -278,7 +298,7 @@ static int owner_charge(fl_owner_t owner, long n)
 		a->count += n;
 	}
 	spin_unlock(&b->lock);
-	free(spare);
+	owner_free(spare);
 	return ret;
 }
 
@@ -301,7 +321,7 @@ static void owner_uncharge(fl_owner_t owner, long n)
 	spin_unlock(&b->lock);
 	if (!a)
 		fprintf(stderr, "rcuvfs: locks: uncharge of unknown owner %p\n", owner);
-	free(dead);
+	owner_free(dead);
 }
 
 long locks_set_owner_limit(long limit)
@@ -712,18 +732,18 @@ void locks_free_lock_context(struct inode *inode)
 static int posix_lock_ctx(struct file_lock_context *ctx, struct file_lock *request,
 			  struct file_lock *conflock)
 {
-	struct file_lock *new_fl, *new_fl2, *fl, *tmp;
+	struct file_lock *new_fl, *new_fl2 = NULL, *fl, *tmp;
 	struct list_head dispose = LIST_HEAD_INIT(dispose);
 	int64_t start = request->fl_start, end = request->fl_end;
 	bool unlock = request->fl_type == F_UNLCK;
-	int nalloc = unlock ? (start == 0 && end == OFFSET_MAX ? 0 : 1) : 2;
 	int error;
 
 	rv_stat_inc(locks_posix_calls);
-	error = locks_prealloc(request->fl_owner, nalloc, &new_fl, &new_fl2);
+	/* the lock record; a split record only if the lists say so (below) */
+	error = locks_prealloc(request->fl_owner, unlock ? 0 : 1, &new_fl, &tmp);
 	if (error)
 		return error;
-
+retry:
 	flc_lock(ctx);
 	if (!unlock) {
 		list_for_each_entry(fl, &ctx->flc_posix, fl_list) {
@@ -736,6 +756,21 @@ static int posix_lock_ctx(struct file_lock_context *ctx, struct file_lock *reque
 			if (request->fl_flags & FL_SLEEP)
 				error = locks_block_on(fl, request, posix_locks_conflict);
 			goto out;
+		}
+	}
+	if (!new_fl2) {
+		/* will one of the owner's locks be split in two? */
+		list_for_each_entry(fl, &ctx->flc_posix, fl_list) {
+			if (fl->fl_owner == request->fl_owner &&
+			    fl->fl_type != request->fl_type && fl->fl_start < start &&
+			    fl->fl_end > end) {
+				/* allocate outside the list lock and look again */
+				flc_unlock(ctx);
+				error = locks_prealloc(request->fl_owner, 1, &new_fl2, &tmp);
+				if (error)
+					goto out_unlocked;
+				goto retry;
+			}
 		}
 	}
 	if (!lk_claim(request)) {
@@ -766,12 +801,9 @@ static int posix_lock_ctx(struct file_lock_context *ctx, struct file_lock *reque
 			continue;
 		if (fl->fl_start < start && fl->fl_end > end) {
 			/* split: fl keeps the left part, a new record the right */
-			struct file_lock *right = new_fl2 ? new_fl2 : new_fl;
+			struct file_lock *right = new_fl2;
 
-			if (right == new_fl2)
-				new_fl2 = NULL;
-			else
-				new_fl = NULL;
+			new_fl2 = NULL;
 			locks_copy_lock(right, fl);
 			right->fl_start = end + 1;
 			locks_insert_lock_ctx(right, ctx, &ctx->flc_posix);
@@ -796,6 +828,7 @@ static int posix_lock_ctx(struct file_lock_context *ctx, struct file_lock *reque
 	}
 out:
 	flc_unlock(ctx);
+out_unlocked:
 	locks_dispose_list(&dispose);
 	if (new_fl)
 		locks_free_lock(new_fl);

@@ -338,12 +338,85 @@ static void test_interrupted_waiters(void)
 	tl_file_free(fw);
 }
 
+/* ---- grant and cancel racing for one request ------------------------------ */
+
+#define GC_ITERS 500
+
+static pthread_barrier_t gc_bar;
+static struct file_lock_req *gc_req;
+static int gc_granted, gc_grant_result, gc_cancel_ret, gc_bad;
+static struct file *gc_holder, *gc_fw;
+
+static void gc_grant(struct file_lock_req *req, int result)
+{
+	gc_grant_result = result;
+	__atomic_fetch_add(&gc_granted, 1, __ATOMIC_ACQ_REL);
+}
+
+static void *gc_main(void *p)
+{
+	int id = (int)(uintptr_t)p;
+
+	for (int i = 0; i < GC_ITERS; i++) {
+		if (id == 0) {
+			struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_len = 10 };
+
+			gc_granted = 0;
+			gc_cancel_ret = 1;
+			if (tl_lock(gc_holder, 0, F_WRLCK, 0, 10))
+				gc_bad++;
+			gc_req = locks_alloc_req(gc_grant, NULL);
+			if (fcntl_setlk(gc_fw, F_SETLKW, &l, TL_OWNER(1), 1, gc_req) !=
+			    FILE_LOCK_DEFERRED)
+				gc_bad++;
+		}
+		pthread_barrier_wait(&gc_bar);
+		if (id == 0)
+			tl_lock(gc_holder, 0, F_UNLCK, 0, 0); /* may run the grant */
+		else
+			gc_cancel_ret = locks_cancel_req(gc_req);
+		pthread_barrier_wait(&gc_bar);
+		if (id == 0) {
+			int granted = __atomic_load_n(&gc_granted, __ATOMIC_ACQUIRE);
+
+			/* exactly one of: the grant ran, the cancel withdrew it */
+			if (granted + (gc_cancel_ret == -EINTR) != 1 || granted > 1)
+				gc_bad++;
+			if (granted && (gc_grant_result || gc_cancel_ret != 0))
+				gc_bad++;
+			/* the lock is held iff it was granted */
+			if (locks_count_held() != granted)
+				gc_bad++;
+			tl_lock(gc_fw, 1, F_UNLCK, 0, 0);
+			if (locks_count_held() || locks_count_blocked())
+				gc_bad++;
+			locks_put_req(gc_req);
+		}
+	}
+	return NULL;
+}
+
+static void test_grant_cancel_race(void)
+{
+	void *args[2] = { (void *)0, (void *)1 };
+
+	gc_holder = tl_file(sino, FMODE_READ | FMODE_WRITE);
+	gc_fw = tl_file(sino, FMODE_READ | FMODE_WRITE);
+	gc_bad = 0;
+	pthread_barrier_init(&gc_bar, NULL, 2);
+	rvtest_run_threads(2, gc_main, args);
+	pthread_barrier_destroy(&gc_bar);
+	CU_ASSERT_EQUAL(gc_bad, 0);
+	tl_file_free(gc_holder);
+	tl_file_free(gc_fw);
+}
+
 /* ---- one suite per scheme x BKL kind ----------------------------------------- */
 
 #define STRESS_CASES                                                                  \
 	RVTEST(test_mx_posix), RVTEST(test_mx_flock), RVTEST(test_mx_ofd),              \
 		RVTEST(test_deferred_1000), RVTEST(test_sleeping_1000),                 \
-		RVTEST(test_interrupted_waiters)
+		RVTEST(test_interrupted_waiters), RVTEST(test_grant_cancel_race)
 
 #define STRESS_SUITE(nm, filelock, bkl)                                                \
 	static int init_##nm(void)                                                     \

@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tests/bench/bench_locks.c - file locks in the model, in one run:
+ *
+ *  1. uncontended lock+unlock pairs (flock LOCK_EX/LOCK_UN, POSIX F_SETLK
+ *     write/unlock) in the model against the same pairs as real system
+ *     calls on tmpfs (/dev/shm), with the ratio;
+ *  2. contended pairs: T tasks, each with its own open file description
+ *     and POSIX owner, take a blocking write lock on the same byte and
+ *     release it, for each filelock scheme x BKL kind at several task
+ *     counts; ops/s, CPU/wall, voluntary context switches and the BKL
+ *     counters per pair.
+ *
+ * Reported, never pass/fail.  Usage:
+ *   bench_locks [--duration S] [--tasks 1,2,8,64] [--pairs N] [--dir DIR]
+ */
+#include "locks/locks.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+static double opt_duration = 0.3;
+static long opt_pairs = 200000;
+static int opt_tasks[16] = { 1, 2, 8, 64 };
+static int opt_ntasks = 4;
+static const char *opt_dir = "/dev/shm";
+
+static struct inode *mk_inode(uint64_t ino)
+{
+	struct inode *i = calloc(1, sizeof(*i));
+
+	i->i_ino = ino;
+	return i;
+}
+
+static struct file *mk_file(struct inode *i)
+{
+	struct file *f = calloc(1, sizeof(*f));
+
+	f->f_inode = i;
+	f->f_mode = FMODE_READ | FMODE_WRITE;
+	return f;
+}
+
+static int instance(const char *filelock, const char *bkl)
+{
+	struct rv_switches sw;
+	char err[128];
+
+	rv_switches_default(&sw);
+	if (rv_switch_set(&sw, "filelock", filelock, err, sizeof(err)) ||
+	    rv_switch_set(&sw, "bkl", bkl, err, sizeof(err))) {
+		fprintf(stderr, "bench_locks: %s\n", err);
+		return -1;
+	}
+	return rv_instance_create(&sw);
+}
+
+static uint64_t counter(const char *name)
+{
+	uint64_t v = 0;
+
+	rv_stat_read(name, &v);
+	return v;
+}
+
+/* ---- 1. uncontended ------------------------------------------------------- */
+
+static double model_pairs(int use_flock, long n)
+{
+	struct inode *ino = mk_inode(1);
+	struct file *f = mk_file(ino);
+	struct flock lk = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_len = 1 };
+	struct flock un = { .l_type = F_UNLCK, .l_whence = SEEK_SET, .l_len = 1 };
+	fl_owner_t owner = (fl_owner_t)0x1000;
+	uint64_t t0 = rv_now_ns();
+
+	for (long i = 0; i < n; i++) {
+		if (use_flock) {
+			flock_lock_file(f, LOCK_EX, 1, NULL);
+			flock_lock_file(f, LOCK_UN, 1, NULL);
+		} else {
+			fcntl_setlk(f, F_SETLK, &lk, owner, 1, NULL);
+			fcntl_setlk(f, F_SETLK, &un, owner, 1, NULL);
+		}
+	}
+	t0 = rv_now_ns() - t0;
+	locks_remove_file(f);
+	locks_free_lock_context(ino);
+	free(f);
+	free(ino);
+	return (double)t0 / n;
+}
+
+static double real_pairs(int use_flock, long n)
+{
+	char path[512];
+	struct flock lk = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_len = 1 };
+	struct flock un = { .l_type = F_UNLCK, .l_whence = SEEK_SET, .l_len = 1 };
+	uint64_t t0;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/bench_locks.%d", opt_dir, (int)getpid());
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0) {
+		perror(path);
+		return -1;
+	}
+	unlink(path);
+	t0 = rv_now_ns();
+	for (long i = 0; i < n; i++) {
+		if (use_flock) {
+			flock(fd, LOCK_EX);
+			flock(fd, LOCK_UN);
+		} else {
+			fcntl(fd, F_SETLK, &lk);
+			fcntl(fd, F_SETLK, &un);
+		}
+	}
+	t0 = rv_now_ns() - t0;
+	close(fd);
+	return (double)t0 / n;
+}
+
+static void bench_uncontended(void)
+{
+	printf("== uncontended lock+unlock pairs (%ld pairs each; model filelock=global bkl=spin; "
+	       "syscalls on %s)\n",
+	       opt_pairs, opt_dir);
+	printf("%-8s %14s %14s %8s\n", "kind", "model ns/pair", "syscall ns/pair", "ratio");
+	if (instance("global", "spin"))
+		return;
+	for (int fl = 1; fl >= 0; fl--) {
+		double m, r;
+
+		model_pairs(fl, opt_pairs / 10); /* warm caches and magazines */
+		m = model_pairs(fl, opt_pairs);
+		real_pairs(fl, opt_pairs / 10);
+		r = real_pairs(fl, opt_pairs);
+		printf("%-8s %14.1f %14.1f %7.1fx\n", fl ? "flock" : "posix", m, r,
+		       m > 0 && r > 0 ? r / m : 0.0);
+	}
+	if (rv_instance_destroy())
+		fprintf(stderr, "bench_locks: instance teardown reported leaks\n");
+	printf("\n");
+}
+
+/* ---- 2. contended ---------------------------------------------------------- */
+
+struct worker {
+	struct file *f;
+	int idx;
+	long ops;
+	int errors;
+};
+
+static int run_flag; /* 0 wait, 1 run, 2 stop */
+static int ready;
+
+static void *worker_main(void *p)
+{
+	struct worker *w = p;
+	struct flock lk = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_len = 1 };
+	struct flock un = { .l_type = F_UNLCK, .l_whence = SEEK_SET, .l_len = 1 };
+	fl_owner_t owner = (fl_owner_t)(uintptr_t)(0x1000 + w->idx * 64);
+	long ops = 0;
+
+	(void)current; /* create the task before timing */
+	__atomic_fetch_add(&ready, 1, __ATOMIC_ACQ_REL);
+	while (__atomic_load_n(&run_flag, __ATOMIC_ACQUIRE) == 0)
+		sched_yield();
+	while (__atomic_load_n(&run_flag, __ATOMIC_RELAXED) == 1) {
+		if (fcntl_setlk(w->f, F_SETLKW, &lk, owner, w->idx + 1, NULL))
+			w->errors++;
+		if (fcntl_setlk(w->f, F_SETLK, &un, owner, w->idx + 1, NULL))
+			w->errors++;
+		ops++;
+	}
+	w->ops = ops;
+	kmem_cache_flush_thread();
+	return NULL;
+}
+
+static double tv_s(struct timeval tv)
+{
+	return tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+static void bench_contended_one(const char *filelock, const char *bkl, int tasks)
+{
+	struct inode *ino;
+	struct worker *w = calloc(tasks, sizeof(*w));
+	pthread_t *th = calloc(tasks, sizeof(*th));
+	struct rusage r0, r1;
+	uint64_t t0, t1, acq0, cont0, sl0, ho0, waits0;
+	long ops = 0;
+	int errors = 0;
+	double wall, cpu;
+
+	if (instance(filelock, bkl))
+		return;
+	ino = mk_inode(2);
+	run_flag = 0;
+	ready = 0;
+	for (int i = 0; i < tasks; i++) {
+		w[i] = (struct worker){ .f = mk_file(ino), .idx = i };
+		pthread_create(&th[i], NULL, worker_main, &w[i]);
+	}
+	while (__atomic_load_n(&ready, __ATOMIC_ACQUIRE) < tasks)
+		sched_yield();
+	acq0 = counter("bkl_acquisitions");
+	cont0 = counter("bkl_contended");
+	sl0 = counter("bkl_sleeps");
+	ho0 = counter("bkl_handoffs");
+	waits0 = counter("locks_waits");
+	getrusage(RUSAGE_SELF, &r0);
+	t0 = rv_now_ns();
+	__atomic_store_n(&run_flag, 1, __ATOMIC_RELEASE);
+	usleep((useconds_t)(opt_duration * 1e6));
+	__atomic_store_n(&run_flag, 2, __ATOMIC_RELEASE);
+	for (int i = 0; i < tasks; i++) {
+		pthread_join(th[i], NULL);
+		ops += w[i].ops;
+		errors += w[i].errors;
+	}
+	t1 = rv_now_ns();
+	getrusage(RUSAGE_SELF, &r1);
+	wall = (t1 - t0) / 1e9;
+	cpu = tv_s(r1.ru_utime) - tv_s(r0.ru_utime) + tv_s(r1.ru_stime) - tv_s(r0.ru_stime);
+	{
+		double per = ops ? 1.0 / ops : 0;
+
+		printf("%-7s %-10s %5d %12.0f %6.2f %9ld %8.3f %8.3f %8.3f %8.3f %8.3f%s\n",
+		       filelock, bkl, tasks, ops / wall, cpu / wall,
+		       r1.ru_nvcsw - r0.ru_nvcsw,
+		       (counter("bkl_acquisitions") - acq0) * per,
+		       (counter("bkl_contended") - cont0) * per,
+		       (counter("bkl_sleeps") - sl0) * per,
+		       (counter("bkl_handoffs") - ho0) * per,
+		       (counter("locks_waits") - waits0) * per, errors ? "  ERRORS" : "");
+	}
+	for (int i = 0; i < tasks; i++) {
+		locks_remove_file(w[i].f);
+		free(w[i].f);
+	}
+	locks_free_lock_context(ino);
+	free(ino);
+	free(w);
+	free(th);
+	if (rv_instance_destroy())
+		fprintf(stderr, "bench_locks: instance teardown reported leaks\n");
+}
+
+static void bench_contended(void)
+{
+	static const char *const schemes[] = { "global", "bkl", "inode" };
+	static const char *const kinds[] = { "spin", "sem-fifo", "sem-steal" };
+
+	printf("== contended pairs: every task F_SETLKW write-locks byte 0 of one inode and "
+	       "unlocks (own owner, own description); %.2f s per row\n",
+	       opt_duration);
+	printf("%-7s %-10s %5s %12s %6s %9s %8s %8s %8s %8s %8s\n", "scheme", "bkl", "tasks",
+	       "pairs/s", "cpu/w", "nvcsw", "bkl_acq", "bkl_cont", "bkl_slp", "bkl_hoff",
+	       "waits");
+	printf("%-7s %-10s %5s %12s %6s %9s %8s %8s %8s %8s %8s\n", "", "", "", "", "", "",
+	       "/pair", "/pair", "/pair", "/pair", "/pair");
+	for (size_t s = 0; s < ARRAY_SIZE(schemes); s++)
+		for (size_t k = 0; k < ARRAY_SIZE(kinds); k++)
+			for (int t = 0; t < opt_ntasks; t++)
+				bench_contended_one(schemes[s], kinds[k], opt_tasks[t]);
+	printf("\n");
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: bench_locks [--duration S (0.3)] [--tasks LIST (1,2,8,64)] "
+		     "[--pairs N (200000)] [--dir DIR (/dev/shm)]\n");
+}
+
+int main(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--duration") && i + 1 < argc) {
+			opt_duration = atof(argv[++i]);
+		} else if (!strcmp(argv[i], "--pairs") && i + 1 < argc) {
+			opt_pairs = atol(argv[++i]);
+		} else if (!strcmp(argv[i], "--dir") && i + 1 < argc) {
+			opt_dir = argv[++i];
+		} else if (!strcmp(argv[i], "--tasks") && i + 1 < argc) {
+			char *tok, *save = NULL, *list = argv[++i];
+
+			opt_ntasks = 0;
+			for (tok = strtok_r(list, ",", &save); tok && opt_ntasks < 16;
+			     tok = strtok_r(NULL, ",", &save))
+				opt_tasks[opt_ntasks++] = atoi(tok);
+		} else if (!strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 0;
+		} else {
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (opt_pairs < 10 || opt_duration <= 0 || opt_ntasks == 0) {
+		usage(stderr);
+		return 2;
+	}
+	rv_rcu_ensure();
+	printf("bench_locks: %d online CPUs; %s\n", (int)sysconf(_SC_NPROCESSORS_ONLN),
+	       rv_rcu_describe());
+	printf("spinlock_t and the spin BKL spin %d rounds of PAUSE, then sched_yield()\n\n",
+	       RV_SPIN_LIMIT);
+	bench_uncontended();
+	bench_contended();
+	return 0;
+}
