@@ -244,6 +244,16 @@ struct dentry {
 	char d_iname[DNAME_INLINE_LEN];
 };
 
+/*
+ * Hash lookups.  __d_lookup_rcu: under rcu_read_lock, no reference; *seqp
+ * gets the d_seq sample the caller must validate (read_seqcount_retry).
+ * d_lookup: a referenced dentry (maybe negative) or NULL, retrying a miss
+ * while a rename ran (s_rename_lock).
+ */
+struct dentry *__d_lookup_rcu(struct dentry *parent, const char *name, uint32_t len,
+			      uint32_t *seqp);
+struct dentry *d_lookup(struct dentry *parent, const char *name, uint32_t len);
+
 static inline struct dentry *dget(struct dentry *d)
 {
 	lockref_get(&d->d_lockref);

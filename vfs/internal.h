@@ -35,9 +35,6 @@ int inode_truncate_locked(struct inode *inode, int64_t size);
 int dcache_init(struct super_block *sb);
 int dcache_destroy(struct super_block *sb);
 struct dentry *d_alloc_root(struct inode *inode);
-struct dentry *__d_lookup_rcu(struct dentry *parent, const char *name, uint32_t len,
-			      uint32_t *seqp);
-struct dentry *d_lookup(struct dentry *parent, const char *name, uint32_t len);
 /* Under parent i_rwsem (any mode): the hashed dentry for name, allocating a
  * negative one if none; referenced.  -ENOENT in a dead directory. */
 int d_lookup_or_alloc(struct dentry *parent, const char *name, uint32_t len,

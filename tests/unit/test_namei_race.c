@@ -8,7 +8,7 @@
  * rename-over target, counts balanced).  No test depends on timing.
  */
 #include "rvtest.h"
-#include "vfs/internal.h" /* white-box: __d_lookup_rcu */
+#include "vfs/vfs.h"
 
 #include <pthread.h>
 #include <stdlib.h>
