@@ -24,6 +24,7 @@
 #include "fuse/daemon.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -105,6 +106,12 @@ int main(int argc, char **argv)
 	se = fuse_session_new(&args, &rvf_ll_ops, sizeof(rvf_ll_ops), NULL);
 	if (!se)
 		goto out_args; /* libfuse named the bad option */
+	/*
+	 * A shell starts background jobs with SIGINT ignored, and libfuse only
+	 * replaces default dispositions: SIGINT and SIGTERM always unmount.
+	 */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
 	if (fuse_set_signal_handlers(se) != 0)
 		goto out_session;
 	if (fuse_session_mount(se, cfg->mountpoint) != 0)

@@ -1,0 +1,103 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# tests/integration/lifecycle.sh BIN_DIR: start-up and shutdown.
+#  - bad options and unusable mountpoints fail at start, exit 1, one line;
+#  - --help lists every option with a default, --version works;
+#  - daemon mode: returns 0 once mounted; fusermount3 -u leaves no process;
+#  - SIGTERM and SIGINT unmount and exit 0 (no leaked model objects), with
+#    files still open and lookups never forgotten;
+#  - after kill -9 the mountpoint can be unmounted and mounted again;
+#  - -s (single thread) and -o clone_fd serve requests.
+BIN=$1
+. "$(dirname "$0")/lib.sh"
+it_setup
+
+# ---- bad starts
+mkdir -p "$IT_TMP/m"
+for bad in "-o nosuchoption" "-o filelock=nosuch" "-o attr_timeout=abc" "-o max_threads=0" \
+	"-o size=12q"; do
+	out=$("$BIN/rcuvfs" "$IT_TMP/m" $bad 2>&1)
+	rc=$?
+	lines=$(printf '%s\n' "$out" | grep -c .)
+	if [ "$rc" != 0 ] && [ "$lines" = 1 ] && ! grep -q " $IT_TMP/m fuse" /proc/self/mounts; then
+		pass "bad option '$bad' refused: $out"
+	else
+		fail "bad option '$bad': rc $rc, output '$out'"
+	fi
+done
+out=$("$BIN/rcuvfs" "$IT_TMP/nonexistent" 2>&1)
+[ $? != 0 ] && [ "$(printf '%s\n' "$out" | grep -c .)" = 1 ] && pass "missing mountpoint refused: $out" ||
+	fail "missing mountpoint: $out"
+"$BIN/rcuvfs" 2>/dev/null && fail "no mountpoint accepted" || pass "no mountpoint refused"
+
+help=$("$BIN/rcuvfs" --help 2>&1) || fail "--help exit status"
+for opt in attr_timeout entry_timeout max_threads size filelock bkl bkl_ops fileref lockref_relax \
+	clone_fd allow_other; do
+	grep -q "$opt" <<<"$help" || fail "--help does not list $opt"
+done
+[ "$(grep -c 'default' <<<"$help")" -ge 14 ] && pass "--help lists options with defaults" ||
+	fail "--help lacks defaults"
+"$BIN/rcuvfs" --version | grep -q "^rcuvfs " && pass "--version" || fail "--version"
+
+# ---- daemon mode
+D=$IT_TMP/daemon
+mkdir -p "$D"
+IT_MOUNTS+=("$D")
+if "$BIN/rcuvfs" "$D"; then
+	grep -q " $D fuse.rcuvfs" /proc/self/mounts && pass "daemon mode mounted" || fail "not mounted"
+	dpid=""
+	for p in /proc/[0-9]*; do
+		if cat "$p/cmdline" 2>/dev/null | tr '\0' ' ' | grep -q "rcuvfs $D"; then
+			dpid=${p#/proc/}
+		fi
+	done
+	echo x >"$D/f" && [ "$(cat "$D/f")" = x ] || fail "daemon mode I/O"
+	fusermount3 -u "$D" || fail "fusermount3 -u (daemon)"
+	if [ -n "$dpid" ] && wait_gone "$dpid"; then
+		pass "daemon mode: no process after fusermount3 -u"
+	else
+		fail "daemon mode: process '$dpid' left after unmount"
+	fi
+else
+	fail "daemon mode start"
+fi
+
+# ---- signals with open files and un-forgotten lookups
+for sig in TERM INT; do
+	mount_rcuvfs sig$sig && R=$MNT && RPID=$PID
+	mkdir -p "$R/d/e" && echo data >"$R/d/e/f" && ls -R "$R" >/dev/null
+	exec 7<"$R/d/e/f"
+	kill -$sig "$RPID"
+	if wait_gone "$RPID"; then
+		wait "$RPID"
+		rc=$?
+		exec 7<&-
+		[ "$rc" = 0 ] && pass "SIG$sig: exit 0 with an open file" ||
+			fail "SIG$sig: exit $rc: $(tail -5 "$IT_TMP/sig$sig.log")"
+	else
+		exec 7<&-
+		fail "SIG$sig: daemon still running"
+	fi
+	grep -q " $R fuse" /proc/self/mounts && fail "SIG$sig: still mounted" || pass "SIG$sig: unmounted"
+done
+
+# ---- kill -9, then unmount and mount again
+mount_rcuvfs k9 && R=$MNT && RPID=$PID
+kill -9 "$RPID"
+wait_gone "$RPID" || fail "kill -9: still running"
+stat "$R" >/dev/null 2>&1 && fail "kill -9: mount still answers"
+fusermount3 -u "$R" && pass "kill -9: fusermount3 -u works" || fail "kill -9: fusermount3 -u"
+mount_rcuvfs k9 && R=$MNT && RPID=$PID
+echo again >"$R/f" && [ "$(cat "$R/f")" = again ] && pass "kill -9: mounted again" || fail "remount I/O"
+unmount_rcuvfs "$R" "$RPID"
+
+# ---- -s and clone_fd
+for variant in "-s" "-o clone_fd" "-o max_threads=2"; do
+	mount_rcuvfs var $variant && R=$MNT && RPID=$PID
+	(for i in 1 2 3 4; do (mkdir "$R/d$i" && for j in $(seq 50); do echo $j >"$R/d$i/$j"; done) & done; wait)
+	n=$(find "$R" -type f | wc -l)
+	[ "$n" = 200 ] && pass "$variant: 4 parallel writers, 200 files" || fail "$variant: $n files"
+	unmount_rcuvfs "$R" "$RPID" || true
+done
+it_finish

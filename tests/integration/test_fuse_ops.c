@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tests/integration/test_fuse_ops.c - the daemon's op layer below libfuse.
+ *
+ * Calls fuse/ops.c directly (no kernel, no mount): handles not open in the
+ * daemon's fd table, stale handles whose fd was reused, lookup/forget
+ * balance, readdirplus counting only the entries it returned, the control
+ * directory's refusals, and a teardown that leaves no model object behind.
+ *
+ * Locking: single-threaded.
+ */
+#include "tests/unit/rvtest.h"
+#include "fuse/daemon.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static struct rvf_ctx ctx0 = {0, 0, 1, 022, NULL};
+
+static int suite_init(void)
+{
+	struct rvf_config cfg;
+
+	memset(&cfg, 0, sizeof(cfg));
+	rv_switches_default(&cfg.sw);
+	cfg.max_threads = 4;
+	if (rv_instance_create(&cfg.sw))
+		return -1;
+	return rvf_fs_init(&cfg) ? -1 : 0;
+}
+
+static int suite_cleanup(void)
+{
+	rvf_fs_teardown();
+	return rv_instance_destroy() ? -1 : 0;
+}
+
+static uintptr_t nlookup(fuse_ino_t ino)
+{
+	return (uintptr_t)((struct inode *)(uintptr_t)ino)->i_private;
+}
+
+static fuse_ino_t make_file(const char *name, uint64_t *fh)
+{
+	struct fuse_entry_param e;
+	int err = rvf_op_create(&ctx0, FUSE_ROOT_ID, name, 0644, O_RDWR, &e, fh);
+
+	CU_ASSERT_EQUAL_FATAL(err, 0);
+	return e.ino;
+}
+
+static void test_unknown_fh_ebadf(void)
+{
+	const uint64_t bad[] = {4000, 77, (5ull << 32) | 3, UINT64_MAX, 0};
+	struct stat attr, st;
+	char buf[64];
+	size_t used;
+	uint64_t fh;
+	double to;
+	off_t res;
+	fuse_ino_t ino = make_file("ebadf", &fh);
+	size_t i;
+
+	CU_ASSERT_EQUAL(rvf_op_release(&ctx0, ino, fh), 0);
+	memset(&attr, 0, sizeof(attr));
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		CU_ASSERT_EQUAL(rvf_op_read(&ctx0, ino, bad[i], buf, sizeof(buf), 0), -EBADF);
+		CU_ASSERT_EQUAL(rvf_op_write(&ctx0, ino, bad[i], "x", 1, 0), -EBADF);
+		CU_ASSERT_EQUAL(rvf_op_flush(&ctx0, ino, bad[i], 1), -EBADF);
+		CU_ASSERT_EQUAL(rvf_op_fsync(&ctx0, ino, bad[i], 0), -EBADF);
+		CU_ASSERT_EQUAL(rvf_op_fallocate(&ctx0, ino, bad[i], 0, 0, 10), -EBADF);
+		CU_ASSERT_EQUAL(rvf_op_lseek(&ctx0, ino, bad[i], 0, SEEK_END, &res), -EBADF);
+		CU_ASSERT_EQUAL(
+		    rvf_op_setattr(&ctx0, ino, &attr, FUSE_SET_ATTR_SIZE, &bad[i], &st, &to),
+		    -EBADF);
+		CU_ASSERT_EQUAL(
+		    rvf_op_readdir(&ctx0, FUSE_ROOT_ID, bad[i], 0, 0, buf, sizeof(buf), &used),
+		    -EBADF);
+		CU_ASSERT_EQUAL(
+		    rvf_op_readdir(&ctx0, FUSE_ROOT_ID, bad[i], 0, 1, buf, sizeof(buf), &used),
+		    -EBADF);
+		CU_ASSERT_EQUAL(rvf_op_release(&ctx0, ino, bad[i]), -EBADF);
+		CU_ASSERT_EQUAL(rvf_op_releasedir(&ctx0, FUSE_ROOT_ID, bad[i]), -EBADF);
+	}
+	rvf_op_forget(ino, 1);
+}
+
+/* A released handle whose fd now holds another file is stale: EBADF. */
+static void test_stale_fh_ebadf(void)
+{
+	uint64_t fh1, fh2;
+	fuse_ino_t a = make_file("stale-a", &fh1), b;
+	char buf[8];
+	int direct;
+
+	CU_ASSERT_EQUAL(rvf_op_release(&ctx0, a, fh1), 0);
+	CU_ASSERT_EQUAL(rvf_op_release(&ctx0, a, fh1), -EBADF); /* double release */
+	b = make_file("stale-b", &fh2);
+	/* the lowest free fd is reused: same fd, another generation */
+	CU_ASSERT_EQUAL((uint32_t)fh1, (uint32_t)fh2);
+	CU_ASSERT_NOT_EQUAL(fh1, fh2);
+	CU_ASSERT_EQUAL(rvf_op_write(&ctx0, b, fh1, "x", 1, 0), -EBADF);
+	CU_ASSERT_EQUAL(rvf_op_read(&ctx0, b, fh1, buf, sizeof(buf), 0), -EBADF);
+	CU_ASSERT_EQUAL(rvf_op_release(&ctx0, b, fh1), -EBADF);
+	/* the live handle still works */
+	CU_ASSERT_EQUAL(rvf_op_write(&ctx0, b, fh2, "ok", 2, 0), 2);
+	CU_ASSERT_EQUAL(rvf_op_read(&ctx0, b, fh2, buf, sizeof(buf), 0), 2);
+	CU_ASSERT_EQUAL(rvf_op_release(&ctx0, b, fh2), 0);
+	/* reopen works and the old handles stay dead */
+	CU_ASSERT_EQUAL(rvf_op_open(&ctx0, a, O_RDONLY, &fh1, &direct), 0);
+	CU_ASSERT_EQUAL(direct, 0);
+	CU_ASSERT_EQUAL(rvf_op_read(&ctx0, a, fh2, buf, sizeof(buf), 0), -EBADF);
+	CU_ASSERT_EQUAL(rvf_op_release(&ctx0, a, fh1), 0);
+	rvf_op_forget(a, 1);
+	rvf_op_forget(b, 1);
+}
+
+static void test_lookup_forget_balance(void)
+{
+	struct fuse_entry_param e;
+	uint64_t fh;
+	fuse_ino_t ino = make_file("counted", &fh);
+	int i;
+
+	CU_ASSERT_EQUAL(nlookup(ino), 1);
+	for (i = 0; i < 5; i++) {
+		CU_ASSERT_EQUAL_FATAL(rvf_op_lookup(&ctx0, FUSE_ROOT_ID, "counted", &e), 0);
+		CU_ASSERT_EQUAL(e.ino, ino);
+	}
+	CU_ASSERT_EQUAL(nlookup(ino), 6);
+	CU_ASSERT_EQUAL(rvf_op_lookup(&ctx0, FUSE_ROOT_ID, "nonexistent", &e), -ENOENT);
+	rvf_op_forget(ino, 4);
+	CU_ASSERT_EQUAL(nlookup(ino), 2);
+	CU_ASSERT_EQUAL(rvf_op_release(&ctx0, ino, fh), 0);
+	CU_ASSERT_EQUAL(rvf_op_unlink(&ctx0, FUSE_ROOT_ID, "counted"), 0);
+	/* unlinked, still looked up: an orphan the kernel may still stat */
+	{
+		struct stat st;
+		double to;
+
+		CU_ASSERT_EQUAL(rvf_op_getattr(&ctx0, ino, NULL, &st, &to), 0);
+		CU_ASSERT_EQUAL(st.st_nlink, 0);
+	}
+	rvf_op_forget(ino, 2); /* frees the inode */
+}
+
+/* readdirplus takes a lookup count only for the entries that fit. */
+static void test_readdirplus_counts(void)
+{
+	struct fuse_entry_param e;
+	fuse_ino_t dir, ino[8];
+	char buf[4096], name[16];
+	size_t used, pos, entsz;
+	uint64_t dfh;
+	int i, returned;
+
+	CU_ASSERT_EQUAL_FATAL(rvf_op_mkdir(&ctx0, FUSE_ROOT_ID, "rdp", S_IFDIR | 0755, &e), 0);
+	dir = e.ino;
+	for (i = 0; i < 8; i++) {
+		snprintf(name, sizeof(name), "e%d", i);
+		CU_ASSERT_EQUAL_FATAL(rvf_op_mknod(&ctx0, dir, name, S_IFREG | 0644, 0, &e), 0);
+		ino[i] = e.ino;
+		CU_ASSERT_EQUAL(nlookup(ino[i]), 1);
+	}
+	CU_ASSERT_EQUAL_FATAL(rvf_op_opendir(&ctx0, dir, &dfh), 0);
+	/* room for ".", ".." and three entries of 2-character names */
+	entsz = fuse_add_direntry_plus(NULL, NULL, 0, "e0", NULL, 0);
+	CU_ASSERT_EQUAL_FATAL(
+	    rvf_op_readdir(&ctx0, dir, dfh, 0, 1, buf, 5 * entsz + entsz / 2, &used), 0);
+	CU_ASSERT_EQUAL(used, 5 * entsz);
+	for (returned = 0, i = 0; i < 8; i++)
+		if (nlookup(ino[i]) == 2)
+			returned++;
+		else
+			CU_ASSERT_EQUAL(nlookup(ino[i]), 1);
+	CU_ASSERT_EQUAL(returned, 3);
+	/* the rest, from the cookie of the last returned entry */
+	{
+		uint64_t off = 0;
+
+		/* struct fuse_direntplus: fuse_entry_out (128 bytes), then
+		 * fuse_dirent { ino, off, namelen, type, name } */
+		for (pos = 0; pos < used; pos += entsz)
+			memcpy(&off, buf + pos + 128 + 8, sizeof(off));
+		CU_ASSERT_EQUAL(
+		    rvf_op_readdir(&ctx0, dir, dfh, (off_t)off, 1, buf, sizeof(buf), &used), 0);
+		CU_ASSERT_EQUAL(used, 5 * entsz);
+	}
+	for (i = 0; i < 8; i++) {
+		CU_ASSERT_EQUAL(nlookup(ino[i]), 2);
+		rvf_op_forget(ino[i], 2);
+	}
+	CU_ASSERT_EQUAL(rvf_op_releasedir(&ctx0, dir, dfh), 0);
+	rvf_op_forget(dir, 1);
+}
+
+static void test_ctl_refusals(void)
+{
+	struct fuse_entry_param e;
+	uint64_t fh;
+	char buf[65536];
+	ssize_t n;
+	int direct;
+
+	CU_ASSERT_EQUAL_FATAL(rvf_op_lookup(&ctx0, FUSE_ROOT_ID, RVF_CTL_NAME, &e), 0);
+	CU_ASSERT_EQUAL(e.ino, RVF_INO_CTL_DIR);
+	CU_ASSERT_EQUAL(rvf_op_lookup(&ctx0, RVF_INO_CTL_DIR, "stats", &e), 0);
+	CU_ASSERT_EQUAL(rvf_op_open(&ctx0, e.ino, O_WRONLY, &fh, &direct), -EACCES);
+	CU_ASSERT_EQUAL(rvf_op_open(&ctx0, e.ino, O_RDONLY, &fh, &direct), 0);
+	CU_ASSERT_EQUAL(direct, 1);
+	n = rvf_op_read(&ctx0, e.ino, fh, buf, sizeof(buf) - 1, 0);
+	CU_ASSERT(n > 0);
+	buf[n > 0 ? n : 0] = '\0';
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "fget_retries "));
+	CU_ASSERT_EQUAL(rvf_op_release(&ctx0, e.ino, fh), 0);
+	CU_ASSERT_EQUAL(rvf_op_mkdir(&ctx0, RVF_INO_CTL_DIR, "x", S_IFDIR | 0755, &e), -EPERM);
+	CU_ASSERT_EQUAL(rvf_op_unlink(&ctx0, RVF_INO_CTL_DIR, "stats"), -EPERM);
+	CU_ASSERT_EQUAL(rvf_op_rmdir(&ctx0, FUSE_ROOT_ID, RVF_CTL_NAME), -EPERM);
+	CU_ASSERT_EQUAL(rvf_op_rename(&ctx0, FUSE_ROOT_ID, RVF_CTL_NAME, FUSE_ROOT_ID, "x", 0),
+			-EPERM);
+	CU_ASSERT_EQUAL(rvf_op_mkdir(&ctx0, FUSE_ROOT_ID, RVF_CTL_NAME, S_IFDIR | 0755, &e),
+			-EEXIST);
+}
+
+/* Handles and lookups the kernel never released are dropped at teardown. */
+static void test_teardown_drops_everything(void)
+{
+	struct fuse_entry_param e;
+	uint64_t fh;
+	fuse_ino_t ino = make_file("left-open", &fh);
+
+	CU_ASSERT_EQUAL(rvf_op_lookup(&ctx0, FUSE_ROOT_ID, "left-open", &e), 0);
+	CU_ASSERT_EQUAL(rvf_op_write(&ctx0, ino, fh, "data", 4, 0), 4);
+	/* no release, no forget: suite_cleanup must still free everything */
+}
+
+RVTEST_SUITE(fuse_ops, suite_init, suite_cleanup, RVTEST(test_unknown_fh_ebadf),
+	     RVTEST(test_stale_fh_ebadf), RVTEST(test_lookup_forget_balance),
+	     RVTEST(test_readdirplus_counts), RVTEST(test_ctl_refusals),
+	     RVTEST(test_teardown_drops_everything))
