@@ -31,7 +31,8 @@ RV_STAT_DEFINE(file_faults_shared, "shared file write faults (folio dirtied)");
 RV_STAT_DEFINE(file_faults_read, "file read faults");
 RV_STAT_DEFINE(unmap_mapping_ptes, "PTEs removed by unmap_mapping_range");
 
-RV_STAT_DECLARE(majflt);
+RV_STAT_DEFINE(pte_recheck_nopage, "major faults avoided by the PTE recheck (VM_FAULT_NOPAGE)");
+RV_STAT_DECLARE(spurious_majflt);
 
 void mm_file_get(struct file *file)
 {
@@ -119,7 +120,26 @@ static vm_fault_t filemap_fault(struct vm_fault *vmf, struct folio **out)
 		return VM_FAULT_RETRY; /* I/O: redo under mmap_lock */
 	if (m->a_store && m->a_store->has_index(m, index))
 		ret = VM_FAULT_MAJOR;
+	/* the decision point: about to start a major fault (or, with
+	 * pte_recheck, to take the PTE lock for the recheck) */
 	RV_INJECT("filemap_fault_major");
+	if (rv_sw.pte_recheck && vmf->pt) {
+		/*
+		 * The PTE read locklessly as none may be inside another task's
+		 * ptep_modify_prot_start..commit window (NUMA hinting), which
+		 * holds the PTE lock: wait for it and look again before doing
+		 * I/O (SEEDS.md s.7).  Only when the page table exists.
+		 */
+		bool none;
+
+		spin_lock(&vmf->pt->ptl);
+		none = pte_none(ptep_get(vmf->pte));
+		spin_unlock(&vmf->pt->ptl);
+		if (!none) {
+			rv_stat_inc(pte_recheck_nopage);
+			return VM_FAULT_NOPAGE;
+		}
+	}
 	down_read(&m->invalidate_lock);
 	if (index >= (mapping_size(m) + PAGE_SIZE - 1) >> PAGE_SHIFT)
 		err = -ERANGE;
@@ -155,7 +175,7 @@ static vm_fault_t finish_file_fault(struct vm_fault *vmf, struct folio *folio, p
 	return ret;
 }
 
-vm_fault_t do_file_fault(struct vm_fault *vmf)
+static vm_fault_t __do_file_fault(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
 	struct folio *folio = NULL, *new;
@@ -197,6 +217,17 @@ vm_fault_t do_file_fault(struct vm_fault *vmf)
 					  _PAGE_ACCESSED | _PAGE_DIRTY |
 						  ((vma->vm_flags & VM_WRITE) ? _PAGE_RW : 0),
 					  MM_ANONPAGES);
+}
+
+vm_fault_t do_file_fault(struct vm_fault *vmf)
+{
+	vm_fault_t ret = __do_file_fault(vmf);
+
+	/* a major fault that found the PTE populated when it completed: the
+	 * I/O was for nothing (the data was mapped all along) */
+	if ((ret & VM_FAULT_MAJOR) && (ret & VM_FAULT_NOPAGE) && !pte_none(ptep_get(vmf->pte)))
+		rv_stat_inc(spurious_majflt);
+	return ret;
 }
 
 int rmap_walk_file(struct folio *folio, rmap_one_fn fn, void *arg)

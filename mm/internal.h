@@ -136,6 +136,10 @@ struct vm_fault {
 vm_fault_t finish_fault_install(struct vm_fault *vmf, struct folio *folio, pte_t flags, int counter);
 void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma, unsigned long addr);
 
+/* mm/vmscan.c */
+void mm_vmscan_init(void);
+void mm_vmscan_exit(void);
+
 /* mm/fork.c */
 void mm_fork_hooks_install(void);
 void mm_fork_hooks_remove(void);

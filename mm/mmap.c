@@ -894,6 +894,7 @@ static int mm_subsys_init(void)
 		mm_subsys_teardown();
 		return -ENOMEM;
 	}
+	mm_vmscan_init();
 	mm_fork_hooks_install();
 	return 0;
 }
@@ -914,6 +915,7 @@ static int mm_subsys_teardown(void)
 
 	mm_fork_hooks_remove();
 	mm_filemap_exit();
+	mm_vmscan_exit();
 	rcu_barrier(); /* VMAs, arrays, page tables, anon_vmas freed through RCU */
 	if (__atomic_load_n(&mm_live, __ATOMIC_RELAXED)) {
 		fprintf(stderr, "mm: %ld mm_structs leaked\n", mm_live);

@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * mm/vmscan.c - reclaim of page-cache folios to the backing store, the
+ * NUMA-hinting scan of an address space, and the fork consistency checker.
+ *
+ * Reclaim (SEEDS.md s.7): file folios are put on one LRU list when the VFS
+ * inserts them into a mapping (vfs_hooks.folio_add_lru).  When the cache
+ * holds more than rv_sw.cache_pages folios, the task that added one reclaims
+ * the oldest ones (direct reclaim): isolate with a reference, trylock the
+ * folio, unmap it from every VMA through i_mmap (try_to_unmap), write it
+ * back if dirty, remove it from the mapping.  A later fault on it is a major
+ * fault (backing-store read, io_latency_us).  Anonymous folios are never on
+ * the LRU: they are never reclaimed (the seed's mlockall case).
+ *
+ * Locking: lru_lock (spinlock) protects lru_list, nr_lru and PG_lru; it is
+ * never held while calling into the VFS (a folio freed there calls
+ * folio_del_lru, which takes it).  Reclaim runs inside filemap_add_folio's
+ * callers, so it only trylocks (folio lock, i_mmap_rwsem) and skips what it
+ * cannot get; PTEs change under their ptl.
+ */
+#include "mm/internal.h"
+
+RV_STAT_DEFINE(reclaim_scanned, "page-cache folios considered by reclaim");
+RV_STAT_DEFINE(reclaim_freed, "page-cache folios reclaimed to the backing store");
+RV_STAT_DEFINE(reclaim_writebacks, "dirty folios written back by reclaim");
+RV_STAT_DEFINE(reclaim_unmapped, "PTEs removed by reclaim (try_to_unmap)");
+RV_STAT_DEFINE(numa_scan_ptes, "PTEs made PROTNONE by the NUMA-hinting scan");
+
+RV_STAT_DECLARE(fork_unstable_vmas);
+
+static DEFINE_SPINLOCK(lru_lock);
+static struct list_head lru_list = LIST_HEAD_INIT(lru_list);
+static long nr_lru;       /* under lru_lock */
+static int reclaim_depth; /* atomic: concurrent direct reclaimers */
+
+long mm_lru_pages(void)
+{
+	return READ_ONCE(nr_lru);
+}
+
+/* Unmap a locked file folio from every PTE; true if no mapping is left. */
+static bool try_to_unmap(struct folio *folio)
+{
+	struct address_space *m = folio->mapping;
+	unsigned long index = mm_folio_index(folio);
+	struct vm_area_struct *vma;
+
+	if (!folio_mapcount(folio))
+		return true;
+	if (!down_read_trylock(&m->i_mmap_rwsem))
+		return false;
+	list_for_each_entry(vma, &m->i_mmap, shared) {
+		unsigned long addr;
+		struct pt_page *pt;
+		pte_t *ptep, pte;
+
+		if (index < vma->vm_pgoff || index - vma->vm_pgoff >= vma_pages(vma))
+			continue;
+		addr = vma->vm_start + ((index - vma->vm_pgoff) << PAGE_SHIFT);
+		/* the VMA is on i_mmap, so its page tables are not freed */
+		pt = pt_lookup(vma->vm_mm, addr);
+		if (!pt)
+			continue;
+		spin_lock(&pt->ptl);
+		ptep = &pt->ptes[pte_index(addr)];
+		pte = ptep_get(ptep);
+		if (pte_present(pte) && !pte_special(pte) && mm_folio_from_pte(pte) == folio) {
+			pte = ptep_get_and_clear(ptep);
+			pt->nr_present--;
+			if (pte_dirty(pte))
+				folio_mark_dirty(folio);
+			mm_folio_mapcount_dec(folio);
+			add_mm_counter(vma->vm_mm, MM_FILEPAGES, -1);
+			folio_put(folio); /* the PTE's reference */
+			rv_stat_inc(reclaim_unmapped);
+		}
+		spin_unlock(&pt->ptl);
+	}
+	up_read(&m->i_mmap_rwsem);
+	return folio_mapcount(folio) == 0;
+}
+
+/* Reclaim one isolated folio we hold a reference on; true if it went. */
+static bool shrink_folio(struct folio *folio)
+{
+	bool freed = false;
+
+	if (!folio_trylock(folio))
+		return false;
+	if (!folio->mapping || folio_test_anon(folio))
+		goto out; /* truncated meanwhile (or not ours to reclaim) */
+	if (!try_to_unmap(folio))
+		goto out;
+	/* ours + the cache's: anyone else (a fault about to map it, a
+	 * reader) keeps it */
+	if (folio_ref_count(folio) > 2)
+		goto out;
+	if (folio_test_dirty(folio)) {
+		if (filemap_writeback_folio(folio))
+			goto out;
+		rv_stat_inc(reclaim_writebacks);
+	}
+	filemap_remove_folio(folio);
+	freed = true;
+	rv_stat_inc(reclaim_freed);
+out:
+	folio_unlock(folio);
+	return freed;
+}
+
+/* Reclaim up to nr folios from the cold end of the LRU; returns how many went. */
+long mm_reclaim_folios(long nr)
+{
+	struct list_head isolated = LIST_HEAD_INIT(isolated), *pos, *next;
+	long freed = 0, scan = 2 * nr;
+
+	/* plain list_head walks: struct folio is over-aligned, so the
+	 * list_for_each_entry idiom's fake entry at the head is misaligned */
+	spin_lock(&lru_lock);
+	for (pos = lru_list.next; pos != &lru_list && scan-- > 0; pos = next) {
+		struct folio *f = list_entry(pos, struct folio, lru);
+
+		next = pos->next;
+		if (!folio_try_get(f))
+			continue; /* being freed: it leaves the list itself */
+		list_del_init(&f->lru);
+		folio_clear_flag(f, PG_lru);
+		nr_lru--;
+		list_add_tail(&f->lru, &isolated);
+	}
+	spin_unlock(&lru_lock);
+
+	while (!list_empty(&isolated)) {
+		struct folio *f = list_entry(isolated.next, struct folio, lru);
+
+		list_del_init(&f->lru);
+		rv_stat_inc(reclaim_scanned);
+		if (freed < nr && shrink_folio(f)) {
+			freed++;
+		} else if (f->mapping) {
+			/* put back at the hot end */
+			spin_lock(&lru_lock);
+			if (!folio_test_lru(f)) {
+				folio_set_flag(f, PG_lru);
+				list_add_tail(&f->lru, &lru_list);
+				nr_lru++;
+			}
+			spin_unlock(&lru_lock);
+		}
+		folio_put(f);
+	}
+	return freed;
+}
+
+static void mm_folio_add_lru(struct folio *folio)
+{
+	long over;
+
+	spin_lock(&lru_lock);
+	if (!folio_test_lru(folio)) {
+		folio_set_flag(folio, PG_lru);
+		list_add_tail(&folio->lru, &lru_list);
+		nr_lru++;
+	}
+	over = rv_sw.cache_pages > 0 ? nr_lru - rv_sw.cache_pages : 0;
+	spin_unlock(&lru_lock);
+	if (over <= 0)
+		return;
+	/* direct reclaim, by at most two tasks at a time */
+	if (__atomic_fetch_add(&reclaim_depth, 1, __ATOMIC_ACQUIRE) < 2)
+		mm_reclaim_folios(over);
+	__atomic_fetch_sub(&reclaim_depth, 1, __ATOMIC_RELEASE);
+}
+
+static void mm_folio_del_lru(struct folio *folio)
+{
+	spin_lock(&lru_lock);
+	if (folio_test_clear_flag(folio, PG_lru)) {
+		list_del_init(&folio->lru);
+		nr_lru--;
+	}
+	spin_unlock(&lru_lock);
+}
+
+void mm_vmscan_init(void)
+{
+	spin_lock(&lru_lock);
+	INIT_LIST_HEAD(&lru_list);
+	nr_lru = 0;
+	spin_unlock(&lru_lock);
+	reclaim_depth = 0;
+	vfs_hooks.folio_add_lru = mm_folio_add_lru;
+	vfs_hooks.folio_del_lru = mm_folio_del_lru;
+}
+
+void mm_vmscan_exit(void)
+{
+	vfs_hooks.folio_add_lru = NULL;
+	vfs_hooks.folio_del_lru = NULL;
+	/* folios still cached are freed by the VFS teardown; forget them */
+	spin_lock(&lru_lock);
+	while (!list_empty(&lru_list)) {
+		struct folio *f = list_first_entry(&lru_list, struct folio, lru);
+
+		list_del_init(&f->lru);
+		folio_clear_flag(f, PG_lru);
+	}
+	nr_lru = 0;
+	spin_unlock(&lru_lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* NUMA hinting scan (task_numa_work)                                  */
+/* ------------------------------------------------------------------ */
+
+long task_numa_work(struct mm_struct *mm)
+{
+	struct vm_area_struct *vma;
+	long n = 0;
+	int i;
+
+	mmap_read_lock(mm);
+	for_each_vma_idx(mm, i, vma)
+		if (vma_is_accessible(vma))
+			n += change_prot_numa(vma, vma->vm_start, vma->vm_end);
+	mmap_read_unlock(mm);
+	rv_stat_add(numa_scan_ptes, (uint64_t)n);
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* fork consistency checker                                            */
+/* ------------------------------------------------------------------ */
+
+struct fork_check {
+	struct vm_area_struct *vma;
+	unsigned long addr;
+	bool found;
+};
+
+static bool fork_check_one(struct folio *folio, struct vm_area_struct *vma, unsigned long addr,
+			   void *arg)
+{
+	struct fork_check *fc = arg;
+
+	(void)folio;
+	if (vma == fc->vma && addr == fc->addr) {
+		fc->found = true;
+		return false;
+	}
+	return true;
+}
+
+/*
+ * From the outside, after fork: every anonymous folio the child maps must
+ * be found by an rmap walk at the child's address (else the child's VMA
+ * is missing from the anon_vma tree: the copy raced a parent fault's
+ * anon_vma_prepare).  Returns the number of inconsistent child VMAs and
+ * adds it to fork_unstable_vmas.
+ */
+int fork_check_child(struct mm_struct *child)
+{
+	struct vm_area_struct *vma;
+	int i, bad = 0;
+
+	mmap_read_lock(child);
+	for_each_vma_idx(child, i, vma) {
+		for (unsigned long a = vma->vm_start; a < vma->vm_end; a += PAGE_SIZE) {
+			pte_t pte = mm_pte_read(child, a);
+			struct folio *folio;
+			struct fork_check fc = { vma, a, false };
+
+			if (!pte_present(pte) || pte_special(pte))
+				continue;
+			folio = mm_folio_from_pte(pte);
+			if (!mm_folio_is_anon(folio) || !mm_folio_try_get(folio))
+				continue;
+			if (mm_pte_read(child, a) == pte) /* still the same mapping */
+				rmap_walk(folio, fork_check_one, &fc);
+			else
+				fc.found = true;
+			mm_folio_put(folio);
+			if (!fc.found) {
+				bad++;
+				break; /* count each VMA once */
+			}
+		}
+	}
+	mmap_read_unlock(child);
+	if (bad)
+		rv_stat_add(fork_unstable_vmas, (uint64_t)bad);
+	return bad;
+}

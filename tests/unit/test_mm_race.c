@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tests/unit/test_mm_race.c - the historic mm races, reproduced
+ * deterministically with injection points (SEEDS.md s.4 and s.7), and
+ * reclaim under a small page cache.
+ *
+ *  - seed-003: a private file mapping whose page was COW'd, the file folio
+ *    reclaimed; the NUMA scanner holds its ptep_modify_prot_start..commit
+ *    window open (PTE lock held) until a faulter that read the PTE as none
+ *    reaches its major-fault decision point.  pte_recheck=0: a spurious
+ *    major fault; pte_recheck=1: none, the faulter retries after the commit.
+ *    Data correct and no deadlock either way.
+ *  - fork race: a parent thread faults a never-touched VMA (anon_vma_prepare
+ *    + a new PTE) while dup_mmap is between anon_vma_fork and
+ *    vma_needs_copy for it.  never: the child maps the folio but the rmap
+ *    cannot find it (fork_check_child counts it); always / elide-single
+ *    with a multithreaded parent: the fault waits for fork and the checker
+ *    finds nothing.
+ *  - reclaim: contents always correct, dirty data never lost, counters exact.
+ */
+#include "test_mm_util.h"
+
+#include <fcntl.h>
+#include <sched.h>
+
+#define BASE 0x20000000UL
+#define RW   (PROT_READ | PROT_WRITE)
+#define WAIT_MS 20000 /* bounds every wait; never reached when correct */
+
+static struct file *make_file(const char *path, int pages, unsigned char seed)
+{
+	struct file *f = NULL;
+	unsigned char buf[PG];
+
+	CU_ASSERT_FATAL(filp_open(path, O_RDWR | O_CREAT, 0644, &f) == 0);
+	for (int i = 0; i < pages; i++) {
+		int64_t pos = (int64_t)i * PG;
+
+		memset(buf, (unsigned char)(seed + i), PG);
+		CU_ASSERT_FATAL(vfs_write(f, buf, PG, &pos) == (ssize_t)PG);
+	}
+	return f;
+}
+
+static void noop(void *arg)
+{
+	(void)arg;
+}
+
+/* ------------------------------------------------------------------ */
+/* seed-003: filemap_fault PTE recheck                                 */
+/* ------------------------------------------------------------------ */
+
+static void *numa_scanner(void *p)
+{
+	task_numa_work((struct mm_struct *)p);
+	return NULL;
+}
+
+struct faulter_arg {
+	unsigned long addr;
+	unsigned char got;
+	int ret;
+};
+
+static void *faulter(void *p)
+{
+	struct faulter_arg *fa = p;
+
+	fa->ret = rv_mm_read(fa->addr, &fa->got, 1);
+	return NULL;
+}
+
+static void seed003(int recheck)
+{
+	struct task_struct *t = mmt_new_proc(), *ts, *tf;
+	struct mm_struct *mm = t->mm;
+	struct file *f = make_file("/seed3", 1, 0x11);
+	struct faulter_arg fa = { .addr = BASE };
+	struct mmt_thread scan, fault;
+	uint64_t maj, spur, nopage;
+	unsigned char b = 0x77;
+
+	CU_ASSERT_FATAL(rv_sw.pte_recheck == recheck);
+	CU_ASSERT(vm_mmap(mm, BASE, PG, RW, MAP_PRIVATE | MAP_FIXED, f, 0) == (long)BASE);
+	/* COW the page (the anonymous copy is never reclaimed: mlockall) */
+	CU_ASSERT(rv_mm_write(BASE, &b, 1) == 0);
+	CU_ASSERT(mm_folio_is_anon(mm_folio_from_pte(mm_pte_read(mm, BASE))));
+	/* reclaim the file folio: the next page-cache lookup misses */
+	mm_reclaim_folios(1000);
+	CU_ASSERT_FATAL(filemap_get_folio(f->f_mapping, 0) == NULL);
+
+	maj = mmt_stat("majflt");
+	spur = mmt_stat("spurious_majflt");
+	nopage = mmt_stat("pte_recheck_nopage");
+	CU_ASSERT(rv_inject_set_pause("numa_prot_window", 1) == 0);
+	CU_ASSERT(rv_inject_set_callback("filemap_fault_major", noop, NULL, 0) == 0);
+	ts = task_clone_thread(t);
+	tf = task_clone_thread(t);
+	/* the scanner clears the PTE (ptep_modify_prot_start) and holds the
+	 * window open with the PTE lock held */
+	mmt_thread_start(&scan, ts, numa_scanner, mm);
+	CU_ASSERT_FATAL(rv_inject_wait_arrivals("numa_prot_window", 1, WAIT_MS) == 0);
+	CU_ASSERT(mm_pte_read(mm, BASE) == 0);
+	/* the faulter reads the PTE as none and reaches its decision point */
+	mmt_thread_start(&fault, tf, faulter, &fa);
+	CU_ASSERT_FATAL(rv_inject_wait_arrivals("filemap_fault_major", 1, WAIT_MS) == 0);
+	/* commit */
+	rv_inject_release("numa_prot_window");
+	mmt_thread_join(&scan);
+	mmt_thread_join(&fault);
+	rv_inject_clear_all();
+
+	CU_ASSERT(fa.ret == 0);
+	CU_ASSERT(fa.got == 0x77); /* the COW'd data, never the file's */
+	if (recheck) {
+		CU_ASSERT(mmt_stat("spurious_majflt") == spur);
+		CU_ASSERT(mmt_stat("majflt") == maj);
+		CU_ASSERT(mmt_stat("pte_recheck_nopage") == nopage + 1);
+	} else {
+		CU_ASSERT(mmt_stat("spurious_majflt") >= spur + 1);
+		CU_ASSERT(mmt_stat("majflt") >= maj + 1);
+	}
+	CU_ASSERT(get_mm_counter(mm, MM_ANONPAGES) == 1);
+	CU_ASSERT(get_mm_counter(mm, MM_FILEPAGES) == 0);
+	task_exit(tf);
+	task_exit(ts);
+	task_exit(t);
+	fput(f);
+	CU_ASSERT(do_unlink("/seed3") == 0);
+	CU_ASSERT(mmt_all_freed());
+}
+
+static void test_seed003_recheck_off(void)
+{
+	seed003(0);
+}
+
+static void test_seed003_recheck_on(void)
+{
+	seed003(1);
+}
+
+/* ------------------------------------------------------------------ */
+/* fork race                                                           */
+/* ------------------------------------------------------------------ */
+
+struct forker_arg {
+	struct task_struct *parent;
+	struct task_struct *child;
+};
+
+static void *forker(void *p)
+{
+	struct forker_arg *fk = p;
+
+	fk->child = task_fork(fk->parent);
+	return NULL;
+}
+
+static void *toucher(void *p)
+{
+	unsigned char v = 0x42;
+
+	CU_ASSERT(rv_mm_write(*(unsigned long *)p, &v, 1) == 0);
+	return NULL;
+}
+
+/* Returns the checker's count for the child. */
+static int fork_race(void)
+{
+	struct task_struct *t = mmt_new_proc(), *t2, *tfork;
+	struct mm_struct *mm = t->mm;
+	struct forker_arg fk = { .parent = t };
+	struct mmt_thread fth, wth;
+	unsigned long addr = BASE;
+	uint64_t misses;
+	int bad;
+
+	CU_ASSERT(mmt_map(mm, BASE, PG, RW) == (long)BASE); /* never touched */
+	t2 = task_clone_thread(t);    /* the faulting thread */
+	tfork = task_clone_thread(t); /* the forking thread */
+	CU_ASSERT(rv_inject_set_pause("dup_mmap_before_copy", 1) == 0);
+	mmt_thread_start(&fth, tfork, forker, &fk);
+	CU_ASSERT_FATAL(rv_inject_wait_arrivals("dup_mmap_before_copy", 1, WAIT_MS) == 0);
+	/* fork is between anon_vma_fork (saw no anon_vma) and vma_needs_copy */
+	misses = mmt_stat("vma_lock_misses");
+	mmt_thread_start(&wth, t2, toucher, &addr);
+	/* either the fault completes under the VMA lock (never), or it finds
+	 * the VMA write-locked and falls back to mmap_lock, which fork holds */
+	for (long i = 0; !__atomic_load_n(&wth.done, __ATOMIC_ACQUIRE) &&
+			 mmt_stat("vma_lock_misses") == misses;
+	     i++) {
+		CU_ASSERT_FATAL(i < 100000000);
+		sched_yield();
+	}
+	if (rv_sw.fork_vma_lock != FORK_VMA_LOCK_NEVER)
+		CU_ASSERT(!__atomic_load_n(&wth.done, __ATOMIC_ACQUIRE));
+	rv_inject_release("dup_mmap_before_copy");
+	mmt_thread_join(&fth);
+	mmt_thread_join(&wth);
+	rv_inject_clear_all();
+	CU_ASSERT_FATAL(fk.child != NULL);
+	bad = fork_check_child(fk.child->mm);
+	/* the parent's data is right in every mode */
+	{
+		unsigned char v = 0;
+
+		CU_ASSERT(mm_access(mm, BASE, &v, 1, false) == 0 && v == 0x42);
+	}
+	task_exit(fk.child);
+	task_exit(tfork);
+	task_exit(t2);
+	task_exit(t);
+	CU_ASSERT(mmt_all_freed());
+	return bad;
+}
+
+static void test_fork_race(void)
+{
+	uint64_t before = mmt_stat("fork_unstable_vmas");
+	int bad = fork_race();
+
+	if (rv_sw.fork_vma_lock == FORK_VMA_LOCK_NEVER) {
+		CU_ASSERT(bad == 1);
+		CU_ASSERT(mmt_stat("fork_unstable_vmas") == before + 1);
+	} else {
+		CU_ASSERT(bad == 0);
+		CU_ASSERT(mmt_stat("fork_unstable_vmas") == before);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* reclaim                                                             */
+/* ------------------------------------------------------------------ */
+
+static void test_reclaim_small_cache(void)
+{
+	struct task_struct *t = mmt_new_proc();
+	struct mm_struct *mm = t->mm;
+	const int n = 32;
+	struct file *f = make_file("/r", n, 0);
+	int cached = 0, order[32], k = 0;
+	uint64_t maj, minf;
+
+	CU_ASSERT(rv_sw.cache_pages == 8);
+	CU_ASSERT(mm_lru_pages() <= 8);
+	CU_ASSERT(mmt_stat("reclaim_writebacks") >= (uint64_t)(n - 8));
+	for (int i = 0; i < n; i++) {
+		struct folio *fo = filemap_get_folio(f->f_mapping, i);
+
+		if (fo) {
+			cached++;
+			folio_put(fo);
+			order[k++] = i;
+		}
+	}
+	/* the cached pages first: their faults add nothing to the cache, so
+	 * none of them is reclaimed before it is read */
+	for (int i = 0; i < n; i++) {
+		struct folio *fo = filemap_get_folio(f->f_mapping, i);
+
+		if (fo)
+			folio_put(fo);
+		else
+			order[k++] = i;
+	}
+	/* read faults: a major fault for every page not cached, exactly */
+	CU_ASSERT(vm_mmap(mm, BASE, n * PG, RW, MAP_PRIVATE | MAP_FIXED, f, 0) ==
+		  (long)BASE);
+	maj = mmt_stat("majflt");
+	minf = mmt_stat("minflt");
+	for (int i = 0; i < n; i++)
+		CU_ASSERT(mmt_check(BASE + (unsigned long)order[i] * PG, PG, (unsigned char)order[i]));
+	CU_ASSERT((long)(mmt_stat("majflt") - maj) == n - cached);
+	CU_ASSERT((long)(mmt_stat("minflt") - minf) == cached);
+	CU_ASSERT(mm_lru_pages() <= 8);
+	/* shared writes: dirty folios reclaimed while mapped are written
+	 * back first, nothing is lost */
+	CU_ASSERT(vm_mmap(mm, BASE + 64 * PG, n * PG, RW, MAP_SHARED | MAP_FIXED, f, 0) ==
+		  (long)(BASE + 64 * PG));
+	mmt_fill(BASE + 64 * PG, n * PG, 100);
+	CU_ASSERT(mm_lru_pages() <= 8);
+	CU_ASSERT(mmt_check(BASE + 64 * PG, n * PG, 100));
+	CU_ASSERT(mmt_check(BASE, n * PG, 100)); /* private, never written: sees the file */
+	{
+		unsigned char buf[PG];
+
+		for (int i = 0; i < n; i++) {
+			int64_t pos = (int64_t)i * PG;
+
+			CU_ASSERT(vfs_read(f, buf, PG, &pos) == (ssize_t)PG);
+			CU_ASSERT(buf[0] == (unsigned char)(100 + i) && buf[PG - 1] == buf[0]);
+		}
+	}
+	/* private COW copies are anonymous: reclaim never touches them */
+	mmt_fill(BASE, 4 * PG, 200);
+	mm_reclaim_folios(1000);
+	CU_ASSERT(get_mm_counter(mm, MM_ANONPAGES) == 4);
+	CU_ASSERT(mmt_check(BASE, 4 * PG, 200));
+	CU_ASSERT(get_mm_counter(mm, MM_FILEPAGES) <= 8);
+	task_exit(t);
+	fput(f);
+	CU_ASSERT(do_unlink("/r") == 0);
+	CU_ASSERT(mmt_all_freed());
+}
+
+static int init_recheck0(void)
+{
+	static const char *const s[] = { "pte_recheck=0", NULL };
+
+	return rvtest_instance_with(s) ? -1 : 0;
+}
+static int init_recheck1(void)
+{
+	static const char *const s[] = { "pte_recheck=1", NULL };
+
+	return rvtest_instance_with(s) ? -1 : 0;
+}
+static int init_never(void)
+{
+	static const char *const s[] = { "fork_vma_lock=never", NULL };
+
+	return rvtest_instance_with(s) ? -1 : 0;
+}
+static int init_always(void)
+{
+	static const char *const s[] = { "fork_vma_lock=always", NULL };
+
+	return rvtest_instance_with(s) ? -1 : 0;
+}
+static int init_elide(void)
+{
+	static const char *const s[] = { "fork_vma_lock=elide-single", NULL };
+
+	return rvtest_instance_with(s) ? -1 : 0;
+}
+static int init_small_cache(void)
+{
+	static const char *const s[] = { "cache_pages=8", NULL };
+
+	return rvtest_instance_with(s) ? -1 : 0;
+}
+
+RVTEST_SUITE(mm_seed003_recheck0, init_recheck0, rvtest_instance_cleanup,
+	     RVTEST(test_seed003_recheck_off))
+RVTEST_SUITE(mm_seed003_recheck1, init_recheck1, rvtest_instance_cleanup,
+	     RVTEST(test_seed003_recheck_on))
+RVTEST_SUITE(mm_fork_race_never, init_never, rvtest_instance_cleanup, RVTEST(test_fork_race))
+RVTEST_SUITE(mm_fork_race_always, init_always, rvtest_instance_cleanup, RVTEST(test_fork_race))
+RVTEST_SUITE(mm_fork_race_elide, init_elide, rvtest_instance_cleanup, RVTEST(test_fork_race))
+RVTEST_SUITE(mm_reclaim, init_small_cache, rvtest_instance_cleanup,
+	     RVTEST(test_reclaim_small_cache))
