@@ -339,8 +339,9 @@ static void check_bigdir(void)
 			dups++;
 		for (p = names[i]; *p; p++)
 			sum = sum * 31 + (unsigned char)*p;
-		free(names[i]);
 	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
 	free(names);
 	printf("bigdir.entries: %d dups %d sum %lx\n", n, dups, sum);
 
