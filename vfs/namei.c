@@ -360,29 +360,24 @@ static int check_path(const char *path)
 
 int kern_path(const char *path, unsigned int flags, struct dentry **out)
 {
-	struct nameidata *nd;
+	struct nameidata nd; /* ~8 KiB on the stack: the symlink buffers are
+			      * only written when a link is followed */
 	int err = check_path(path);
 
 	if (err)
 		return err;
 	rv_rcu_ensure();
-	nd = malloc(sizeof(*nd));
-	if (!nd)
-		return -ENOMEM;
 	if (!(flags & LOOKUP_NORCU)) {
-		err = path_lookup_rcu(path, flags, out, nd);
+		err = path_lookup_rcu(path, flags, out, &nd);
 		if (err != -ECHILD) {
 			if (!err)
 				rv_stat_inc(namei_rcu_walks);
-			free(nd);
 			return err;
 		}
 		rv_stat_inc(namei_rcu_fallbacks);
 	}
 	rv_stat_inc(namei_ref_walks);
-	err = path_lookup_ref(path, flags, out, nd);
-	free(nd);
-	return err;
+	return path_lookup_ref(path, flags, out, &nd);
 }
 
 /* ---- splitting a path into parent + last component ------------------- */
