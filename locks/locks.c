@@ -243,21 +243,14 @@ static struct owner_acct *owner_find(struct owner_bucket *b, fl_owner_t owner)
 	return NULL;
 }
 
-/*
- * One free accounting record per thread: an owner's record dies when its
- * count drops to 0 (at every unlock of its last lock), and the next lock
- * would otherwise pay a malloc/free pair.
- */
-static __thread struct owner_acct *owner_spare;
+/* Records come from a cache: its per-thread magazines make the alloc/free
+ * at every first-lock/last-unlock of an owner cheap. */
+static struct kmem_cache *owner_cache;
 
 static void owner_free(struct owner_acct *a)
 {
-	if (!a)
-		return;
-	if (!owner_spare)
-		owner_spare = a;
-	else
-		free(a);
+	if (a)
+		kmem_cache_free(owner_cache, a);
 }
 
 /* Charge n lock records to owner; -ENOLCK over the limit or without memory. */
@@ -272,10 +265,7 @@ static int owner_charge(fl_owner_t owner, long n)
 	if (!a) {
 		/* allocate outside the bucket lock, then look again */
 		spin_unlock(&b->lock);
-		spare = owner_spare;
-		owner_spare = NULL;
-		if (!spare)
-			spare = malloc(sizeof(*spare));
+		spare = kmem_cache_alloc(owner_cache);
 		if (!spare)
 			return -ENOLCK;
 		spin_lock(&b->lock);
@@ -1520,7 +1510,8 @@ static int locks_init(void)
 	}
 	filelock_cache = kmem_cache_create("file_lock_cache", sizeof(struct file_lock), 0, 0, NULL);
 	flreq_cache = kmem_cache_create("file_lock_req", sizeof(struct file_lock_req), 0, 0, NULL);
-	if (!filelock_cache || !flreq_cache)
+	owner_cache = kmem_cache_create("file_lock_owner", sizeof(struct owner_acct), 0, 0, NULL);
+	if (!filelock_cache || !flreq_cache || !owner_cache)
 		return -ENOMEM;
 	vfs_file_hooks.locks_remove_posix = locks_remove_posix;
 	vfs_file_hooks.locks_remove_file = locks_remove_file;
@@ -1550,9 +1541,12 @@ static int locks_teardown(void)
 				fprintf(stderr, "rcuvfs: locks: owner %p still charged %ld\n",
 					a->owner, a->count);
 			list_del_init(&a->link);
-			free(a);
+			owner_free(a);
 		}
 	}
+	if (owner_cache && kmem_cache_destroy(owner_cache))
+		ret = -EBUSY;
+	owner_cache = NULL;
 	if (filelock_cache && kmem_cache_destroy(filelock_cache))
 		ret = -EBUSY;
 	if (flreq_cache && kmem_cache_destroy(flreq_cache))
