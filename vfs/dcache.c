@@ -280,7 +280,7 @@ void d_drop(struct dentry *d)
 /* d_lock held, count 0 or 1 owned by us: decide whether to keep it. */
 static bool retain_dentry(struct dentry *d)
 {
-	struct dentry *parent = d->d_parent;
+	struct inode *pdir = READ_ONCE(d->d_parent->d_inode);
 
 	if (rv_sb_shutting_down)
 		return false;
@@ -288,7 +288,8 @@ static bool retain_dentry(struct dentry *d)
 		return false;
 	if (d->d_inode)
 		return true;
-	if (!READ_ONCE(parent->d_inode) || (parent->d_inode->i_flags & S_DEAD))
+	/* a negative entry of a removed directory is never looked up again */
+	if (!pdir || (READ_ONCE(pdir->i_flags) & S_DEAD))
 		return false;
 	return __atomic_load_n(&d->d_sb->s_nr_negative, __ATOMIC_RELAXED) <=
 	       NEGATIVE_DENTRIES_MAX;
@@ -420,7 +421,11 @@ int d_lookup_or_alloc(struct dentry *parent, const char *name, uint32_t len, str
 		struct cds_lfht_node *ret;
 		struct dkey key = { parent, name, len };
 
-		if (!parent->d_inode || (parent->d_inode->i_flags & S_DEAD))
+		struct inode *dir = READ_ONCE(parent->d_inode);
+
+		/* rmdir sets S_DEAD under the directory's i_rwsem, which our
+		 * caller holds, before it makes the dentry negative */
+		if (!dir || (dir->i_flags & S_DEAD))
 			return -ENOENT;
 		d = d_lookup(parent, name, len);
 		if (d) {
