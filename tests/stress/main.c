@@ -238,7 +238,7 @@ static void *task_thread(void *arg)
 /* Machine-wide idle and total jiffies from /proc/stat (idle includes iowait). */
 static bool read_proc_stat(uint64_t *idle, uint64_t *total)
 {
-	unsigned long long v[10] = { 0 };
+	unsigned long long v[10] = {0};
 	FILE *f = fopen("/proc/stat", "r");
 	int n;
 
@@ -352,8 +352,8 @@ static void counters_delta(struct stress_kvset *out, const struct stress_kvset *
 
 static char base_dir[STRESS_DIR_MAX / 2]; /* --path: DIR/rcuvfs-stress.<pid> */
 
-static void report_failure(const struct stress_run *run, const char *who, const char *call,
-			   int err, const char *msg)
+static void report_failure(const struct stress_run *run, const char *who, const char *call, int err,
+			   const char *msg)
 {
 	fprintf(stderr, "rcuvfs-stress: %s (%s, %d task%s): %s: ", run->wl->name,
 		stress_mode_name(run->opt->mode), run->ntasks, run->ntasks == 1 ? "" : "s", who);
@@ -398,8 +398,8 @@ static bool any_failed(const struct stress_run *run)
 static void progress(const struct stress_run *run, double elapsed, double total, uint64_t ops)
 {
 	fprintf(stderr, "\r\033[K%s %s %d task%s: %.1f/%.1fs %.0f ops/s", run->wl->name,
-		stress_mode_name(run->opt->mode), run->ntasks, run->ntasks == 1 ? "" : "s",
-		elapsed, total, elapsed > 0 ? ops / elapsed : 0.0);
+		stress_mode_name(run->opt->mode), run->ntasks, run->ntasks == 1 ? "" : "s", elapsed,
+		total, elapsed > 0 ? ops / elapsed : 0.0);
 	fflush(stderr);
 }
 
@@ -428,7 +428,7 @@ static int run_one(const struct stress_opts *opt, const struct stress_workload *
 	uint64_t *ops0 = calloc(ntasks, sizeof(*ops0)), *ops1 = calloc(ntasks, sizeof(*ops1));
 	bool *started = calloc(ntasks, sizeof(*started));
 	bool use_fork = opt->target == TARGET_PATH && opt->mode == MODE_PROCESSES;
-	struct stress_kvset c0 = { 0 }, c1 = { 0 };
+	struct stress_kvset c0 = {0}, c1 = {0};
 	struct rusage ru0, ru1, rt0, rt1;
 	double t0 = 0, t1 = 0, deadline;
 	uint64_t si0 = 0, st0 = 0, si1 = 0, st1 = 0;
@@ -571,15 +571,16 @@ static int run_one(const struct stress_opts *opt, const struct stress_workload *
 
 				if (s == SLOT_FAILED)
 					goto measured;
-				if (s != SLOT_DONE && __atomic_load_n(&run->sh->slot[i].ops,
-								      __ATOMIC_RELAXED) <
-							      (uint64_t)opt->ops_per_task)
+				if (s != SLOT_DONE &&
+				    __atomic_load_n(&run->sh->slot[i].ops, __ATOMIC_RELAXED) <
+					(uint64_t)opt->ops_per_task)
 					all = false;
 			}
 			if (all)
 				break;
 			if (stress_now() > deadline) {
-				fprintf(stderr, "rcuvfs-stress: %s: fixed work not done after %.0f s\n",
+				fprintf(stderr,
+					"rcuvfs-stress: %s: fixed work not done after %.0f s\n",
 					wl->name, opt->hang_timeout_s);
 				failed = true;
 				break;
@@ -647,10 +648,11 @@ start_failed:
 				waitpid(pids[i], &status, 0);
 				failed = true;
 			} else if (p > 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-				fprintf(stderr, "rcuvfs-stress: %s: task %d (pid %d) died (%s %d)\n",
-					wl->name, i, (int)pids[i],
-					WIFSIGNALED(status) ? "signal" : "exit status",
-					WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+				fprintf(
+				    stderr, "rcuvfs-stress: %s: task %d (pid %d) died (%s %d)\n",
+				    wl->name, i, (int)pids[i],
+				    WIFSIGNALED(status) ? "signal" : "exit status",
+				    WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
 				failed = true;
 			}
 		} else {
@@ -694,7 +696,8 @@ start_failed:
 		if (run->impl->verify) {
 			r = run->impl->verify(run, total);
 			if (r < 0) {
-				report_failure(run, "verify", run->setup_call, run->setup_err, NULL);
+				report_failure(run, "verify", run->setup_call, run->setup_err,
+					       NULL);
 				failed = true;
 			} else if (r == 0) {
 				report_failure(run, "verify", NULL, 0, run->verify_msg);
@@ -742,7 +745,8 @@ out:
 				struct stress_slot *s = &run->sh->slot[i];
 
 				cpu += tv_s(&s->ru_stop.ru_utime) + tv_s(&s->ru_stop.ru_stime) -
-				       tv_s(&s->ru_measure.ru_utime) - tv_s(&s->ru_measure.ru_stime);
+				       tv_s(&s->ru_measure.ru_utime) -
+				       tv_s(&s->ru_measure.ru_stime);
 				res->nvcsw += s->ru_stop.ru_nvcsw - s->ru_measure.ru_nvcsw;
 				res->nivcsw += s->ru_stop.ru_nivcsw - s->ru_measure.ru_nivcsw;
 			}
@@ -754,7 +758,7 @@ out:
 			       tv_s(&rt0.ru_stime);
 			res->nvcsw = (ru1.ru_nvcsw - ru0.ru_nvcsw) - (rt1.ru_nvcsw - rt0.ru_nvcsw);
 			res->nivcsw =
-				(ru1.ru_nivcsw - ru0.ru_nivcsw) - (rt1.ru_nivcsw - rt0.ru_nivcsw);
+			    (ru1.ru_nivcsw - ru0.ru_nivcsw) - (rt1.ru_nivcsw - rt0.ru_nivcsw);
 		}
 		res->cpu_s = cpu < 0 ? 0 : cpu;
 		res->idle_frac = wall > 0 ? 1.0 - res->cpu_s / (wall * opt->ncpus) : 0;
@@ -899,8 +903,8 @@ static int parse_params(struct stress_opts *opt, char *arg)
 			if (parse_double("-p cs_ns", eq + 1, &opt->params.cs_ns, 0))
 				return -1;
 		} else {
-			fprintf(stderr, "rcuvfs-stress: -p %s: unknown parameter (work_us, cs_ns)\n",
-				tok);
+			fprintf(stderr,
+				"rcuvfs-stress: -p %s: unknown parameter (work_us, cs_ns)\n", tok);
 			return -1;
 		}
 	}
@@ -954,32 +958,32 @@ enum {
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "path", required_argument, NULL, OPT_PATH },
-		{ "model", no_argument, NULL, OPT_MODEL },
-		{ "workload", required_argument, NULL, 'w' },
-		{ "tasks", required_argument, NULL, 't' },
-		{ "mode", required_argument, NULL, 'm' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "warmup", required_argument, NULL, OPT_WARMUP },
-		{ "ops-per-task", required_argument, NULL, OPT_OPS },
-		{ "param", required_argument, NULL, 'p' },
-		{ "json", required_argument, NULL, OPT_JSON },
-		{ "csv", required_argument, NULL, OPT_CSV },
-		{ "verify", no_argument, NULL, OPT_VERIFY },
-		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "list", no_argument, NULL, OPT_LIST },
-		{ "help", no_argument, NULL, 'h' },
-		{ "test-skip-lock", no_argument, NULL, OPT_SKIP_LOCK },
-		{ "test-race-window", no_argument, NULL, OPT_RACE_WINDOW },
-		{ NULL, 0, NULL, 0 },
+	    {"path", required_argument, NULL, OPT_PATH},
+	    {"model", no_argument, NULL, OPT_MODEL},
+	    {"workload", required_argument, NULL, 'w'},
+	    {"tasks", required_argument, NULL, 't'},
+	    {"mode", required_argument, NULL, 'm'},
+	    {"duration", required_argument, NULL, 'd'},
+	    {"warmup", required_argument, NULL, OPT_WARMUP},
+	    {"ops-per-task", required_argument, NULL, OPT_OPS},
+	    {"param", required_argument, NULL, 'p'},
+	    {"json", required_argument, NULL, OPT_JSON},
+	    {"csv", required_argument, NULL, OPT_CSV},
+	    {"verify", no_argument, NULL, OPT_VERIFY},
+	    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"list", no_argument, NULL, OPT_LIST},
+	    {"help", no_argument, NULL, 'h'},
+	    {"test-skip-lock", no_argument, NULL, OPT_SKIP_LOCK},
+	    {"test-race-window", no_argument, NULL, OPT_RACE_WINDOW},
+	    {NULL, 0, NULL, 0},
 	};
 	struct stress_opts opt = {
-		.mode = MODE_THREADS,
-		.duration_s = 5,
-		.warmup_s = 1,
-		.hang_timeout_s = 60,
-		.params = { .work_us = 20, .cs_ns = 1000 },
+	    .mode = MODE_THREADS,
+	    .duration_s = 5,
+	    .warmup_s = 1,
+	    .hang_timeout_s = 60,
+	    .params = {.work_us = 20, .cs_ns = 1000},
 	};
 	const char *workloads = NULL, *tasks_arg = NULL, *json = NULL, *csv = NULL;
 	char **swargs = NULL;
@@ -1125,8 +1129,8 @@ int main(int argc, char **argv)
 		}
 		wl = stress_find_workload(tok);
 		if (!wl) {
-			fprintf(stderr, "rcuvfs-stress: unknown workload '%s' (--list shows them)\n",
-				tok);
+			fprintf(stderr,
+				"rcuvfs-stress: unknown workload '%s' (--list shows them)\n", tok);
 			return 2;
 		}
 		if (!model && !wl->path) {
@@ -1135,9 +1139,10 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		if (model && !wl->model) {
-			fprintf(stderr,
-				"rcuvfs-stress: %s: no model implementation yet (it comes with %s)\n",
-				tok, wl->model_note);
+			fprintf(
+			    stderr,
+			    "rcuvfs-stress: %s: no model implementation yet (it comes with %s)\n",
+			    tok, wl->model_note);
 			return 2;
 		}
 		wls[nwl++] = wl;
@@ -1161,7 +1166,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "rcuvfs-stress: --path %s: not a directory\n", opt.path);
 			return 2;
 		}
-		snprintf(base_dir, sizeof(base_dir), "%s/rcuvfs-stress.%d", opt.path, (int)getpid());
+		snprintf(base_dir, sizeof(base_dir), "%s/rcuvfs-stress.%d", opt.path,
+			 (int)getpid());
 		if (mkdir(base_dir, 0755)) {
 			fprintf(stderr, "rcuvfs-stress: mkdir %s: %s\n", base_dir, strerror(errno));
 			return 1;

@@ -17,8 +17,8 @@
 #include "mm/mm.h"
 #include "stress.h"
 
-#define PF1_PAGES   64   /* pages mapped, touched and unmapped per op */
-#define FORK_NVMAS  64   /* VMAs of the process that fork-vmas forks */
+#define PF1_PAGES  64 /* pages mapped, touched and unmapped per op */
+#define FORK_NVMAS 64 /* VMAs of the process that fork-vmas forks */
 
 static int mm_setup(struct stress_run *run)
 {
@@ -50,8 +50,8 @@ static int pf1_op(struct stress_task *t)
 {
 	struct mm_struct *mm = current->mm;
 	unsigned long len = PF1_PAGES * PAGE_SIZE;
-	long addr = vm_mmap(mm, 0, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			    NULL, 0);
+	long addr =
+	    vm_mmap(mm, 0, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, NULL, 0);
 	uint64_t stamp = ((uint64_t)t->id << 40) | t->iter;
 	int r;
 
@@ -75,8 +75,9 @@ static int pf1_op(struct stress_task *t)
 			}
 			if (v != stamp) {
 				vm_munmap(mm, addr, len);
-				return stress_vfail(t, "page %lu of a private mapping reads %llx, wrote %llx",
-						    i, (unsigned long long)v, (unsigned long long)stamp);
+				return stress_vfail(
+				    t, "page %lu of a private mapping reads %llx, wrote %llx", i,
+				    (unsigned long long)v, (unsigned long long)stamp);
 			}
 		}
 	}
@@ -87,7 +88,9 @@ static int pf1_op(struct stress_task *t)
 }
 
 const struct stress_impl stress_model_page_fault1 = {
-	.setup = mm_setup, .op = pf1_op, .verify = mm_verify,
+    .setup = mm_setup,
+    .op = pf1_op,
+    .verify = mm_verify,
 };
 
 /* ---- fork-vmas: fork (dup_mmap) a process with FORK_NVMAS VMAs ------ */
@@ -131,5 +134,7 @@ static int forkv_op(struct stress_task *t)
 }
 
 const struct stress_impl stress_model_fork_vmas = {
-	.setup = forkv_setup, .op = forkv_op, .verify = mm_verify,
+    .setup = forkv_setup,
+    .op = forkv_op,
+    .verify = mm_verify,
 };

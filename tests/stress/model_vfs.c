@@ -230,30 +230,46 @@ static int m_op_dup(struct stress_task *t)
 }
 
 const struct stress_impl stress_model_fstat1 = {
-	.task_init = m_init_own_open, .op = m_op_fstat, .task_fini = m_fini_close,
-	.teardown = m_teardown,
+    .task_init = m_init_own_open,
+    .op = m_op_fstat,
+    .task_fini = m_fini_close,
+    .teardown = m_teardown,
 };
 const struct stress_impl stress_model_fstat2 = {
-	.setup = m_setup_shared, .task_init = m_init_shared_open, .op = m_op_fstat,
-	.task_fini = m_fini_close, .teardown = m_teardown,
+    .setup = m_setup_shared,
+    .task_init = m_init_shared_open,
+    .op = m_op_fstat,
+    .task_fini = m_fini_close,
+    .teardown = m_teardown,
 };
 const struct stress_impl stress_model_stat1 = {
-	.task_init = m_init_own, .op = m_op_stat, .teardown = m_teardown,
+    .task_init = m_init_own,
+    .op = m_op_stat,
+    .teardown = m_teardown,
 };
 const struct stress_impl stress_model_stat2 = {
-	.setup = m_setup_shared, .task_init = m_init_shared, .op = m_op_stat,
-	.teardown = m_teardown,
+    .setup = m_setup_shared,
+    .task_init = m_init_shared,
+    .op = m_op_stat,
+    .teardown = m_teardown,
 };
 const struct stress_impl stress_model_open1 = {
-	.task_init = m_init_own, .op = m_op_open, .teardown = m_teardown,
+    .task_init = m_init_own,
+    .op = m_op_open,
+    .teardown = m_teardown,
 };
 const struct stress_impl stress_model_open3 = {
-	.setup = m_setup_shared, .task_init = m_init_shared, .op = m_op_open,
-	.teardown = m_teardown,
+    .setup = m_setup_shared,
+    .task_init = m_init_shared,
+    .op = m_op_open,
+    .teardown = m_teardown,
 };
 const struct stress_impl stress_model_dup1 = {
-	.setup = m_setup_shared, .task_init = m_init_shared_open, .op = m_op_dup,
-	.task_fini = m_fini_close, .teardown = m_teardown,
+    .setup = m_setup_shared,
+    .task_init = m_init_shared_open,
+    .op = m_op_dup,
+    .task_fini = m_fini_close,
+    .teardown = m_teardown,
 };
 
 /* ---- locks ------------------------------------------------------------ */
@@ -264,9 +280,9 @@ enum { MLK_FLOCK, MLK_OFD, MLK_POSIX };
 static int m_lock(struct stress_task *t, int fd, int kind, bool lock)
 {
 	static const char *const calls[3][2] = {
-		{ "flock_lock_file(LOCK_UN)", "flock_lock_file(LOCK_EX)" },
-		{ "fcntl_setlk(F_OFD_SETLKW, F_UNLCK)", "fcntl_setlk(F_OFD_SETLKW, F_WRLCK)" },
-		{ "fcntl_setlk(F_SETLKW, F_UNLCK)", "fcntl_setlk(F_SETLKW, F_WRLCK)" },
+	    {"flock_lock_file(LOCK_UN)", "flock_lock_file(LOCK_EX)"},
+	    {"fcntl_setlk(F_OFD_SETLKW, F_UNLCK)", "fcntl_setlk(F_OFD_SETLKW, F_WRLCK)"},
+	    {"fcntl_setlk(F_SETLKW, F_UNLCK)", "fcntl_setlk(F_SETLKW, F_WRLCK)"},
 	};
 	struct fd f = fdget(fd);
 	int r;
@@ -276,7 +292,7 @@ static int m_lock(struct stress_task *t, int fd, int kind, bool lock)
 	if (kind == MLK_FLOCK) {
 		r = flock_lock_file(f.file, lock ? LOCK_EX : LOCK_UN, current->tgid, NULL);
 	} else {
-		struct flock fl = { .l_type = lock ? F_WRLCK : F_UNLCK, .l_whence = SEEK_SET };
+		struct flock fl = {.l_type = lock ? F_WRLCK : F_UNLCK, .l_whence = SEEK_SET};
 
 		r = fcntl_setlk(f.file, kind == MLK_OFD ? F_OFD_SETLKW : F_SETLKW, &fl,
 				kind == MLK_OFD ? NULL : (fl_owner_t)current->files, current->tgid,
@@ -321,29 +337,42 @@ static int m_op_ofd(struct stress_task *t)
 }
 
 const struct stress_impl stress_model_flock1 = {
-	.task_init = m_init_own_open, .op = m_op_flock, .task_fini = m_fini_close,
-	.teardown = m_teardown,
+    .task_init = m_init_own_open,
+    .op = m_op_flock,
+    .task_fini = m_fini_close,
+    .teardown = m_teardown,
 };
 const struct stress_impl stress_model_flock2 = {
-	.setup = m_setup_shared, .task_init = m_init_shared_open, .op = m_op_flock,
-	.task_fini = m_fini_close, .teardown = m_teardown,
+    .setup = m_setup_shared,
+    .task_init = m_init_shared_open,
+    .op = m_op_flock,
+    .task_fini = m_fini_close,
+    .teardown = m_teardown,
 };
 const struct stress_impl stress_model_lock1 = {
-	.task_init = m_init_own_open, .op = m_op_posix, .task_fini = m_fini_close,
-	.teardown = m_teardown,
+    .task_init = m_init_own_open,
+    .op = m_op_posix,
+    .task_fini = m_fini_close,
+    .teardown = m_teardown,
 };
 const struct stress_impl stress_model_lock2 = {
-	.setup = m_setup_shared, .task_init = m_init_shared_open, .op = m_op_posix,
-	.task_fini = m_fini_close, .teardown = m_teardown,
+    .setup = m_setup_shared,
+    .task_init = m_init_shared_open,
+    .op = m_op_posix,
+    .task_fini = m_fini_close,
+    .teardown = m_teardown,
 };
 const struct stress_impl stress_model_ofd2 = {
-	.setup = m_setup_shared, .task_init = m_init_shared_open, .op = m_op_ofd,
-	.task_fini = m_fini_close, .teardown = m_teardown,
+    .setup = m_setup_shared,
+    .task_init = m_init_shared_open,
+    .op = m_op_ofd,
+    .task_fini = m_fini_close,
+    .teardown = m_teardown,
 };
 
 /* ---- lock-verify: counters in the locked files (see wl_path.c) -------- */
 
-static const char *const mlv_name[] = { "flock", "ofd", "posix" };
+static const char *const mlv_name[] = {"flock", "ofd", "posix"};
 
 static int mlv_nkinds(const struct stress_run *run)
 {
@@ -429,10 +458,11 @@ static int mlv_verify(struct stress_run *run, uint64_t total_ops)
 			return stress_setup_fail(run, "vfs_read(counter) in verify",
 						 n < 0 ? (int)-n : EIO);
 		if (v != total_ops) {
-			snprintf(run->verify_msg, sizeof(run->verify_msg),
-				 "%s-locked counter is %llu after %llu locked increments (%lld lost)",
-				 mlv_name[k], (unsigned long long)v, (unsigned long long)total_ops,
-				 (long long)(total_ops - v));
+			snprintf(
+			    run->verify_msg, sizeof(run->verify_msg),
+			    "%s-locked counter is %llu after %llu locked increments (%lld lost)",
+			    mlv_name[k], (unsigned long long)v, (unsigned long long)total_ops,
+			    (long long)(total_ops - v));
 			return 0;
 		}
 	}
@@ -440,6 +470,10 @@ static int mlv_verify(struct stress_run *run, uint64_t total_ops)
 }
 
 const struct stress_impl stress_model_lock_verify = {
-	.setup = mlv_setup, .task_init = mlv_init, .op = mlv_op, .task_fini = m_fini_close,
-	.verify = mlv_verify, .teardown = m_teardown,
+    .setup = mlv_setup,
+    .task_init = mlv_init,
+    .op = mlv_op,
+    .task_fini = m_fini_close,
+    .verify = mlv_verify,
+    .teardown = m_teardown,
 };

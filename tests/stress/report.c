@@ -36,9 +36,10 @@ void report_table(FILE *out, const struct stress_result *r, int n, int ncpus)
 				"wall_s", "cpu_s", "idle", "sysid", "nvcsw", "nivcsw", "verify");
 		}
 		fprintf(out,
-			"%-12s %-9s %5d %12.0f %11.0f %11.0f %7.2f %7.2f %4.0f%% %4.0f%% %9ld %9ld %s%s\n",
-			x->workload, stress_mode_name(x->mode), x->tasks, x->ops_per_sec, x->task_min,
-			x->task_max, x->wall_s, x->cpu_s, x->idle_frac * 100,
+			"%-12s %-9s %5d %12.0f %11.0f %11.0f %7.2f %7.2f %4.0f%% %4.0f%% %9ld %9ld "
+			"%s%s\n",
+			x->workload, stress_mode_name(x->mode), x->tasks, x->ops_per_sec,
+			x->task_min, x->task_max, x->wall_s, x->cpu_s, x->idle_frac * 100,
 			x->sys_idle_frac < 0 ? 0 : x->sys_idle_frac * 100, x->nvcsw, x->nivcsw,
 			x->verify, x->failed ? " (FAILED)" : "");
 		if (x->has_params)
@@ -46,12 +47,13 @@ void report_table(FILE *out, const struct stress_result *r, int n, int ncpus)
 				x->params.cs_ns);
 		acq = counter(x, "bkl_acquisitions");
 		if (acq)
-			fprintf(out,
-				"    bkl: %llu acquisitions, per acquisition: contended %.3f, sleeps "
-				"%.3f, hand-offs %.3f\n",
-				(unsigned long long)acq, (double)counter(x, "bkl_contended") / acq,
-				(double)counter(x, "bkl_sleeps") / acq,
-				(double)counter(x, "bkl_handoffs") / acq);
+			fprintf(
+			    out,
+			    "    bkl: %llu acquisitions, per acquisition: contended %.3f, sleeps "
+			    "%.3f, hand-offs %.3f\n",
+			    (unsigned long long)acq, (double)counter(x, "bkl_contended") / acq,
+			    (double)counter(x, "bkl_sleeps") / acq,
+			    (double)counter(x, "bkl_handoffs") / acq);
 		for (int k = 0; k < x->counters.n; k++) {
 			const struct stress_kv *kv = &x->counters.kv[k];
 
@@ -104,7 +106,8 @@ int report_json(const char *file, const struct stress_result *r, int n, int ncpu
 			", \"mode\": \"%s\", \"tasks\": %d, \"duration_s\": %.3f, "
 			"\"ops_per_task\": %ld, \"ops\": %llu, \"ops_per_sec\": %.1f, "
 			"\"task_min_ops_per_sec\": %.1f, \"task_max_ops_per_sec\": %.1f, "
-			"\"wall_s\": %.6f, \"cpu_s\": %.6f, \"idle_frac\": %.4f, \"sys_idle_frac\": %.4f, "
+			"\"wall_s\": %.6f, \"cpu_s\": %.6f, \"idle_frac\": %.4f, "
+			"\"sys_idle_frac\": %.4f, "
 			"\"nvcsw\": %ld, "
 			"\"nivcsw\": %ld, \"verify\": \"%s\", \"failed\": %s,\n   \"params\": {",
 			stress_mode_name(x->mode), x->tasks, x->duration_s, x->ops_per_task,
@@ -168,7 +171,7 @@ static void union_names(const struct stress_result *r, int n, bool switches,
 int report_csv(const char *file, const struct stress_result *r, int n)
 {
 	FILE *f = strcmp(file, "-") ? fopen(file, "w") : stdout;
-	struct stress_kvset sw = { 0 }, cn = { 0 };
+	struct stress_kvset sw = {0}, cn = {0};
 
 	if (!f) {
 		fprintf(stderr, "rcuvfs-stress: --csv %s: %s\n", file, strerror(errno));
@@ -176,9 +179,11 @@ int report_csv(const char *file, const struct stress_result *r, int n)
 	}
 	union_names(r, n, true, &sw);
 	union_names(r, n, false, &cn);
-	fprintf(f, "workload,target,mode,tasks,duration_s,ops_per_task,ops,ops_per_sec,"
-		   "task_min_ops_per_sec,task_max_ops_per_sec,wall_s,cpu_s,idle_frac,sys_idle_frac,nvcsw,"
-		   "nivcsw,verify,failed,param.work_us,param.cs_ns");
+	fprintf(
+	    f,
+	    "workload,target,mode,tasks,duration_s,ops_per_task,ops,ops_per_sec,"
+	    "task_min_ops_per_sec,task_max_ops_per_sec,wall_s,cpu_s,idle_frac,sys_idle_frac,nvcsw,"
+	    "nivcsw,verify,failed,param.work_us,param.cs_ns");
 	for (int k = 0; k < sw.n; k++)
 		fprintf(f, ",switch.%s", sw.kv[k].name);
 	for (int k = 0; k < cn.n; k++)
@@ -194,8 +199,7 @@ int report_csv(const char *file, const struct stress_result *r, int n)
 			stress_mode_name(x->mode), x->tasks, x->duration_s, x->ops_per_task,
 			(unsigned long long)x->ops, x->ops_per_sec, x->task_min, x->task_max,
 			x->wall_s, x->cpu_s, x->idle_frac, x->sys_idle_frac, x->nvcsw, x->nivcsw,
-			x->verify,
-			x->failed ? 1 : 0);
+			x->verify, x->failed ? 1 : 0);
 		if (x->has_params)
 			fprintf(f, "%g,%g", x->params.work_us, x->params.cs_ns);
 		else

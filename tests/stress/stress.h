@@ -42,15 +42,15 @@ enum slot_state { SLOT_STARTING = 0, SLOT_READY, SLOT_DONE, SLOT_FAILED };
 
 /* One task's slot in shared memory; written by that task only. */
 struct stress_slot {
-	uint64_t ops;        /* completed operations (relaxed stores) */
-	int state;           /* enum slot_state (release store) */
-	int seen_phase;      /* last phase this task acted on */
-	int err;             /* errno of the failing call (0: verification) */
-	int vfail;           /* the failure is a verification failure */
+	uint64_t ops;		  /* completed operations (relaxed stores) */
+	int state;		  /* enum slot_state (release store) */
+	int seen_phase;		  /* last phase this task acted on */
+	int err;		  /* errno of the failing call (0: verification) */
+	int vfail;		  /* the failure is a verification failure */
 	struct rusage ru_measure; /* own rusage when it saw PHASE_MEASURE (processes) */
-	struct rusage ru_stop;    /* own rusage when it saw PHASE_STOP (processes) */
-	char call[64];       /* the failing call, e.g. "flock(LOCK_EX)" */
-	char msg[192];       /* verification failure detail */
+	struct rusage ru_stop;	  /* own rusage when it saw PHASE_STOP (processes) */
+	char call[64];		  /* the failing call, e.g. "flock(LOCK_EX)" */
+	char msg[192];		  /* verification failure detail */
 } __attribute__((aligned(128)));
 
 #define STRESS_NHOLDERS 4
@@ -59,37 +59,37 @@ struct stress_slot {
 
 /* Shared by all tasks of one run (MAP_SHARED). */
 struct stress_shared {
-	int phase;           /* enum stress_phase; written by the parent */
-	int stop;            /* tasks leave their loop when set */
-	int rdv_arrived;     /* test race window: tasks parked in it */
-	int rdv_closed;      /* test race window: closed for good */
+	int phase;	 /* enum stress_phase; written by the parent */
+	int stop;	 /* tasks leave their loop when set */
+	int rdv_arrived; /* test race window: tasks parked in it */
+	int rdv_closed;	 /* test race window: closed for good */
 	int holder[STRESS_NHOLDERS] __attribute__((aligned(64))); /* exclusion checks */
-	uint64_t bkl_counter __attribute__((aligned(64)));        /* under the BKL */
+	uint64_t bkl_counter __attribute__((aligned(64)));	  /* under the BKL */
 	struct stress_slot slot[];
 };
 
 struct stress_params {
-	double work_us;      /* bkl-mix: compute between critical sections */
-	double cs_ns;        /* bkl-mix: length of the critical section */
+	double work_us; /* bkl-mix: compute between critical sections */
+	double cs_ns;	/* bkl-mix: length of the critical section */
 };
 
 /* Options of the whole invocation (read-only once parsed). */
 struct stress_opts {
-	int target;          /* enum stress_target */
-	const char *path;    /* --path DIR */
-	int mode;            /* enum stress_mode */
+	int target;	  /* enum stress_target */
+	const char *path; /* --path DIR */
+	int mode;	  /* enum stress_mode */
 	double duration_s;
 	double warmup_s;
-	long ops_per_task;   /* fixed work per task instead of a duration (0: off) */
+	long ops_per_task; /* fixed work per task instead of a duration (0: off) */
 	bool verify;
 	bool quiet;
-	bool progress;       /* one-line progress on a TTY */
+	bool progress;	       /* one-line progress on a TTY */
 	bool test_skip_lock;   /* test only: lock-verify skips its locks */
 	bool test_race_window; /* test only: rendezvous inside the locked section */
 	double hang_timeout_s; /* bound on start-up and stop of tasks */
 	struct stress_params params;
 	bool params_set[2];
-	void *switches;      /* struct rv_switches * (model), opaque here */
+	void *switches; /* struct rv_switches * (model), opaque here */
 	int ncpus;
 };
 
@@ -102,16 +102,16 @@ struct stress_run {
 	const struct stress_workload *wl;
 	const struct stress_impl *impl;
 	int ntasks;
-	char dir[STRESS_DIR_MAX];       /* path target: this run's directory */
-	char shared_path[PATH_MAX];     /* the shared file */
-	char vpath[3][PATH_MAX];        /* lock-verify counter files */
+	char dir[STRESS_DIR_MAX];   /* path target: this run's directory */
+	char shared_path[PATH_MAX]; /* the shared file */
+	char vpath[3][PATH_MAX];    /* lock-verify counter files */
 	ino_t shared_ino;
 	struct stress_shared *sh;
 	struct task_struct *model_parent; /* model: the task tasks fork/clone from */
-	void *priv;                     /* the workload's own (setup) */
-	char setup_call[64];            /* failure in setup/verify: the call */
+	void *priv;			  /* the workload's own (setup) */
+	char setup_call[64];		  /* failure in setup/verify: the call */
 	int setup_err;
-	char verify_msg[256];           /* why verification failed */
+	char verify_msg[256]; /* why verification failed */
 };
 
 /* One task's private context. */
@@ -144,17 +144,17 @@ struct stress_impl {
 	void (*teardown)(struct stress_run *run);
 };
 
-#define WL_VERIFIES     0x1 /* --verify checks something beyond errors */
+#define WL_VERIFIES	0x1 /* --verify checks something beyond errors */
 #define WL_FIXED_PARAMS 0x2 /* uses --param (bkl-mix) */
 
 struct stress_workload {
 	const char *name;
 	const char *desc;
 	unsigned flags;
-	int default_tasks;            /* 0: 1 and the number of CPUs */
+	int default_tasks; /* 0: 1 and the number of CPUs */
 	const struct stress_impl *path;
 	const struct stress_impl *model;
-	const char *model_note;       /* where the model implementation comes from */
+	const char *model_note; /* where the model implementation comes from */
 };
 
 extern const struct stress_workload stress_workloads[];
@@ -163,14 +163,13 @@ const struct stress_workload *stress_find_workload(const char *name);
 
 /* Implementations (wl_path.c, wl_model.c; model_*.c add more). */
 extern const struct stress_impl path_fstat1, path_fstat2, path_stat1, path_stat2, path_open1,
-	path_open3, path_dup1, path_flock1, path_flock2, path_lock1, path_lock2, path_ofd2,
-	path_lock_verify;
+    path_open3, path_dup1, path_flock1, path_flock2, path_lock1, path_lock2, path_ofd2,
+    path_lock_verify;
 
 /* Record a failing call in the task's slot and ask everyone to stop; returns -1. */
 int stress_fail(struct stress_task *t, const char *call, int err);
 /* Record a verification failure (printf-style detail); returns -1. */
-int stress_vfail(struct stress_task *t, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+int stress_vfail(struct stress_task *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Parent side: a failing call in setup/verify; returns -1. */
 int stress_setup_fail(struct stress_run *run, const char *call, int err);
 
@@ -191,7 +190,7 @@ int stress_model_parse_switch(void *sw, const char *name, const char *value);
 void *stress_model_switches_new(void);
 int stress_model_instance_create(const struct stress_opts *opt, char *err, size_t errlen);
 int stress_model_instance_destroy(char *err, size_t errlen);
-int stress_model_run_begin(struct stress_run *run);  /* parent task */
+int stress_model_run_begin(struct stress_run *run); /* parent task */
 struct task_struct *stress_model_task_new(struct stress_run *run);
 void stress_model_task_attach(struct task_struct *t);
 void stress_model_task_exit(struct task_struct *t);
@@ -207,8 +206,8 @@ void stress_model_foreach_counter(void (*fn)(const char *name, uint64_t value, v
 /* Name -> value pairs (switches and counters of one run). */
 struct stress_kv {
 	char *name;
-	char *str;      /* switches: the value as text */
-	uint64_t val;   /* counters */
+	char *str;    /* switches: the value as text */
+	uint64_t val; /* counters */
 };
 struct stress_kvset {
 	int n, cap;
@@ -221,19 +220,19 @@ const struct stress_kv *kvset_find(const struct stress_kvset *s, const char *nam
 /* The measured result of one workload x task count. */
 struct stress_result {
 	const char *workload;
-	const char *target;      /* "model" or the path */
+	const char *target; /* "model" or the path */
 	int mode;
 	int tasks;
-	double duration_s;       /* requested (fixed-work runs: 0) */
-	long ops_per_task;       /* fixed work per task, 0 for timed runs */
-	uint64_t ops;            /* ops completed inside the measured window */
+	double duration_s; /* requested (fixed-work runs: 0) */
+	long ops_per_task; /* fixed work per task, 0 for timed runs */
+	uint64_t ops;	   /* ops completed inside the measured window */
 	double ops_per_sec;
 	double task_min, task_max; /* per-task ops/s */
 	double wall_s, cpu_s, idle_frac;
-	double sys_idle_frac;    /* whole machine, /proc/stat (idle+iowait); -1 unknown */
+	double sys_idle_frac; /* whole machine, /proc/stat (idle+iowait); -1 unknown */
 	long nvcsw, nivcsw;
-	const char *verify;      /* "pass", "fail", "n/a" */
-	bool failed;             /* an error or a verification failure */
+	const char *verify; /* "pass", "fail", "n/a" */
+	bool failed;	    /* an error or a verification failure */
 	bool has_params;
 	struct stress_params params;
 	struct stress_kvset switches, counters;

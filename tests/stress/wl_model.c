@@ -141,7 +141,7 @@ static void counter_adapt(const char *name, uint64_t value, const char *help, vo
 void stress_model_foreach_counter(void (*fn)(const char *name, uint64_t value, void *arg),
 				  void *arg)
 {
-	struct counter_cb cb = { fn, arg };
+	struct counter_cb cb = {fn, arg};
 
 	rv_stat_foreach(counter_adapt, &cb);
 }
@@ -178,14 +178,14 @@ static int bkl_verify(struct stress_run *run, uint64_t total_ops)
 
 	if (c != total_ops) {
 		snprintf(run->verify_msg, sizeof(run->verify_msg),
-			 "BKL-protected counter is %llu after %llu jobs",
-			 (unsigned long long)c, (unsigned long long)total_ops);
+			 "BKL-protected counter is %llu after %llu jobs", (unsigned long long)c,
+			 (unsigned long long)total_ops);
 		return 0;
 	}
 	return 1;
 }
 
 const struct stress_impl stress_model_bkl_mix = {
-	.op = bkl_op,
-	.verify = bkl_verify,
+    .op = bkl_op,
+    .verify = bkl_verify,
 };

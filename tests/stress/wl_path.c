@@ -161,19 +161,28 @@ static int op_stat(struct stress_task *t)
 }
 
 const struct stress_impl path_fstat1 = {
-	.task_init = init_own_open, .op = op_fstat, .task_fini = fini_close,
-	.teardown = teardown_files,
+    .task_init = init_own_open,
+    .op = op_fstat,
+    .task_fini = fini_close,
+    .teardown = teardown_files,
 };
 const struct stress_impl path_fstat2 = {
-	.setup = setup_shared, .task_init = init_shared_open, .op = op_fstat,
-	.task_fini = fini_close, .teardown = teardown_files,
+    .setup = setup_shared,
+    .task_init = init_shared_open,
+    .op = op_fstat,
+    .task_fini = fini_close,
+    .teardown = teardown_files,
 };
 const struct stress_impl path_stat1 = {
-	.task_init = init_own, .op = op_stat, .teardown = teardown_files,
+    .task_init = init_own,
+    .op = op_stat,
+    .teardown = teardown_files,
 };
 const struct stress_impl path_stat2 = {
-	.setup = setup_shared, .task_init = init_shared, .op = op_stat,
-	.teardown = teardown_files,
+    .setup = setup_shared,
+    .task_init = init_shared,
+    .op = op_stat,
+    .teardown = teardown_files,
 };
 
 /* ---- open / dup ------------------------------------------------------ */
@@ -229,15 +238,22 @@ static int op_dup(struct stress_task *t)
 }
 
 const struct stress_impl path_open1 = {
-	.task_init = init_own, .op = op_open, .teardown = teardown_files,
+    .task_init = init_own,
+    .op = op_open,
+    .teardown = teardown_files,
 };
 const struct stress_impl path_open3 = {
-	.setup = setup_shared, .task_init = init_shared, .op = op_open,
-	.teardown = teardown_files,
+    .setup = setup_shared,
+    .task_init = init_shared,
+    .op = op_open,
+    .teardown = teardown_files,
 };
 const struct stress_impl path_dup1 = {
-	.setup = setup_shared, .task_init = init_shared_open, .op = op_dup,
-	.task_fini = fini_close, .teardown = teardown_files,
+    .setup = setup_shared,
+    .task_init = init_shared_open,
+    .op = op_dup,
+    .task_fini = fini_close,
+    .teardown = teardown_files,
 };
 
 /* ---- locks ----------------------------------------------------------- */
@@ -254,7 +270,7 @@ static int do_flock(int fd, int how)
 
 static int do_fcntl_lock(int fd, int cmd, short type)
 {
-	struct flock fl = { .l_type = type, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0 };
+	struct flock fl = {.l_type = type, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
 	int r;
 
 	/* l_pid must be 0 for OFD locks */
@@ -286,8 +302,8 @@ static int op_flock(struct stress_task *t)
 	return 0;
 }
 
-static int lock_unlock(struct stress_task *t, int cmd, const char *lockcall,
-		       const char *unlockcall, bool posix)
+static int lock_unlock(struct stress_task *t, int cmd, const char *lockcall, const char *unlockcall,
+		       bool posix)
 {
 	bool excl = t->ino == t->run->shared_ino && excl_checked(t, posix);
 
@@ -315,24 +331,37 @@ static int op_ofd_lock(struct stress_task *t)
 }
 
 const struct stress_impl path_flock1 = {
-	.task_init = init_own_open, .op = op_flock, .task_fini = fini_close,
-	.teardown = teardown_files,
+    .task_init = init_own_open,
+    .op = op_flock,
+    .task_fini = fini_close,
+    .teardown = teardown_files,
 };
 const struct stress_impl path_flock2 = {
-	.setup = setup_shared, .task_init = init_shared_open, .op = op_flock,
-	.task_fini = fini_close, .teardown = teardown_files,
+    .setup = setup_shared,
+    .task_init = init_shared_open,
+    .op = op_flock,
+    .task_fini = fini_close,
+    .teardown = teardown_files,
 };
 const struct stress_impl path_lock1 = {
-	.task_init = init_own_open, .op = op_posix_lock, .task_fini = fini_close,
-	.teardown = teardown_files,
+    .task_init = init_own_open,
+    .op = op_posix_lock,
+    .task_fini = fini_close,
+    .teardown = teardown_files,
 };
 const struct stress_impl path_lock2 = {
-	.setup = setup_shared, .task_init = init_shared_open, .op = op_posix_lock,
-	.task_fini = fini_close, .teardown = teardown_files,
+    .setup = setup_shared,
+    .task_init = init_shared_open,
+    .op = op_posix_lock,
+    .task_fini = fini_close,
+    .teardown = teardown_files,
 };
 const struct stress_impl path_ofd2 = {
-	.setup = setup_shared, .task_init = init_shared_open, .op = op_ofd_lock,
-	.task_fini = fini_close, .teardown = teardown_files,
+    .setup = setup_shared,
+    .task_init = init_shared_open,
+    .op = op_ofd_lock,
+    .task_fini = fini_close,
+    .teardown = teardown_files,
 };
 
 /* ---- lock-verify ----------------------------------------------------- */
@@ -343,7 +372,7 @@ const struct stress_impl path_ofd2 = {
  * pwrite counter + 1, unlock.  verify: each counter == total ops.
  */
 enum { LV_FLOCK, LV_OFD, LV_POSIX };
-static const char *const lv_name[] = { "flock", "ofd", "posix" };
+static const char *const lv_name[] = {"flock", "ofd", "posix"};
 
 static bool lv_posix_used(const struct stress_run *run)
 {
@@ -384,13 +413,16 @@ static int lv_lock(struct stress_task *t, int k, bool lock)
 		return 0;
 	case LV_OFD:
 		if (do_fcntl_lock(fd, F_OFD_SETLKW, lock ? F_WRLCK : F_UNLCK))
-			return stress_fail(t, lock ? "fcntl(F_OFD_SETLKW, F_WRLCK)"
-						   : "fcntl(F_OFD_SETLKW, F_UNLCK)", errno);
+			return stress_fail(t,
+					   lock ? "fcntl(F_OFD_SETLKW, F_WRLCK)"
+						: "fcntl(F_OFD_SETLKW, F_UNLCK)",
+					   errno);
 		return 0;
 	default:
 		if (do_fcntl_lock(fd, F_SETLKW, lock ? F_WRLCK : F_UNLCK))
-			return stress_fail(t, lock ? "fcntl(F_SETLKW, F_WRLCK)"
-						   : "fcntl(F_SETLKW, F_UNLCK)", errno);
+			return stress_fail(
+			    t, lock ? "fcntl(F_SETLKW, F_WRLCK)" : "fcntl(F_SETLKW, F_UNLCK)",
+			    errno);
 		return 0;
 	}
 }
@@ -435,12 +467,14 @@ static int lv_verify(struct stress_run *run, uint64_t total_ops)
 		n = pread(fd, &v, sizeof(v), 0);
 		close(fd);
 		if (n != sizeof(v))
-			return stress_setup_fail(run, "pread(counter) in verify", n < 0 ? errno : EIO);
+			return stress_setup_fail(run, "pread(counter) in verify",
+						 n < 0 ? errno : EIO);
 		if (v != total_ops) {
-			snprintf(run->verify_msg, sizeof(run->verify_msg),
-				 "%s-locked counter is %llu after %llu locked increments (%lld lost)",
-				 lv_name[k], (unsigned long long)v, (unsigned long long)total_ops,
-				 (long long)(total_ops - v));
+			snprintf(
+			    run->verify_msg, sizeof(run->verify_msg),
+			    "%s-locked counter is %llu after %llu locked increments (%lld lost)",
+			    lv_name[k], (unsigned long long)v, (unsigned long long)total_ops,
+			    (long long)(total_ops - v));
 			return 0;
 		}
 	}
@@ -448,6 +482,10 @@ static int lv_verify(struct stress_run *run, uint64_t total_ops)
 }
 
 const struct stress_impl path_lock_verify = {
-	.setup = lv_setup, .task_init = lv_init, .op = lv_op, .task_fini = fini_close,
-	.verify = lv_verify, .teardown = teardown_files,
+    .setup = lv_setup,
+    .task_init = lv_init,
+    .op = lv_op,
+    .task_fini = fini_close,
+    .verify = lv_verify,
+    .teardown = teardown_files,
 };
