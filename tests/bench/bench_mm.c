@@ -28,6 +28,7 @@
  *      forks/s, faults/s and fork_unstable_vmas found by fork_check_child.
  *
  * Usage: bench_mm [--vmas N] [--forks F] [--rounds R] [--mm-iters M] [--no-touch]
+ *                 [--only fork|mm|pf|fr]
  */
 #include "mm/mm.h"
 
@@ -44,6 +45,12 @@
 
 static int nvmas = 10000, nforks = 20, nrounds = 5, touch = 1;
 static long mm_iters = 20000;
+static const char *only; /* --only fork|mm|pf|fr: one section */
+
+static bool section(const char *name)
+{
+	return !only || !strcmp(only, name);
+}
 
 static const char *const mode_name[3] = { "always", "elide-single", "never" };
 
@@ -424,36 +431,9 @@ static struct fr_result fork_race_round(int mode, int nfork)
 	return r;
 }
 
-int main(int argc, char **argv)
+static void bench_fork(struct fork_result real)
 {
-	struct fork_result best[3], real;
-	double mmops[2][2] = { { 0 } };
-	static const char *const rss_name[2] = { "single", "group" };
-
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--vmas") && i + 1 < argc)
-			nvmas = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--forks") && i + 1 < argc)
-			nforks = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
-			nrounds = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--mm-iters") && i + 1 < argc)
-			mm_iters = atol(argv[++i]);
-		else if (!strcmp(argv[i], "--no-touch"))
-			touch = 0;
-		else {
-			fprintf(stderr, "usage: bench_mm [--vmas N] [--forks F] [--rounds R] "
-					"[--mm-iters M] [--no-touch]\n");
-			return 2;
-		}
-	}
-	if (nvmas < 1 || nvmas > 100000 || nforks < 1 || nrounds < 1) {
-		fprintf(stderr, "bench_mm: bad arguments\n");
-		return 2;
-	}
-
-	/* the host fork first: liburcu's threads do not survive fork() */
-	real = real_fork();
+	struct fork_result best[3];
 
 	for (int m = 0; m < 3; m++) {
 		best[m].fork_ns = best[m].fork_exit_ns = 1e30;
@@ -471,17 +451,6 @@ int main(int argc, char **argv)
 		}
 	}
 
-	for (int r = 0; r < nrounds; r++)
-		for (int m = 0; m < 2; m++)
-			for (int t = 1; t <= 2; t++) {
-				double v = mm_round(rss_name[m], t);
-
-				if (v > mmops[m][t - 1])
-					mmops[m][t - 1] = v;
-			}
-
-	printf("bench_mm: %d VMAs (%s), %d forks per round, best of %d rounds, %s\n", nvmas,
-	       touch ? "each page written" : "untouched", nforks, nrounds, rv_rcu_describe());
 	double fmin[3], fmed[3];
 
 	for (int m = 0; m < 3; m++) {
@@ -512,14 +481,68 @@ int main(int argc, char **argv)
 	} else {
 		printf("host fork(): measurement failed\n");
 	}
+}
+
+static void bench_mm_alloc(void)
+{
+	static const char *const rss_name[2] = { "single", "group" };
+	double mmops[2][2] = { { 0 } };
+
+	for (int r = 0; r < nrounds; r++)
+		for (int m = 0; m < 2; m++)
+			for (int t = 1; t <= 2; t++) {
+				double v = mm_round(rss_name[m], t);
+
+				if (v > mmops[m][t - 1])
+					mmops[m][t - 1] = v;
+			}
+
 	printf("\n%-28s %14s %14s\n", "mm_alloc+mmput", "1 thread/s", "2 threads/s");
 	for (int m = 0; m < 2; m++)
 		printf("rss_counters=%-15s %14.0f %14.0f\n", rss_name[m], mmops[m][0], mmops[m][1]);
 	printf("group/single: %.3fx (1 thread), %.3fx (2 threads)\n", mmops[1][0] / mmops[0][0],
 	       mmops[1][1] / mmops[0][1]);
 
+}
+
+int main(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--vmas") && i + 1 < argc)
+			nvmas = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--forks") && i + 1 < argc)
+			nforks = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
+			nrounds = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--mm-iters") && i + 1 < argc)
+			mm_iters = atol(argv[++i]);
+		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+			only = argv[++i];
+		else if (!strcmp(argv[i], "--no-touch"))
+			touch = 0;
+		else {
+			fprintf(stderr, "usage: bench_mm [--vmas N] [--forks F] [--rounds R] "
+					"[--mm-iters M] [--no-touch] [--only fork|mm|pf|fr]\n");
+			return 2;
+		}
+	}
+	if (nvmas < 1 || nvmas > 100000 || nforks < 1 || nrounds < 1) {
+		fprintf(stderr, "bench_mm: bad arguments\n");
+		return 2;
+	}
+
+	printf("bench_mm: %d VMAs (%s), %d forks per round, best of %d rounds, %s\n", nvmas,
+	       touch ? "each page written" : "untouched", nforks, nrounds, rv_rcu_describe());
+	if (section("fork")) {
+		/* the host fork first: liburcu's threads do not survive fork() */
+		struct fork_result real = real_fork();
+
+		bench_fork(real);
+	}
+	if (section("mm"))
+		bench_mm_alloc();
 	/* page_fault2/3: rounds alternate recheck 1 and 0; best of each */
-	{
+	if (section("pf")) {
 		struct pf_result best_pf[2][2];
 
 		memset(best_pf, 0, sizeof(best_pf));
@@ -547,7 +570,7 @@ int main(int argc, char **argv)
 	}
 
 	/* fork-race: always vs never */
-	{
+	if (section("fr")) {
 		struct fr_result fr[3];
 		int modes[2] = { 0, 2 };
 
