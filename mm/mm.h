@@ -293,7 +293,14 @@ static inline bool vma_start_read(struct vm_area_struct *vma)
 }
 static inline void vma_end_read(struct vm_area_struct *vma)
 {
+	/*
+	 * Once our reader count is gone a writer may free the VMA (through
+	 * call_rcu); up_read may still touch the semaphore's wait_lock after
+	 * that, so keep the memory alive across it, as the kernel does.
+	 */
+	rcu_read_lock();
 	up_read(&vma->vm_lock);
+	rcu_read_unlock();
 }
 /* Caller holds mmap_lock for write.  Waits for readers of the VMA to leave. */
 void vma_start_write(struct vm_area_struct *vma);
