@@ -434,6 +434,8 @@ static void test_stats_sum_exact(void)
 	CU_ASSERT_EQUAL(rv_stat_read("test_base_events", &v), 0);
 	CU_ASSERT_EQUAL(v, 2ull * STAT_ITERS + 5);
 	CU_ASSERT_EQUAL(rv_stat_read("no_such_counter", &v), -ENOENT);
+	CU_ASSERT_FALSE(rv_stat_is_gauge("test_base_events"));
+	CU_ASSERT_TRUE(rv_stat_is_gauge("slab_objects_active"));
 	CU_ASSERT(rv_stats_format_text(buf, sizeof(buf)) < sizeof(buf));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "test_base_events 200005\n"));
 	CU_ASSERT(rv_stats_format_json(buf, sizeof(buf)) < sizeof(buf));

@@ -742,7 +742,9 @@ int rv_stat_read(const char *name, uint64_t *out);
 uint64_t rv_stat_sum_idx(int idx);
 /* Registered gauges: values computed at read time (slab objects, RCU). */
 void rv_stat_register_gauge(const char *name, const char *help, uint64_t (*fn)(void));
-/* Iterate every counter and gauge in registry order. */
+/* Whether `name` is a gauge (a level computed at read time, not a count). */
+bool rv_stat_is_gauge(const char *name);
+/* Iterate every counter and gauge in registry order (counters first). */
 void rv_stat_foreach(void (*fn)(const char *name, uint64_t value, const char *help, void *arg),
 		     void *arg);
 /* "name value\n" per counter; returns bytes needed (like snprintf). */

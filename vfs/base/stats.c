@@ -148,6 +148,18 @@ int rv_stat_read(const char *name, uint64_t *out)
 	return 0;
 }
 
+bool rv_stat_is_gauge(const char *name)
+{
+	bool ret = false;
+
+	pthread_mutex_lock(&rv_stat_lock);
+	for (int i = 0; i < rv_ngauges; i++)
+		if (!strcmp(rv_gauges[i].name, name))
+			ret = true;
+	pthread_mutex_unlock(&rv_stat_lock);
+	return ret;
+}
+
 void rv_stat_foreach(void (*fn)(const char *name, uint64_t value, const char *help, void *arg),
 		     void *arg)
 {
