@@ -348,10 +348,15 @@ static struct file_lock *locks_alloc_lock(void)
 	return fl;
 }
 
-/* Free a record that is on no list; uncharges its owner. */
+/*
+ * Free a record that is on no list; uncharges its owner.  flock records are
+ * not charged: a description holds at most one per inode, so they are
+ * bounded by the open files themselves.
+ */
 static void locks_free_lock(struct file_lock *fl)
 {
-	owner_uncharge(fl->fl_owner, 1);
+	if (!(fl->fl_flags & FL_FLOCK))
+		owner_uncharge(fl->fl_owner, 1);
 	kmem_cache_free(filelock_cache, fl);
 }
 
@@ -860,15 +865,22 @@ out:
  */
 static int flock_lock_ctx(struct file_lock_context *ctx, struct file_lock *request)
 {
-	struct file_lock *new_fl, *unused, *fl;
+	struct file_lock *new_fl = NULL, *fl;
 	struct list_head dispose = LIST_HEAD_INIT(dispose);
 	bool unlock = request->fl_type == F_UNLCK;
-	int error;
+	int error = 0;
 
 	rv_stat_inc(locks_flock_calls);
-	error = locks_prealloc(request->fl_owner, unlock ? 0 : 1, &new_fl, &unused);
-	if (error)
-		return error;
+	if (!unlock) {
+		/* not charged to the owner: see locks_free_lock */
+		new_fl = locks_alloc_lock();
+		if (!new_fl) {
+			rv_stat_inc(locks_enolck);
+			return -ENOLCK;
+		}
+		new_fl->fl_flags = FL_FLOCK;
+		new_fl->fl_owner = request->fl_owner;
+	}
 
 	flc_lock(ctx);
 	list_for_each_entry(fl, &ctx->flc_flock, fl_list) {

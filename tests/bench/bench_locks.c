@@ -128,19 +128,24 @@ static double real_pairs(int use_flock, long n)
 
 static void bench_uncontended(void)
 {
-	printf("== uncontended lock+unlock pairs (%ld pairs each; model filelock=global bkl=spin; "
-	       "syscalls on %s)\n",
+	printf("== uncontended lock+unlock pairs (best of 5 runs of %ld pairs; model "
+	       "filelock=global bkl=spin; syscalls on %s)\n",
 	       opt_pairs, opt_dir);
 	printf("%-8s %14s %14s %8s\n", "kind", "model ns/pair", "syscall ns/pair", "ratio");
 	if (instance("global", "spin"))
 		return;
 	for (int fl = 1; fl >= 0; fl--) {
-		double m, r;
+		double m = 1e30, r = 1e30;
 
 		model_pairs(fl, opt_pairs / 10); /* warm caches and magazines */
-		m = model_pairs(fl, opt_pairs);
 		real_pairs(fl, opt_pairs / 10);
-		r = real_pairs(fl, opt_pairs);
+		/* best of 5 alternating runs: the machine is shared and noisy */
+		for (int rep = 0; rep < 5; rep++) {
+			double x = model_pairs(fl, opt_pairs), y = real_pairs(fl, opt_pairs);
+
+			m = x < m ? x : m;
+			r = y < r ? y : r;
+		}
 		printf("%-8s %14.1f %14.1f %7.1fx\n", fl ? "flock" : "posix", m, r,
 		       m > 0 && r > 0 ? r / m : 0.0);
 	}
