@@ -304,8 +304,11 @@ static void test_fault_falls_back(void)
 	mmap_write_lock(mm);
 	vma_start_write(vma_lookup(mm, BASE));
 	mmt_thread_start(&th, t2, fault_writer, &addr);
-	for (int i = 0; i < 1000 && mmt_stat("vma_lock_misses") == misses; i++)
+	/* the fault must miss the VMA lock (it cannot complete meanwhile) */
+	for (long i = 0; mmt_stat("vma_lock_misses") == misses; i++) {
+		CU_ASSERT_FATAL(i < 100000000);
 		sched_yield();
+	}
 	CU_ASSERT(!__atomic_load_n(&th.done, __ATOMIC_ACQUIRE));
 	mmap_write_unlock(mm);
 	mmt_thread_join(&th);
