@@ -42,7 +42,7 @@
 #include <string.h>
 #include <urcu/rculfhash.h>
 
-#define NEGATIVE_DENTRIES_MAX 4096 /* unused negatives kept beyond this are killed */
+#define NEGATIVE_DENTRIES_MAX 4096  /* unused negatives kept beyond this are killed */
 #define DCACHE_NEGCOUNTED     0x100 /* counted in s_nr_negative */
 #define DCACHE_SHRINK_VISITED 0x200 /* teardown walk */
 
@@ -291,8 +291,7 @@ static bool retain_dentry(struct dentry *d)
 	/* a negative entry of a removed directory is never looked up again */
 	if (!pdir || (READ_ONCE(pdir->i_flags) & S_DEAD))
 		return false;
-	return __atomic_load_n(&d->d_sb->s_nr_negative, __ATOMIC_RELAXED) <=
-	       NEGATIVE_DENTRIES_MAX;
+	return __atomic_load_n(&d->d_sb->s_nr_negative, __ATOMIC_RELAXED) <= NEGATIVE_DENTRIES_MAX;
 }
 
 /*
@@ -342,11 +341,10 @@ void dput(struct dentry *d)
 	}
 }
 
-struct dentry *__d_lookup_rcu(struct dentry *parent, const char *name, uint32_t len,
-			      uint32_t *seqp)
+struct dentry *__d_lookup_rcu(struct dentry *parent, const char *name, uint32_t len, uint32_t *seqp)
 {
 	struct cds_lfht *ht = parent->d_sb->s_dcache;
-	struct dkey key = { parent, name, len };
+	struct dkey key = {parent, name, len};
 	struct cds_lfht_iter iter;
 	struct cds_lfht_node *node;
 
@@ -370,7 +368,7 @@ struct dentry *__d_lookup_rcu(struct dentry *parent, const char *name, uint32_t 
 static struct dentry *__d_lookup(struct dentry *parent, const char *name, uint32_t len)
 {
 	struct cds_lfht *ht = parent->d_sb->s_dcache;
-	struct dkey key = { parent, name, len };
+	struct dkey key = {parent, name, len};
 	struct cds_lfht_iter iter;
 	struct cds_lfht_node *node;
 	struct dentry *found = NULL;
@@ -419,7 +417,7 @@ int d_lookup_or_alloc(struct dentry *parent, const char *name, uint32_t len, str
 		struct dentry *d, *n;
 		struct d_hash_node *hn;
 		struct cds_lfht_node *ret;
-		struct dkey key = { parent, name, len };
+		struct dkey key = {parent, name, len};
 
 		struct inode *dir = READ_ONCE(parent->d_inode);
 
@@ -457,7 +455,7 @@ int d_lookup_or_alloc(struct dentry *parent, const char *name, uint32_t len, str
 		rcu_read_unlock();
 		n->d_hashnode = NULL;
 		n->d_flags &= ~DCACHE_HASHED;
-		free(hn); /* never published */
+		free(hn);	/* never published */
 		dentry_kill(n); /* drops n's lock; n holds a parent ref */
 		dput(parent);
 		if (d) {
@@ -652,7 +650,8 @@ void shrink_dcache_parent_negative(struct dentry *parent)
 
 	INIT_LIST_HEAD(&dispose);
 	spin_lock(&parent->d_lockref.lock);
-	list_for_each_entry_safe(d, n, &parent->d_subdirs, d_child) {
+	list_for_each_entry_safe(d, n, &parent->d_subdirs, d_child)
+	{
 		spin_lock(&d->d_lockref.lock);
 		if (d->d_lockref.count == 0 && !d->d_inode) {
 			lockref_mark_dead(&d->d_lockref);
@@ -664,7 +663,8 @@ void shrink_dcache_parent_negative(struct dentry *parent)
 		spin_unlock(&d->d_lockref.lock);
 	}
 	spin_unlock(&parent->d_lockref.lock);
-	list_for_each_entry_safe(d, n, &dispose, d_child) {
+	list_for_each_entry_safe(d, n, &dispose, d_child)
+	{
 		list_del_init(&d->d_child);
 		__atomic_fetch_sub(&d->d_sb->s_nr_dentries, 1, __ATOMIC_RELAXED);
 		rv_stat_inc(dentry_kills);
@@ -681,12 +681,12 @@ void shrink_dcache_parent_negative(struct dentry *parent)
 
 int dcache_init(struct super_block *sb)
 {
-	dentry_cachep = kmem_cache_create("dentry", sizeof(struct dentry), 64, SLAB_HWCACHE_ALIGN,
-					  NULL);
+	dentry_cachep =
+	    kmem_cache_create("dentry", sizeof(struct dentry), 64, SLAB_HWCACHE_ALIGN, NULL);
 	if (!dentry_cachep)
 		return -ENOMEM;
-	sb->s_dcache = cds_lfht_new_flavor(1024, 1024, 0, CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING,
-					   &urcu_memb_flavor, NULL);
+	sb->s_dcache = cds_lfht_new_flavor(
+	    1024, 1024, 0, CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING, &urcu_memb_flavor, NULL);
 	if (!sb->s_dcache) {
 		kmem_cache_destroy(dentry_cachep);
 		dentry_cachep = NULL;
@@ -704,7 +704,8 @@ static int shrink_tree(struct dentry *d)
 		struct dentry *child = NULL, *c;
 
 		spin_lock(&d->d_lockref.lock);
-		list_for_each_entry(c, &d->d_subdirs, d_child) {
+		list_for_each_entry(c, &d->d_subdirs, d_child)
+		{
 			spin_lock(&c->d_lockref.lock);
 			if (c->d_lockref.count >= 0 && !(c->d_flags & DCACHE_SHRINK_VISITED)) {
 				c->d_lockref.count++;

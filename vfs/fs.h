@@ -72,9 +72,9 @@ struct cds_lfht;
 struct d_hash_node;
 struct file_lock_context;
 
-#define NAME_MAX_LEN  255  /* NAME_MAX */
-#define PATH_MAX_LEN  4096 /* PATH_MAX */
-#define MAXSYMLINKS   40
+#define NAME_MAX_LEN	 255  /* NAME_MAX */
+#define PATH_MAX_LEN	 4096 /* PATH_MAX */
+#define MAXSYMLINKS	 40
 #define DNAME_INLINE_LEN 40
 
 /* ------------------------------------------------------------------ */
@@ -109,19 +109,19 @@ struct cred {
 /* ------------------------------------------------------------------ */
 struct super_block {
 	spinlock_t s_inode_list_lock;
-	struct list_head s_inodes;         /* s_inode_list_lock */
+	struct list_head s_inodes; /* s_inode_list_lock */
 	struct dentry *s_root;
 	struct inode *s_root_inode;
-	seqlock_t s_rename_lock;           /* d_move writers; RCU-walk readers */
+	seqlock_t s_rename_lock;		/* d_move writers; RCU-walk readers */
 	struct rw_semaphore s_vfs_rename_mutex; /* cross-dir rename (write only) */
-	struct cds_lfht *s_dcache;         /* (parent, name) -> dentry */
-	uint64_t s_maxbytes;               /* per-file size limit */
-	long s_max_blocks;                 /* size= limit in pages; 0 unlimited */
-	long s_used_blocks;                /* atomic */
-	long s_nr_inodes;                  /* atomic */
-	long s_nr_dentries;                /* atomic */
-	long s_nr_negative;                /* atomic: unused negative dentries */
-	uint64_t s_next_ino;               /* atomic */
+	struct cds_lfht *s_dcache;		/* (parent, name) -> dentry */
+	uint64_t s_maxbytes;			/* per-file size limit */
+	long s_max_blocks;			/* size= limit in pages; 0 unlimited */
+	long s_used_blocks;			/* atomic */
+	long s_nr_inodes;			/* atomic */
+	long s_nr_dentries;			/* atomic */
+	long s_nr_negative;			/* atomic: unused negative dentries */
+	uint64_t s_next_ino;			/* atomic */
 	uint32_t s_magic;
 };
 /* The instance's superblock (NULL when no instance is live). */
@@ -133,32 +133,32 @@ extern struct super_block *rv_sb;
 #define S_DEAD 0x1 /* i_flags: directory removed (IS_DEADDIR) */
 
 struct inode {
-	uint64_t i_ino;                    /* immutable */
-	uint32_t i_mode;                   /* type immutable; perms: i_lock + seq */
-	unsigned int i_flags;              /* S_DEAD; under i_rwsem */
-	seqcount_t i_attr_seq;             /* writers hold i_lock */
+	uint64_t i_ino;	       /* immutable */
+	uint32_t i_mode;       /* type immutable; perms: i_lock + seq */
+	unsigned int i_flags;  /* S_DEAD; under i_rwsem */
+	seqcount_t i_attr_seq; /* writers hold i_lock */
 	spinlock_t i_lock;
-	uint32_t i_nlink;                  /* i_lock + seq (parent i_rwsem held) */
-	uid_t i_uid;                       /* i_lock + seq */
-	gid_t i_gid;                       /* i_lock + seq */
-	int64_t i_size;                    /* i_lock + seq (i_rwsem held) */
-	int64_t i_blocks;                  /* 512-byte units; derived at getattr */
+	uint32_t i_nlink;				    /* i_lock + seq (parent i_rwsem held) */
+	uid_t i_uid;					    /* i_lock + seq */
+	gid_t i_gid;					    /* i_lock + seq */
+	int64_t i_size;					    /* i_lock + seq (i_rwsem held) */
+	int64_t i_blocks;				    /* 512-byte units; derived at getattr */
 	struct timespec i_atime, i_mtime, i_ctime, i_btime; /* i_lock + seq */
-	dev_t i_rdev;                      /* immutable */
-	uint64_t i_generation;             /* immutable */
-	int i_count;                       /* atomic references */
+	dev_t i_rdev;					    /* immutable */
+	uint64_t i_generation;				    /* immutable */
+	int i_count;					    /* atomic references */
 	struct rw_semaphore i_rwsem;
 	struct super_block *i_sb;
-	struct list_head i_sb_list;        /* sb->s_inode_list_lock */
+	struct list_head i_sb_list; /* sb->s_inode_list_lock */
 	struct address_space i_data;
 	struct address_space *i_mapping;   /* == &i_data */
 	struct file_lock_context *i_flctx; /* owned by locks/ */
-	char *i_link;                      /* symlink target; immutable, RCU-freed */
-	struct dentry *i_dentry;           /* directories: the one alias; i_lock */
-	struct xarray i_dir_offsets;       /* dirs: readdir offset -> dentry; i_rwsem */
-	uint64_t i_dir_next_offset;        /* dirs: i_rwsem */
-	unsigned long i_nr_children;       /* dirs: positive children; i_rwsem */
-	void *i_private;                   /* free for upper layers */
+	char *i_link;			   /* symlink target; immutable, RCU-freed */
+	struct dentry *i_dentry;	   /* directories: the one alias; i_lock */
+	struct xarray i_dir_offsets;	   /* dirs: readdir offset -> dentry; i_rwsem */
+	uint64_t i_dir_next_offset;	   /* dirs: i_rwsem */
+	unsigned long i_nr_children;	   /* dirs: positive children; i_rwsem */
+	void *i_private;		   /* free for upper layers */
 	struct rcu_head i_rcu;
 };
 
@@ -221,24 +221,24 @@ struct qstr {
 };
 
 #define DCACHE_PERSISTENT 0x1 /* holds the tmpfs-style pin reference */
-#define DCACHE_HASHED     0x2 /* in s_dcache */
-#define DCACHE_ROOT       0x4
+#define DCACHE_HASHED	  0x2 /* in s_dcache */
+#define DCACHE_ROOT	  0x4
 
 struct dentry {
-	struct lockref d_lockref;         /* d_lock + count */
-	seqcount_t d_seq;                 /* see top */
-	unsigned int d_flags;             /* d_lock */
-	struct dentry *d_parent;          /* d_move; self for the root */
-	struct qstr d_name;               /* d_move; name points at d_iname or
-					   * an RCU-freed external buffer */
-	struct inode *d_inode;            /* d_lock + d_seq; NULL: negative */
-	uint64_t d_offset;                /* readdir offset in parent; parent i_rwsem */
-	struct d_hash_node *d_hashnode;   /* s_dcache link (d_lock); a fresh node
-					   * per hashing, RCU-freed: lfht nodes
-					   * cannot be re-added without a grace
-					   * period */
-	struct list_head d_child;         /* parent's d_subdirs; parent d_lock */
-	struct list_head d_subdirs;       /* children; d_lock */
+	struct lockref d_lockref;	/* d_lock + count */
+	seqcount_t d_seq;		/* see top */
+	unsigned int d_flags;		/* d_lock */
+	struct dentry *d_parent;	/* d_move; self for the root */
+	struct qstr d_name;		/* d_move; name points at d_iname or
+					 * an RCU-freed external buffer */
+	struct inode *d_inode;		/* d_lock + d_seq; NULL: negative */
+	uint64_t d_offset;		/* readdir offset in parent; parent i_rwsem */
+	struct d_hash_node *d_hashnode; /* s_dcache link (d_lock); a fresh node
+					 * per hashing, RCU-freed: lfht nodes
+					 * cannot be re-added without a grace
+					 * period */
+	struct list_head d_child;	/* parent's d_subdirs; parent d_lock */
+	struct list_head d_subdirs;	/* children; d_lock */
 	struct super_block *d_sb;
 	struct rcu_head d_rcu;
 	char d_iname[DNAME_INLINE_LEN];
@@ -291,10 +291,10 @@ int vfs_unlink(struct inode *dir, const char *name);
 int vfs_rmdir(struct inode *dir, const char *name);
 #ifndef RENAME_NOREPLACE /* <stdio.h> with _GNU_SOURCE has the same values */
 #define RENAME_NOREPLACE (1 << 0)
-#define RENAME_EXCHANGE  (1 << 1)
+#define RENAME_EXCHANGE	 (1 << 1)
 #endif
-int vfs_rename(struct inode *olddir, const char *oldname, struct inode *newdir,
-	       const char *newname, unsigned int flags);
+int vfs_rename(struct inode *olddir, const char *oldname, struct inode *newdir, const char *newname,
+	       unsigned int flags);
 /* Copies the target (not NUL-terminated if it does not fit); returns its
  * length copied or -errno (-EINVAL: not a symlink). */
 ssize_t vfs_readlink(struct inode *inode, char *buf, size_t len);
@@ -309,8 +309,8 @@ void vfs_statfs(struct kstatfs *st);
  * return stops the walk (the entry counts as not emitted).  Returns the
  * position to continue from, or -errno (-ENOTDIR).
  */
-typedef int (*filldir_t)(void *ctx, const char *name, size_t namelen, uint64_t ino,
-			 unsigned dtype, int64_t next_pos);
+typedef int (*filldir_t)(void *ctx, const char *name, size_t namelen, uint64_t ino, unsigned dtype,
+			 int64_t next_pos);
 int64_t vfs_readdir(struct inode *dir, int64_t pos, filldir_t actor, void *ctx);
 
 /* struct file for an inode (no dentry needed).  flags: O_RDONLY/O_WRONLY/

@@ -34,8 +34,8 @@ RV_STAT_DEFINE(getattr_retries, "vfs_getattr seqcount retries");
 
 int inode_cache_init(void)
 {
-	inode_cachep = kmem_cache_create("inode", sizeof(struct inode), 64, SLAB_HWCACHE_ALIGN,
-					 NULL);
+	inode_cachep =
+	    kmem_cache_create("inode", sizeof(struct inode), 64, SLAB_HWCACHE_ALIGN, NULL);
 	return inode_cachep ? 0 : -ENOMEM;
 }
 
@@ -138,7 +138,8 @@ struct inode *ilookup(uint64_t ino)
 	struct inode *inode, *found = NULL;
 
 	spin_lock(&sb->s_inode_list_lock);
-	list_for_each_entry(inode, &sb->s_inodes, i_sb_list) {
+	list_for_each_entry(inode, &sb->s_inodes, i_sb_list)
+	{
 		int c;
 
 		if (inode->i_ino != ino)
@@ -241,8 +242,7 @@ void vfs_getattr(struct inode *inode, struct kstat *st)
 			break;
 		rv_stat_inc(getattr_retries);
 	}
-	st->blocks = __atomic_load_n(&inode->i_data.nrblocks, __ATOMIC_RELAXED) *
-		     (PAGE_SIZE / 512);
+	st->blocks = __atomic_load_n(&inode->i_data.nrblocks, __ATOMIC_RELAXED) * (PAGE_SIZE / 512);
 	st->blksize = PAGE_SIZE;
 }
 
@@ -317,7 +317,7 @@ out:
 
 int vfs_truncate(struct inode *inode, int64_t size)
 {
-	struct iattr ia = { .ia_valid = ATTR_SIZE, .ia_size = size };
+	struct iattr ia = {.ia_valid = ATTR_SIZE, .ia_size = size};
 
 	return vfs_setattr(inode, &ia);
 }

@@ -37,8 +37,7 @@ int dcache_destroy(struct super_block *sb);
 struct dentry *d_alloc_root(struct inode *inode);
 /* Under parent i_rwsem (any mode): the hashed dentry for name, allocating a
  * negative one if none; referenced.  -ENOENT in a dead directory. */
-int d_lookup_or_alloc(struct dentry *parent, const char *name, uint32_t len,
-		      struct dentry **out);
+int d_lookup_or_alloc(struct dentry *parent, const char *name, uint32_t len, struct dentry **out);
 void d_instantiate(struct dentry *d, struct inode *inode);
 void d_make_persistent(struct dentry *d);
 /* Unlink: drop the persistent pin, and turn negative or unhash. */

@@ -38,8 +38,8 @@ RV_STAT_DEFINE(namei_ref_walks, "path walks in reference mode");
 struct nameidata {
 	struct dentry *root;
 	struct dentry *dentry; /* current directory; referenced in ref mode */
-	uint32_t seq;          /* RCU: d_seq sample of dentry */
-	uint32_t r_seq;        /* RCU: s_rename_lock sample */
+	uint32_t seq;	       /* RCU: d_seq sample of dentry */
+	uint32_t r_seq;	       /* RCU: s_rename_lock sample */
 	unsigned int flags;
 	int total_links;
 	int which;
@@ -423,9 +423,9 @@ static int path_parentat(const char *path, struct parent_path *pp)
 	pp->len = (uint32_t)(end - slash);
 	memcpy(pp->name, slash, pp->len);
 	pp->name[pp->len] = 0;
-	pp->type = is_dot(pp->name, pp->len)	  ? LAST_DOT :
-		   is_dotdot(pp->name, pp->len) ? LAST_DOTDOT :
-						  LAST_NORM;
+	pp->type = is_dot(pp->name, pp->len)	  ? LAST_DOT
+		   : is_dotdot(pp->name, pp->len) ? LAST_DOTDOT
+						  : LAST_NORM;
 	dirpart = strndup(path, (size_t)(slash - path));
 	if (!dirpart)
 		return -ENOMEM;
@@ -506,8 +506,7 @@ static int __create_locked(struct inode *dinode, struct dentry *d, uint32_t mode
 }
 
 static int do_create_at(struct dentry *dir, const char *name, uint32_t len, uint32_t mode,
-			dev_t rdev, const char *target, const struct cred *cred,
-			struct inode **out)
+			dev_t rdev, const char *target, const struct cred *cred, struct inode **out)
 {
 	struct inode *dinode;
 	struct dentry *d;
@@ -911,17 +910,17 @@ out:
 	return err;
 }
 
-#define WITH_DIR_DENTRY(dir, dd, call)                 \
-	({                                             \
-		struct dentry *dd;                     \
-		int __e;                               \
-		rv_rcu_ensure();                       \
-		__e = dir_dentry((dir), &dd);          \
-		if (!__e) {                            \
-			__e = (call);                  \
-			dput(dd);                      \
-		}                                      \
-		__e;                                   \
+#define WITH_DIR_DENTRY(dir, dd, call)                                                             \
+	({                                                                                         \
+		struct dentry *dd;                                                                 \
+		int __e;                                                                           \
+		rv_rcu_ensure();                                                                   \
+		__e = dir_dentry((dir), &dd);                                                      \
+		if (!__e) {                                                                        \
+			__e = (call);                                                              \
+			dput(dd);                                                                  \
+		}                                                                                  \
+		__e;                                                                               \
 	})
 
 int vfs_create(struct inode *dir, const char *name, uint32_t mode, const struct cred *cred,
@@ -966,17 +965,16 @@ int vfs_mknod(struct inode *dir, const char *name, uint32_t mode, dev_t rdev,
 		return err;
 	if (!(mode & S_IFMT))
 		mode |= S_IFREG;
-	return WITH_DIR_DENTRY(dir, dd,
-			       do_create_at(dd, name, (uint32_t)strlen(name), mode, rdev, NULL,
-					    cred, out));
+	return WITH_DIR_DENTRY(
+	    dir, dd, do_create_at(dd, name, (uint32_t)strlen(name), mode, rdev, NULL, cred, out));
 }
 
 int vfs_symlink(struct inode *dir, const char *name, const char *target, const struct cred *cred,
 		struct inode **out)
 {
-	return WITH_DIR_DENTRY(dir, dd,
-			       do_create_at(dd, name, (uint32_t)strlen(name), S_IFLNK | 0777, 0,
-					    target, cred, out));
+	return WITH_DIR_DENTRY(
+	    dir, dd,
+	    do_create_at(dd, name, (uint32_t)strlen(name), S_IFLNK | 0777, 0, target, cred, out));
 }
 
 int vfs_link(struct inode *inode, struct inode *dir, const char *name)
@@ -994,8 +992,8 @@ int vfs_rmdir(struct inode *dir, const char *name)
 	return WITH_DIR_DENTRY(dir, dd, do_rmdir_at(dd, name, (uint32_t)strlen(name)));
 }
 
-int vfs_rename(struct inode *olddir, const char *oldname, struct inode *newdir,
-	       const char *newname, unsigned int flags)
+int vfs_rename(struct inode *olddir, const char *oldname, struct inode *newdir, const char *newname,
+	       unsigned int flags)
 {
 	struct dentry *od, *nd;
 	int err;

@@ -155,7 +155,7 @@ bool folio_trylock(struct folio *f)
 void folio_lock(struct folio *f)
 {
 	struct wait_queue_head *wq;
-	struct wait_queue_entry w = { 0 };
+	struct wait_queue_entry w = {0};
 
 	if (likely(folio_trylock(f)))
 		return;
@@ -174,7 +174,7 @@ void folio_lock(struct folio *f)
 void folio_wait_locked(struct folio *f)
 {
 	struct wait_queue_head *wq;
-	struct wait_queue_entry w = { 0 };
+	struct wait_queue_entry w = {0};
 
 	if (!folio_test_locked(f))
 		return;
@@ -589,8 +589,8 @@ struct memstore {
 
 static struct memstore *memstore_get(struct address_space *m, bool create)
 {
-	struct memstore *ms = __atomic_load_n((struct memstore **)&m->store_private,
-					      __ATOMIC_ACQUIRE);
+	struct memstore *ms =
+	    __atomic_load_n((struct memstore **)&m->store_private, __ATOMIC_ACQUIRE);
 
 	if (ms || !create)
 		return ms;
@@ -732,11 +732,11 @@ static void memstore_release(struct address_space *m)
 }
 
 const struct backing_store_ops memstore_ops = {
-	.name = "memstore",
-	.read_folio = memstore_read_folio,
-	.writeback_folio = memstore_writeback_folio,
-	.has_index = memstore_has_index,
-	.next_index = memstore_next_index,
-	.truncate = memstore_truncate,
-	.release = memstore_release,
+    .name = "memstore",
+    .read_folio = memstore_read_folio,
+    .writeback_folio = memstore_writeback_folio,
+    .has_index = memstore_has_index,
+    .next_index = memstore_next_index,
+    .truncate = memstore_truncate,
+    .release = memstore_release,
 };

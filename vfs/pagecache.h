@@ -82,7 +82,7 @@
 struct xa_node;
 struct xarray {
 	struct xa_node *xa_head; /* RCU-published root; NULL when empty */
-	unsigned long nr;        /* entries; under the writer's lock */
+	unsigned long nr;	 /* entries; under the writer's lock */
 };
 static inline void xa_init(struct xarray *xa)
 {
@@ -112,19 +112,19 @@ static inline bool xa_empty(const struct xarray *xa)
 /* ------------------------------------------------------------------ */
 
 enum pageflags {
-	PG_locked = 0,  /* folio lock (folio_lock/folio_unlock); sleeping waiters */
-	PG_uptodate,    /* data valid */
-	PG_dirty,       /* data newer than the backing store */
-	PG_writeback,   /* being written to the backing store */
-	PG_lru,         /* on an LRU list (mm) */
-	PG_active,      /* on the active LRU (mm) */
-	PG_referenced,  /* accessed since last scan (mm) */
-	PG_anon,        /* anonymous (not in any mapping) */
-	PG_mlocked,     /* mlocked (mm) */
-	PG_reclaim,     /* being reclaimed (mm) */
-	PG_swapbacked,  /* free for mm */
-	PG_private,     /* folio->private in use (mm) */
-	PG_waiters,     /* someone sleeps in folio_lock (hint) */
+	PG_locked = 0, /* folio lock (folio_lock/folio_unlock); sleeping waiters */
+	PG_uptodate,   /* data valid */
+	PG_dirty,      /* data newer than the backing store */
+	PG_writeback,  /* being written to the backing store */
+	PG_lru,	       /* on an LRU list (mm) */
+	PG_active,     /* on the active LRU (mm) */
+	PG_referenced, /* accessed since last scan (mm) */
+	PG_anon,       /* anonymous (not in any mapping) */
+	PG_mlocked,    /* mlocked (mm) */
+	PG_reclaim,    /* being reclaimed (mm) */
+	PG_swapbacked, /* free for mm */
+	PG_private,    /* folio->private in use (mm) */
+	PG_waiters,    /* someone sleeps in folio_lock (hint) */
 	__NR_PAGEFLAGS,
 };
 
@@ -132,15 +132,15 @@ enum pageflags {
 #define FOLIO_PTE_BITS 6 /* low bits of a folio pointer that are always 0 */
 
 struct folio {
-	int refcount;                  /* atomic; 0 = free */
-	int mapcount;                  /* atomic; PTEs mapping it (mm) */
-	unsigned long flags;           /* atomic PG_* bits */
+	int refcount;		       /* atomic; 0 = free */
+	int mapcount;		       /* atomic; PTEs mapping it (mm) */
+	unsigned long flags;	       /* atomic PG_* bits */
 	struct address_space *mapping; /* under i_pages_lock + PG_locked */
-	int64_t index;                 /* page offset in mapping */
-	struct list_head lru;          /* mm's LRU lock; PG_lru */
-	void *data;                    /* PAGE_SIZE bytes */
-	void *private;                 /* free for mm (anon_vma, swap entry) */
-	uint64_t alloc_seq;            /* bumped at every allocation (debug/tests) */
+	int64_t index;		       /* page offset in mapping */
+	struct list_head lru;	       /* mm's LRU lock; PG_lru */
+	void *data;		       /* PAGE_SIZE bytes */
+	void *private;		       /* free for mm (anon_vma, swap entry) */
+	uint64_t alloc_seq;	       /* bumped at every allocation (debug/tests) */
 } __attribute__((aligned(FOLIO_ALIGN)));
 
 static inline uintptr_t folio_to_pteval(const struct folio *f)
@@ -257,17 +257,17 @@ extern const struct backing_store_ops memstore_ops;
 
 struct address_space {
 	struct inode *host;
-	spinlock_t i_pages_lock;          /* the mapping lock (see top) */
-	struct xarray i_pages;            /* index -> folio; RCU readable */
-	unsigned long nrpages;            /* folios in i_pages; i_pages_lock */
-	long nrblocks;                    /* atomic; pages in cache or store */
+	spinlock_t i_pages_lock; /* the mapping lock (see top) */
+	struct xarray i_pages;	 /* index -> folio; RCU readable */
+	unsigned long nrpages;	 /* folios in i_pages; i_pages_lock */
+	long nrblocks;		 /* atomic; pages in cache or store */
 	struct rw_semaphore invalidate_lock;
 	struct rw_semaphore i_mmap_rwsem;
-	struct list_head i_mmap;          /* VMAs (mm's nodes); i_mmap_rwsem */
-	void *i_mmap_private;             /* free for mm; i_mmap_rwsem */
+	struct list_head i_mmap; /* VMAs (mm's nodes); i_mmap_rwsem */
+	void *i_mmap_private;	 /* free for mm; i_mmap_rwsem */
 	const struct backing_store_ops *a_store;
-	void *store_private;              /* the store's per-mapping state */
-	void *private_data;               /* free for mm/reclaim */
+	void *store_private; /* the store's per-mapping state */
+	void *private_data;  /* free for mm/reclaim */
 };
 
 /*
@@ -310,7 +310,6 @@ int64_t mapping_seek_data(struct address_space *mapping, int64_t pos, int64_t en
 /* Copy bytes out of / into the cache at pos (no i_size logic; used by the
  * file operations).  read: holes read as zeroes, no allocation. */
 ssize_t filemap_read_at(struct address_space *mapping, void *buf, size_t count, int64_t pos);
-ssize_t filemap_write_at(struct address_space *mapping, const void *buf, size_t count,
-			 int64_t pos);
+ssize_t filemap_write_at(struct address_space *mapping, const void *buf, size_t count, int64_t pos);
 
 #endif

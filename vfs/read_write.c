@@ -24,10 +24,10 @@ static int rv_file_release(struct inode *inode, struct file *file)
 }
 
 const struct file_operations rv_file_fops = {
-	.release = rv_file_release,
+    .release = rv_file_release,
 };
 const struct file_operations rv_dir_fops = {
-	.release = rv_file_release,
+    .release = rv_file_release,
 };
 
 static ssize_t __vfs_read(struct file *file, void *buf, size_t count, int64_t pos)

@@ -175,9 +175,9 @@ static int vfs_teardown(void)
 	if (!list_empty(&sb->s_inodes)) {
 		struct inode *inode;
 
-		list_for_each_entry(inode, &sb->s_inodes, i_sb_list)
-			fprintf(stderr, "rcuvfs: vfs teardown: inode %llu mode %o still has %d reference(s)\n",
-				(unsigned long long)inode->i_ino, inode->i_mode, inode->i_count);
+		list_for_each_entry(inode, &sb->s_inodes, i_sb_list) fprintf(
+		    stderr, "rcuvfs: vfs teardown: inode %llu mode %o still has %d reference(s)\n",
+		    (unsigned long long)inode->i_ino, inode->i_mode, inode->i_count);
 		ret = -EBUSY;
 	}
 	if (ret) {

@@ -44,8 +44,8 @@ struct cfg {
 	int tasks;
 	int impl;
 	int relax;
-	double best_ns; /* per stat per task, best round */
-	double cpu_ns;  /* thread CPU time per stat in that round */
+	double best_ns;		   /* per stat per task, best round */
+	double cpu_ns;		   /* thread CPU time per stat in that round */
 	double lockref_fb, rcu_fb; /* per million stats, from the best round */
 };
 
@@ -60,7 +60,7 @@ struct worker {
 	const struct cfg *c;
 	char path[256];
 	int err;
-	long sink; /* per worker: a shared sink would be a contended line */
+	long sink;	 /* per worker: a shared sink would be a contended line */
 	uint64_t cpu_ns; /* thread CPU time of the loop */
 };
 
@@ -133,8 +133,8 @@ static double run_cfg(const struct cfg *c, double *cpu)
 			snprintf(w[i].path, sizeof(w[i].path), "%s/shared", base);
 		else
 			snprintf(w[i].path, sizeof(w[i].path), "%s/t%d", base, i);
-		if (pthread_create(&w[i].tid, NULL, c->impl == IMPL_REAL ? real_worker : model_worker,
-				   &w[i])) {
+		if (pthread_create(&w[i].tid, NULL,
+				   c->impl == IMPL_REAL ? real_worker : model_worker, &w[i])) {
 			perror("pthread_create");
 			exit(1);
 		}
@@ -241,11 +241,25 @@ int main(int argc, char **argv)
 	for (int s = 0; s <= 1; s++) /* stat1, then stat2 */
 		for (int k = 0; k < (ntasks > 1 ? 2 : 1); k++) {
 			for (int relax = 0; relax <= 1; relax++)
-				cfgs[n++] = (struct cfg){ s ? "stat2" : "stat1", s, task_counts[k],
-							  IMPL_MODEL, relax, 1e30, 0, 0, 0 };
+				cfgs[n++] = (struct cfg){s ? "stat2" : "stat1",
+							 s,
+							 task_counts[k],
+							 IMPL_MODEL,
+							 relax,
+							 1e30,
+							 0,
+							 0,
+							 0};
 			if (have_real)
-				cfgs[n++] = (struct cfg){ s ? "stat2" : "stat1", s, task_counts[k],
-							  IMPL_REAL, 0, 1e30, 0, 0, 0 };
+				cfgs[n++] = (struct cfg){s ? "stat2" : "stat1",
+							 s,
+							 task_counts[k],
+							 IMPL_REAL,
+							 0,
+							 1e30,
+							 0,
+							 0,
+							 0};
 		}
 
 	for (int r = 0; r < rounds; r++) {
@@ -274,9 +288,10 @@ int main(int argc, char **argv)
 					c->best_ns = ns;
 					c->cpu_ns = cpu;
 					c->lockref_fb =
-						(double)(rv_stat_get(lockref_fallbacks) - lf0) / stats;
+					    (double)(rv_stat_get(lockref_fallbacks) - lf0) / stats;
 					c->rcu_fb =
-						(double)(rv_stat_get(namei_rcu_fallbacks) - rf0) / stats;
+					    (double)(rv_stat_get(namei_rcu_fallbacks) - rf0) /
+					    stats;
 				}
 			}
 			if (rv_instance_destroy()) {
@@ -300,8 +315,9 @@ int main(int argc, char **argv)
 	if (have_real)
 		real_cleanup();
 
-	printf("stat by path (4 components), %ld stats per task, best of %d rounds; %ld CPUs online\n",
-	       iters, rounds, sysconf(_SC_NPROCESSORS_ONLN));
+	printf(
+	    "stat by path (4 components), %ld stats per task, best of %d rounds; %ld CPUs online\n",
+	    iters, rounds, sysconf(_SC_NPROCESSORS_ONLN));
 	printf("RCU: %s\n", rv_rcu_describe());
 	printf("%-6s %-16s %5s %12s %9s %8s %7s %13s %9s\n", "load", "impl", "tasks",
 	       "ns/stat/task", "cpu_ns", "Mstat/s", "xN/x1", "lockref_fb/M", "rcu_fb/M");

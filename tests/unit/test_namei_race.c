@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define OK(x)     CU_ASSERT_EQUAL((x), 0)
+#define OK(x)	  CU_ASSERT_EQUAL((x), 0)
 #define ERR(x, e) CU_ASSERT_EQUAL((x), -(e))
-#define WAIT_MS   10000
+#define WAIT_MS	  10000
 
 static uint64_t stat_get(const char *name)
 {
@@ -103,7 +103,7 @@ static void *stat_thread(void *p)
  */
 static void test_rcu_walk_vs_rename_over(void)
 {
-	struct stat_req r = { "/rr_tgt", LOOKUP_FOLLOW, -1, 0 };
+	struct stat_req r = {"/rr_tgt", LOOKUP_FOLLOW, -1, 0};
 	struct thread t;
 	uint64_t src, fallbacks = stat_get("namei_rcu_fallbacks");
 
@@ -129,7 +129,7 @@ static void test_rcu_walk_vs_rename_over(void)
 static void test_rcu_walk_vs_unlink(void)
 {
 	for (int held = 0; held < 2; held++) {
-		struct stat_req r = { "/ru_f", LOOKUP_FOLLOW, 1, 0 };
+		struct stat_req r = {"/ru_f", LOOKUP_FOLLOW, 1, 0};
 		struct thread t;
 		struct file *f = NULL;
 
@@ -210,7 +210,7 @@ static void *stat_loop(void *arg)
 	long i = 0;
 
 	while (!__atomic_load_n(&renamer_done, __ATOMIC_ACQUIRE) && i < 20 * ROUNDS) {
-		struct stat_req r = { "/rs_tgt", (i & 1) ? LOOKUP_NORCU : 0, 0, 0 };
+		struct stat_req r = {"/rs_tgt", (i & 1) ? LOOKUP_NORCU : 0, 0, 0};
 
 		stat_thread(&r);
 		if (r.err == -ENOENT)
@@ -233,7 +233,7 @@ static int cmp_u64(const void *a, const void *b)
 
 static void test_lookup_vs_rename_stress(void)
 {
-	struct seen s = { 0 };
+	struct seen s = {0};
 	struct thread a, b;
 	long wrong = 0;
 
@@ -270,7 +270,7 @@ static void *hot_loop(void *arg)
 		dput(d);
 	}
 	for (int i = 0; i < HOT_ITERS / 10; i++) {
-		struct stat_req r = { "/hot", 0, 0, 0 };
+		struct stat_req r = {"/hot", 0, 0, 0};
 
 		stat_thread(&r);
 		CU_ASSERT_EQUAL(r.err, 0);
@@ -300,7 +300,7 @@ static void hot_dentry_round(void)
 
 static void test_lockref_hot_dentry(void)
 {
-	static const char *const relax[] = { "lockref_relax=1", NULL };
+	static const char *const relax[] = {"lockref_relax=1", NULL};
 
 	hot_dentry_round();
 	printf("\n    [lockref_relax=0: lockref_fallbacks %llu]",

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define OK(x)     CU_ASSERT_EQUAL((x), 0)
+#define OK(x)	  CU_ASSERT_EQUAL((x), 0)
 #define ERR(x, e) CU_ASSERT_EQUAL((x), -(e))
 
 static struct file *open_rw(const char *path)
@@ -272,8 +272,8 @@ static void test_folio_api(void)
 static void test_xarray(void)
 {
 	struct xarray xa;
-	static const uint64_t idx[] = { 0, 1, 63, 64, 4095, 1ULL << 20, 1ULL << 32, UINT64_MAX - 1,
-					UINT64_MAX };
+	static const uint64_t idx[] = {
+	    0, 1, 63, 64, 4095, 1ULL << 20, 1ULL << 32, UINT64_MAX - 1, UINT64_MAX};
 	uint64_t i;
 	int tag[ARRAY_SIZE(idx)];
 
@@ -313,7 +313,7 @@ RVTEST_SUITE(pagecache, rvtest_instance_init, rvtest_instance_cleanup, RVTEST(te
 
 static int enospc_init(void)
 {
-	static const char *const settings[] = { "size=64k", NULL };
+	static const char *const settings[] = {"size=64k", NULL};
 
 	return rvtest_instance_with(settings) ? -1 : 0;
 }

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define OK(x)     CU_ASSERT_EQUAL((x), 0)
+#define OK(x)	  CU_ASSERT_EQUAL((x), 0)
 #define ERR(x, e) CU_ASSERT_EQUAL((x), -(e))
 
 static uint32_t nlink_of(const char *path)
@@ -460,7 +460,7 @@ static void test_readdir_stable_while_removing(void)
 static void test_setattr_statfs(void)
 {
 	struct kstat st;
-	struct iattr ia = { 0 };
+	struct iattr ia = {0};
 	struct dentry *d;
 	struct kstatfs sfs;
 
@@ -530,7 +530,7 @@ static void test_inode_api(void)
 	struct inode *root = vfs_root(), *d, *f, *g, *l;
 	struct kstat st;
 	char buf[16];
-	struct cred cred = { 42, 43 };
+	struct cred cred = {42, 43};
 
 	OK(vfs_mkdir(root, "api", 0700, &cred, &d));
 	vfs_getattr(d, &st);
@@ -600,6 +600,6 @@ static void test_teardown_frees_everything(void)
 RVTEST_SUITE(vfs_namespace, rvtest_instance_init, rvtest_instance_cleanup,
 	     RVTEST(test_create_lookup_stat), RVTEST(test_name_too_long),
 	     RVTEST(test_unlink_rmdir_errors), RVTEST(test_link_counts), RVTEST(test_orphan),
-	     RVTEST(test_rename), RVTEST(test_symlinks),
-	     RVTEST(test_readdir_stable_while_removing), RVTEST(test_setattr_statfs),
-	     RVTEST(test_mknod), RVTEST(test_inode_api), RVTEST(test_teardown_frees_everything));
+	     RVTEST(test_rename), RVTEST(test_symlinks), RVTEST(test_readdir_stable_while_removing),
+	     RVTEST(test_setattr_statfs), RVTEST(test_mknod), RVTEST(test_inode_api),
+	     RVTEST(test_teardown_frees_everything));
