@@ -307,7 +307,9 @@ void vfs_statfs(struct kstatfs *st);
  * is 1, entries have stable offsets >= 2 that removals never change).  The
  * actor gets the position to resume from *after* this entry; a non-zero
  * return stops the walk (the entry counts as not emitted).  Returns the
- * position to continue from, or -errno (-ENOTDIR).
+ * position to continue from, or -errno (-ENOTDIR).  The directory's i_rwsem
+ * is held shared around the actor: it must not call namespace operations
+ * (collect names, then look them up after vfs_readdir returns).
  */
 typedef int (*filldir_t)(void *ctx, const char *name, size_t namelen, uint64_t ino, unsigned dtype,
 			 int64_t next_pos);

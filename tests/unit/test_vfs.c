@@ -573,6 +573,42 @@ static void test_inode_api(void)
 	iput(root);
 }
 
+static void test_negative_dentries_bounded(void)
+{
+	char path[64];
+	struct kstat st;
+	long before = vfs_dentries_live();
+
+	OK(do_mkdir("/neg", 0755));
+	for (int i = 0; i < 6000; i++) {
+		snprintf(path, sizeof(path), "/neg/missing%d", i);
+		ERR(vfs_stat(path, &st), ENOENT);
+	}
+	/* unused negatives beyond the cap (4096) are killed at their last dput */
+	CU_ASSERT(vfs_dentries_live() - before <= 4096 + 2);
+	CU_ASSERT(vfs_dentries_live() - before >= 1000);
+	/* removing the directory takes its negatives with it */
+	OK(do_rmdir("/neg"));
+	CU_ASSERT(vfs_dentries_live() - before <= 1);
+}
+
+static void test_deep_tree(void)
+{
+	char path[PATH_MAX_LEN];
+	size_t len = 0;
+	struct kstat st;
+
+	for (int i = 0; i < 300; i++) {
+		len += (size_t)snprintf(path + len, sizeof(path) - len, "/d%d", i % 10);
+		OK(do_mkdir(path, 0755));
+	}
+	OK(vfs_stat(path, &st));
+	CU_ASSERT(S_ISDIR(st.mode));
+	strcat(path, "/../../..");
+	OK(vfs_stat(path, &st));
+	/* left in place: teardown frees the whole tree */
+}
+
 static void test_teardown_frees_everything(void)
 {
 	/* a private instance: build a tree with data, negatives and orphans
@@ -602,4 +638,5 @@ RVTEST_SUITE(vfs_namespace, rvtest_instance_init, rvtest_instance_cleanup,
 	     RVTEST(test_unlink_rmdir_errors), RVTEST(test_link_counts), RVTEST(test_orphan),
 	     RVTEST(test_rename), RVTEST(test_symlinks), RVTEST(test_readdir_stable_while_removing),
 	     RVTEST(test_setattr_statfs), RVTEST(test_mknod), RVTEST(test_inode_api),
+	     RVTEST(test_negative_dentries_bounded), RVTEST(test_deep_tree),
 	     RVTEST(test_teardown_frees_everything));
