@@ -458,8 +458,60 @@ static void test_folio_lookup_vs_truncate_stress(void)
 	OK(do_unlink("/fts"));
 }
 
+/* Free-running: two tasks create, look up (both RCU and reference mode,
+ * racing on the same missing names, so both allocate negative dentries for
+ * one name: cds_lfht_add_unique decides) and unlink in one directory.  The
+ * outcome: every call returns what the namespace allows, and the directory
+ * ends empty with balanced counts. */
+static long churn_bad;
+
+static void *churn(void *arg)
+{
+	long me = (long)arg;
+	char mine[64], other[64], shared[64];
+	struct kstat st;
+
+	for (int i = 0; i < 1500; i++) {
+		int e;
+
+		snprintf(mine, sizeof(mine), "/ch/t%ld_%d", me, i);
+		snprintf(other, sizeof(other), "/ch/t%ld_%d", 1 - me, i);
+		snprintf(shared, sizeof(shared), "/ch/missing%d", i);
+		if (kern_path(shared, (i & 1) ? LOOKUP_NORCU : 0, &(struct dentry *){NULL}) !=
+		    -ENOENT)
+			__atomic_fetch_add(&churn_bad, 1, __ATOMIC_RELAXED);
+		if (touch(mine))
+			__atomic_fetch_add(&churn_bad, 1, __ATOMIC_RELAXED);
+		e = vfs_stat(other, &st); /* may or may not exist yet */
+		if (e && e != -ENOENT)
+			__atomic_fetch_add(&churn_bad, 1, __ATOMIC_RELAXED);
+		if (vfs_stat(mine, &st) || do_unlink(mine))
+			__atomic_fetch_add(&churn_bad, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+static void test_create_lookup_unlink_churn(void)
+{
+	struct thread a, b;
+	struct dentry *d;
+
+	OK(do_mkdir("/ch", 0755));
+	churn_bad = 0;
+	thread_start(&a, churn, (void *)0L);
+	thread_start(&b, churn, (void *)1L);
+	thread_join(&a);
+	thread_join(&b);
+	CU_ASSERT_EQUAL(churn_bad, 0);
+	OK(kern_path("/ch", 0, &d));
+	CU_ASSERT_EQUAL(d->d_inode->i_nr_children, 0);
+	CU_ASSERT_EQUAL(d->d_inode->i_nlink, 2);
+	dput(d);
+	OK(do_rmdir("/ch"));
+}
+
 RVTEST_SUITE(namei_race, rvtest_instance_init, rvtest_instance_cleanup,
 	     RVTEST(test_rcu_walk_vs_rename_over), RVTEST(test_rcu_walk_vs_unlink),
 	     RVTEST(test_rename_window_seqlock), RVTEST(test_lookup_vs_rename_stress),
 	     RVTEST(test_lockref_hot_dentry), RVTEST(test_folio_lookup_vs_truncate),
-	     RVTEST(test_folio_lookup_vs_truncate_stress));
+	     RVTEST(test_folio_lookup_vs_truncate_stress), RVTEST(test_create_lookup_unlink_churn));
