@@ -7,8 +7,10 @@
  *   stat1  each task stats its own file      (no shared cache line)
  *   stat2  every task stats one shared file  (the final dentry's lockref
  *                                             is the contended line)
- * at 1 and N tasks (default 2), in-model with lockref_relax=0 and =1, and
- * as real stat() calls on /dev/shm (tmpfs) with the same path depth.  Each
+ * at 1 and N tasks (default 2), in-model with lockref_relax=0 and =1, the
+ * in-model reference walk alone (LOOKUP_NORCU: a lockref get/put on every
+ * component, relax=0), and as real stat() calls on /dev/shm (tmpfs) with
+ * the same path depth.  Each
  * in-model stat is the kernel's shape: RCU walk of 4 components,
  * legitimize the final dentry with lockref_get_not_dead, getattr under the
  * inode's seqcount, dput (lockref_put_or_lock).  Configurations alternate
@@ -36,7 +38,7 @@
 RV_STAT_DECLARE(lockref_fallbacks);
 RV_STAT_DECLARE(namei_rcu_fallbacks);
 
-enum impl { IMPL_MODEL, IMPL_REAL };
+enum impl { IMPL_MODEL, IMPL_REAL, IMPL_MODEL_REF };
 
 struct cfg {
 	const char *workload; /* stat1 / stat2 */
@@ -62,6 +64,7 @@ struct worker {
 	int err;
 	long sink;	 /* per worker: a shared sink would be a contended line */
 	uint64_t cpu_ns; /* thread CPU time of the loop */
+	uint64_t t0, t1; /* wall clock around the loop, taken by the worker */
 };
 
 static uint64_t thread_cpu_ns(void)
@@ -82,15 +85,28 @@ static void *model_worker(void *p)
 	t = task_create_process("bench_vfs");
 	task_attach(t);
 	pthread_barrier_wait(&bar);
+	w->t0 = rv_now_ns();
 	w->cpu_ns = thread_cpu_ns();
 	for (long i = 0; i < iters; i++) {
-		if (vfs_stat(w->path, &st)) {
+		if (w->c->impl == IMPL_MODEL_REF) {
+			/* the reference walk alone: a lockref get/put on every
+			 * component, the pre-RCU-walk design */
+			struct dentry *d;
+
+			if (kern_path(w->path, LOOKUP_FOLLOW | LOOKUP_NORCU, &d)) {
+				w->err = 1;
+				break;
+			}
+			vfs_getattr(d->d_inode, &st);
+			dput(d);
+		} else if (vfs_stat(w->path, &st)) {
 			w->err = 1;
 			break;
 		}
 		w->sink += st.size;
 	}
 	w->cpu_ns = thread_cpu_ns() - w->cpu_ns;
+	w->t1 = rv_now_ns();
 	pthread_barrier_wait(&bar);
 	task_exit(t);
 	kmem_cache_flush_thread();
@@ -103,6 +119,7 @@ static void *real_worker(void *p)
 	struct stat st;
 
 	pthread_barrier_wait(&bar);
+	w->t0 = rv_now_ns();
 	w->cpu_ns = thread_cpu_ns();
 	for (long i = 0; i < iters; i++) {
 		if (stat(w->path, &st)) {
@@ -112,6 +129,7 @@ static void *real_worker(void *p)
 		w->sink += st.st_size;
 	}
 	w->cpu_ns = thread_cpu_ns() - w->cpu_ns;
+	w->t1 = rv_now_ns();
 	pthread_barrier_wait(&bar);
 	return NULL;
 }
@@ -139,13 +157,19 @@ static double run_cfg(const struct cfg *c, double *cpu)
 			exit(1);
 		}
 	}
+	/* the workers time themselves: the main thread may be descheduled
+	 * between a barrier and its clock read on a loaded machine */
 	pthread_barrier_wait(&bar);
-	t0 = rv_now_ns();
 	pthread_barrier_wait(&bar);
-	t1 = rv_now_ns();
+	t0 = UINT64_MAX;
+	t1 = 0;
 	*cpu = 0;
 	for (int i = 0; i < c->tasks; i++) {
 		pthread_join(w[i].tid, NULL);
+		if (w[i].t0 < t0)
+			t0 = w[i].t0;
+		if (w[i].t1 > t1)
+			t1 = w[i].t1;
 		*cpu += (double)w[i].cpu_ns / (double)iters / c->tasks;
 		if (w[i].err) {
 			fprintf(stderr, "bench_vfs: stat of %s failed\n", w[i].path);
@@ -250,6 +274,15 @@ int main(int argc, char **argv)
 							 0,
 							 0,
 							 0};
+			cfgs[n++] = (struct cfg){s ? "stat2" : "stat1",
+						 s,
+						 task_counts[k],
+						 IMPL_MODEL_REF,
+						 0,
+						 1e30,
+						 0,
+						 0,
+						 0};
 			if (have_real)
 				cfgs[n++] = (struct cfg){s ? "stat2" : "stat1",
 							 s,
@@ -277,7 +310,7 @@ int main(int argc, char **argv)
 				uint64_t lf0, rf0;
 				double ns, cpu;
 
-				if (c->impl != IMPL_MODEL || c->relax != relax)
+				if (c->impl == IMPL_REAL || c->relax != relax)
 					continue;
 				lf0 = rv_stat_get(lockref_fallbacks);
 				rf0 = rv_stat_get(namei_rcu_fallbacks);
@@ -337,6 +370,8 @@ int main(int argc, char **argv)
 					scale = total / (1e3 / cfgs[j].best_ns);
 			if (c->impl == IMPL_REAL)
 				snprintf(impl, sizeof(impl), "tmpfs stat()");
+			else if (c->impl == IMPL_MODEL_REF)
+				snprintf(impl, sizeof(impl), "model ref-walk");
 			else
 				snprintf(impl, sizeof(impl), "model relax=%d", c->relax);
 			if (c->impl == IMPL_REAL)
