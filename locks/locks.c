@@ -72,21 +72,21 @@ RV_STAT_DEFINE(locks_enolck, "lock requests refused with ENOLCK (owner limit or 
 RV_STAT_DEFINE(locks_interrupted, "lock waits ended by a signal or a cancel (EINTR)");
 
 struct file_lock_context {
-	spinlock_t flc_lock;         /* inode scheme: the two lists below */
-	struct list_head flc_flock;  /* held flock locks; flc */
-	struct list_head flc_posix;  /* held POSIX and OFD locks; flc */
-	uint64_t flc_ino;            /* the inode's number, for the listing */
+	spinlock_t flc_lock;	    /* inode scheme: the two lists below */
+	struct list_head flc_flock; /* held flock locks; flc */
+	struct list_head flc_posix; /* held POSIX and OFD locks; flc */
+	uint64_t flc_ino;	    /* the inode's number, for the listing */
 };
 
-#define LOCK_SHARDS       16
-#define BLOCKED_HASH_SIZE 128
+#define LOCK_SHARDS	      16
+#define BLOCKED_HASH_SIZE     128
 #define MAX_DEADLK_ITERATIONS 10 /* as Linux: longer cycles are not detected */
-#define OWNER_HASH_SIZE   256
+#define OWNER_HASH_SIZE	      256
 
 struct lock_shard {
 	spinlock_t lock;       /* inode scheme; else the scheme's lock */
 	struct list_head list; /* held locks */
-	long nr;               /* held locks on list */
+	long nr;	       /* held locks on list */
 } __cacheline_aligned;
 
 struct owner_acct {
@@ -100,12 +100,12 @@ struct owner_bucket {
 	struct list_head head;
 } __cacheline_aligned;
 
-static int lk_scheme;        /* enum filelock_scheme of the live instance */
+static int lk_scheme;	     /* enum filelock_scheme of the live instance */
 static bool lk_bkl_ops_lock; /* bkl_ops contains `lock` */
 static DEFINE_SPINLOCK(file_lock_lock);
 static DEFINE_SPINLOCK(blocked_lock_lock);
 static struct list_head blocked_hash[BLOCKED_HASH_SIZE]; /* blocked lock */
-static long nr_blocked;                                  /* blocked lock */
+static long nr_blocked;					 /* blocked lock */
 static struct lock_shard lock_shards[LOCK_SHARDS];
 static struct owner_bucket owner_hash[OWNER_HASH_SIZE];
 static long lk_owner_limit = LOCKS_OWNER_LIMIT_DEFAULT;
@@ -237,9 +237,7 @@ static struct owner_acct *owner_find(struct owner_bucket *b, fl_owner_t owner)
 {
 	struct owner_acct *a;
 
-	list_for_each_entry(a, &b->head, link)
-		if (a->owner == owner)
-			return a;
+	list_for_each_entry(a, &b->head, link) if (a->owner == owner) return a;
 	return NULL;
 }
 
@@ -393,7 +391,7 @@ enolck:
 static void locks_copy_lock(struct file_lock *new, const struct file_lock *fl)
 {
 	new->fl_owner = fl->fl_owner;
-	new->fl_flags = fl->fl_flags & (FL_POSIX | FL_FLOCK | FL_OFDLCK);
+	new->fl_flags = fl->fl_flags &(FL_POSIX | FL_FLOCK | FL_OFDLCK);
 	new->fl_type = fl->fl_type;
 	new->fl_pid = fl->fl_pid;
 	new->fl_start = fl->fl_start;
@@ -551,12 +549,14 @@ static void locks_wake_up_blocks(struct file_lock *blocker)
  * with it, behind that one instead (recursively).  Blocked lock held.
  */
 static void __locks_insert_block(struct file_lock *blocker, struct file_lock *waiter,
-				 bool (*conflict)(const struct file_lock *, const struct file_lock *))
+				 bool (*conflict)(const struct file_lock *,
+						  const struct file_lock *))
 {
 	struct file_lock *fl;
 
 new_blocker:
-	list_for_each_entry(fl, &blocker->fl_blocked_requests, fl_blocked_member) {
+	list_for_each_entry(fl, &blocker->fl_blocked_requests, fl_blocked_member)
+	{
 		if (conflict(fl, waiter)) {
 			blocker = fl;
 			goto new_blocker;
@@ -576,8 +576,7 @@ new_blocker:
 static void locks_delete_block(struct file_lock *waiter)
 {
 	/* paired with the release in __locks_wake_up_blocks */
-	if (!smp_load_acquire(&waiter->fl_blocker) &&
-	    list_empty(&waiter->fl_blocked_requests))
+	if (!smp_load_acquire(&waiter->fl_blocker) && list_empty(&waiter->fl_blocked_requests))
 		return;
 	blocked_lock();
 	__locks_wake_up_blocks(waiter);
@@ -592,7 +591,8 @@ static struct file_lock *what_owner_is_waiting_for(struct file_lock *block_fl)
 {
 	struct file_lock *fl;
 
-	list_for_each_entry(fl, &blocked_hash[blocked_hash_key(block_fl->fl_owner)], fl_link) {
+	list_for_each_entry(fl, &blocked_hash[blocked_hash_key(block_fl->fl_owner)], fl_link)
+	{
 		if (fl->fl_owner == block_fl->fl_owner) {
 			while (fl->fl_blocker)
 				fl = fl->fl_blocker;
@@ -741,7 +741,8 @@ static int posix_lock_ctx(struct file_lock_context *ctx, struct file_lock *reque
 retry:
 	flc_lock(ctx);
 	if (!unlock) {
-		list_for_each_entry(fl, &ctx->flc_posix, fl_list) {
+		list_for_each_entry(fl, &ctx->flc_posix, fl_list)
+		{
 			if (!posix_locks_conflict(request, fl))
 				continue;
 			rv_stat_inc(locks_conflicts);
@@ -755,10 +756,10 @@ retry:
 	}
 	if (!new_fl2) {
 		/* will one of the owner's locks be split in two? */
-		list_for_each_entry(fl, &ctx->flc_posix, fl_list) {
-			if (fl->fl_owner == request->fl_owner &&
-			    fl->fl_type != request->fl_type && fl->fl_start < start &&
-			    fl->fl_end > end) {
+		list_for_each_entry(fl, &ctx->flc_posix, fl_list)
+		{
+			if (fl->fl_owner == request->fl_owner && fl->fl_type != request->fl_type &&
+			    fl->fl_start < start && fl->fl_end > end) {
 				/* allocate outside the list lock and look again */
 				flc_unlock(ctx);
 				error = locks_prealloc(request->fl_owner, 1, &new_fl2, &tmp);
@@ -779,7 +780,8 @@ retry:
 	 * are never adjacent.  Same type: absorb overlapping or adjacent ones
 	 * into [start, end].  Other type (or unlock): cut [start, end] out.
 	 */
-	list_for_each_entry_safe(fl, tmp, &ctx->flc_posix, fl_list) {
+	list_for_each_entry_safe(fl, tmp, &ctx->flc_posix, fl_list)
+	{
 		if (fl->fl_owner != request->fl_owner)
 			continue;
 		if (fl->fl_type == request->fl_type) {
@@ -844,7 +846,8 @@ static void posix_test_lock_ctx(struct file_lock_context *ctx, struct file_lock 
 		return;
 	}
 	flc_lock(ctx);
-	list_for_each_entry(cfl, &ctx->flc_posix, fl_list) {
+	list_for_each_entry(cfl, &ctx->flc_posix, fl_list)
+	{
 		if (posix_locks_conflict(fl, cfl)) {
 			locks_copy_conflock(fl, cfl);
 			goto out;
@@ -883,7 +886,8 @@ static int flock_lock_ctx(struct file_lock_context *ctx, struct file_lock *reque
 	}
 
 	flc_lock(ctx);
-	list_for_each_entry(fl, &ctx->flc_flock, fl_list) {
+	list_for_each_entry(fl, &ctx->flc_flock, fl_list)
+	{
 		if (request->fl_file != fl->fl_file)
 			continue;
 		if (request->fl_type == fl->fl_type) {
@@ -897,7 +901,8 @@ static int flock_lock_ctx(struct file_lock_context *ctx, struct file_lock *reque
 		error = lk_claim(request) ? 0 : -ECANCELED;
 		goto out;
 	}
-	list_for_each_entry(fl, &ctx->flc_flock, fl_list) {
+	list_for_each_entry(fl, &ctx->flc_flock, fl_list)
+	{
 		if (!flock_locks_conflict(request, fl))
 			continue;
 		rv_stat_inc(locks_conflicts);
@@ -1397,7 +1402,10 @@ static void lk_show(struct lk_buf *b, const struct file_lock_context *ctx,
 		lk_printf(b, "%s ADVISORY  ", (fl->fl_flags & FL_OFDLCK) ? "OFDLCK" : "POSIX ");
 	else
 		lk_printf(b, "FLOCK  ADVISORY  ");
-	lk_printf(b, "%s ", fl->fl_type == F_WRLCK ? "WRITE" : fl->fl_type == F_RDLCK ? "READ " : "UNLCK");
+	lk_printf(b, "%s ",
+		  fl->fl_type == F_WRLCK   ? "WRITE"
+		  : fl->fl_type == F_RDLCK ? "READ "
+					   : "UNLCK");
 	lk_printf(b, "%d 00:00:%llu ", pid, ctx ? (unsigned long long)ctx->flc_ino : 0ULL);
 	if (fl->fl_flags & FL_POSIX) {
 		if (fl->fl_end == OFFSET_MAX)
@@ -1443,7 +1451,7 @@ static void lk_show_blocked(struct lk_buf *b, struct file_lock *root, long id)
 
 size_t locks_format_proc(char *buf, size_t len)
 {
-	struct lk_buf b = { buf, len, 0 };
+	struct lk_buf b = {buf, len, 0};
 	struct lk_call c;
 	long id = 0;
 
@@ -1462,7 +1470,8 @@ size_t locks_format_proc(char *buf, size_t len)
 			spin_lock(&s->lock);
 			spin_lock(&blocked_lock_lock);
 		}
-		list_for_each_entry(fl, &s->list, fl_link) {
+		list_for_each_entry(fl, &s->list, fl_link)
+		{
 			lk_show(&b, fl->fl_ctx, fl, ++id, 0);
 			lk_show_blocked(&b, fl, id);
 		}
@@ -1540,14 +1549,14 @@ static int locks_teardown(void)
 	vfs_file_hooks.locks_remove_file = NULL;
 	/* vfs_hooks.locks_free_context stays: inodes are evicted after us */
 	if (held || blocked) {
-		fprintf(stderr, "rcuvfs: locks: %ld held and %ld blocked locks at teardown\n",
-			held, blocked);
+		fprintf(stderr, "rcuvfs: locks: %ld held and %ld blocked locks at teardown\n", held,
+			blocked);
 		ret = -EBUSY;
 	}
 	for (int i = 0; i < OWNER_HASH_SIZE; i++) {
 		while (!list_empty(&owner_hash[i].head)) {
 			struct owner_acct *a =
-				list_first_entry(&owner_hash[i].head, struct owner_acct, link);
+			    list_first_entry(&owner_hash[i].head, struct owner_acct, link);
 
 			if (!held)
 				fprintf(stderr, "rcuvfs: locks: owner %p still charged %ld\n",

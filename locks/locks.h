@@ -49,7 +49,7 @@ typedef void *fl_owner_t;
 
 /* Returned when a request has been queued to be granted later. */
 #define FILE_LOCK_DEFERRED 1
-#define OFFSET_MAX         INT64_MAX
+#define OFFSET_MAX	   INT64_MAX
 
 #define LOCKS_OWNER_LIMIT_DEFAULT 65536L
 
@@ -62,21 +62,21 @@ struct file_lock_req;
  * is the wait-graph lock of the scheme, "flc" the list lock of the scheme.
  */
 struct file_lock {
-	struct file_lock *fl_blocker;           /* what this request waits on; blocked */
-	struct list_head fl_list;               /* on ctx flc_flock/flc_posix; flc */
-	struct list_head fl_link;               /* held: global list; waiting POSIX: blocked hash */
-	struct list_head fl_blocked_requests;   /* requests waiting on this; blocked */
-	struct list_head fl_blocked_member;     /* on fl_blocker's list; blocked */
-	fl_owner_t fl_owner;                    /* POSIX owner; OFD/flock: the struct file */
-	unsigned int fl_flags;                  /* FL_* */
-	int fl_type;                            /* F_RDLCK, F_WRLCK, F_UNLCK */
-	int fl_link_shard;                      /* global list shard (inode scheme) */
-	pid_t fl_pid;                           /* reported by F_GETLK and the listing */
-	int64_t fl_start, fl_end;               /* inclusive; fl_end OFFSET_MAX: to EOF */
-	struct file *fl_file;                   /* the open file it was taken through */
-	struct file_lock_context *fl_ctx;       /* held locks: the list it is on */
-	struct file_lock_req *fl_req;           /* FL_DEFERRED: the request */
-	struct wait_queue_head fl_wait;         /* a sleeping requester waits here */
+	struct file_lock *fl_blocker;	      /* what this request waits on; blocked */
+	struct list_head fl_list;	      /* on ctx flc_flock/flc_posix; flc */
+	struct list_head fl_link;	      /* held: global list; waiting POSIX: blocked hash */
+	struct list_head fl_blocked_requests; /* requests waiting on this; blocked */
+	struct list_head fl_blocked_member;   /* on fl_blocker's list; blocked */
+	fl_owner_t fl_owner;		      /* POSIX owner; OFD/flock: the struct file */
+	unsigned int fl_flags;		      /* FL_* */
+	int fl_type;			      /* F_RDLCK, F_WRLCK, F_UNLCK */
+	int fl_link_shard;		      /* global list shard (inode scheme) */
+	pid_t fl_pid;			      /* reported by F_GETLK and the listing */
+	int64_t fl_start, fl_end;	      /* inclusive; fl_end OFFSET_MAX: to EOF */
+	struct file *fl_file;		      /* the open file it was taken through */
+	struct file_lock_context *fl_ctx;     /* held locks: the list it is on */
+	struct file_lock_req *fl_req;	      /* FL_DEFERRED: the request */
+	struct wait_queue_head fl_wait;	      /* a sleeping requester waits here */
 };
 
 /* Initialise a request (lists, wait queue); fields to fill after it. */
@@ -85,21 +85,21 @@ void locks_init_lock(struct file_lock *fl);
 /* ---- deferred requests (the kernel's lm_grant idea) --------------------- */
 
 enum file_lock_req_state {
-	FLR_IDLE = 0,   /* not submitted, or completed synchronously */
-	FLR_WAITING,    /* queued; grant or cancel will claim it */
-	FLR_GRANTED,    /* claimed by a grant (callback ran or is running) */
-	FLR_CANCELLED,  /* claimed by locks_cancel_req */
+	FLR_IDLE = 0,  /* not submitted, or completed synchronously */
+	FLR_WAITING,   /* queued; grant or cancel will claim it */
+	FLR_GRANTED,   /* claimed by a grant (callback ran or is running) */
+	FLR_CANCELLED, /* claimed by locks_cancel_req */
 };
 
 struct file_lock_req {
-	struct file_lock fl;                 /* the request; fl.fl_req == this */
-	int state;                           /* enum file_lock_req_state; atomic */
-	int refcount;                        /* atomic: caller + engine */
-	struct list_head grant_list;         /* on a thread's pending-grant queue */
+	struct file_lock fl;	     /* the request; fl.fl_req == this */
+	int state;		     /* enum file_lock_req_state; atomic */
+	int refcount;		     /* atomic: caller + engine */
+	struct list_head grant_list; /* on a thread's pending-grant queue */
 	/* Called once, with no lock-list lock held, when the request completes
 	 * after having been deferred: result 0 (lock held) or -errno. */
 	void (*grant)(struct file_lock_req *req, int result);
-	void *private;                       /* the caller's */
+	void *private; /* the caller's */
 };
 
 /* Allocate a request with one reference (the caller's); NULL on ENOMEM. */
@@ -135,8 +135,8 @@ int fcntl_getlk(struct file *filp, unsigned int cmd, struct flock *fl, fl_owner_
  * fcntl: -EAGAIN, -EACCES never (Linux gives EAGAIN), -EDEADLK, -EINTR,
  * -EINVAL, -EBADF (mode does not permit the lock type), -EOVERFLOW, -ENOLCK.
  */
-int fcntl_setlk(struct file *filp, unsigned int cmd, struct flock *fl, fl_owner_t owner,
-		pid_t pid, struct file_lock_req *req);
+int fcntl_setlk(struct file *filp, unsigned int cmd, struct flock *fl, fl_owner_t owner, pid_t pid,
+		struct file_lock_req *req);
 
 /* ---- the kernel-internal level ------------------------------------------ */
 

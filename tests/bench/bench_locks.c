@@ -25,7 +25,7 @@
 
 static double opt_duration = 0.3;
 static long opt_pairs = 200000;
-static int opt_tasks[16] = { 1, 2, 8, 64 };
+static int opt_tasks[16] = {1, 2, 8, 64};
 static int opt_ntasks = 4;
 static const char *opt_dir = "/dev/shm";
 
@@ -74,8 +74,8 @@ static double model_pairs(int use_flock, long n)
 {
 	struct inode *ino = mk_inode(1);
 	struct file *f = mk_file(ino);
-	struct flock lk = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_len = 1 };
-	struct flock un = { .l_type = F_UNLCK, .l_whence = SEEK_SET, .l_len = 1 };
+	struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_len = 1};
+	struct flock un = {.l_type = F_UNLCK, .l_whence = SEEK_SET, .l_len = 1};
 	fl_owner_t owner = (fl_owner_t)0x1000;
 	uint64_t t0 = rv_now_ns();
 
@@ -99,8 +99,8 @@ static double model_pairs(int use_flock, long n)
 static double real_pairs(int use_flock, long n)
 {
 	char path[512];
-	struct flock lk = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_len = 1 };
-	struct flock un = { .l_type = F_UNLCK, .l_whence = SEEK_SET, .l_len = 1 };
+	struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_len = 1};
+	struct flock un = {.l_type = F_UNLCK, .l_whence = SEEK_SET, .l_len = 1};
 	uint64_t t0;
 	int fd;
 
@@ -169,8 +169,8 @@ static int ready;
 static void *worker_main(void *p)
 {
 	struct worker *w = p;
-	struct flock lk = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_len = 1 };
-	struct flock un = { .l_type = F_UNLCK, .l_whence = SEEK_SET, .l_len = 1 };
+	struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_len = 1};
+	struct flock un = {.l_type = F_UNLCK, .l_whence = SEEK_SET, .l_len = 1};
 	fl_owner_t owner = (fl_owner_t)(uintptr_t)(0x1000 + w->idx * 64);
 	long ops = 0;
 
@@ -212,7 +212,7 @@ static void bench_contended_one(const char *filelock, const char *bkl, int tasks
 	run_flag = 0;
 	ready = 0;
 	for (int i = 0; i < tasks; i++) {
-		w[i] = (struct worker){ .f = mk_file(ino), .idx = i };
+		w[i] = (struct worker){.f = mk_file(ino), .idx = i};
 		pthread_create(&th[i], NULL, worker_main, &w[i]);
 	}
 	while (__atomic_load_n(&ready, __ATOMIC_ACQUIRE) < tasks)
@@ -240,12 +240,10 @@ static void bench_contended_one(const char *filelock, const char *bkl, int tasks
 		double per = ops ? 1.0 / ops : 0;
 
 		printf("%-7s %-10s %5d %12.0f %6.2f %9ld %8.3f %8.3f %8.3f %8.3f %8.3f%s\n",
-		       filelock, bkl, tasks, ops / wall, cpu / wall,
-		       r1.ru_nvcsw - r0.ru_nvcsw,
+		       filelock, bkl, tasks, ops / wall, cpu / wall, r1.ru_nvcsw - r0.ru_nvcsw,
 		       (counter("bkl_acquisitions") - acq0) * per,
 		       (counter("bkl_contended") - cont0) * per,
-		       (counter("bkl_sleeps") - sl0) * per,
-		       (counter("bkl_handoffs") - ho0) * per,
+		       (counter("bkl_sleeps") - sl0) * per, (counter("bkl_handoffs") - ho0) * per,
 		       (counter("locks_waits") - waits0) * per, errors ? "  ERRORS" : "");
 	}
 	for (int i = 0; i < tasks; i++) {
@@ -262,17 +260,16 @@ static void bench_contended_one(const char *filelock, const char *bkl, int tasks
 
 static void bench_contended(void)
 {
-	static const char *const schemes[] = { "global", "bkl", "inode" };
-	static const char *const kinds[] = { "spin", "sem-fifo", "sem-steal" };
+	static const char *const schemes[] = {"global", "bkl", "inode"};
+	static const char *const kinds[] = {"spin", "sem-fifo", "sem-steal"};
 
 	printf("== contended pairs: every task F_SETLKW write-locks byte 0 of one inode and "
 	       "unlocks (own owner, own description); %.2f s per row\n",
 	       opt_duration);
 	printf("%-7s %-10s %5s %12s %6s %9s %8s %8s %8s %8s %8s\n", "scheme", "bkl", "tasks",
-	       "pairs/s", "cpu/w", "nvcsw", "bkl_acq", "bkl_cont", "bkl_slp", "bkl_hoff",
-	       "waits");
-	printf("%-7s %-10s %5s %12s %6s %9s %8s %8s %8s %8s %8s\n", "", "", "", "", "", "",
-	       "/pair", "/pair", "/pair", "/pair", "/pair");
+	       "pairs/s", "cpu/w", "nvcsw", "bkl_acq", "bkl_cont", "bkl_slp", "bkl_hoff", "waits");
+	printf("%-7s %-10s %5s %12s %6s %9s %8s %8s %8s %8s %8s\n", "", "", "", "", "", "", "/pair",
+	       "/pair", "/pair", "/pair", "/pair");
 	for (size_t s = 0; s < ARRAY_SIZE(schemes); s++)
 		for (size_t k = 0; k < ARRAY_SIZE(kinds); k++)
 			for (int t = 0; t < opt_ntasks; t++)

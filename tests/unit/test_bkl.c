@@ -10,18 +10,18 @@
 #include <pthread.h>
 #include <sched.h>
 
-#define WAIT_UNTIL(cond)                                                        \
-	({                                                                      \
-		uint64_t __end = rv_now_ns() + 10ull * 1000000000ull;           \
-		int __r = 0;                                                    \
-		while (!(cond)) {                                               \
-			if (rv_now_ns() > __end) {                              \
-				__r = -ETIMEDOUT;                               \
-				break;                                          \
-			}                                                       \
-			sched_yield();                                          \
-		}                                                               \
-		__r;                                                            \
+#define WAIT_UNTIL(cond)                                                                           \
+	({                                                                                         \
+		uint64_t __end = rv_now_ns() + 10ull * 1000000000ull;                              \
+		int __r = 0;                                                                       \
+		while (!(cond)) {                                                                  \
+			if (rv_now_ns() > __end) {                                                 \
+				__r = -ETIMEDOUT;                                                  \
+				break;                                                             \
+			}                                                                          \
+			sched_yield();                                                             \
+		}                                                                                  \
+		__r;                                                                               \
 	})
 
 static uint64_t stat_of(const char *name)
@@ -152,7 +152,7 @@ static void test_counters(void)
 		 * lock after it joined the wait list */
 		CU_ASSERT_EQUAL(WAIT_UNTIL(__atomic_load_n(&waiter_task, __ATOMIC_ACQUIRE) &&
 					   __atomic_load_n(&waiter_task->state, __ATOMIC_ACQUIRE) ==
-						   TASK_UNINTERRUPTIBLE),
+					       TASK_UNINTERRUPTIBLE),
 				0);
 	}
 	unlock_kernel();
@@ -177,7 +177,7 @@ static void test_counters(void)
 static int init_kind(const char *value, int k)
 {
 	char setting[32];
-	const char *s[] = { setting, NULL };
+	const char *s[] = {setting, NULL};
 
 	snprintf(setting, sizeof(setting), "bkl=%s", value);
 	kind = k;
@@ -199,9 +199,9 @@ static int init_steal(void)
 	return init_kind("sem-steal", BKL_SEM_STEAL);
 }
 
-#define BKL_CASES                                                                      \
-	RVTEST(test_recursion), RVTEST(test_mutual_exclusion),                         \
-		RVTEST(test_released_across_sleep), RVTEST(test_counters)
+#define BKL_CASES                                                                                  \
+	RVTEST(test_recursion), RVTEST(test_mutual_exclusion), RVTEST(test_released_across_sleep), \
+	    RVTEST(test_counters)
 
 RVTEST_SUITE(bkl_spin, init_spin, rvtest_instance_cleanup, BKL_CASES)
 RVTEST_SUITE(bkl_sem_fifo, init_fifo, rvtest_instance_cleanup, BKL_CASES)

@@ -107,9 +107,9 @@ static void test_posix_conflicts(void)
 {
 	fixture_up();
 	CU_ASSERT_EQUAL(tl_lock(f1, 1, F_RDLCK, 0, 10), 0);
-	CU_ASSERT_EQUAL(tl_lock(f2, 2, F_RDLCK, 5, 10), 0);   /* read/read share */
+	CU_ASSERT_EQUAL(tl_lock(f2, 2, F_RDLCK, 5, 10), 0);	  /* read/read share */
 	CU_ASSERT_EQUAL(tl_lock(f2, 2, F_WRLCK, 5, 10), -EAGAIN); /* over 1's read */
-	CU_ASSERT_EQUAL(tl_lock(f2, 2, F_WRLCK, 10, 10), 0);  /* beyond it */
+	CU_ASSERT_EQUAL(tl_lock(f2, 2, F_WRLCK, 10, 10), 0);	  /* beyond it */
 	CU_ASSERT_EQUAL(tl_lock(f3, 3, F_RDLCK, 12, 1), -EAGAIN);
 	CU_ASSERT_EQUAL(tl_lock(f3, 3, F_RDLCK, 20, 0), 0);
 	/* the same owner through another fd never conflicts with itself */
@@ -136,27 +136,27 @@ static void test_posix_whence_and_lengths(void)
 	ino1->i_size = 1000;
 	f1->f_pos = 300;
 	/* SEEK_CUR */
-	l = (struct flock){ .l_type = F_WRLCK, .l_whence = SEEK_CUR, .l_start = 10, .l_len = 5 };
+	l = (struct flock){.l_type = F_WRLCK, .l_whence = SEEK_CUR, .l_start = 10, .l_len = 5};
 	CU_ASSERT_EQUAL(fcntl_setlk(f1, F_SETLK, &l, TL_OWNER(1), 1, NULL), 0);
 	CU_ASSERT_STRING_EQUAL(tl_ranges(101, 1), "W310-314");
 	/* SEEK_END with a negative start */
-	l = (struct flock){ .l_type = F_WRLCK, .l_whence = SEEK_END, .l_start = -10, .l_len = 10 };
+	l = (struct flock){.l_type = F_WRLCK, .l_whence = SEEK_END, .l_start = -10, .l_len = 10};
 	CU_ASSERT_EQUAL(fcntl_setlk(f1, F_SETLK, &l, TL_OWNER(1), 1, NULL), 0);
 	CU_ASSERT_STRING_EQUAL(tl_ranges(101, 1), "W310-314,W990-999");
 	/* negative length: the bytes before start */
-	l = (struct flock){ .l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 100, .l_len = -20 };
+	l = (struct flock){.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 100, .l_len = -20};
 	CU_ASSERT_EQUAL(fcntl_setlk(f1, F_SETLK, &l, TL_OWNER(1), 1, NULL), 0);
 	CU_ASSERT_STRING_EQUAL(tl_ranges(101, 1), "R80-99,W310-314,W990-999");
 	/* len 0: to EOF, whatever the size later becomes */
-	l = (struct flock){ .l_type = F_RDLCK, .l_whence = SEEK_END, .l_start = 0, .l_len = 0 };
+	l = (struct flock){.l_type = F_RDLCK, .l_whence = SEEK_END, .l_start = 0, .l_len = 0};
 	CU_ASSERT_EQUAL(fcntl_setlk(f1, F_SETLK, &l, TL_OWNER(1), 1, NULL), 0);
 	CU_ASSERT_STRING_EQUAL(tl_ranges(101, 1), "R80-99,W310-314,W990-999,R1000-EOF");
 	CU_ASSERT_EQUAL(tl_lock(f2, 2, F_WRLCK, 1 << 30, 1), -EAGAIN);
 	/* negative length reaching exactly 0 is fine, beyond is EINVAL */
-	l = (struct flock){ .l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 5, .l_len = -5 };
+	l = (struct flock){.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 5, .l_len = -5};
 	CU_ASSERT_EQUAL(fcntl_setlk(f1, F_SETLK, &l, TL_OWNER(3), 3, NULL), 0);
 	CU_ASSERT_STRING_EQUAL(tl_ranges(101, 3), "R0-4");
-	l = (struct flock){ .l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 5, .l_len = -6 };
+	l = (struct flock){.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 5, .l_len = -6};
 	CU_ASSERT_EQUAL(fcntl_setlk(f1, F_SETLK, &l, TL_OWNER(3), 3, NULL), -EINVAL);
 	fixture_down();
 }
@@ -168,18 +168,18 @@ static void test_getlk(void)
 	struct flock l;
 
 	fixture_up();
-	l = (struct flock){ .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0 };
+	l = (struct flock){.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
 	CU_ASSERT_EQUAL(fcntl_getlk(f1, F_GETLK, &l, TL_OWNER(1)), 0);
 	CU_ASSERT_EQUAL(l.l_type, F_UNLCK);
 
 	CU_ASSERT_EQUAL(tl_lock(f2, 2, F_RDLCK, 100, 50), 0);
 	CU_ASSERT_EQUAL(tl_lock(f2, 2, F_WRLCK, 200, 0), 0);
 	/* a read test does not conflict with a read lock */
-	l = (struct flock){ .l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 150 };
+	l = (struct flock){.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 150};
 	CU_ASSERT_EQUAL(fcntl_getlk(f1, F_GETLK, &l, TL_OWNER(1)), 0);
 	CU_ASSERT_EQUAL(l.l_type, F_UNLCK);
 	/* a write test reports the read lock: type, pid, start, len */
-	l = (struct flock){ .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 150 };
+	l = (struct flock){.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 150};
 	CU_ASSERT_EQUAL(fcntl_getlk(f1, F_GETLK, &l, TL_OWNER(1)), 0);
 	CU_ASSERT_EQUAL(l.l_type, F_RDLCK);
 	CU_ASSERT_EQUAL(l.l_pid, 2);
@@ -187,28 +187,28 @@ static void test_getlk(void)
 	CU_ASSERT_EQUAL(l.l_len, 50);
 	CU_ASSERT_EQUAL(l.l_whence, SEEK_SET);
 	/* the lock to EOF reports len 0 */
-	l = (struct flock){ .l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 500, .l_len = 1 };
+	l = (struct flock){.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 500, .l_len = 1};
 	CU_ASSERT_EQUAL(fcntl_getlk(f1, F_GETLK, &l, TL_OWNER(1)), 0);
 	CU_ASSERT_EQUAL(l.l_type, F_WRLCK);
 	CU_ASSERT_EQUAL(l.l_start, 200);
 	CU_ASSERT_EQUAL(l.l_len, 0);
 	/* the owner's own locks never show */
-	l = (struct flock){ .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0 };
+	l = (struct flock){.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
 	CU_ASSERT_EQUAL(fcntl_getlk(f1, F_GETLK, &l, TL_OWNER(2)), 0);
 	CU_ASSERT_EQUAL(l.l_type, F_UNLCK);
 	/* an OFD lock is reported with l_pid -1 */
 	CU_ASSERT_EQUAL(tl_lock(f2, 2, F_UNLCK, 0, 0), 0);
 	CU_ASSERT_EQUAL(tl_setlk(f3, F_OFD_SETLK, 0, F_WRLCK, 10, 10), 0);
-	l = (struct flock){ .l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0 };
+	l = (struct flock){.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
 	CU_ASSERT_EQUAL(fcntl_getlk(f1, F_GETLK, &l, TL_OWNER(1)), 0);
 	CU_ASSERT_EQUAL(l.l_type, F_WRLCK);
 	CU_ASSERT_EQUAL(l.l_pid, -1);
 	CU_ASSERT_EQUAL(l.l_start, 10);
 	/* F_OFD_GETLK through the owning description: no conflict */
-	l = (struct flock){ .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0 };
+	l = (struct flock){.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
 	CU_ASSERT_EQUAL(fcntl_getlk(f3, F_OFD_GETLK, &l, NULL), 0);
 	CU_ASSERT_EQUAL(l.l_type, F_UNLCK);
-	l = (struct flock){ .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0 };
+	l = (struct flock){.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
 	CU_ASSERT_EQUAL(fcntl_getlk(f2, F_OFD_GETLK, &l, NULL), 0);
 	CU_ASSERT_EQUAL(l.l_type, F_WRLCK);
 	CU_ASSERT_EQUAL(l.l_pid, -1);
@@ -331,8 +331,8 @@ static struct file_lock_req *submit_posix(struct file *f, int owner, int type, i
 					  int64_t len, int *ret)
 {
 	struct file_lock_req *req = locks_alloc_req(record_grant, NULL);
-	struct flock l = { .l_type = (short)type, .l_whence = SEEK_SET, .l_start = start,
-			   .l_len = len };
+	struct flock l = {
+	    .l_type = (short)type, .l_whence = SEEK_SET, .l_start = start, .l_len = len};
 
 	*ret = fcntl_setlk(f, F_SETLKW, &l, TL_OWNER(owner), owner, req);
 	return req;
@@ -415,7 +415,7 @@ static void test_deadlock(void)
 	/* OFD requests never get EDEADLK */
 	ra = locks_alloc_req(record_grant, NULL);
 	{
-		struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+		struct flock l = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
 
 		CU_ASSERT_EQUAL(fcntl_setlk(g2, F_OFD_SETLKW, &l, NULL, 0, ra), FILE_LOCK_DEFERRED);
 	}
@@ -509,40 +509,42 @@ static void test_invalid(void)
 	fixture_up();
 	opath = tl_file(ino1, FMODE_PATH);
 	/* bad whence, bad type, negative start */
-	l = (struct flock){ .l_type = F_WRLCK, .l_whence = 7 };
+	l = (struct flock){.l_type = F_WRLCK, .l_whence = 7};
 	CU_ASSERT_EQUAL(fcntl_setlk(f1, F_SETLK, &l, TL_OWNER(1), 1, NULL), -EINVAL);
-	l = (struct flock){ .l_type = 42, .l_whence = SEEK_SET };
+	l = (struct flock){.l_type = 42, .l_whence = SEEK_SET};
 	CU_ASSERT_EQUAL(fcntl_setlk(f1, F_SETLK, &l, TL_OWNER(1), 1, NULL), -EINVAL);
-	l = (struct flock){ .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = -1 };
+	l = (struct flock){.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = -1};
 	CU_ASSERT_EQUAL(fcntl_setlk(f1, F_SETLK, &l, TL_OWNER(1), 1, NULL), -EINVAL);
-	l = (struct flock){ .l_type = F_WRLCK, .l_whence = SEEK_CUR, .l_start = -1 };
+	l = (struct flock){.l_type = F_WRLCK, .l_whence = SEEK_CUR, .l_start = -1};
 	CU_ASSERT_EQUAL(fcntl_setlk(f1, F_SETLK, &l, TL_OWNER(1), 1, NULL), -EINVAL);
 	/* overflow */
-	l = (struct flock){ .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = INT64_MAX, .l_len = 2 };
+	l = (struct flock){
+	    .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = INT64_MAX, .l_len = 2};
 	CU_ASSERT_EQUAL(fcntl_setlk(f1, F_SETLK, &l, TL_OWNER(1), 1, NULL), -EOVERFLOW);
 	f1->f_pos = 10;
-	l = (struct flock){ .l_type = F_WRLCK, .l_whence = SEEK_CUR, .l_start = INT64_MAX };
+	l = (struct flock){.l_type = F_WRLCK, .l_whence = SEEK_CUR, .l_start = INT64_MAX};
 	CU_ASSERT_EQUAL(fcntl_setlk(f1, F_SETLK, &l, TL_OWNER(1), 1, NULL), -EOVERFLOW);
-	l = (struct flock){ .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = INT64_MAX, .l_len = 1 };
+	l = (struct flock){
+	    .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = INT64_MAX, .l_len = 1};
 	CU_ASSERT_EQUAL(fcntl_setlk(f1, F_SETLK, &l, TL_OWNER(1), 1, NULL), 0);
 	CU_ASSERT_EQUAL(tl_lock(f1, 1, F_UNLCK, 0, 0), 0);
 	/* mode: a read lock needs FMODE_READ, a write lock FMODE_WRITE */
-	l = (struct flock){ .l_type = F_RDLCK, .l_whence = SEEK_SET };
+	l = (struct flock){.l_type = F_RDLCK, .l_whence = SEEK_SET};
 	CU_ASSERT_EQUAL(fcntl_setlk(fwo, F_SETLK, &l, TL_OWNER(1), 1, NULL), -EBADF);
-	l = (struct flock){ .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	l = (struct flock){.l_type = F_WRLCK, .l_whence = SEEK_SET};
 	CU_ASSERT_EQUAL(fcntl_setlk(fro, F_SETLK, &l, TL_OWNER(1), 1, NULL), -EBADF);
-	l = (struct flock){ .l_type = F_UNLCK, .l_whence = SEEK_SET };
+	l = (struct flock){.l_type = F_UNLCK, .l_whence = SEEK_SET};
 	CU_ASSERT_EQUAL(fcntl_setlk(fro, F_SETLK, &l, TL_OWNER(1), 1, NULL), 0);
 	/* F_GETLK tests only locks */
-	l = (struct flock){ .l_type = F_UNLCK, .l_whence = SEEK_SET };
+	l = (struct flock){.l_type = F_UNLCK, .l_whence = SEEK_SET};
 	CU_ASSERT_EQUAL(fcntl_getlk(f1, F_GETLK, &l, TL_OWNER(1)), -EINVAL);
 	/* OFD requires l_pid == 0 */
-	l = (struct flock){ .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_pid = 5 };
+	l = (struct flock){.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_pid = 5};
 	CU_ASSERT_EQUAL(fcntl_setlk(f1, F_OFD_SETLK, &l, NULL, 0, NULL), -EINVAL);
-	l = (struct flock){ .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_pid = 5 };
+	l = (struct flock){.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_pid = 5};
 	CU_ASSERT_EQUAL(fcntl_getlk(f1, F_OFD_GETLK, &l, NULL), -EINVAL);
 	/* wrong commands */
-	l = (struct flock){ .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	l = (struct flock){.l_type = F_WRLCK, .l_whence = SEEK_SET};
 	CU_ASSERT_EQUAL(fcntl_setlk(f1, F_GETLK, &l, TL_OWNER(1), 1, NULL), -EINVAL);
 	CU_ASSERT_EQUAL(fcntl_getlk(f1, F_SETLK, &l, TL_OWNER(1)), -EINVAL);
 	/* O_PATH descriptions: EBADF */
@@ -631,7 +633,7 @@ static void run_interrupt(int use_flock)
 		CU_ASSERT_EQUAL(tl_lock(f1, 1, F_WRLCK, 0, 0), 0);
 	}
 	for (int i = 0; i < 3; i++) {
-		s[i] = (struct sleeper){ .f = i == 1 ? f3 : f2, .owner = 2 + i, .flock = use_flock };
+		s[i] = (struct sleeper){.f = i == 1 ? f3 : f2, .owner = 2 + i, .flock = use_flock};
 		if (use_flock)
 			s[i].f = tl_file(ino1, FMODE_READ);
 		pthread_create(&th[i], NULL, sleeper_main, &s[i]);
@@ -693,39 +695,39 @@ static void test_interrupt_flock(void)
 
 static int init_global(void)
 {
-	static const char *const s[] = { "filelock=global", NULL };
+	static const char *const s[] = {"filelock=global", NULL};
 
 	return rvtest_instance_with(s) ? -1 : 0;
 }
 
 static int init_bkl(void)
 {
-	static const char *const s[] = { "filelock=bkl", "bkl=sem-fifo", NULL };
+	static const char *const s[] = {"filelock=bkl", "bkl=sem-fifo", NULL};
 
 	return rvtest_instance_with(s) ? -1 : 0;
 }
 
 static int init_inode(void)
 {
-	static const char *const s[] = { "filelock=inode", NULL };
+	static const char *const s[] = {"filelock=inode", NULL};
 
 	return rvtest_instance_with(s) ? -1 : 0;
 }
 
 static int init_global_bklops(void)
 {
-	static const char *const s[] = { "filelock=global", "bkl=sem-steal", "bkl_ops=lock", NULL };
+	static const char *const s[] = {"filelock=global", "bkl=sem-steal", "bkl_ops=lock", NULL};
 
 	return rvtest_instance_with(s) ? -1 : 0;
 }
 
-#define LOCK_CASES                                                                          \
-	RVTEST(test_posix_split_merge), RVTEST(test_posix_upgrade_downgrade),              \
-		RVTEST(test_posix_conflicts), RVTEST(test_posix_whence_and_lengths),       \
-		RVTEST(test_getlk), RVTEST(test_flock), RVTEST(test_ofd),                  \
-		RVTEST(test_unlock_on_close), RVTEST(test_deferred_grant_and_cancel),      \
-		RVTEST(test_deadlock), RVTEST(test_owner_limit), RVTEST(test_invalid),     \
-		RVTEST(test_listing), RVTEST(test_interrupt_posix), RVTEST(test_interrupt_flock)
+#define LOCK_CASES                                                                                 \
+	RVTEST(test_posix_split_merge), RVTEST(test_posix_upgrade_downgrade),                      \
+	    RVTEST(test_posix_conflicts), RVTEST(test_posix_whence_and_lengths),                   \
+	    RVTEST(test_getlk), RVTEST(test_flock), RVTEST(test_ofd),                              \
+	    RVTEST(test_unlock_on_close), RVTEST(test_deferred_grant_and_cancel),                  \
+	    RVTEST(test_deadlock), RVTEST(test_owner_limit), RVTEST(test_invalid),                 \
+	    RVTEST(test_listing), RVTEST(test_interrupt_posix), RVTEST(test_interrupt_flock)
 
 RVTEST_SUITE(locks_global, init_global, rvtest_instance_cleanup, LOCK_CASES)
 RVTEST_SUITE(locks_bkl, init_bkl, rvtest_instance_cleanup, LOCK_CASES)

@@ -44,13 +44,13 @@ static inline void tl_file_free(struct file *f)
 	free(f);
 }
 
-#define TL_OWNER(n) ((fl_owner_t)(uintptr_t)(0x10000 + (n) * 64))
+#define TL_OWNER(n) ((fl_owner_t)(uintptr_t)(0x10000 + (n)*64))
 
 static inline int tl_setlk(struct file *f, unsigned int cmd, int owner, int type, int64_t start,
 			   int64_t len)
 {
-	struct flock l = { .l_type = (short)type, .l_whence = SEEK_SET, .l_start = start,
-			   .l_len = len };
+	struct flock l = {
+	    .l_type = (short)type, .l_whence = SEEK_SET, .l_start = start, .l_len = len};
 
 	return fcntl_setlk(f, cmd, &l, TL_OWNER(owner), owner, NULL);
 }
@@ -120,18 +120,18 @@ static inline const char *tl_ranges(uint64_t ino, int pid)
 }
 
 /* Bounded poll (tests never wait forever): 0 when cond held in time. */
-#define TL_WAIT_UNTIL(cond, ms)                                                \
-	({                                                                     \
-		uint64_t __end = rv_now_ns() + (uint64_t)(ms) * 1000000ull;    \
-		int __r = 0;                                                   \
-		while (!(cond)) {                                              \
-			if (rv_now_ns() > __end) {                             \
-				__r = -ETIMEDOUT;                              \
-				break;                                         \
-			}                                                      \
-			sched_yield();                                         \
-		}                                                              \
-		__r;                                                           \
+#define TL_WAIT_UNTIL(cond, ms)                                                                    \
+	({                                                                                         \
+		uint64_t __end = rv_now_ns() + (uint64_t)(ms)*1000000ull;                          \
+		int __r = 0;                                                                       \
+		while (!(cond)) {                                                                  \
+			if (rv_now_ns() > __end) {                                                 \
+				__r = -ETIMEDOUT;                                                  \
+				break;                                                             \
+			}                                                                          \
+			sched_yield();                                                             \
+		}                                                                                  \
+		__r;                                                                               \
 	})
 
 #endif

@@ -19,7 +19,7 @@ static struct inode *sino;
 static int suite_up(const char *filelock, const char *bkl)
 {
 	char s1[64], s2[64];
-	const char *s[] = { s1, s2, NULL };
+	const char *s[] = {s1, s2, NULL};
 
 	snprintf(s1, sizeof(s1), "filelock=%s", filelock);
 	snprintf(s2, sizeof(s2), "bkl=%s", bkl);
@@ -104,7 +104,7 @@ static void run_mx(enum mx_kind kind)
 	mx_counter = 0;
 	mx_errors = 0;
 	for (int i = 0; i < MX_TASKS; i++) {
-		args[i] = (struct mx_arg){ i, kind };
+		args[i] = (struct mx_arg){i, kind};
 		argp[i] = &args[i];
 	}
 	rvtest_run_threads(MX_TASKS, mx_main, argp);
@@ -157,8 +157,8 @@ static void test_deferred_1000(void)
 	dq_holding = 1;
 	CU_ASSERT_EQUAL(tl_lock(holder, 0, F_WRLCK, 0, 100), 0);
 	for (int i = 0; i < NWAIT; i++) {
-		struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0,
-				   .l_len = 100 };
+		struct flock l = {
+		    .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 100};
 
 		reqs[i] = locks_alloc_req(dq_grant, (void *)(uintptr_t)(i + 1));
 		if (fcntl_setlk(fw, F_SETLKW, &l, TL_OWNER(i + 1), i + 1, reqs[i]) ==
@@ -239,7 +239,7 @@ static void test_sleeping_1000(void)
 	pthread_attr_setstacksize(&attr, 256 * 1024);
 	CU_ASSERT_EQUAL(tl_lock(holder, 0, F_WRLCK, 0, 0), 0);
 	for (int i = 0; i < NWAIT; i++) {
-		args[i] = (struct sw_arg){ fw, i + 1, -1 };
+		args[i] = (struct sw_arg){fw, i + 1, -1};
 		if (pthread_create(&th[i], &attr, sw_main, &args[i]))
 			break;
 		started++;
@@ -297,7 +297,7 @@ static void test_interrupted_waiters(void)
 
 	CU_ASSERT_EQUAL(tl_lock(holder, 0, F_WRLCK, 0, 0), 0);
 	for (int i = 0; i < IW_TASKS; i++) {
-		args[i] = (struct iw_arg){ .f = fw, .owner = i + 1 };
+		args[i] = (struct iw_arg){.f = fw, .owner = i + 1};
 		pthread_create(&th[i], NULL, iw_main, &args[i]);
 	}
 	CU_ASSERT_EQUAL(TL_WAIT_UNTIL(locks_count_blocked() == IW_TASKS, 30000), 0);
@@ -305,13 +305,11 @@ static void test_interrupted_waiters(void)
 	for (int i = 0; i < IW_TASKS; i += 3)
 		task_signal(args[i].task);
 	for (int i = 0; i < IW_TASKS; i += 3)
-		CU_ASSERT_EQUAL(TL_WAIT_UNTIL(__atomic_load_n(&args[i].done, __ATOMIC_ACQUIRE),
-					      30000),
-				0);
+		CU_ASSERT_EQUAL(
+		    TL_WAIT_UNTIL(__atomic_load_n(&args[i].done, __ATOMIC_ACQUIRE), 30000), 0);
 	/* the others re-queue (an interrupted waiter wakes those behind it) */
-	CU_ASSERT_EQUAL(TL_WAIT_UNTIL(locks_count_blocked() == IW_TASKS - (IW_TASKS + 2) / 3,
-				      30000),
-			0);
+	CU_ASSERT_EQUAL(
+	    TL_WAIT_UNTIL(locks_count_blocked() == IW_TASKS - (IW_TASKS + 2) / 3, 30000), 0);
 	/* the listing shows exactly the remaining waiters */
 	locks_format_proc(buf, sizeof(buf));
 	{
@@ -359,7 +357,7 @@ static void *gc_main(void *p)
 
 	for (int i = 0; i < GC_ITERS; i++) {
 		if (id == 0) {
-			struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_len = 10 };
+			struct flock l = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_len = 10};
 
 			gc_granted = 0;
 			gc_cancel_ret = 1;
@@ -398,7 +396,7 @@ static void *gc_main(void *p)
 
 static void test_grant_cancel_race(void)
 {
-	void *args[2] = { (void *)0, (void *)1 };
+	void *args[2] = {(void *)0, (void *)1};
 
 	gc_holder = tl_file(sino, FMODE_READ | FMODE_WRITE);
 	gc_fw = tl_file(sino, FMODE_READ | FMODE_WRITE);
@@ -413,16 +411,16 @@ static void test_grant_cancel_race(void)
 
 /* ---- one suite per scheme x BKL kind ----------------------------------------- */
 
-#define STRESS_CASES                                                                  \
-	RVTEST(test_mx_posix), RVTEST(test_mx_flock), RVTEST(test_mx_ofd),              \
-		RVTEST(test_deferred_1000), RVTEST(test_sleeping_1000),                 \
-		RVTEST(test_interrupted_waiters), RVTEST(test_grant_cancel_race)
+#define STRESS_CASES                                                                               \
+	RVTEST(test_mx_posix), RVTEST(test_mx_flock), RVTEST(test_mx_ofd),                         \
+	    RVTEST(test_deferred_1000), RVTEST(test_sleeping_1000),                                \
+	    RVTEST(test_interrupted_waiters), RVTEST(test_grant_cancel_race)
 
-#define STRESS_SUITE(nm, filelock, bkl)                                                \
-	static int init_##nm(void)                                                     \
-	{                                                                              \
-		return suite_up(filelock, bkl);                                        \
-	}                                                                              \
+#define STRESS_SUITE(nm, filelock, bkl)                                                            \
+	static int init_##nm(void)                                                                 \
+	{                                                                                          \
+		return suite_up(filelock, bkl);                                                    \
+	}                                                                                          \
 	RVTEST_SUITE(nm, init_##nm, suite_down, STRESS_CASES)
 
 STRESS_SUITE(global_spin, "global", "spin")

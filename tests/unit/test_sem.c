@@ -9,18 +9,18 @@
 #include <pthread.h>
 #include <sched.h>
 
-#define WAIT_UNTIL(cond)                                                        \
-	({                                                                      \
-		uint64_t __end = rv_now_ns() + 10ull * 1000000000ull;           \
-		int __r = 0;                                                    \
-		while (!(cond)) {                                               \
-			if (rv_now_ns() > __end) {                              \
-				__r = -ETIMEDOUT;                               \
-				break;                                          \
-			}                                                       \
-			sched_yield();                                          \
-		}                                                               \
-		__r;                                                            \
+#define WAIT_UNTIL(cond)                                                                           \
+	({                                                                                         \
+		uint64_t __end = rv_now_ns() + 10ull * 1000000000ull;                              \
+		int __r = 0;                                                                       \
+		while (!(cond)) {                                                                  \
+			if (rv_now_ns() > __end) {                                                 \
+				__r = -ETIMEDOUT;                                                  \
+				break;                                                             \
+			}                                                                          \
+			sched_yield();                                                             \
+		}                                                                                  \
+		__r;                                                                               \
 	})
 
 static int nr_waiters(struct semaphore *sem)
@@ -89,7 +89,7 @@ static void test_parallel_ups_wake_all(void)
 {
 	for (int steal = 0; steal < 2; steal++) {
 		struct semaphore sem;
-		struct downer d[2] = { { .sem = &sem }, { .sem = &sem } };
+		struct downer d[2] = {{.sem = &sem}, {.sem = &sem}};
 		pthread_t th[2];
 
 		init_kind(&sem, steal, 0);
@@ -113,7 +113,7 @@ static void test_fifo_handoff_vs_steal(void)
 {
 	for (int steal = 0; steal < 2; steal++) {
 		struct semaphore sem;
-		struct downer d = { .sem = &sem };
+		struct downer d = {.sem = &sem};
 		pthread_t th;
 
 		init_kind(&sem, steal, 1);
@@ -148,7 +148,7 @@ static void test_interruptible(void)
 {
 	for (int steal = 0; steal < 2; steal++) {
 		struct semaphore sem;
-		struct downer d = { .sem = &sem, .interruptible = 1 };
+		struct downer d = {.sem = &sem, .interruptible = 1};
 		pthread_t th;
 
 		init_kind(&sem, steal, 0);

@@ -39,10 +39,10 @@ RV_STAT_DEFINE(bkl_handoffs, "sem-fifo BKL releases that handed ownership to a s
 
 static spinlock_t bkl_spin = __SPIN_LOCK_UNLOCKED;
 static struct semaphore bkl_sem = {
-	.lock = __SPIN_LOCK_UNLOCKED,
-	.count = 1,
-	.steal = 0,
-	.wait_list = LIST_HEAD_INIT(bkl_sem.wait_list),
+    .lock = __SPIN_LOCK_UNLOCKED,
+    .count = 1,
+    .steal = 0,
+    .wait_list = LIST_HEAD_INIT(bkl_sem.wait_list),
 };
 /* Set at instance creation from rv_sw.bkl; read-mostly afterwards. */
 static int bkl_kind = BKL_SPIN;

@@ -64,7 +64,7 @@ void sema_init_steal(struct semaphore *sem, int count)
 static void __up_fifo(struct semaphore *sem)
 {
 	struct semaphore_waiter *w =
-		list_first_entry(&sem->wait_list, struct semaphore_waiter, list);
+	    list_first_entry(&sem->wait_list, struct semaphore_waiter, list);
 	struct task_struct *task = w->task;
 
 	list_del_init(&w->list);
@@ -77,7 +77,7 @@ static void __up_fifo(struct semaphore *sem)
 static void __up_steal(struct semaphore *sem)
 {
 	struct semaphore_waiter *w =
-		list_first_entry(&sem->wait_list, struct semaphore_waiter, list);
+	    list_first_entry(&sem->wait_list, struct semaphore_waiter, list);
 
 	/* rotate so that parallel up()s reach different sleepers ("fix3") */
 	list_move_tail(&w->list, &sem->wait_list);
@@ -88,7 +88,7 @@ static void __up_steal(struct semaphore *sem)
 static int __down_fifo(struct semaphore *sem, int state, unsigned int *slept)
 {
 	struct task_struct *task = current;
-	struct semaphore_waiter w = { .task = task, .up = 0 };
+	struct semaphore_waiter w = {.task = task, .up = 0};
 
 	list_add_tail(&w.list, &sem->wait_list);
 	for (;;) {
@@ -110,7 +110,7 @@ static int __down_fifo(struct semaphore *sem, int state, unsigned int *slept)
 static int __down_steal(struct semaphore *sem, int state, unsigned int *slept)
 {
 	struct task_struct *task = current;
-	struct semaphore_waiter w = { .task = task, .up = 0 };
+	struct semaphore_waiter w = {.task = task, .up = 0};
 	int ret = 0;
 
 	list_add_tail(&w.list, &sem->wait_list);
