@@ -1357,6 +1357,8 @@ int filp_open(const char *path, int flags, uint32_t mode, struct file **out)
 			flags &= ~O_TRUNC;
 		} else if (flags & O_EXCL) {
 			err = -EEXIST;
+		} else if (S_ISDIR(d->d_inode->i_mode)) {
+			err = -EISDIR; /* Linux: O_CREAT never opens a directory */
 		}
 		if (err)
 			dput(d);

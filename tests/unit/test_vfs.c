@@ -80,6 +80,7 @@ static void test_create_lookup_stat(void)
 		ERR(filp_open("/cls/a", O_CREAT | O_EXCL | O_RDWR, 0644, &f), EEXIST);
 		ERR(filp_open("/cls/nope", O_RDONLY, 0, &f), ENOENT);
 		ERR(filp_open("/cls", O_RDWR, 0, &f), EISDIR);
+		ERR(filp_open("/cls", O_RDONLY | O_CREAT, 0644, &f), EISDIR);
 		ERR(filp_open("/cls/a", O_RDONLY | O_DIRECTORY, 0, &f), ENOTDIR);
 		OK(filp_open("/cls", O_RDONLY | O_DIRECTORY, 0, &f));
 		fput(f);
