@@ -11,6 +11,7 @@
 #include "vfs/vfs.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,6 +148,57 @@ static void test_rcu_walk_vs_unlink(void)
 		if (f)
 			fput(f);
 	}
+}
+
+/* ".." in RCU mode after a cross-directory rename of the directory it
+ * climbs out of: without validating that directory's d_seq (and
+ * s_rename_lock) the walker would follow the moved dentry's new parent and
+ * return a file that was never at that path (the test fails with the
+ * validation removed).  The reader parks (callback at its second RCU step, on "pb") while
+ * /pa/pb moves to /pc/pb; it must answer ENOENT (the walk redone after the
+ * rename), never /pc/x. */
+static int dd_hits, dd_arrived, dd_release;
+
+static void dotdot_park_cb(void *arg)
+{
+	uint64_t deadline = rv_now_ns() + (uint64_t)WAIT_MS * 1000000;
+
+	if (++dd_hits != 2)
+		return;
+	__atomic_store_n(&dd_arrived, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&dd_release, __ATOMIC_ACQUIRE) && rv_now_ns() < deadline)
+		cpu_relax();
+}
+
+static void test_rcu_dotdot_vs_rename(void)
+{
+	struct stat_req r = {"/pa/pb/../x", LOOKUP_FOLLOW, 1, 0};
+	struct thread t;
+	uint64_t deadline;
+
+	OK(do_mkdir("/pa", 0755));
+	OK(do_mkdir("/pa/pb", 0755));
+	OK(do_mkdir("/pc", 0755));
+	OK(touch("/pa/x"));
+	OK(touch("/pc/x"));
+	dd_hits = dd_arrived = dd_release = 0;
+	OK(rv_inject_set_callback("walk_rcu_after_lookup", dotdot_park_cb, NULL, 2));
+	thread_start(&t, stat_thread, &r);
+	deadline = rv_now_ns() + (uint64_t)WAIT_MS * 1000000;
+	while (!__atomic_load_n(&dd_arrived, __ATOMIC_ACQUIRE) && rv_now_ns() < deadline)
+		sched_yield();
+	CU_ASSERT(dd_arrived);
+	OK(do_rename("/pa/pb", "/pc/pb", 0));
+	__atomic_store_n(&dd_release, 1, __ATOMIC_RELEASE);
+	thread_join(&t);
+	rv_inject_clear("walk_rcu_after_lookup");
+	CU_ASSERT_EQUAL(r.err, -ENOENT);
+	CU_ASSERT_NOT_EQUAL(r.ino, ino_of("/pc/x"));
+	OK(do_rmdir("/pc/pb"));
+	OK(do_unlink("/pc/x"));
+	OK(do_unlink("/pa/x"));
+	OK(do_rmdir("/pc"));
+	OK(do_rmdir("/pa"));
 }
 
 /* Inside d_move's window neither the old nor the new name is hashed: a
@@ -512,6 +564,7 @@ static void test_create_lookup_unlink_churn(void)
 
 RVTEST_SUITE(namei_race, rvtest_instance_init, rvtest_instance_cleanup,
 	     RVTEST(test_rcu_walk_vs_rename_over), RVTEST(test_rcu_walk_vs_unlink),
-	     RVTEST(test_rename_window_seqlock), RVTEST(test_lookup_vs_rename_stress),
-	     RVTEST(test_lockref_hot_dentry), RVTEST(test_folio_lookup_vs_truncate),
-	     RVTEST(test_folio_lookup_vs_truncate_stress), RVTEST(test_create_lookup_unlink_churn));
+	     RVTEST(test_rcu_dotdot_vs_rename), RVTEST(test_rename_window_seqlock),
+	     RVTEST(test_lookup_vs_rename_stress), RVTEST(test_lockref_hot_dentry),
+	     RVTEST(test_folio_lookup_vs_truncate), RVTEST(test_folio_lookup_vs_truncate_stress),
+	     RVTEST(test_create_lookup_unlink_churn));
