@@ -112,9 +112,6 @@ static size_t fmt_switches(char *buf, size_t len)
 	return rv_switches_format(&rv_sw, buf, len);
 }
 
-/* locks/ fills this in (issue 7); NULL: the file is empty. */
-size_t (*rvf_ctl_locks_format)(char *buf, size_t len);
-
 char *rvf_ctl_render(fuse_ino_t ino, size_t *len)
 {
 	struct rvf_text t = {NULL, 0, 0};
@@ -141,8 +138,7 @@ char *rvf_ctl_render(fuse_ino_t ino, size_t *len)
 		text_format(&t, fmt_slabinfo);
 		break;
 	case RVF_INO_CTL_LOCKS:
-		if (rvf_ctl_locks_format)
-			text_format(&t, rvf_ctl_locks_format);
+		text_format(&t, rvf_locks_format);
 		break;
 	default:
 		free(t.buf);

@@ -65,6 +65,11 @@ static void lo_init(void *userdata, struct fuse_conn_info *conn)
 	/* stat/lookup must reach the daemon: no kernel-side caching of data
 	 * beyond what timeouts allow; writes go through (no writeback cache). */
 	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+	/* locks go to the model (the kernel then stops handling them locally) */
+	if (conn->capable & FUSE_CAP_POSIX_LOCKS)
+		conn->want |= FUSE_CAP_POSIX_LOCKS;
+	if (conn->capable & FUSE_CAP_FLOCK_LOCKS)
+		conn->want |= FUSE_CAP_FLOCK_LOCKS;
 }
 
 static void lo_destroy(void *userdata)
@@ -431,4 +436,7 @@ const struct fuse_lowlevel_ops rvf_ll_ops = {
     .access = lo_access,
     .fallocate = lo_fallocate,
     .lseek = lo_lseek,
+    .getlk = rvf_ll_getlk,
+    .setlk = rvf_ll_setlk,
+    .flock = rvf_ll_flock,
 };

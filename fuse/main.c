@@ -149,6 +149,9 @@ int main(int argc, char **argv)
 		fuse_loop_cfg_destroy(lcfg);
 	}
 	ret = ret < 0 ? 1 : 0; /* > 0: the signal that ended the loop */
+	/* no worker runs now: answer blocked lock requests while replies can
+	 * still reach their callers */
+	rvf_locks_shutdown();
 
 	fuse_session_unmount(se);
 	rvf_fs_teardown();

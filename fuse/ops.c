@@ -107,6 +107,8 @@ void rvf_fs_teardown(void)
 	if (!rvf.live)
 		return;
 	rvf_enter();
+	rvf_locks_shutdown(); /* no-op in the daemon: main ran it after the loop */
+	rvf_locks_drop_all();
 	drop_all_lookups();
 	iput(rvf.root);
 	rvf.root = NULL;
@@ -118,6 +120,12 @@ void rvf_fs_teardown(void)
 	task_exit(rvf.task);
 	rvf.task = NULL;
 	rvf.live = 0;
+}
+
+/* The BKL around a path when the bkl_ops switch names it (2.6 style). */
+static __always_inline bool bkl_op(unsigned int bit)
+{
+	return (rv_sw.bkl_ops & bit) != 0;
 }
 
 /* ---- inodes, attributes, entries --------------------------------------- */
@@ -286,7 +294,11 @@ int rvf_op_setattr(const struct rvf_ctx *ctx, fuse_ino_t ino, const struct stat 
 	}
 	if (to_set & FUSE_SET_ATTR_CTIME)
 		ia.ia_valid |= ATTR_CTIME;
+	if (bkl_op(BKL_OP_SETATTR))
+		lock_kernel();
 	err = ia.ia_valid ? vfs_setattr(inode, &ia) : 0;
+	if (bkl_op(BKL_OP_SETATTR))
+		unlock_kernel();
 	if (file)
 		fput(file);
 	if (!err)
@@ -443,13 +455,15 @@ struct file *rvf_fget(uint64_t fh)
 	return file;
 }
 
-/* Close the fd behind fh (release, releasedir). */
+/* Close the fd behind fh (release, releasedir), dropping its locks first. */
 static int fh_close(uint64_t fh)
 {
 	struct file *file = rvf_fget(fh);
+	int err;
 
 	if (!file)
 		return -EBADF;
+	rvf_locks_release(file, fh);
 	fput(file);
 	/*
 	 * The kernel sends one release per handle, so nobody else closes this
@@ -457,6 +471,12 @@ static int fh_close(uint64_t fh)
 	 * own release is the only way to close a reused fd, and both are bugs
 	 * of the sender.
 	 */
+	if (bkl_op(BKL_OP_RELEASE)) {
+		lock_kernel();
+		err = close_fd((unsigned int)fh);
+		unlock_kernel();
+		return err;
+	}
 	return close_fd((unsigned int)fh);
 }
 
@@ -476,7 +496,11 @@ int rvf_op_open(const struct rvf_ctx *ctx, fuse_ino_t ino, int flags, uint64_t *
 		return rvf_ctl_open(ino, flags, fh);
 	}
 	rvf_enter();
+	if (bkl_op(BKL_OP_OPEN))
+		lock_kernel();
 	err = vfs_open_inode(rvf_inode(ino), open_flags(flags), &file);
+	if (bkl_op(BKL_OP_OPEN))
+		unlock_kernel();
 	if (err)
 		return err;
 	return rvf_fh_install(file, fh);
@@ -556,6 +580,7 @@ int rvf_op_flush(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, uint64_
 	file = rvf_fget(fh);
 	if (!file)
 		return -EBADF;
+	rvf_locks_flush(file, lock_owner);
 	fput(file);
 	return 0;
 }

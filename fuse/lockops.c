@@ -1,0 +1,599 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * fuse/lockops.c - file locks through the mount: GETLK, SETLK, SETLKW and
+ * FLOCK requests onto the lock model (locks/locks.h), FLUSH and RELEASE
+ * clean-up, deferred grants, interrupts and unmount.
+ *
+ * Mapping.  POSIX requests are owned by the kernel's lock_owner (a hash of
+ * the locker's files_struct, or of the open file for OFD locks: the kernel
+ * forwards F_OFD_* as plain POSIX requests whose owner is the file); the pid
+ * is the request's l_pid (the locker's tgid; 0 for unlocks).  flock requests
+ * are owned by the daemon's struct file behind fh (one FUSE open per kernel
+ * open file, so the same thing).  FLUSH drops lock_owner's POSIX locks on the
+ * inode (close() of any fd); RELEASE drops the flock locks held through fh
+ * and the POSIX locks of every owner that locked only through this fh (an
+ * OFD owner is bound to one open file; a process owner that used only this
+ * fh has been flushed already, so dropping it again is a no-op).  The owners
+ * each fh used are kept in lkf_hash (below) for that.
+ *
+ * Blocking requests never park a worker.  A SETLKW or blocking FLOCK is
+ * first tried without waiting; on a conflict it becomes a struct rvf_lkw
+ * around a model file_lock_req submitted with locks_submit_req semantics
+ * (FILE_LOCK_DEFERRED), and the worker returns to libfuse.  The model calls
+ * lkw_grant() on the thread that removed the conflict, after that thread
+ * dropped every lock-list lock; lkw_grant only queues the waiter on the
+ * thread's pending list, and the reply is sent when the thread leaves its
+ * outermost lockops entry point (lk_scope_exit), with no model lock, no
+ * BKL and no libfuse request lock held.  A grant on a thread outside any
+ * lockops scope (a close inside the VFS, teardown) goes to the helper.
+ *
+ * One claim.  Grant, interrupt and unmount race through the model's
+ * file_lock_req state (one compare-and-swap, locks.h): the grant callback
+ * runs only for the winner of WAITING -> GRANTED, and locks_cancel_req
+ * returns -EINTR only for the winner of WAITING -> CANCELLED.  Exactly one
+ * party replies: a synchronous result other than FILE_LOCK_DEFERRED and
+ * -EINTR (the submitter), the grant callback (the granting thread), or a
+ * cancel that returned -EINTR (the helper for interrupts: EINTR; shutdown:
+ * ENOLCK).  An interrupt that arrives before the request was queued
+ * (locks_cancel_req finds it idle) is caught by the submitter, which
+ * re-reads w->intr after a full barrier and cancels it itself.
+ *
+ * Interrupts.  libfuse calls lkw_interrupt() holding the request's own
+ * mutex; it only marks the waiter and queues it for the helper thread, which
+ * calls locks_cancel_req (model locks) and replies.  Every reply of a
+ * registered request is preceded by fuse_req_interrupt_func(req, NULL,
+ * NULL), which waits for a running lkw_interrupt (it takes the request
+ * mutex) and stops later ones, so the waiter is never used after it is
+ * freed.  No thread calls fuse_reply_* or fuse_req_interrupt_func holding
+ * lkw_lock, helper.lock, an lkf_hash bucket lock or any model lock.
+ *
+ * Locks here (none nests inside a model lock; the model and libfuse never
+ * call us holding one of them):
+ *   lkw_lock        the list of pending waiters (lkw_all), for shutdown
+ *   helper.lock     the helper's two queues; leaf
+ *   lkf_hash[].lock owners per fh; may be held across locks_remove_posix
+ *                   (model locks nest inside it), never across a reply
+ * Waiter lifetime: refs (atomic) held by the submitter, by the completion
+ * (dropped after the reply) and by each queued interrupt; the model request
+ * and the waiter are freed by the last put.
+ */
+#include "fuse/daemon.h"
+#include "locks/locks.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+RV_STAT_DEFINE(req_getlk, "FUSE getlk requests");
+RV_STAT_DEFINE(req_setlk, "FUSE setlk requests (non-blocking)");
+RV_STAT_DEFINE(req_setlkw, "FUSE setlkw requests (blocking)");
+RV_STAT_DEFINE(req_flock, "FUSE flock requests");
+RV_STAT_DEFINE(fuse_lock_deferred, "blocking lock requests answered later (deferred grants)");
+RV_STAT_DEFINE(fuse_lock_granted, "deferred lock requests answered by the thread that granted");
+RV_STAT_DEFINE(fuse_lock_interrupted, "deferred lock requests answered EINTR after an interrupt");
+RV_STAT_DEFINE(fuse_lock_unmount, "deferred lock requests answered ENOLCK at unmount");
+RV_STAT_DEFINE(fuse_lock_helper_grants, "grants answered by the helper thread (outside a scope)");
+
+/* ---- deferred waiters ---------------------------------------------------- */
+
+struct rvf_lkw {
+	struct file_lock_req *lreq; /* the model request; private == this */
+	fuse_req_t req;
+	struct file *file;	      /* reference until the reply */
+	int refs;		      /* atomic */
+	int intr;		      /* atomic: lkw_interrupt ran */
+	int result;		      /* the grant's result */
+	struct list_head grant_link;  /* a thread's pending list or helper.grants */
+	struct list_head cancel_link; /* helper.cancels */
+	struct list_head all;	      /* lkw_all; lkw_lock */
+};
+
+static pthread_mutex_t lkw_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct list_head lkw_all = LIST_HEAD_INIT(lkw_all);
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct list_head grants, cancels; /* lock */
+	pthread_t thread;
+	bool started, stop; /* lock */
+} helper = {
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .cond = PTHREAD_COND_INITIALIZER,
+    .grants = LIST_HEAD_INIT(helper.grants),
+    .cancels = LIST_HEAD_INIT(helper.cancels),
+};
+
+/* This thread's scope depth and pending grants (replied at scope exit). */
+static __thread int lk_scope;
+static __thread struct list_head lk_pending;
+
+static void lkw_get(struct rvf_lkw *w)
+{
+	__atomic_fetch_add(&w->refs, 1, __ATOMIC_RELAXED);
+}
+
+static void lkw_put(struct rvf_lkw *w)
+{
+	if (__atomic_sub_fetch(&w->refs, 1, __ATOMIC_ACQ_REL))
+		return;
+	locks_put_req(w->lreq);
+	free(w);
+}
+
+/* Answer the request (the caller won the claim) and drop the completion ref. */
+static void lkw_complete(struct rvf_lkw *w, int result)
+{
+	/* waits for a running lkw_interrupt, and no later one will run */
+	fuse_req_interrupt_func(w->req, NULL, NULL);
+	pthread_mutex_lock(&lkw_lock);
+	list_del_init(&w->all);
+	pthread_mutex_unlock(&lkw_lock);
+	fuse_reply_err(w->req, result < 0 ? -result : 0);
+	w->req = NULL;
+	fput(w->file); /* may drop locks (last reference): grants join the pending list */
+	w->file = NULL;
+	lkw_put(w);
+}
+
+static void lk_scope_enter(void)
+{
+	if (lk_scope++ == 0)
+		INIT_LIST_HEAD(&lk_pending);
+}
+
+static void lk_scope_exit(void)
+{
+	if (lk_scope == 1) {
+		while (!list_empty(&lk_pending)) {
+			struct rvf_lkw *w =
+			    list_first_entry(&lk_pending, struct rvf_lkw, grant_link);
+
+			list_del_init(&w->grant_link);
+			rv_stat_inc(fuse_lock_granted);
+			lkw_complete(w, w->result);
+		}
+	}
+	lk_scope--;
+}
+
+static void *helper_main(void *arg);
+
+/* helper.lock held */
+static void helper_start_locked(void)
+{
+	if (helper.started || helper.stop)
+		return;
+	if (pthread_create(&helper.thread, NULL, helper_main, NULL)) {
+		fprintf(stderr, "rcuvfs: cannot start the lock helper thread\n");
+		abort();
+	}
+	helper.started = true;
+}
+
+static void helper_queue(struct list_head *link, struct list_head *q)
+{
+	pthread_mutex_lock(&helper.lock);
+	list_add_tail(link, q);
+	helper_start_locked();
+	pthread_cond_signal(&helper.cond);
+	pthread_mutex_unlock(&helper.lock);
+}
+
+/* The model's grant callback: no lock-list lock held; queue the reply. */
+static void lkw_grant(struct file_lock_req *lreq, int result)
+{
+	struct rvf_lkw *w = lreq->private;
+
+	w->result = result;
+	if (lk_scope > 0) {
+		list_add_tail(&w->grant_link, &lk_pending);
+	} else {
+		rv_stat_inc(fuse_lock_helper_grants);
+		helper_queue(&w->grant_link, &helper.grants);
+	}
+}
+
+/* libfuse's interrupt callback: the request's mutex is held; only queue. */
+static void lkw_interrupt(fuse_req_t req, void *data)
+{
+	struct rvf_lkw *w = data;
+
+	(void)req;
+	__atomic_store_n(&w->intr, 1, __ATOMIC_SEQ_CST);
+	lkw_get(w);
+	helper_queue(&w->cancel_link, &helper.cancels);
+}
+
+static void *helper_main(void *arg)
+{
+	struct list_head grants = LIST_HEAD_INIT(grants);
+	struct list_head cancels = LIST_HEAD_INIT(cancels);
+	struct rvf_lkw *w;
+	bool stop;
+
+	(void)arg;
+	for (;;) {
+		pthread_mutex_lock(&helper.lock);
+		while (list_empty(&helper.grants) && list_empty(&helper.cancels) && !helper.stop)
+			pthread_cond_wait(&helper.cond, &helper.lock);
+		stop = helper.stop && list_empty(&helper.grants) && list_empty(&helper.cancels);
+		while (!list_empty(&helper.grants))
+			list_move_tail(helper.grants.next, &grants);
+		while (!list_empty(&helper.cancels))
+			list_move_tail(helper.cancels.next, &cancels);
+		pthread_mutex_unlock(&helper.lock);
+		if (stop)
+			break;
+		rvf_enter();
+		lk_scope_enter();
+		while (!list_empty(&grants)) {
+			w = list_first_entry(&grants, struct rvf_lkw, grant_link);
+			list_del_init(&w->grant_link);
+			lkw_complete(w, w->result);
+		}
+		while (!list_empty(&cancels)) {
+			w = list_first_entry(&cancels, struct rvf_lkw, cancel_link);
+			list_del_init(&w->cancel_link);
+			smp_mb(); /* pairs with the submitter's barrier (see the top) */
+			if (locks_cancel_req(w->lreq) == -EINTR) {
+				rv_stat_inc(fuse_lock_interrupted);
+				lkw_complete(w, -EINTR);
+			}
+			lkw_put(w);
+		}
+		lk_scope_exit();
+	}
+	return NULL;
+}
+
+/* ---- owners per fh (for RELEASE) ----------------------------------------- */
+
+#define LKF_BUCKETS 256
+
+struct lkf_rec {
+	struct list_head link; /* bucket list */
+	struct file *file;     /* not referenced: removed at its RELEASE */
+	struct inode *inode;
+	uint64_t *owners;
+	size_t n, cap;
+};
+
+static struct lkf_bucket {
+	pthread_mutex_t lock;
+	struct list_head head;
+} lkf_hash[LKF_BUCKETS];
+static pthread_once_t lkf_once = PTHREAD_ONCE_INIT;
+
+static void lkf_init(void)
+{
+	for (int i = 0; i < LKF_BUCKETS; i++) {
+		pthread_mutex_init(&lkf_hash[i].lock, NULL);
+		INIT_LIST_HEAD(&lkf_hash[i].head);
+	}
+}
+
+static struct lkf_bucket *lkf_bucket(struct inode *inode)
+{
+	uintptr_t h = (uintptr_t)inode;
+
+	pthread_once(&lkf_once, lkf_init);
+	return &lkf_hash[((h >> 6) ^ (h >> 14)) % LKF_BUCKETS];
+}
+
+static struct lkf_rec *lkf_find(struct lkf_bucket *b, struct file *file)
+{
+	struct lkf_rec *r;
+
+	list_for_each_entry(r, &b->head, link) if (r->file == file) return r;
+	return NULL;
+}
+
+static bool lkf_has(const struct lkf_rec *r, uint64_t owner)
+{
+	for (size_t i = r->n; i-- > 0;)
+		if (r->owners[i] == owner)
+			return true;
+	return false;
+}
+
+/* Remember that owner locks through file (before the model sees the lock). */
+static int lkf_note(struct file *file, uint64_t owner)
+{
+	struct lkf_bucket *b = lkf_bucket(file->f_inode);
+	struct lkf_rec *r;
+	int err = 0;
+
+	pthread_mutex_lock(&b->lock);
+	r = lkf_find(b, file);
+	if (!r) {
+		r = calloc(1, sizeof(*r));
+		if (!r) {
+			err = -ENOLCK;
+			goto out;
+		}
+		r->file = file;
+		r->inode = file->f_inode;
+		list_add(&r->link, &b->head);
+	}
+	if (!lkf_has(r, owner)) {
+		if (r->n == r->cap) {
+			size_t cap = r->cap ? 2 * r->cap : 4;
+			uint64_t *no = realloc(r->owners, cap * sizeof(*no));
+
+			if (!no) {
+				err = -ENOLCK;
+				goto out;
+			}
+			r->owners = no;
+			r->cap = cap;
+		}
+		r->owners[r->n++] = owner;
+	}
+out:
+	pthread_mutex_unlock(&b->lock);
+	return err;
+}
+
+/* RELEASE: drop the POSIX locks of owners that locked only through file. */
+static void lkf_release(struct file *file)
+{
+	struct lkf_bucket *b = lkf_bucket(file->f_inode);
+	struct lkf_rec *r, *o;
+	bool shared;
+
+	pthread_mutex_lock(&b->lock);
+	r = lkf_find(b, file);
+	if (r) {
+		list_del_init(&r->link);
+		for (size_t i = 0; i < r->n; i++) {
+			shared = false;
+			list_for_each_entry(o, &b->head, link)
+			{
+				if (o->inode == r->inode && lkf_has(o, r->owners[i])) {
+					shared = true;
+					break;
+				}
+			}
+			/* under the bucket lock: a concurrent lkf_note by this
+			 * owner through another fh waits, so its lock survives */
+			if (!shared)
+				locks_remove_posix(file, (fl_owner_t)(uintptr_t)r->owners[i]);
+		}
+	}
+	pthread_mutex_unlock(&b->lock);
+	if (r) {
+		free(r->owners);
+		free(r);
+	}
+}
+
+static void lkf_clear(void)
+{
+	struct lkf_rec *r, *t;
+
+	pthread_once(&lkf_once, lkf_init);
+	for (int i = 0; i < LKF_BUCKETS; i++) {
+		pthread_mutex_lock(&lkf_hash[i].lock);
+		list_for_each_entry_safe(r, t, &lkf_hash[i].head, link)
+		{
+			list_del_init(&r->link);
+			free(r->owners);
+			free(r);
+		}
+		pthread_mutex_unlock(&lkf_hash[i].lock);
+	}
+}
+
+/* ---- the operations -------------------------------------------------------- */
+
+/* The file behind a lock request's fh, referenced; NULL: replied already. */
+static struct file *lk_file(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct file *file;
+
+	if (rvf_ino_is_ctl(ino)) {
+		fuse_reply_err(req, ENOLCK);
+		return NULL;
+	}
+	rvf_enter();
+	file = rvf_fget(fi->fh);
+	if (!file)
+		fuse_reply_err(req, EBADF);
+	return file;
+}
+
+void rvf_ll_getlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, struct flock *lock)
+{
+	struct file *file;
+	int err;
+
+	rv_stat_inc(req_getlk);
+	file = lk_file(req, ino, fi);
+	if (!file)
+		return;
+	err = fcntl_getlk(file, F_GETLK, lock, (fl_owner_t)(uintptr_t)fi->lock_owner);
+	fput(file);
+	if (err)
+		fuse_reply_err(req, -err);
+	else
+		fuse_reply_lock(req, lock);
+}
+
+enum lk_kind { LK_POSIX, LK_FLOCK };
+
+/*
+ * A blocking request that conflicted: queue it in the model and return.
+ * Consumes the caller's file reference.  Inside a scope.
+ */
+static void lk_defer(fuse_req_t req, struct file *file, enum lk_kind kind, struct flock *lock,
+		     uint64_t owner, int op, pid_t pid)
+{
+	struct rvf_lkw *w = calloc(1, sizeof(*w));
+	int ret;
+
+	if (w)
+		w->lreq = locks_alloc_req(lkw_grant, w);
+	if (!w || !w->lreq) {
+		free(w);
+		fput(file);
+		fuse_reply_err(req, ENOLCK);
+		return;
+	}
+	w->req = req;
+	w->file = file;
+	w->refs = 2; /* the submitter's and the completion's */
+	INIT_LIST_HEAD(&w->grant_link);
+	INIT_LIST_HEAD(&w->cancel_link);
+	pthread_mutex_lock(&lkw_lock);
+	list_add_tail(&w->all, &lkw_all);
+	pthread_mutex_unlock(&lkw_lock);
+	/* an interrupt that already came runs lkw_interrupt right here */
+	fuse_req_interrupt_func(req, lkw_interrupt, w);
+
+	if (kind == LK_POSIX)
+		ret = fcntl_setlk(file, F_SETLKW, lock, (fl_owner_t)(uintptr_t)owner, pid, w->lreq);
+	else
+		ret = flock_lock_file(file, (unsigned int)op, pid, w->lreq);
+
+	if (ret == FILE_LOCK_DEFERRED) {
+		rv_stat_inc(fuse_lock_deferred);
+		/* an interrupt the helper found before the request was queued */
+		smp_mb();
+		if (__atomic_load_n(&w->intr, __ATOMIC_SEQ_CST) &&
+		    locks_cancel_req(w->lreq) == -EINTR) {
+			rv_stat_inc(fuse_lock_interrupted);
+			lkw_complete(w, -EINTR);
+		}
+	} else if (ret != -EINTR) {
+		/* completed at once (no grant callback): ours to answer */
+		lkw_complete(w, ret);
+	} /* -EINTR: a cancel claimed it, and answers */
+	lkw_put(w);
+}
+
+void rvf_ll_setlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, struct flock *lock,
+		  int sleep)
+{
+	struct file *file;
+	struct flock probe;
+	int err;
+
+	if (sleep)
+		rv_stat_inc(req_setlkw);
+	else
+		rv_stat_inc(req_setlk);
+	file = lk_file(req, ino, fi);
+	if (!file)
+		return;
+	lk_scope_enter();
+	if (lock->l_type != F_UNLCK) {
+		err = lkf_note(file, fi->lock_owner);
+		if (err)
+			goto reply;
+	}
+	/* first without waiting: the common, uncontended case costs no waiter */
+	probe = *lock;
+	err = fcntl_setlk(file, F_SETLK, &probe, (fl_owner_t)(uintptr_t)fi->lock_owner, lock->l_pid,
+			  NULL);
+	if (err == -EAGAIN && sleep) {
+		lk_defer(req, file, LK_POSIX, lock, fi->lock_owner, 0, lock->l_pid);
+		lk_scope_exit();
+		return;
+	}
+reply:
+	fput(file);
+	fuse_reply_err(req, -err);
+	lk_scope_exit();
+}
+
+void rvf_ll_flock(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, int op)
+{
+	const struct fuse_ctx *fc = fuse_req_ctx(req);
+	pid_t pid = fc->pid;
+	struct file *file;
+	int err;
+
+	rv_stat_inc(req_flock);
+	file = lk_file(req, ino, fi);
+	if (!file)
+		return;
+	lk_scope_enter();
+	err = flock_lock_file(file, (unsigned int)op | ((op & LOCK_UN) ? 0 : LOCK_NB), pid, NULL);
+	if (err == -EWOULDBLOCK && !(op & LOCK_NB)) {
+		lk_defer(req, file, LK_FLOCK, NULL, 0, op, pid);
+		lk_scope_exit();
+		return;
+	}
+	fput(file);
+	fuse_reply_err(req, -err);
+	lk_scope_exit();
+}
+
+/* ---- hooks ------------------------------------------------------------------ */
+
+size_t rvf_locks_format(char *buf, size_t len)
+{
+	return locks_format_proc(buf, len);
+}
+
+void rvf_locks_flush(struct file *file, uint64_t lock_owner)
+{
+	lk_scope_enter();
+	locks_remove_posix(file, (fl_owner_t)(uintptr_t)lock_owner);
+	lk_scope_exit();
+}
+
+void rvf_locks_release(struct file *file, uint64_t fh)
+{
+	(void)fh;
+	lk_scope_enter();
+	lkf_release(file);
+	/* flock (and model OFD) locks through it, here rather than in the last
+	 * fput, which may run under the BKL (bkl_ops=release) */
+	locks_remove_file(file);
+	lk_scope_exit();
+}
+
+void rvf_locks_shutdown(void)
+{
+	struct rvf_lkw **v = NULL, *w;
+	size_t n = 0, cap = 0, i;
+
+	rvf_enter();
+	lk_scope_enter();
+	pthread_mutex_lock(&lkw_lock);
+	list_for_each_entry(w, &lkw_all, all)
+	{
+		if (n == cap) {
+			struct rvf_lkw **nv;
+
+			cap = cap ? 2 * cap : 64;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv)
+				break;
+			v = nv;
+		}
+		lkw_get(w);
+		v[n++] = w;
+	}
+	pthread_mutex_unlock(&lkw_lock);
+	for (i = 0; i < n; i++) {
+		if (locks_cancel_req(v[i]->lreq) == -EINTR) {
+			rv_stat_inc(fuse_lock_unmount);
+			lkw_complete(v[i], -ENOLCK);
+		}
+		lkw_put(v[i]);
+	}
+	free(v);
+	lk_scope_exit();
+
+	pthread_mutex_lock(&helper.lock);
+	helper.stop = true;
+	pthread_cond_signal(&helper.cond);
+	pthread_mutex_unlock(&helper.lock);
+	if (helper.started)
+		pthread_join(helper.thread, NULL);
+	helper.started = false;
+	lkf_clear();
+}
