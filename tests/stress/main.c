@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -450,7 +451,8 @@ static int run_one(const struct stress_opts *opt, const struct stress_workload *
 	res->duration_s = opt->ops_per_task ? 0 : opt->duration_s;
 	res->ops_per_task = opt->ops_per_task;
 	res->verify = "n/a";
-	if (wl->flags & WL_FIXED_PARAMS) {
+	res->param_mask = wl->params | (wl->flags & WL_FIXED_PARAMS ? WP_WORK_US | WP_CS_NS : 0);
+	if (res->param_mask) {
 		res->has_params = true;
 		res->params = opt->params;
 	}
@@ -478,13 +480,25 @@ static int run_one(const struct stress_opts *opt, const struct stress_workload *
 			read_kv_file(file, &res->switches, false);
 		}
 	} else {
-		if (stress_model_instance_create(opt, errbuf, sizeof(errbuf))) {
+		/* this run's switches: the user's, then the workload's defaults */
+		run->switches = stress_model_switches_dup(opt->switches);
+		if (!run->switches) {
+			perror("rcuvfs-stress: calloc");
+			exit(2);
+		}
+		if (run->impl->switches && run->impl->switches(run)) {
+			fprintf(stderr, "rcuvfs-stress: %s: setting the run's switches failed\n",
+				wl->name);
+			failed = true;
+			goto out;
+		}
+		if (stress_model_instance_create(run->switches, errbuf, sizeof(errbuf))) {
 			fprintf(stderr, "rcuvfs-stress: %s: %s\n", wl->name, errbuf);
 			failed = true;
 			goto out;
 		}
 		model_live = true;
-		stress_model_foreach_switch(opt->switches, add_switch_cb, &res->switches);
+		stress_model_foreach_switch(run->switches, add_switch_cb, &res->switches);
 		if (stress_model_run_begin(run))
 			goto setup_failed;
 	}
@@ -771,6 +785,7 @@ out:
 	kvset_free(&c0);
 	kvset_free(&c1);
 	munmap(run->sh, shsize);
+	free(run->switches);
 	free(run);
 	free(tasks);
 	free(tids);
@@ -812,7 +827,11 @@ static void usage(FILE *out)
 		"                       (AIM7-style; no warm-up)\n"
 		"  -p, --param K=V,...  workload parameters: work_us (bkl-mix compute between\n"
 		"                       sections, default 20), cs_ns (critical section, default\n"
-		"                       1000)\n"
+		"                       1000), vmas (fork-vmas: VMAs of the forked process,\n"
+		"                       default 10000), pages (page_fault2/3, numa-race,\n"
+		"                       fork-race: pages per task, default 128), window_ns\n"
+		"                       (numa-race, fork-race: time an injection point keeps\n"
+		"                       the race window open, default 1000; 0: not armed)\n"
 		"      --verify         check results while running and at the end\n"
 		"      --json FILE      write {\"runs\": [...]} (format: docs/stress.md)\n"
 		"      --csv FILE       write one row per run (format: docs/stress.md)\n"
@@ -880,8 +899,45 @@ static int parse_switches(struct stress_opts *opt, char *arg)
 		*eq = '\0';
 		if (stress_model_parse_switch(opt->switches, tok, eq + 1))
 			return -1;
+		opt->switches_given = realloc(
+		    opt->switches_given, (opt->nswitches_given + 1) * sizeof(*opt->switches_given));
+		if (!opt->switches_given) {
+			perror("rcuvfs-stress: realloc");
+			exit(2);
+		}
+		opt->switches_given[opt->nswitches_given++] = tok;
 	}
 	return 0;
+}
+
+static const struct {
+	const char *name;
+	size_t off;
+	double min;
+} param_table[STRESS_NPARAMS] = {
+    {"work_us", offsetof(struct stress_params, work_us), 0},
+    {"cs_ns", offsetof(struct stress_params, cs_ns), 0},
+    {"vmas", offsetof(struct stress_params, vmas), 1},
+    {"pages", offsetof(struct stress_params, pages), 1},
+    {"window_ns", offsetof(struct stress_params, window_ns), 0},
+};
+
+const char *stress_param_name(int i)
+{
+	return i >= 0 && i < STRESS_NPARAMS ? param_table[i].name : NULL;
+}
+
+double stress_param_value(const struct stress_params *p, int i)
+{
+	return *(const double *)((const char *)p + param_table[i].off);
+}
+
+bool stress_switch_given(const struct stress_opts *opt, const char *name)
+{
+	for (int i = 0; i < opt->nswitches_given; i++)
+		if (!strcmp(opt->switches_given[i], name))
+			return true;
+	return false;
 }
 
 static int parse_params(struct stress_opts *opt, char *arg)
@@ -890,23 +946,30 @@ static int parse_params(struct stress_opts *opt, char *arg)
 
 	for (tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(tok, '=');
+		char what[64];
+		int i;
 
 		if (!eq) {
 			fprintf(stderr, "rcuvfs-stress: -p %s: expected NAME=VALUE\n", tok);
 			return -1;
 		}
 		*eq = '\0';
-		if (!strcmp(tok, "work_us")) {
-			if (parse_double("-p work_us", eq + 1, &opt->params.work_us, 0))
-				return -1;
-		} else if (!strcmp(tok, "cs_ns")) {
-			if (parse_double("-p cs_ns", eq + 1, &opt->params.cs_ns, 0))
-				return -1;
-		} else {
+		for (i = 0; i < STRESS_NPARAMS; i++)
+			if (!strcmp(tok, param_table[i].name))
+				break;
+		if (i == STRESS_NPARAMS) {
 			fprintf(stderr,
-				"rcuvfs-stress: -p %s: unknown parameter (work_us, cs_ns)\n", tok);
+				"rcuvfs-stress: -p %s: unknown parameter (work_us, cs_ns, vmas, "
+				"pages, window_ns)\n",
+				tok);
 			return -1;
 		}
+		snprintf(what, sizeof(what), "-p %s", tok);
+		if (parse_double(what, eq + 1,
+				 (double *)((char *)&opt->params + param_table[i].off),
+				 param_table[i].min))
+			return -1;
+		opt->params_set[i] = true;
 	}
 	return 0;
 }
@@ -983,7 +1046,8 @@ int main(int argc, char **argv)
 	    .duration_s = 5,
 	    .warmup_s = 1,
 	    .hang_timeout_s = 60,
-	    .params = {.work_us = 20, .cs_ns = 1000},
+	    .params =
+		{.work_us = 20, .cs_ns = 1000, .vmas = 10000, .pages = 128, .window_ns = 1000},
 	};
 	const char *workloads = NULL, *tasks_arg = NULL, *json = NULL, *csv = NULL;
 	char **swargs = NULL;
@@ -1227,6 +1291,7 @@ int main(int argc, char **argv)
 	free(res);
 	free(wls);
 	free(swargs);
+	free(opt.switches_given);
 	free(opt.switches);
 	return rc;
 }

@@ -1,24 +1,54 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tests/stress/model_mm.c - model implementations of the mm workloads that
- * need only anonymous memory: page_fault1 and fork-vmas.  (page_fault2/3
- * need file mappings, fork-race and numa-race are the races of the mm races
- * issue; they are wired when those land.)
+ * tests/stress/model_mm.c - model implementations of the mm workloads:
+ * page_fault1/2/3 (will-it-scale's loops), fork-vmas, and the two mm races
+ * of SEEDS.md (numa-race: s.7, the filemap_fault PTE recheck; fork-race:
+ * s.4, copy-on-fork against parent faults).
  *
  * The parent's model task gets an address space in setup (exec_mm), before
  * the tasks are created: threads then share it (CLONE_VM), processes get a
  * dup_mmap copy.  Everything runs through the model's own locks (mmap_lock,
- * per-VMA locks, PTE locks); the tool adds none.
+ * per-VMA locks, PTE locks, the page cache's); the tool adds none.
+ *
+ * File workloads (page_fault2/3, numa-race): each task has its own file of
+ * `pages` pages (-p pages=, default 128), created in setup and written back
+ * to the backing store, so faults that miss the page cache are major
+ * faults.  Unless the user gives -o cache_pages=, the run's cache_pages is
+ * set to half the working set (tasks x pages / 2): page_fault2/3 then
+ * major-fault on most pages (an LRU smaller than a cyclic working set
+ * misses every time).  Each file page starts with a tag (task, page) in its
+ * first 16 bytes; ops write an 8-byte stamp (task, iteration) at offset 0.
+ *
+ * The races need a second thread in the faulting tasks' process, the
+ * "companion": a NUMA scanner (numa-race) or a forker (fork-race).  It is a
+ * model thread (task_clone_thread) of the process it works on, started by
+ * the task that owns that process: task 0 in threads mode (one process),
+ * every task in processes mode.  Its owner stops and joins it (bounded) in
+ * task_fini and reports its errors from its own thread.  Companion fields
+ * are written by the companion and read after the join, except `stop`
+ * (atomic, written by the owner) and `err` (release store, polled by the
+ * owner between ops).
+ *
+ * -p window_ns= (default 1000; 0 leaves it unarmed) arms an injection
+ * point inside the race window with a callback that spins that long:
+ * numa_prot_window (the scanner's ptep_modify_prot_start..commit, PTE lock
+ * held) and dup_mmap_before_copy (between anon_vma_fork and vma_needs_copy).
+ * An armed point makes every RV_INJECT go through the injection table, so
+ * throughput with a window is not comparable with throughput without one.
  */
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include "mm/mm.h"
 #include "stress.h"
 
-#define PF1_PAGES  64 /* pages mapped, touched and unmapped per op */
-#define FORK_NVMAS 64 /* VMAs of the process that fork-vmas forks */
+#define PF1_PAGES 64 /* pages mapped, touched and unmapped per op */
+#define RW	  (PROT_READ | PROT_WRITE)
+#define FR_BASE	  0x40000000UL /* fork-race: per-task regions start here */
 
 static int mm_setup(struct stress_run *run)
 {
@@ -44,15 +74,38 @@ static int mm_verify(struct stress_run *run, uint64_t total_ops)
 	return 1;
 }
 
+static unsigned long run_pages(const struct stress_run *run)
+{
+	return (unsigned long)run->opt->params.pages;
+}
+
+static uint64_t stat_now(const char *name)
+{
+	uint64_t v = 0;
+
+	rv_stat_read(name, &v);
+	return v;
+}
+
+/* The tag a file page starts with (twice): never equal to a stamp. */
+static uint64_t page_tag(int task, unsigned long page)
+{
+	return 0xa5a5000000000000ull | (uint64_t)task << 24 | page;
+}
+
+static uint64_t task_stamp(const struct stress_task *t)
+{
+	return (uint64_t)t->id << 40 | t->iter;
+}
+
 /* ---- page_fault1: mmap anonymous, write every page, munmap ---------- */
 
 static int pf1_op(struct stress_task *t)
 {
 	struct mm_struct *mm = current->mm;
 	unsigned long len = PF1_PAGES * PAGE_SIZE;
-	long addr =
-	    vm_mmap(mm, 0, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, NULL, 0);
-	uint64_t stamp = ((uint64_t)t->id << 40) | t->iter;
+	long addr = vm_mmap(mm, 0, len, RW, MAP_PRIVATE | MAP_ANONYMOUS, NULL, 0);
+	uint64_t stamp = task_stamp(t);
 	int r;
 
 	if (addr < 0)
@@ -93,18 +146,216 @@ const struct stress_impl stress_model_page_fault1 = {
     .verify = mm_verify,
 };
 
-/* ---- fork-vmas: fork (dup_mmap) a process with FORK_NVMAS VMAs ------ */
+/* ---- files of the file-backed workloads ------------------------------ */
+
+struct mm_files {
+	int n;
+	struct file *file[];
+};
+
+/* cache_pages = half the working set, unless the user chose it. */
+static int files_switches(struct stress_run *run)
+{
+	unsigned long ws = run_pages(run) * (unsigned long)run->ntasks;
+	char v[32];
+
+	if (stress_switch_given(run->opt, "cache_pages"))
+		return 0;
+	snprintf(v, sizeof(v), "%lu", ws / 2 ? ws / 2 : 1);
+	return stress_model_parse_switch(run->switches, "cache_pages", v);
+}
+
+static int files_setup(struct stress_run *run)
+{
+	unsigned long n = run_pages(run);
+	struct mm_files *mf;
+	char *buf;
+
+	if (mm_setup(run))
+		return -1;
+	mf = calloc(1, sizeof(*mf) + run->ntasks * sizeof(mf->file[0]));
+	buf = calloc(1, PAGE_SIZE);
+	if (!mf || !buf) {
+		free(mf);
+		free(buf);
+		return stress_setup_fail(run, "calloc", ENOMEM);
+	}
+	run->priv = mf;
+	for (int i = 0; i < run->ntasks; i++) {
+		char path[64];
+		int r;
+
+		snprintf(path, sizeof(path), "/mm.%d", i);
+		r = filp_open(path, O_CREAT | O_RDWR | O_TRUNC, 0644, &mf->file[i]);
+		if (r) {
+			free(buf);
+			return stress_setup_fail(run, "filp_open(O_CREAT)", -r);
+		}
+		mf->n = i + 1;
+		for (unsigned long p = 0; p < n; p++) {
+			uint64_t tag = page_tag(i, p);
+			int64_t pos = (int64_t)(p * PAGE_SIZE);
+			ssize_t w;
+
+			memcpy(buf, &tag, sizeof(tag));
+			memcpy(buf + sizeof(tag), &tag, sizeof(tag));
+			w = vfs_write(mf->file[i], buf, PAGE_SIZE, &pos);
+			if (w != (ssize_t)PAGE_SIZE) {
+				free(buf);
+				return stress_setup_fail(run, "vfs_write", w < 0 ? (int)-w : EIO);
+			}
+		}
+	}
+	free(buf);
+	/* start cold: everything written back to the store, the cache empty */
+	mm_reclaim_folios(mm_lru_pages() + 1);
+	return 0;
+}
+
+static void files_teardown(struct stress_run *run)
+{
+	struct mm_files *mf = run->priv;
+
+	if (!mf)
+		return;
+	for (int i = 0; i < mf->n; i++) {
+		char path[64];
+
+		fput(mf->file[i]);
+		snprintf(path, sizeof(path), "/mm.%d", i);
+		do_unlink(path);
+	}
+	free(mf);
+	run->priv = NULL;
+}
+
+static struct file *task_file(struct stress_task *t)
+{
+	return ((struct mm_files *)t->run->priv)->file[t->id];
+}
+
+/*
+ * Read back [stamp, tag] from every page of the mapping at addr.  A
+ * private mapping's copy must still hold the file's bytes past the stamp.
+ */
+static int check_mapping(struct stress_task *t, unsigned long addr, unsigned long n, uint64_t stamp,
+			 const char *what)
+{
+	for (unsigned long i = 0; i < n; i++) {
+		uint64_t v[2] = {0, 0};
+		int r = rv_mm_read(addr + i * PAGE_SIZE, v, sizeof(v));
+
+		if (r)
+			return stress_fail(t, "rv_mm_read", -r);
+		if (v[0] != stamp || v[1] != page_tag(t->id, i))
+			return stress_vfail(t,
+					    "%s page %lu reads %llx %llx, expected %llx %llx "
+					    "(stamp, file tag)",
+					    what, i, (unsigned long long)v[0],
+					    (unsigned long long)v[1], (unsigned long long)stamp,
+					    (unsigned long long)page_tag(t->id, i));
+	}
+	return 0;
+}
+
+/* The file itself: first word `first` (stamp or tag), then the tag. */
+static int check_file(struct stress_task *t, unsigned long n, uint64_t first, bool shared)
+{
+	struct file *f = task_file(t);
+
+	for (unsigned long i = 0; i < n; i++) {
+		uint64_t v[2] = {0, 0}, want = shared ? first : page_tag(t->id, i);
+		int64_t pos = (int64_t)(i * PAGE_SIZE);
+		ssize_t r = vfs_read(f, v, sizeof(v), &pos);
+
+		if (r != (ssize_t)sizeof(v))
+			return stress_fail(t, "vfs_read", r < 0 ? (int)-r : EIO);
+		if (v[0] != want || v[1] != page_tag(t->id, i))
+			return stress_vfail(t,
+					    "file page %lu reads %llx %llx after munmap of a %s "
+					    "mapping, expected %llx %llx",
+					    i, (unsigned long long)v[0], (unsigned long long)v[1],
+					    shared ? "shared" : "private", (unsigned long long)want,
+					    (unsigned long long)page_tag(t->id, i));
+	}
+	return 0;
+}
+
+/* ---- page_fault2/3: file mmap, write every page, munmap ------------- */
+
+static int pf_file_op(struct stress_task *t, bool shared)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long n = run_pages(t->run), len = n * PAGE_SIZE;
+	long addr = vm_mmap(mm, 0, len, RW, shared ? MAP_SHARED : MAP_PRIVATE, task_file(t), 0);
+	uint64_t stamp = task_stamp(t);
+	bool verify = t->run->opt->verify;
+	int r;
+
+	if (addr < 0)
+		return stress_fail(
+		    t, shared ? "vm_mmap(MAP_SHARED, file)" : "vm_mmap(MAP_PRIVATE, file)",
+		    (int)-addr);
+	for (unsigned long i = 0; i < n; i++) {
+		r = rv_mm_write(addr + i * PAGE_SIZE, &stamp, sizeof(stamp));
+		if (r) {
+			vm_munmap(mm, addr, len);
+			return stress_fail(t, "rv_mm_write (file write fault)", -r);
+		}
+	}
+	if (verify && check_mapping(t, addr, n, stamp, shared ? "shared" : "private")) {
+		vm_munmap(mm, addr, len);
+		return -1;
+	}
+	r = vm_munmap(mm, addr, len);
+	if (r)
+		return stress_fail(t, "vm_munmap", -r);
+	/* shared: the stamps reached the file (through reclaim's writeback or
+	 * still dirty in the cache); private: the file never saw them */
+	if (verify && check_file(t, n, stamp, shared))
+		return -1;
+	return 0;
+}
+
+static int pf2_op(struct stress_task *t)
+{
+	return pf_file_op(t, false);
+}
+
+static int pf3_op(struct stress_task *t)
+{
+	return pf_file_op(t, true);
+}
+
+const struct stress_impl stress_model_page_fault2 = {
+    .switches = files_switches,
+    .setup = files_setup,
+    .op = pf2_op,
+    .verify = mm_verify,
+    .teardown = files_teardown,
+};
+
+const struct stress_impl stress_model_page_fault3 = {
+    .switches = files_switches,
+    .setup = files_setup,
+    .op = pf3_op,
+    .verify = mm_verify,
+    .teardown = files_teardown,
+};
+
+/* ---- fork-vmas: fork (dup_mmap) a process with `vmas` VMAs ---------- */
 
 static int forkv_setup(struct stress_run *run)
 {
 	struct mm_struct *mm;
+	long nvmas = (long)run->opt->params.vmas;
 
 	if (mm_setup(run))
 		return -1;
 	mm = current->mm;
-	for (int i = 0; i < FORK_NVMAS; i++) {
+	for (long i = 0; i < nvmas; i++) {
 		/* alternate protections so that neighbours do not merge */
-		int prot = i & 1 ? PROT_READ : PROT_READ | PROT_WRITE;
+		int prot = i & 1 ? PROT_READ : RW;
 		long addr = vm_mmap(mm, 0, PAGE_SIZE, prot, MAP_PRIVATE | MAP_ANONYMOUS, NULL, 0);
 		uint64_t v = i;
 
@@ -137,4 +388,382 @@ const struct stress_impl stress_model_fork_vmas = {
     .setup = forkv_setup,
     .op = forkv_op,
     .verify = mm_verify,
+};
+
+/* ---- companions: a second model thread in the task's process -------- */
+
+struct mm_companion {
+	pthread_t tid;
+	struct task_struct *task; /* a model thread of the owner's process */
+	void (*fn)(struct mm_companion *c);
+	double hang_timeout_s;
+	int stop;	  /* atomic: set by the owner */
+	int err;	  /* atomic (release): errno of a failed call, 0 if none */
+	const char *call; /* the failed call (written before err) */
+	uint64_t loops;	  /* scans or forks done */
+	uint64_t found;	  /* fork-race: inconsistent child VMAs seen */
+};
+
+/* Per-task state of the race workloads. */
+struct mm_race_task {
+	unsigned long addr, len;
+	struct mm_companion *comp; /* NULL unless this task owns its process's */
+};
+
+static void comp_fail(struct mm_companion *c, const char *call, int err)
+{
+	c->call = call;
+	__atomic_store_n(&c->err, err ? err : EIO, __ATOMIC_RELEASE);
+}
+
+static bool comp_stopping(struct mm_companion *c)
+{
+	return __atomic_load_n(&c->stop, __ATOMIC_ACQUIRE) ||
+	       __atomic_load_n(&c->err, __ATOMIC_ACQUIRE);
+}
+
+static void *comp_main(void *arg)
+{
+	struct mm_companion *c = arg;
+
+	task_attach(c->task);
+	c->fn(c);
+	task_exit(c->task); /* detaches this thread */
+	return NULL;
+}
+
+/* Owner's thread: start a companion in current's process. */
+static int comp_start(struct stress_task *t, void (*fn)(struct mm_companion *c))
+{
+	struct mm_race_task *rt = t->priv;
+	struct mm_companion *c = calloc(1, sizeof(*c));
+	pthread_attr_t attr;
+	int r;
+
+	if (!c)
+		return stress_fail(t, "calloc", ENOMEM);
+	c->fn = fn;
+	c->hang_timeout_s = t->run->opt->hang_timeout_s;
+	c->task = task_clone_thread(current);
+	if (!c->task) {
+		free(c);
+		return stress_fail(t, "task_clone_thread", errno ? errno : ENOMEM);
+	}
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 256 * 1024);
+	r = pthread_create(&c->tid, &attr, comp_main, c);
+	pthread_attr_destroy(&attr);
+	if (r) {
+		task_exit(c->task);
+		free(c);
+		return stress_fail(t, "pthread_create", r);
+	}
+	rt->comp = c;
+	return 0;
+}
+
+/* Owner's thread, between ops: a companion error fails the task. */
+static int comp_check(struct stress_task *t)
+{
+	struct mm_race_task *rt = t->priv;
+	int err;
+
+	if (!rt->comp)
+		return 0;
+	err = __atomic_load_n(&rt->comp->err, __ATOMIC_ACQUIRE);
+	if (err)
+		return stress_fail(t, rt->comp->call, err);
+	return 0;
+}
+
+/* Owner's thread: stop and join (bounded) the companion. */
+static void comp_stop(struct stress_task *t)
+{
+	struct mm_race_task *rt = t->priv;
+	struct mm_companion *c = rt->comp;
+	struct timespec ts;
+	double d;
+
+	if (!c)
+		return;
+	__atomic_store_n(&c->stop, 1, __ATOMIC_RELEASE);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	d = ts.tv_sec + ts.tv_nsec * 1e-9 + c->hang_timeout_s;
+	ts.tv_sec = (time_t)d;
+	ts.tv_nsec = (long)((d - ts.tv_sec) * 1e9);
+	if (pthread_timedjoin_np(c->tid, NULL, &ts)) {
+		fprintf(
+		    stderr,
+		    "rcuvfs-stress: %s: task %d's companion thread did not stop within %.0f s\n",
+		    t->run->wl->name, t->id, c->hang_timeout_s);
+		fflush(NULL);
+		_exit(3); /* a thread cannot be killed; nothing else is safe */
+	}
+	rt->comp = NULL;
+	if (c->err && __atomic_load_n(&t->slot->state, __ATOMIC_ACQUIRE) != SLOT_FAILED)
+		stress_fail(t, c->call, c->err);
+	free(c);
+}
+
+static bool owns_process(const struct stress_task *t)
+{
+	return t->run->opt->mode == MODE_PROCESSES || t->id == 0;
+}
+
+/* Widen a race window: an injection point that spins window_ns. */
+static void window_spin(void *arg)
+{
+	stress_spin_ns(*(const double *)arg);
+}
+
+static int arm_window(struct stress_run *run, const char *point)
+{
+	int r;
+
+	if (run->opt->params.window_ns <= 0)
+		return 0;
+	r = rv_inject_set_callback(point, window_spin, (void *)&run->opt->params.window_ns, 0);
+	if (r)
+		return stress_setup_fail(run, "rv_inject_set_callback", -r);
+	return 0;
+}
+
+static void race_teardown(struct stress_run *run)
+{
+	if (run->opt->params.window_ns > 0)
+		rv_inject_clear_all(); /* every task and companion has been joined */
+}
+
+static void race_task_fini(struct stress_task *t)
+{
+	struct mm_race_task *rt = t->priv;
+
+	if (!rt)
+		return;
+	comp_stop(t);
+	if (rt->len)
+		vm_munmap(current->mm, rt->addr, rt->len);
+	free(rt);
+	t->priv = NULL;
+}
+
+/* ---- numa-race (SEEDS.md s.7, seed-003) ------------------------------ */
+
+/*
+ * The scanner: NUMA-hinting passes over the process's mm (each PTE goes
+ * through ptep_modify_prot_start..commit with the PTE lock held), then
+ * reclaim of the file folios, so that a fault which reads a PTE as none
+ * inside a window misses the page cache: a major fault.
+ */
+static void numa_scanner(struct mm_companion *c)
+{
+	while (!comp_stopping(c)) {
+		task_numa_work(current->mm);
+		mm_reclaim_folios(mm_lru_pages() + 1);
+		c->loops++;
+	}
+}
+
+static int numa_setup(struct stress_run *run)
+{
+	if (files_setup(run))
+		return -1;
+	return arm_window(run, "numa_prot_window");
+}
+
+static void numa_teardown(struct stress_run *run)
+{
+	race_teardown(run);
+	files_teardown(run);
+}
+
+/* Map the task's file privately and COW every page (the anonymous copies
+ * are never reclaimed); then start the scanner if this task owns it. */
+static int numa_task_init(struct stress_task *t)
+{
+	unsigned long n = run_pages(t->run);
+	struct mm_race_task *rt = calloc(1, sizeof(*rt));
+	uint64_t stamp = task_stamp(t);
+	long addr;
+
+	if (!rt)
+		return stress_fail(t, "calloc", ENOMEM);
+	t->priv = rt;
+	addr = vm_mmap(current->mm, 0, n * PAGE_SIZE, RW, MAP_PRIVATE, task_file(t), 0);
+	if (addr < 0)
+		return stress_fail(t, "vm_mmap(MAP_PRIVATE, file)", (int)-addr);
+	rt->addr = (unsigned long)addr;
+	rt->len = n * PAGE_SIZE;
+	for (unsigned long i = 0; i < n; i++) {
+		int r = rv_mm_write(rt->addr + i * PAGE_SIZE, &stamp, sizeof(stamp));
+
+		if (r)
+			return stress_fail(t, "rv_mm_write (COW fault)", -r);
+	}
+	if (owns_process(t))
+		return comp_start(t, numa_scanner);
+	return 0;
+}
+
+/* Write a new stamp to every page, then read every page back: the COW'd
+ * data, never the file's (the file tag stays in the copy's second word). */
+static int numa_op(struct stress_task *t)
+{
+	struct mm_race_task *rt = t->priv;
+	unsigned long n = rt->len / PAGE_SIZE;
+	uint64_t stamp = (uint64_t)t->id << 40 | (t->iter + 1);
+
+	if (comp_check(t))
+		return -1;
+	for (unsigned long i = 0; i < n; i++) {
+		int r = rv_mm_write(rt->addr + i * PAGE_SIZE, &stamp, sizeof(stamp));
+
+		if (r)
+			return stress_fail(t, "rv_mm_write", -r);
+	}
+	/* always checked: the data must be right in both pte_recheck modes */
+	return check_mapping(t, rt->addr, n, stamp, "COW'd private");
+}
+
+static int numa_verify(struct stress_run *run, uint64_t total_ops)
+{
+	uint64_t spur = stat_now("spurious_majflt");
+
+	if (rv_sw.pte_recheck && spur) {
+		snprintf(run->verify_msg, sizeof(run->verify_msg),
+			 "%llu spurious major faults with pte_recheck=1 (must be 0)",
+			 (unsigned long long)spur);
+		return 0;
+	}
+	return mm_verify(run, total_ops);
+}
+
+const struct stress_impl stress_model_numa_race = {
+    .switches = files_switches,
+    .setup = numa_setup,
+    .task_init = numa_task_init,
+    .op = numa_op,
+    .task_fini = race_task_fini,
+    .verify = numa_verify,
+    .teardown = numa_teardown,
+};
+
+/* ---- fork-race (SEEDS.md s.4) ---------------------------------------- */
+
+/* The forker: fork the process (from inside it, as a thread calling
+ * fork()), check the child from the outside, let it exit. */
+static void forker(struct mm_companion *c)
+{
+	while (!comp_stopping(c)) {
+		struct task_struct *child = task_fork(current);
+
+		if (!child) {
+			comp_fail(c, "task_fork", errno);
+			return;
+		}
+		if (child->mm)
+			c->found += (uint64_t)fork_check_child(child->mm);
+		task_exit(child);
+		c->loops++;
+	}
+}
+
+static int fr_setup(struct stress_run *run)
+{
+	if (mm_setup(run))
+		return -1;
+	return arm_window(run, "dup_mmap_before_copy");
+}
+
+static unsigned long fr_stride(const struct stress_run *run)
+{
+	unsigned long len = 2 * run_pages(run) * PAGE_SIZE;
+
+	return (len + PGDIR_SIZE - 1) & PGDIR_MASK;
+}
+
+static int fr_task_init(struct stress_task *t)
+{
+	struct mm_race_task *rt = calloc(1, sizeof(*rt));
+	unsigned long stride = fr_stride(t->run);
+
+	if (!rt)
+		return stress_fail(t, "calloc", ENOMEM);
+	t->priv = rt;
+	/* a fixed region per task: `pages` one-page VMAs with a hole after each */
+	if ((TASK_SIZE - FR_BASE) / stride <= (unsigned long)t->id)
+		return stress_fail(t, "fork-race region (tasks x pages too large)", ENOMEM);
+	rt->addr = FR_BASE + t->id * stride;
+	rt->len = 2 * run_pages(t->run) * PAGE_SIZE;
+	if (owns_process(t))
+		return comp_start(t, forker);
+	return 0;
+}
+
+/* Re-map the task's VMAs fresh (no anon_vma yet), then write each: the
+ * first write is the anon_vma_prepare + new PTE that races dup_mmap. */
+static int fr_op(struct stress_task *t)
+{
+	struct mm_race_task *rt = t->priv;
+	struct mm_struct *mm = current->mm;
+	unsigned long n = rt->len / (2 * PAGE_SIZE);
+	uint64_t stamp = task_stamp(t);
+	int r;
+
+	if (comp_check(t))
+		return -1;
+	r = vm_munmap(mm, rt->addr, rt->len);
+	if (r)
+		return stress_fail(t, "vm_munmap", -r);
+	for (unsigned long i = 0; i < n; i++) {
+		unsigned long a = rt->addr + 2 * i * PAGE_SIZE;
+		long got =
+		    vm_mmap(mm, a, PAGE_SIZE, RW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0);
+
+		if (got != (long)a)
+			return stress_fail(t, "vm_mmap(MAP_FIXED|MAP_ANONYMOUS)",
+					   got < 0 ? (int)-got : EINVAL);
+	}
+	for (unsigned long i = 0; i < n; i++) {
+		r = rv_mm_write(rt->addr + 2 * i * PAGE_SIZE, &stamp, sizeof(stamp));
+		if (r)
+			return stress_fail(t, "rv_mm_write (anonymous write fault)", -r);
+	}
+	if (t->run->opt->verify) {
+		for (unsigned long i = 0; i < n; i++) {
+			uint64_t v = 0;
+
+			r = rv_mm_read(rt->addr + 2 * i * PAGE_SIZE, &v, sizeof(v));
+			if (r)
+				return stress_fail(t, "rv_mm_read", -r);
+			if (v != stamp)
+				return stress_vfail(t, "VMA %lu reads %llx, wrote %llx", i,
+						    (unsigned long long)v,
+						    (unsigned long long)stamp);
+		}
+	}
+	return 0;
+}
+
+static int fr_verify(struct stress_run *run, uint64_t total_ops)
+{
+	uint64_t bad = stat_now("fork_unstable_vmas");
+
+	if (bad && rv_sw.fork_vma_lock != FORK_VMA_LOCK_NEVER) {
+		snprintf(run->verify_msg, sizeof(run->verify_msg),
+			 "fork_check_child found %llu inconsistent child VMAs although fork "
+			 "write-locks the parent's VMAs",
+			 (unsigned long long)bad);
+		return 0;
+	}
+	return mm_verify(run, total_ops);
+}
+
+const struct stress_impl stress_model_fork_race = {
+    .setup = fr_setup,
+    .task_init = fr_task_init,
+    .op = fr_op,
+    .task_fini = race_task_fini,
+    .verify = fr_verify,
+    .teardown = race_teardown,
 };

@@ -42,9 +42,14 @@ void report_table(FILE *out, const struct stress_result *r, int n, int ncpus)
 			x->task_min, x->task_max, x->wall_s, x->cpu_s, x->idle_frac * 100,
 			x->sys_idle_frac < 0 ? 0 : x->sys_idle_frac * 100, x->nvcsw, x->nivcsw,
 			x->verify, x->failed ? " (FAILED)" : "");
-		if (x->has_params)
-			fprintf(out, "    params: work_us=%g cs_ns=%g\n", x->params.work_us,
-				x->params.cs_ns);
+		if (x->has_params) {
+			fprintf(out, "    params:");
+			for (int k = 0; stress_param_name(k); k++)
+				if (x->param_mask & (1u << k))
+					fprintf(out, " %s=%g", stress_param_name(k),
+						stress_param_value(&x->params, k));
+			fprintf(out, "\n");
+		}
 		acq = counter(x, "bkl_acquisitions");
 		if (acq)
 			fprintf(
@@ -114,9 +119,15 @@ int report_json(const char *file, const struct stress_result *r, int n, int ncpu
 			(unsigned long long)x->ops, x->ops_per_sec, x->task_min, x->task_max,
 			x->wall_s, x->cpu_s, x->idle_frac, x->sys_idle_frac, x->nvcsw, x->nivcsw,
 			x->verify, x->failed ? "true" : "false");
-		if (x->has_params)
-			fprintf(f, "\"work_us\": %g, \"cs_ns\": %g", x->params.work_us,
-				x->params.cs_ns);
+		if (x->has_params) {
+			int shown = 0;
+
+			for (int k = 0; stress_param_name(k); k++)
+				if (x->param_mask & (1u << k))
+					fprintf(f, "%s\"%s\": %g", shown++ ? ", " : "",
+						stress_param_name(k),
+						stress_param_value(&x->params, k));
+		}
 		fprintf(f, "},\n   \"switches\": {");
 		for (int k = 0; k < x->switches.n; k++) {
 			fprintf(f, "%s", k ? ", " : "");
@@ -183,7 +194,9 @@ int report_csv(const char *file, const struct stress_result *r, int n)
 	    f,
 	    "workload,target,mode,tasks,duration_s,ops_per_task,ops,ops_per_sec,"
 	    "task_min_ops_per_sec,task_max_ops_per_sec,wall_s,cpu_s,idle_frac,sys_idle_frac,nvcsw,"
-	    "nivcsw,verify,failed,param.work_us,param.cs_ns");
+	    "nivcsw,verify,failed");
+	for (int k = 0; stress_param_name(k); k++)
+		fprintf(f, ",param.%s", stress_param_name(k));
 	for (int k = 0; k < sw.n; k++)
 		fprintf(f, ",switch.%s", sw.kv[k].name);
 	for (int k = 0; k < cn.n; k++)
@@ -195,15 +208,16 @@ int report_csv(const char *file, const struct stress_result *r, int n)
 		csv_field(f, x->workload);
 		fputc(',', f);
 		csv_field(f, x->target);
-		fprintf(f, ",%s,%d,%.3f,%ld,%llu,%.1f,%.1f,%.1f,%.6f,%.6f,%.4f,%.4f,%ld,%ld,%s,%d,",
+		fprintf(f, ",%s,%d,%.3f,%ld,%llu,%.1f,%.1f,%.1f,%.6f,%.6f,%.4f,%.4f,%ld,%ld,%s,%d",
 			stress_mode_name(x->mode), x->tasks, x->duration_s, x->ops_per_task,
 			(unsigned long long)x->ops, x->ops_per_sec, x->task_min, x->task_max,
 			x->wall_s, x->cpu_s, x->idle_frac, x->sys_idle_frac, x->nvcsw, x->nivcsw,
 			x->verify, x->failed ? 1 : 0);
-		if (x->has_params)
-			fprintf(f, "%g,%g", x->params.work_us, x->params.cs_ns);
-		else
+		for (int k = 0; stress_param_name(k); k++) {
 			fputc(',', f);
+			if (x->param_mask & (1u << k))
+				fprintf(f, "%g", stress_param_value(&x->params, k));
+		}
 		for (int k = 0; k < sw.n; k++) {
 			const struct stress_kv *kv = kvset_find(&x->switches, sw.kv[k].name);
 

@@ -68,10 +68,23 @@ struct stress_shared {
 	struct stress_slot slot[];
 };
 
+/* Workload parameters (-p NAME=VALUE); which ones a workload uses: WP_* in its row. */
 struct stress_params {
-	double work_us; /* bkl-mix: compute between critical sections */
-	double cs_ns;	/* bkl-mix: length of the critical section */
+	double work_us;	  /* bkl-mix: compute between critical sections */
+	double cs_ns;	  /* bkl-mix: length of the critical section */
+	double vmas;	  /* fork-vmas: VMAs of the process that is forked */
+	double pages;	  /* page_fault2/3, numa-race, fork-race: pages per task */
+	double window_ns; /* numa-race, fork-race: race window widened by this */
 };
+#define STRESS_NPARAMS 5
+#define WP_WORK_US     0x01
+#define WP_CS_NS       0x02
+#define WP_VMAS	       0x04
+#define WP_PAGES       0x08
+#define WP_WINDOW_NS   0x10
+/* Name and value of parameter i (report order); NULL name past the end. */
+const char *stress_param_name(int i);
+double stress_param_value(const struct stress_params *p, int i);
 
 /* Options of the whole invocation (read-only once parsed). */
 struct stress_opts {
@@ -88,10 +101,15 @@ struct stress_opts {
 	bool test_race_window; /* test only: rendezvous inside the locked section */
 	double hang_timeout_s; /* bound on start-up and stop of tasks */
 	struct stress_params params;
-	bool params_set[2];
-	void *switches; /* struct rv_switches * (model), opaque here */
+	bool params_set[STRESS_NPARAMS];
+	void *switches;		     /* struct rv_switches * (model), opaque here */
+	const char **switches_given; /* names given with -o (model) */
+	int nswitches_given;
 	int ncpus;
 };
+
+/* Whether the user set model switch `name` with -o. */
+bool stress_switch_given(const struct stress_opts *opt, const char *name);
 
 struct stress_workload;
 struct stress_impl;
@@ -107,6 +125,7 @@ struct stress_run {
 	char vpath[3][PATH_MAX];    /* lock-verify counter files */
 	ino_t shared_ino;
 	struct stress_shared *sh;
+	void *switches;			  /* model: this run's switches (struct rv_switches *) */
 	struct task_struct *model_parent; /* model: the task tasks fork/clone from */
 	void *priv;			  /* the workload's own (setup) */
 	char setup_call[64];		  /* failure in setup/verify: the call */
@@ -133,7 +152,10 @@ struct stress_task {
  * (for --model with a model task attached); task_init/op/task_fini in each
  * task.  Return 0, or -1 after recording the failure with stress_fail()
  * (tasks) or stress_setup_fail() (parent).  verify returns 1 pass, 0 fail
- * (with run->verify_msg set), -1 error.
+ * (with run->verify_msg set), -1 error.  switches (model only, optional)
+ * adjusts this run's switches (run->switches) before the model instance is
+ * created, e.g. a default the user did not override; it runs with no
+ * instance live and returns 0 or -1 with a message on stderr.
  */
 struct stress_impl {
 	int (*setup)(struct stress_run *run);
@@ -142,6 +164,7 @@ struct stress_impl {
 	void (*task_fini)(struct stress_task *t);
 	int (*verify)(struct stress_run *run, uint64_t total_ops);
 	void (*teardown)(struct stress_run *run);
+	int (*switches)(struct stress_run *run);
 };
 
 #define WL_VERIFIES	0x1 /* --verify checks something beyond errors */
@@ -155,6 +178,7 @@ struct stress_workload {
 	const struct stress_impl *path;
 	const struct stress_impl *model;
 	const char *model_note; /* where the model implementation comes from */
+	unsigned params;	/* WP_* parameters it uses (reported with the run) */
 };
 
 extern const struct stress_workload stress_workloads[];
@@ -188,7 +212,8 @@ void stress_race_window(struct stress_task *t);
 /* Model glue (wl_model.c). */
 int stress_model_parse_switch(void *sw, const char *name, const char *value);
 void *stress_model_switches_new(void);
-int stress_model_instance_create(const struct stress_opts *opt, char *err, size_t errlen);
+void *stress_model_switches_dup(const void *sw);
+int stress_model_instance_create(const void *sw, char *err, size_t errlen);
 int stress_model_instance_destroy(char *err, size_t errlen);
 int stress_model_run_begin(struct stress_run *run); /* parent task */
 struct task_struct *stress_model_task_new(struct stress_run *run);
@@ -234,6 +259,7 @@ struct stress_result {
 	const char *verify; /* "pass", "fail", "n/a" */
 	bool failed;	    /* an error or a verification failure */
 	bool has_params;
+	unsigned param_mask; /* WP_* shown for this run */
 	struct stress_params params;
 	struct stress_kvset switches, counters;
 };

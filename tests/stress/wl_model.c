@@ -53,9 +53,18 @@ void stress_model_switches_help(void)
 	rv_switches_help(stdout, "  ");
 }
 
-int stress_model_instance_create(const struct stress_opts *opt, char *err, size_t errlen)
+void *stress_model_switches_dup(const void *sw)
 {
-	int r = rv_instance_create(opt->switches);
+	struct rv_switches *c = malloc(sizeof(*c));
+
+	if (c)
+		memcpy(c, sw, sizeof(*c));
+	return c;
+}
+
+int stress_model_instance_create(const void *sw, char *err, size_t errlen)
+{
+	int r = rv_instance_create(sw);
 
 	if (r) {
 		snprintf(err, errlen, "rv_instance_create: %s", strerror(-r));

@@ -41,57 +41,71 @@ MODEL_IMPL(stress_model_numa_race);
 
 const struct stress_workload stress_workloads[] = {
     {"fstat1", "fstat() on the task's own file and descriptor", WL_VERIFIES, 0, &path_fstat1,
-     &stress_model_fstat1, FD},
+     &stress_model_fstat1, FD, 0},
     {"fstat2", "fstat() on one shared file, each task its own descriptor", WL_VERIFIES, 0,
-     &path_fstat2, &stress_model_fstat2, FD},
+     &path_fstat2, &stress_model_fstat2, FD, 0},
     {"stat1", "stat() by path of the task's own file", WL_VERIFIES, 0, &path_stat1,
-     &stress_model_stat1, FD},
+     &stress_model_stat1, FD, 0},
     {"stat2", "stat() by path of one shared file", WL_VERIFIES, 0, &path_stat2, &stress_model_stat2,
-     FD},
+     FD, 0},
     {"open1", "open()+close() of the task's own file", WL_VERIFIES, 0, &path_open1,
-     &stress_model_open1, FD},
+     &stress_model_open1, FD, 0},
     {"open3", "open()+close() of one shared file", WL_VERIFIES, 0, &path_open3, &stress_model_open3,
-     FD},
+     FD, 0},
     {"dup1", "dup()+close() of a descriptor in the (threads: shared) fd table", WL_VERIFIES, 0,
-     &path_dup1, &stress_model_dup1, FD},
+     &path_dup1, &stress_model_dup1, FD, 0},
     {"flock1", "flock(LOCK_EX)+flock(LOCK_UN) on the task's own file", 0, 0, &path_flock1,
-     &stress_model_flock1, LK},
+     &stress_model_flock1, LK, 0},
     {"flock2",
      "flock(LOCK_EX)+flock(LOCK_UN) on one shared file, each task its own open file "
      "description (real contention, threads too); --verify checks exclusion",
-     WL_VERIFIES, 0, &path_flock2, &stress_model_flock2, LK},
+     WL_VERIFIES, 0, &path_flock2, &stress_model_flock2, LK, 0},
     {"lock1", "fcntl(F_SETLKW) write lock + unlock of the task's own file", 0, 0, &path_lock1,
-     &stress_model_lock1, LK},
+     &stress_model_lock1, LK, 0},
     {"lock2",
      "fcntl(F_SETLKW) write lock + unlock of one shared file (threads share one POSIX "
      "owner, as in will-it-scale; --verify checks exclusion in processes mode)",
-     WL_VERIFIES, 0, &path_lock2, &stress_model_lock2, LK},
+     WL_VERIFIES, 0, &path_lock2, &stress_model_lock2, LK, 0},
     {"ofd2",
      "fcntl(F_OFD_SETLKW) write lock + unlock of one shared file, each task its own "
      "description; --verify checks exclusion",
-     WL_VERIFIES, 0, &path_ofd2, &stress_model_ofd2, LK},
+     WL_VERIFIES, 0, &path_ofd2, &stress_model_ofd2, LK, 0},
     {"lock-verify",
      "lock, read-modify-write a counter stored in the locked file, unlock; flock and "
      "OFD in both modes, POSIX in processes mode; counters must equal the increments",
-     WL_VERIFIES, 0, &path_lock_verify, &stress_model_lock_verify, LK},
+     WL_VERIFIES, 0, &path_lock_verify, &stress_model_lock_verify, LK, 0},
     {"bkl-mix",
      "AIM7-like: compute work_us, then cs_ns under lock_kernel(); jobs/s, idle, BKL "
      "sleeps and hand-offs per acquisition (--param work_us=,cs_ns=)",
-     WL_VERIFIES | WL_FIXED_PARAMS, 256, NULL, &stress_model_bkl_mix, "vfs/base/base.h"},
+     WL_VERIFIES | WL_FIXED_PARAMS, 256, NULL, &stress_model_bkl_mix, "vfs/base/base.h",
+     WP_WORK_US | WP_CS_NS},
     {"page_fault1",
      "anonymous mmap of 64 pages, write every page, munmap; --verify reads them back", WL_VERIFIES,
-     0, NULL, &stress_model_page_fault1, MM},
-    {"page_fault2", "private file mmap, write every page (COW), munmap", 0, 0, NULL,
-     &stress_model_page_fault2, MM},
-    {"page_fault3", "shared file mmap, write every page, munmap", 0, 0, NULL,
-     &stress_model_page_fault3, MM},
+     0, NULL, &stress_model_page_fault1, MM, 0},
+    {"page_fault2",
+     "private file mmap of `pages` pages (own file per task), write every page (COW "
+     "from the page cache), munmap; cache_pages defaults to half the working set "
+     "(major faults); --verify checks the copies and that the file is unchanged",
+     WL_VERIFIES, 0, NULL, &stress_model_page_fault2, MM, WP_PAGES},
+    {"page_fault3",
+     "shared file mmap of `pages` pages (own file per task), write every page, munmap; "
+     "cache_pages defaults to half the working set; --verify checks that the writes "
+     "reach the file through reclaim",
+     WL_VERIFIES, 0, NULL, &stress_model_page_fault3, MM, WP_PAGES},
     {"fork-vmas",
-     "fork (dup_mmap) and exit of a process with 64 VMAs; --verify compares VMA counts",
-     WL_VERIFIES, 0, NULL, &stress_model_fork_vmas, MM},
-    {"fork-race", "fork racing page faults in the parent's other threads", 0, 0, NULL,
-     &stress_model_fork_race, MM},
-    {"numa-race", "NUMA hinting faults racing filemap faults (PTE recheck)", 0, 0, NULL,
-     &stress_model_numa_race, MM},
+     "fork (dup_mmap) and exit of a process with `vmas` VMAs (default 10000); --verify "
+     "compares VMA counts",
+     WL_VERIFIES, 0, NULL, &stress_model_fork_vmas, MM, WP_VMAS},
+    {"fork-race",
+     "tasks re-map and fault `pages` fresh one-page VMAs while a thread of their "
+     "process forks it and checks each child (fork_check_child); --verify fails on "
+     "fork_unstable_vmas unless fork_vma_lock=never",
+     WL_VERIFIES, 0, NULL, &stress_model_fork_race, MM, WP_PAGES | WP_WINDOW_NS},
+    {"numa-race",
+     "seed-003: tasks write and read their COW'd private file mapping while a NUMA "
+     "scanner thread (task_numa_work) and reclaim run; --verify checks data, and "
+     "spurious_majflt = 0 when pte_recheck=1",
+     WL_VERIFIES, 0, NULL, &stress_model_numa_race, MM, WP_PAGES | WP_WINDOW_NS},
 };
 const int stress_nworkloads = sizeof(stress_workloads) / sizeof(stress_workloads[0]);
 
