@@ -453,16 +453,19 @@ static void *many_thread(void *arg)
 /* Count the waiters on the file with inode ino in a /proc/locks listing. */
 static int count_blocked(const char *listing, unsigned long ino)
 {
-	char line[512], key[64];
+	char *line = NULL, key[64];
+	size_t cap = 0;
 	int n = 0;
 	FILE *f = fopen(listing, "r");
 
 	if (!f)
 		return -1;
 	snprintf(key, sizeof(key), ":%lu ", ino);
-	while (fgets(line, sizeof(line), f))
+	/* getline: nested waiters are indented one column per level */
+	while (getline(&line, &cap, f) > 0)
 		if (strstr(line, "->") && strstr(line, key))
 			n++;
+	free(line);
 	fclose(f);
 	return n;
 }
