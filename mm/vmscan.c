@@ -8,7 +8,10 @@
  * holds more than rv_sw.cache_pages folios, the task that added one reclaims
  * the oldest ones (direct reclaim): isolate with a reference, trylock the
  * folio, unmap it from every VMA through i_mmap (try_to_unmap), write it
- * back if dirty, remove it from the mapping.  A later fault on it is a major
+ * back unless the store already holds its current contents
+ * (folio_store_current: not only dirty folios, also clean ones the store
+ * never saw, from fallocate or a hole zero-filled by a fault), remove it
+ * from the mapping.  A later fault on it is a major
  * fault (backing-store read, io_latency_us).  Anonymous folios are never on
  * the LRU: they are never reclaimed (the seed's mlockall case).
  *
@@ -22,7 +25,8 @@
 
 RV_STAT_DEFINE(reclaim_scanned, "page-cache folios considered by reclaim");
 RV_STAT_DEFINE(reclaim_freed, "page-cache folios reclaimed to the backing store");
-RV_STAT_DEFINE(reclaim_writebacks, "dirty folios written back by reclaim");
+RV_STAT_DEFINE(reclaim_writebacks, "folios written back by reclaim (dirty or never stored)");
+RV_STAT_DEFINE(reclaim_unstored_writebacks, "clean never-stored folios written back by reclaim");
 RV_STAT_DEFINE(reclaim_unmapped, "PTEs removed by reclaim (try_to_unmap)");
 RV_STAT_DEFINE(numa_scan_ptes, "PTEs made PROTNONE by the NUMA-hinting scan");
 
@@ -95,12 +99,22 @@ static bool shrink_folio(struct folio *folio)
 	 * reader) keeps it */
 	if (folio_ref_count(folio) > 2)
 		goto out;
-	if (folio_test_dirty(folio)) {
+	/*
+	 * The store must hold the folio's current contents before it goes:
+	 * dirty folios, and clean ones it never saw (fallocate, a hole
+	 * zero-filled by a fault), whose data and space would be lost.
+	 */
+	if (!folio_store_current(folio)) {
+		bool dirty = folio_test_dirty(folio);
+
 		if (filemap_writeback_folio(folio))
 			goto out;
 		rv_stat_inc(reclaim_writebacks);
+		if (!dirty)
+			rv_stat_inc(reclaim_unstored_writebacks);
 	}
-	filemap_remove_folio(folio);
+	if (filemap_remove_folio(folio))
+		goto out;
 	freed = true;
 	rv_stat_inc(reclaim_freed);
 out:

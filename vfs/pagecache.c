@@ -17,6 +17,12 @@
  *   Truncation runs with invalidate_lock held exclusive, so no folio is
  *     instantiated concurrently by mm's fault path (which holds it shared)
  *     and no write runs (it holds i_rwsem, as does the truncating caller).
+ *   PG_stored (with PG_dirty clear: folio_store_current) says the store
+ *     holds the folio's current contents; it is set by a fill from the
+ *     store and by writeback, under the folio lock.  Only such a folio may
+ *     leave the cache through filemap_remove_folio (reclaim): a clean folio
+ *     the store never saw (fallocate, a zero-filled hole) is written back
+ *     first, or its data and its block would be lost.
  *   memstore: one spinlock per mapping's store around its xarray; read and
  *     writeback copy under it (the modelled device latency sleeps outside).
  */
@@ -276,12 +282,17 @@ static void __filemap_remove_folio(struct address_space *m, struct folio *f)
 	folio_put(f);
 }
 
-void filemap_remove_folio(struct folio *folio)
+int filemap_remove_folio(struct folio *folio)
 {
 	struct address_space *m = folio->mapping;
 
-	if (m)
-		__filemap_remove_folio(m, folio);
+	if (!m)
+		return 0;
+	/* never drop data or space: the store must have what the cache has */
+	if (!folio_store_current(folio))
+		return -EBUSY;
+	__filemap_remove_folio(m, folio);
+	return 0;
 }
 
 static bool store_has(struct address_space *m, int64_t index)
@@ -345,6 +356,7 @@ repeat:
 			folio_put(f);
 			return err;
 		}
+		folio_set_flag(f, PG_stored); /* the store has what we read */
 		rv_stat_inc(store_folio_reads);
 	} else if (!(fgp & FGP_NOFILL)) {
 		memset(f->data, 0, PAGE_SIZE);
@@ -366,15 +378,19 @@ int filemap_writeback_folio(struct folio *f)
 	struct address_space *m = f->mapping;
 	int err;
 
-	if (!m || !folio_test_dirty(f))
+	/* dirty, or clean but never stored (fallocate, a zero-filled hole) */
+	if (!m || !m->a_store || folio_store_current(f) || !folio_test_uptodate(f))
 		return 0;
 	folio_set_flag(f, PG_writeback);
+	/* cleared before the copy: a modification during it re-dirties */
 	folio_clear_flag(f, PG_dirty);
 	err = m->a_store->writeback_folio(m, f);
-	if (err)
+	if (err) {
 		folio_set_flag(f, PG_dirty);
-	else
+	} else {
+		folio_set_flag(f, PG_stored);
 		rv_stat_inc(store_folio_writes);
+	}
 	folio_clear_flag(f, PG_writeback);
 	return err;
 }

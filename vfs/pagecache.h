@@ -55,9 +55,12 @@
  * The backing store is where a folio's data lives when it is not cached.
  * The VFS ships an in-memory store (memstore_ops): written-back pages are
  * copied into a per-mapping map; read_folio copies them back (sleeping
- * rv_sw.io_latency_us first, to model a device).  Reclaim (mm) writes a dirty
- * folio back with filemap_writeback_folio and removes it with
- * filemap_remove_folio; a later lookup misses and re-reads it.
+ * rv_sw.io_latency_us first, to model a device).  Reclaim (mm) removes a
+ * folio with filemap_remove_folio only once the store holds its current
+ * contents (folio_store_current: PG_stored set, PG_dirty clear), writing it
+ * back with filemap_writeback_folio first otherwise -- a clean folio the
+ * store never saw (fallocate, a hole zero-filled by a fault) included, or
+ * its space and data would be lost; a later lookup misses and re-reads it.
  *
  * Space accounting (size= limit): a file page counts once while it exists in
  * the cache or the store (mapping->nrblocks); filemap_grab_folio reserves a
@@ -125,6 +128,8 @@ enum pageflags {
 	PG_swapbacked, /* free for mm */
 	PG_private,    /* folio->private in use (mm) */
 	PG_waiters,    /* someone sleeps in folio_lock (hint) */
+	PG_stored,     /* the backing store holds this folio's contents as of its
+			* fill or last writeback (see folio_store_current) */
 	__NR_PAGEFLAGS,
 };
 
@@ -184,6 +189,20 @@ static inline void folio_mark_uptodate(struct folio *f)
 	folio_set_flag(f, PG_uptodate);
 }
 void folio_mark_dirty(struct folio *f);
+/*
+ * Whether the backing store holds this folio's current contents: it was
+ * filled from the store or written back (PG_stored) and not modified since
+ * (PG_dirty clear).  Only such a folio may leave the cache without I/O.  A
+ * folio created for an index the store does not hold (fallocate, a hole
+ * zero-filled by a fault, a write) is not, even while clean.  Stable while
+ * the folio is locked and unmapped.
+ */
+static inline bool folio_store_current(const struct folio *f)
+{
+	unsigned long fl = __atomic_load_n(&f->flags, __ATOMIC_ACQUIRE);
+
+	return (fl & (1UL << PG_stored | 1UL << PG_dirty)) == 1UL << PG_stored;
+}
 
 static inline int folio_ref_count(const struct folio *f)
 {
@@ -294,11 +313,16 @@ int filemap_grab_folio(struct address_space *mapping, int64_t index, unsigned fg
  * 0 or -EEXIST.  Does no space accounting. */
 int filemap_add_folio(struct address_space *mapping, struct folio *folio, int64_t index);
 /* Remove a locked folio from its mapping (reclaim); drops the cache's
- * reference.  Space stays accounted if the store holds the index. */
-void filemap_remove_folio(struct folio *folio);
-/* Write a locked dirty folio back to the store and clear PG_dirty. */
+ * reference; its space stays accounted (the store holds the index).
+ * Returns 0, or -EBUSY (nothing done) when the store does not hold the
+ * folio's current contents (folio_store_current): write it back first. */
+int filemap_remove_folio(struct folio *folio);
+/* Make the store hold a locked folio's current contents: write it back
+ * when it is dirty or was never stored (clears PG_dirty, sets PG_stored);
+ * 0 at once when folio_store_current already.  0 or -errno. */
 int filemap_writeback_folio(struct folio *folio);
-/* Write back every dirty folio in [start, end] bytes (fsync). */
+/* filemap_writeback_folio on every cached folio in [start, end] bytes
+ * (fsync): afterwards the store holds the range as the cache has it. */
 int filemap_write_and_wait_range(struct address_space *mapping, int64_t start, int64_t end);
 /* Remove every folio at or beyond byte lstart (partial first folio is zeroed
  * past lstart) and drop the store's pages there.  Caller holds
