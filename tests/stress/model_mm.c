@@ -29,6 +29,14 @@
  * (atomic, written by the owner) and `err` (release store, polled by the
  * owner between ops).
  *
+ * fork-race's checker walks the rmap from folios the child maps.  Under
+ * fork_vma_lock=never a child can map a folio whose anon_vma only the
+ * parent's VMA keeps alive (that is the bug), so the check must run before
+ * the parent can unmap it: a per-process rwlock of the workload (not a
+ * model lock) is held for write by the forker across fork + check and for
+ * read by the tasks around their munmap/mmap.  The faults, which are the
+ * race, never take it.
+ *
  * -p window_ns= (default 1000; 0 leaves it unarmed) arms an injection
  * point inside the race window with a callback that spins that long:
  * numa_prot_window (the scanner's ptep_modify_prot_start..commit, PTE lock
@@ -397,17 +405,25 @@ struct mm_companion {
 	struct task_struct *task; /* a model thread of the owner's process */
 	void (*fn)(struct mm_companion *c);
 	double hang_timeout_s;
-	int stop;	  /* atomic: set by the owner */
-	int err;	  /* atomic (release): errno of a failed call, 0 if none */
-	const char *call; /* the failed call (written before err) */
-	uint64_t loops;	  /* scans or forks done */
-	uint64_t found;	  /* fork-race: inconsistent child VMAs seen */
+	int stop;		       /* atomic: set by the owner */
+	int err;		       /* atomic (release): errno of a failed call, 0 if none */
+	const char *call;	       /* the failed call (written before err) */
+	uint64_t loops;		       /* scans or forks done */
+	uint64_t found;		       /* fork-race: inconsistent child VMAs seen */
+	pthread_rwlock_t *region_lock; /* fork-race: see the top of the file */
 };
 
 /* Per-task state of the race workloads. */
 struct mm_race_task {
 	unsigned long addr, len;
-	struct mm_companion *comp; /* NULL unless this task owns its process's */
+	struct mm_companion *comp;     /* NULL unless this task owns its process's */
+	pthread_rwlock_t *region_lock; /* fork-race: its process's */
+};
+
+/* fork-race's run->priv: one region lock per model process. */
+struct fr_run {
+	int n;
+	pthread_rwlock_t lock[];
 };
 
 static void comp_fail(struct mm_companion *c, const char *call, int err)
@@ -435,6 +451,7 @@ static void *comp_main(void *arg)
 /* Owner's thread: start a companion in current's process. */
 static int comp_start(struct stress_task *t, void (*fn)(struct mm_companion *c))
 {
+	struct mm_race_task *rtp = t->priv;
 	struct mm_race_task *rt = t->priv;
 	struct mm_companion *c = calloc(1, sizeof(*c));
 	pthread_attr_t attr;
@@ -443,6 +460,7 @@ static int comp_start(struct stress_task *t, void (*fn)(struct mm_companion *c))
 	if (!c)
 		return stress_fail(t, "calloc", ENOMEM);
 	c->fn = fn;
+	c->region_lock = rtp->region_lock;
 	c->hang_timeout_s = t->run->opt->hang_timeout_s;
 	c->task = task_clone_thread(current);
 	if (!c->task) {
@@ -541,8 +559,12 @@ static void race_task_fini(struct stress_task *t)
 	if (!rt)
 		return;
 	comp_stop(t);
+	if (rt->region_lock)
+		pthread_rwlock_rdlock(rt->region_lock);
 	if (rt->len)
 		vm_munmap(current->mm, rt->addr, rt->len);
+	if (rt->region_lock)
+		pthread_rwlock_unlock(rt->region_lock);
 	free(rt);
 	t->priv = NULL;
 }
@@ -655,14 +677,17 @@ const struct stress_impl stress_model_numa_race = {
 static void forker(struct mm_companion *c)
 {
 	while (!comp_stopping(c)) {
-		struct task_struct *child = task_fork(current);
+		struct task_struct *child;
 
+		pthread_rwlock_wrlock(c->region_lock);
+		child = task_fork(current);
+		if (child && child->mm)
+			c->found += (uint64_t)fork_check_child(child->mm);
+		pthread_rwlock_unlock(c->region_lock);
 		if (!child) {
 			comp_fail(c, "task_fork", errno);
 			return;
 		}
-		if (child->mm)
-			c->found += (uint64_t)fork_check_child(child->mm);
 		task_exit(child);
 		c->loops++;
 	}
@@ -670,9 +695,36 @@ static void forker(struct mm_companion *c)
 
 static int fr_setup(struct stress_run *run)
 {
+	struct fr_run *fr;
+	pthread_rwlockattr_t attr;
+
 	if (mm_setup(run))
 		return -1;
+	fr = calloc(1, sizeof(*fr) + run->ntasks * sizeof(fr->lock[0]));
+	if (!fr)
+		return stress_setup_fail(run, "calloc", ENOMEM);
+	/* writer preference: the tasks' read holds must not starve the forker */
+	pthread_rwlockattr_init(&attr);
+	pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	for (int i = 0; i < run->ntasks; i++)
+		pthread_rwlock_init(&fr->lock[i], &attr);
+	pthread_rwlockattr_destroy(&attr);
+	fr->n = run->ntasks;
+	run->priv = fr;
 	return arm_window(run, "dup_mmap_before_copy");
+}
+
+static void fr_teardown(struct stress_run *run)
+{
+	struct fr_run *fr = run->priv;
+
+	race_teardown(run);
+	if (!fr)
+		return;
+	for (int i = 0; i < fr->n; i++)
+		pthread_rwlock_destroy(&fr->lock[i]);
+	free(fr);
+	run->priv = NULL;
 }
 
 static unsigned long fr_stride(const struct stress_run *run)
@@ -695,6 +747,8 @@ static int fr_task_init(struct stress_task *t)
 		return stress_fail(t, "fork-race region (tasks x pages too large)", ENOMEM);
 	rt->addr = FR_BASE + t->id * stride;
 	rt->len = 2 * run_pages(t->run) * PAGE_SIZE;
+	rt->region_lock =
+	    &((struct fr_run *)t->run->priv)->lock[t->run->opt->mode == MODE_PROCESSES ? t->id : 0];
 	if (owns_process(t))
 		return comp_start(t, forker);
 	return 0;
@@ -712,18 +766,22 @@ static int fr_op(struct stress_task *t)
 
 	if (comp_check(t))
 		return -1;
+	pthread_rwlock_rdlock(rt->region_lock);
 	r = vm_munmap(mm, rt->addr, rt->len);
-	if (r)
-		return stress_fail(t, "vm_munmap", -r);
-	for (unsigned long i = 0; i < n; i++) {
+	for (unsigned long i = 0; !r && i < n; i++) {
 		unsigned long a = rt->addr + 2 * i * PAGE_SIZE;
 		long got =
 		    vm_mmap(mm, a, PAGE_SIZE, RW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0);
 
-		if (got != (long)a)
+		if (got != (long)a) {
+			pthread_rwlock_unlock(rt->region_lock);
 			return stress_fail(t, "vm_mmap(MAP_FIXED|MAP_ANONYMOUS)",
 					   got < 0 ? (int)-got : EINVAL);
+		}
 	}
+	pthread_rwlock_unlock(rt->region_lock);
+	if (r)
+		return stress_fail(t, "vm_munmap", -r);
 	for (unsigned long i = 0; i < n; i++) {
 		r = rv_mm_write(rt->addr + 2 * i * PAGE_SIZE, &stamp, sizeof(stamp));
 		if (r)
@@ -765,5 +823,5 @@ const struct stress_impl stress_model_fork_race = {
     .op = fr_op,
     .task_fini = race_task_fini,
     .verify = fr_verify,
-    .teardown = race_teardown,
+    .teardown = fr_teardown,
 };
