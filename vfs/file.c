@@ -10,6 +10,9 @@
  * fully-ordered increment pairs with it.  __fput() runs in the context of
  * whoever dropped the last reference (the kernel defers it to task_work;
  * the model runs it synchronously), never under an fd table's file_lock.
+ * With bkl_ops=release, f_op->release runs under the BKL (a sleeping lock
+ * for the sem-fifo and sem-steal kinds), so the last fput must come from a
+ * task context that may sleep.
  */
 #include "vfs/vfs.h"
 
@@ -92,8 +95,17 @@ void __fput(struct file *file)
 
 	if (vfs_file_hooks.locks_remove_file)
 		vfs_file_hooks.locks_remove_file(file);
-	if (file->f_op && file->f_op->release)
+	if (file->f_op && file->f_op->release) {
+		/* bkl_ops=release: ->release under the BKL (2.6's tty_release) */
+		const bool bkl = rv_sw.bkl_ops & BKL_OP_RELEASE;
+
+		if (unlikely(bkl))
+			lock_kernel();
+		RV_INJECT("bkl_ops_release");
 		file->f_op->release(inode, file);
+		if (unlikely(bkl))
+			unlock_kernel();
+	}
 	if (vfs_file_hooks.file_put_path)
 		vfs_file_hooks.file_put_path(file);
 	rv_stat_inc(file_frees);

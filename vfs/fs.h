@@ -26,7 +26,14 @@
  *  file operations (any struct file from filp_open/vfs_open_inode):
  *  vfs_read/vfs_write (advance *pos; pos NULL = use and advance f_pos
  *  under file->f_pos_lock), vfs_llseek (SEEK_SET/CUR/END/DATA/HOLE),
- *  vfs_fsync, vfs_fallocate (mode 0), and fput from vfs/file.h to close.
+ *  vfs_fsync, vfs_fallocate (mode 0), vfs_ioctl (RCUVFS_IOC_*), and fput
+ *  from vfs/file.h to close.
+ *
+ *  bkl_ops (rv_sw.bkl_ops, fixed for the instance): open (do_dentry_open,
+ *  the common tail of filp_open and vfs_open_inode), release (__fput around
+ *  f_op->release), setattr (vfs_setattr, so truncation too) and ioctl
+ *  (vfs_ioctl) take the BKL around their work, as 2.6-era kernels did; each
+ *  reads the switch once.  A sleep inside releases the BKL (schedule()).
  *
  * Objects, fields and their locks
  * -------------------------------
@@ -65,6 +72,7 @@
 #ifndef RCUVFS_VFS_FS_H
 #define RCUVFS_VFS_FS_H
 
+#include <linux/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -349,6 +357,22 @@ ssize_t vfs_write(struct file *file, const void *buf, size_t count, int64_t *pos
 int64_t vfs_llseek(struct file *file, int64_t offset, int whence);
 int vfs_fsync(struct file *file, int datasync);
 int vfs_fallocate(struct file *file, int mode, int64_t offset, int64_t len);
+
+/*
+ * ioctl: a restricted set of rcuvfs's own commands (vfs/ioctl.c), the path
+ * that bkl_ops=ioctl puts under the BKL as 2.6.26's vfs_ioctl did for every
+ * ->ioctl.  `arg` is the address of the caller's buffer (a uint64_t for the
+ * _IOR commands).  Returns 0, -ENOTTY for any other command, -EFAULT for a
+ * NULL buffer, -EBADF on an O_PATH file.  The numbers (type 0xB7) are not
+ * among the ioctls the kernel's VFS handles itself (do_vfs_ioctl), so on a
+ * FUSE mount they reach the daemon as restricted ioctls, whose direction
+ * and size the number encodes (_IOC_DIR, _IOC_SIZE).
+ */
+#define RCUVFS_IOC_MAGIC      0xB7
+#define RCUVFS_IOC_NOP	      _IO(RCUVFS_IOC_MAGIC, 0)		  /* nothing; BKL benchmarks */
+#define RCUVFS_IOC_GETGEN     _IOR(RCUVFS_IOC_MAGIC, 1, uint64_t) /* the file's f_gen */
+#define RCUVFS_IOC_GETVERSION _IOR(RCUVFS_IOC_MAGIC, 2, uint64_t) /* the inode's i_generation */
+long vfs_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 /* Truncate (or extend) to size; caller holds no locks. */
 int vfs_truncate(struct inode *inode, int64_t size);
 

@@ -284,8 +284,14 @@ int inode_truncate_locked(struct inode *inode, int64_t size)
 	return 0;
 }
 
+/*
+ * notify_change: with bkl_ops=setattr the whole change, i_rwsem included,
+ * runs under the BKL (taken outside i_rwsem; a sleep on i_rwsem releases it
+ * through schedule()).
+ */
 int vfs_setattr(struct inode *inode, const struct iattr *attr)
 {
+	const bool bkl = rv_sw.bkl_ops & BKL_OP_SETATTR; /* read-mostly, once */
 	unsigned int v = attr->ia_valid;
 	struct timespec now;
 	int err = 0;
@@ -296,6 +302,9 @@ int vfs_setattr(struct inode *inode, const struct iattr *attr)
 		if (!S_ISREG(inode->i_mode))
 			return -EINVAL;
 	}
+	if (unlikely(bkl))
+		lock_kernel();
+	RV_INJECT("bkl_ops_setattr");
 	down_write(&inode->i_rwsem);
 	if (v & ATTR_SIZE) {
 		int64_t old = i_size_read(inode);
@@ -323,6 +332,8 @@ int vfs_setattr(struct inode *inode, const struct iattr *attr)
 	inode_attr_unlock(inode);
 out:
 	up_write(&inode->i_rwsem);
+	if (unlikely(bkl))
+		unlock_kernel();
 	return err;
 }
 

@@ -1275,9 +1275,17 @@ int do_truncate(const char *path, int64_t length)
 
 /* ---- open -------------------------------------------------------------- */
 
-/* Make a struct file; consumes the dentry reference (may be NULL). */
+/*
+ * Make a struct file; consumes the dentry reference (may be NULL).  The
+ * common open path of filp_open and vfs_open_inode (the FUSE daemon's open,
+ * create and opendir).  With bkl_ops=open the part that stands for the
+ * file system's ->open (O_TRUNC, the file's creation) runs under the BKL,
+ * as 2.6's chrdev_open and the driver ->open methods did; a sleep inside it
+ * (i_rwsem for O_TRUNC) releases the BKL through schedule().
+ */
 static int do_dentry_open(struct inode *inode, struct dentry *d, int flags, struct file **out)
 {
+	const bool bkl = rv_sw.bkl_ops & BKL_OP_OPEN; /* read-mostly, once */
 	struct file *f;
 	int err;
 
@@ -1293,10 +1301,13 @@ static int do_dentry_open(struct inode *inode, struct dentry *d, int flags, stru
 		err = -ELOOP;
 		goto out_dput;
 	}
+	if (unlikely(bkl))
+		lock_kernel();
+	RV_INJECT("bkl_ops_open");
 	if ((flags & O_TRUNC) && (flags & O_ACCMODE) != O_RDONLY && S_ISREG(inode->i_mode)) {
 		err = vfs_truncate(inode, 0);
 		if (err)
-			goto out_dput;
+			goto out_unlock;
 	}
 	ihold(inode);
 	f = alloc_file(inode, d, (unsigned int)flags,
@@ -1304,11 +1315,16 @@ static int do_dentry_open(struct inode *inode, struct dentry *d, int flags, stru
 	if (!f) {
 		iput(inode);
 		err = -ENOMEM;
-		goto out_dput;
+		goto out_unlock;
 	}
 	f->f_mapping = inode->i_mapping;
+	if (unlikely(bkl))
+		unlock_kernel();
 	*out = f;
 	return 0;
+out_unlock:
+	if (unlikely(bkl))
+		unlock_kernel();
 out_dput:
 	if (d)
 		dput(d);
