@@ -58,7 +58,7 @@ for cfg in $RCUVFS_CONFIGS; do
 		name=rcuvfs
 	else
 		"$BIN/rcuvfs" "$m" -o "$cfg"
-		name="rcuvfs($cfg)"
+		name="rcuvfs:$(sed 's/filelock=//g; s/,/+/g' <<<"$cfg")"
 	fi
 	add_target "$name" "$m"
 	i=$((i + 1))
