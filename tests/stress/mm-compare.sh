@@ -1,0 +1,158 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# tests/stress/mm-compare.sh - the mm issue's benchmark in one run, with
+# rcuvfs-stress --model:
+#   1. page_fault2/3 with pte_recheck=1 vs 0, cache_pages below the working
+#      set (the workloads' default: half of it): ops/s, majflt per op,
+#      spurious_majflt, and the 1/0 ratio of each round;
+#   2. fork-race throughput with fork_vma_lock=always vs never, the race
+#      window left natural (-p window_ns=0: no injection point armed):
+#      task ops/s (re-map + fault rounds), forks/s, fork_unstable_vmas;
+#   3. the two races with their windows widened (-p window_ns=1000, the
+#      default), verified: numa-race under pte_recheck 1/0 (spurious major
+#      faults), fork-race under always/never (inconsistent children).
+# Rounds alternate the switch values (1 then 0 in odd rounds, 0 then 1 in
+# even ones); a table line is the mean over the rounds and the range of the
+# per-round ratios.
+#
+# usage: tests/stress/mm-compare.sh [--build DIR] [--tasks LIST] [--mode threads|processes]
+#        [--duration S] [--warmup S] [--rounds N] [--pages N]
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build=${RCUVFS_BUILD:-$root/build}
+tasks=1,2
+mode=threads
+duration=2
+warmup=0.5
+rounds=3
+pages=128
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--build) build=$2; shift 2 ;;
+	--tasks) tasks=$2; shift 2 ;;
+	--mode) mode=$2; shift 2 ;;
+	--duration) duration=$2; shift 2 ;;
+	--warmup) warmup=$2; shift 2 ;;
+	--rounds) rounds=$2; shift 2 ;;
+	--pages) pages=$2; shift 2 ;;
+	-h|--help) sed -n '/^# usage:/,/^set /p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "mm-compare: unknown option $1" >&2; exit 2 ;;
+	esac
+done
+stress=$build/bin/rcuvfs-stress
+[ -x "$stress" ] || { echo "mm-compare: $stress not built" >&2; exit 2; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+common=(--model --tasks "$tasks" --mode "$mode" --duration "$duration" --warmup "$warmup"
+	--quiet -p "pages=$pages")
+rc=0
+
+# run LABEL VALUE ARGS...: one rcuvfs-stress invocation; rows appended to $tmp/rows as
+# "label value workload tasks ops_per_sec wall_s majflt minflt spurious nopage forks unstable"
+run() {
+	local label=$1 value=$2
+	shift 2
+	"$stress" "${common[@]}" "$@" --csv "$tmp/run.csv" >"$tmp/run.out" 2>&1 ||
+		{ cat "$tmp/run.out" >&2; echo "mm-compare: run failed: $*" >&2; rc=1; }
+	[ -f "$tmp/run.csv" ] || return
+	awk -F, -v l="$label" -v v="$value" '
+	NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	function g(n) { return (n in c) && $(c[n]) != "" ? $(c[n]) : 0 }
+	{ print l, v, g("workload"), g("tasks"), g("ops_per_sec"), g("wall_s"),
+		g("counter.majflt"), g("counter.minflt"), g("counter.spurious_majflt"),
+		g("counter.pte_recheck_nopage"), g("counter.mm_forks"),
+		g("counter.fork_unstable_vmas") }' "$tmp/run.csv" >>"$tmp/rows"
+	rm -f "$tmp/run.csv"
+}
+
+for r in $(seq "$rounds"); do
+	if [ $((r % 2)) = 1 ]; then a=1 b=0 x=always y=never; else a=0 b=1 x=never y=always; fi
+	echo "round $r/$rounds" >&2
+	for v in $a $b; do
+		run pf "$r:$v" -o "pte_recheck=$v" --workload page_fault2,page_fault3
+	done
+	for v in $x $y; do
+		run fr "$r:$v" -o "fork_vma_lock=$v" --workload fork-race -p window_ns=0
+	done
+done
+echo "races (window_ns=1000, --verify)" >&2
+for v in 1 0; do
+	run race "1:$v" -o "pte_recheck=$v" --workload numa-race --verify
+done
+for v in always never; do
+	run race "1:$v" -o "fork_vma_lock=$v" --workload fork-race --verify
+done
+
+echo "rcuvfs-stress --model, $mode, $(nproc) CPUs, ${duration} s per run, $rounds rounds, pages=$pages"
+awk -v tasklist="$tasks" -v rounds="$rounds" '
+{
+	split($2, rv, ":"); rd = rv[1]; val = rv[2]
+	k = $1 SUBSEP val SUBSEP $3 SUBSEP $4
+	n[k]++; ops[k] += $5; wall[k] += $6; maj[k] += $7; minf[k] += $8; sp[k] += $9
+	nop[k] += $10; fk[k] += $11; un[k] += $12; opsum[k] += $5 * $6
+	per[$1, val, $3, $4, rd] = $5
+}
+function mean(a, k) { return n[k] ? a[k] / n[k] : 0 }
+function perop(a, k) { return opsum[k] > 0 ? a[k] / opsum[k] : 0 }
+function range(t, w, ts, v1, v0,   r, lo, hi, q) {
+	lo = ""; hi = ""
+	for (r = 1; r <= rounds; r++) {
+		if (!((t, v1, w, ts, r) in per) || !((t, v0, w, ts, r) in per) || per[t, v0, w, ts, r] == 0)
+			continue
+		q = per[t, v1, w, ts, r] / per[t, v0, w, ts, r]
+		if (lo == "" || q < lo) lo = q
+		if (hi == "" || q > hi) hi = q
+	}
+	return lo == "" ? "-" : sprintf("%.3f..%.3f", lo, hi)
+}
+END {
+	m = split(tasklist, ts, ",")
+	printf "\n1. page_fault2/3, pte_recheck 1 vs 0 (cache_pages = half the working set)\n"
+	printf "%-12s %5s %5s %12s %12s %10s %10s %9s %16s\n", "workload", "tasks", "recheck",
+		"ops/s", "pages/s", "majflt/op", "minflt/op", "spurious", "1/0 per round"
+	split("page_fault2 page_fault3", w, " ")
+	for (i = 1; i <= 2; i++)
+		for (j = 1; j <= m; j++)
+			for (v = 1; v >= 0; v--) {
+				k = "pf" SUBSEP v SUBSEP w[i] SUBSEP ts[j]
+				printf "%-12s %5s %5s %12.0f %12.0f %10.1f %10.1f %9d %16s\n", w[i], ts[j],
+					v, mean(ops, k), mean(ops, k) * PAGES, perop(maj, k), perop(minf, k),
+					sp[k], v ? range("pf", w[i], ts[j], 1, 0) : ""
+			}
+	printf "\n2. fork-race throughput, always vs never (window_ns=0: natural window)\n"
+	printf "%-12s %5s %12s %12s %12s %16s %16s\n", "fork_vma_lock", "tasks", "task ops/s",
+		"forks/s", "unstable", "ops a/n", "forks/s a/n"
+	split("always never", lk, " ")
+	for (j = 1; j <= m; j++)
+		for (i = 1; i <= 2; i++) {
+			k = "fr" SUBSEP lk[i] SUBSEP "fork-race" SUBSEP ts[j]
+			ka = "fr" SUBSEP "always" SUBSEP "fork-race" SUBSEP ts[j]
+			kn = "fr" SUBSEP "never" SUBSEP "fork-race" SUBSEP ts[j]
+			printf "%-13s %5s %12.0f %12.0f %12d %16s %16s\n", lk[i], ts[j], mean(ops, k),
+				wall[k] ? fk[k] / wall[k] : 0, un[k],
+				i == 1 ? range("fr", "fork-race", ts[j], "always", "never") : "",
+				i == 1 && fk[kn] && wall[ka] ? sprintf("%.3f", (fk[ka] / wall[ka]) / (fk[kn] / wall[kn])) : ""
+		}
+	printf "\n3. the races, windows widened (window_ns=1000), --verify\n"
+	printf "%-10s %-20s %5s %12s %9s %10s %9s %10s\n", "workload", "switch", "tasks", "ops/s",
+		"majflt", "spurious", "nopage", "unstable"
+	for (j = 1; j <= m; j++) {
+		for (v = 1; v >= 0; v--) {
+			k = "race" SUBSEP v SUBSEP "numa-race" SUBSEP ts[j]
+			printf "%-10s %-20s %5s %12.0f %9d %10d %9d %10s\n", "numa-race", "pte_recheck=" v,
+				ts[j], mean(ops, k), maj[k], sp[k], nop[k], "-"
+		}
+		for (i = 1; i <= 2; i++) {
+			k = "race" SUBSEP lk[i] SUBSEP "fork-race" SUBSEP ts[j]
+			printf "%-10s %-20s %5s %12.0f %9s %10s %9s %10d\n", "fork-race",
+				"fork_vma_lock=" lk[i], ts[j], mean(ops, k), "-", "-", "-", un[k]
+		}
+	}
+}' PAGES="$pages" "$tmp/rows"
+[ $rc = 0 ] || echo "mm-compare: a run failed (see above)" >&2
+exit $rc
