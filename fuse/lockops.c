@@ -47,6 +47,12 @@
  * freed.  No thread calls fuse_reply_* or fuse_req_interrupt_func holding
  * lkw_lock, helper.lock, an lkf_hash bucket lock or any model lock.
  *
+ * Entry points (declared in fuse/daemon.h): rvf_ll_getlk/setlk/flock (the
+ * libfuse ops), rvf_locks_flush and rvf_locks_release (ops.c, FLUSH and
+ * RELEASE), rvf_locks_shutdown (main.c after the loop, and teardown;
+ * idempotent), rvf_locks_drop_all (teardown: POSIX locks of handles the
+ * kernel never released), rvf_locks_format (/.rcuvfs/locks).
+ *
  * Locks here (none nests inside a model lock; the model and libfuse never
  * call us holding one of them):
  *   lkw_lock        the list of pending waiters (lkw_all), for shutdown
@@ -368,23 +374,6 @@ static void lkf_release(struct file *file)
 	}
 }
 
-static void lkf_clear(void)
-{
-	struct lkf_rec *r, *t;
-
-	pthread_once(&lkf_once, lkf_init);
-	for (int i = 0; i < LKF_BUCKETS; i++) {
-		pthread_mutex_lock(&lkf_hash[i].lock);
-		list_for_each_entry_safe(r, t, &lkf_hash[i].head, link)
-		{
-			list_del_init(&r->link);
-			free(r->owners);
-			free(r);
-		}
-		pthread_mutex_unlock(&lkf_hash[i].lock);
-	}
-}
-
 /* ---- the operations -------------------------------------------------------- */
 
 /* The file behind a lock request's fh, referenced; NULL: replied already. */
@@ -594,6 +583,29 @@ void rvf_locks_shutdown(void)
 	pthread_mutex_unlock(&helper.lock);
 	if (helper.started)
 		pthread_join(helper.thread, NULL);
+	/* a later instance (op-layer tests) may start it again */
 	helper.started = false;
-	lkf_clear();
+	helper.stop = false;
+}
+
+void rvf_locks_drop_all(void)
+{
+	struct lkf_rec *r, *t;
+
+	pthread_once(&lkf_once, lkf_init);
+	lk_scope_enter();
+	for (int i = 0; i < LKF_BUCKETS; i++) {
+		pthread_mutex_lock(&lkf_hash[i].lock);
+		list_for_each_entry_safe(r, t, &lkf_hash[i].head, link)
+		{
+			/* r->file is still in the fd table: records go at RELEASE */
+			for (size_t k = 0; k < r->n; k++)
+				locks_remove_posix(r->file, (fl_owner_t)(uintptr_t)r->owners[k]);
+			list_del_init(&r->link);
+			free(r->owners);
+			free(r);
+		}
+		pthread_mutex_unlock(&lkf_hash[i].lock);
+	}
+	lk_scope_exit();
 }
