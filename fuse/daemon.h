@@ -189,6 +189,8 @@ int rvf_op_statfs(const struct rvf_ctx *ctx, fuse_ino_t ino, struct statvfs *st)
 int rvf_op_access(const struct rvf_ctx *ctx, fuse_ino_t ino, int mask);
 int rvf_op_fallocate(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, int mode, off_t off,
 		     off_t len);
+int rvf_op_ioctl(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, unsigned int cmd,
+		 void *out, size_t out_size, size_t *out_len);
 int rvf_op_lseek(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, off_t off, int whence,
 		 off_t *out);
 

@@ -42,6 +42,7 @@ RVF_DEFINE_REQ_STAT(access)
 RVF_DEFINE_REQ_STAT(create)
 RVF_DEFINE_REQ_STAT(fallocate)
 RVF_DEFINE_REQ_STAT(lseek)
+RVF_DEFINE_REQ_STAT(ioctl)
 
 static struct rvf_ctx req_ctx(fuse_req_t req)
 {
@@ -405,6 +406,28 @@ static void lo_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
 		fuse_reply_lseek(req, res);
 }
 
+static void lo_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
+		     struct fuse_file_info *fi, unsigned flags, const void *in_buf, size_t in_bufsz,
+		     size_t out_bufsz)
+{
+	struct rvf_ctx c = req_ctx(req);
+	uint64_t out;
+	size_t len;
+	int err;
+
+	rv_stat_inc(req_ioctl);
+	if (flags & FUSE_IOCTL_COMPAT) {
+		fuse_reply_err(req, ENOSYS);
+		return;
+	}
+	err = rvf_op_ioctl(&c, ino, fi->fh, cmd, &out,
+			   out_bufsz < sizeof(out) ? out_bufsz : sizeof(out), &len);
+	if (err)
+		fuse_reply_err(req, -err);
+	else
+		fuse_reply_ioctl(req, 0, len ? &out : NULL, len);
+}
+
 const struct fuse_lowlevel_ops rvf_ll_ops = {
     .init = lo_init,
     .destroy = lo_destroy,
@@ -439,4 +462,5 @@ const struct fuse_lowlevel_ops rvf_ll_ops = {
     .getlk = rvf_ll_getlk,
     .setlk = rvf_ll_setlk,
     .flock = rvf_ll_flock,
+    .ioctl = lo_ioctl,
 };

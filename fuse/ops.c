@@ -122,12 +122,6 @@ void rvf_fs_teardown(void)
 	rvf.live = 0;
 }
 
-/* The BKL around a path when the bkl_ops switch names it (2.6 style). */
-static __always_inline bool bkl_op(unsigned int bit)
-{
-	return (rv_sw.bkl_ops & bit) != 0;
-}
-
 /* ---- inodes, attributes, entries --------------------------------------- */
 
 static struct inode *rvf_inode(fuse_ino_t ino)
@@ -294,11 +288,8 @@ int rvf_op_setattr(const struct rvf_ctx *ctx, fuse_ino_t ino, const struct stat 
 	}
 	if (to_set & FUSE_SET_ATTR_CTIME)
 		ia.ia_valid |= ATTR_CTIME;
-	if (bkl_op(BKL_OP_SETATTR))
-		lock_kernel();
+	/* vfs_setattr takes the BKL itself when bkl_ops has setattr */
 	err = ia.ia_valid ? vfs_setattr(inode, &ia) : 0;
-	if (bkl_op(BKL_OP_SETATTR))
-		unlock_kernel();
 	if (file)
 		fput(file);
 	if (!err)
@@ -459,7 +450,6 @@ struct file *rvf_fget(uint64_t fh)
 static int fh_close(uint64_t fh)
 {
 	struct file *file = rvf_fget(fh);
-	int err;
 
 	if (!file)
 		return -EBADF;
@@ -471,12 +461,7 @@ static int fh_close(uint64_t fh)
 	 * own release is the only way to close a reused fd, and both are bugs
 	 * of the sender.
 	 */
-	if (bkl_op(BKL_OP_RELEASE)) {
-		lock_kernel();
-		err = close_fd((unsigned int)fh);
-		unlock_kernel();
-		return err;
-	}
+	/* the last fput's release runs under the BKL when bkl_ops has release */
 	return close_fd((unsigned int)fh);
 }
 
@@ -496,11 +481,8 @@ int rvf_op_open(const struct rvf_ctx *ctx, fuse_ino_t ino, int flags, uint64_t *
 		return rvf_ctl_open(ino, flags, fh);
 	}
 	rvf_enter();
-	if (bkl_op(BKL_OP_OPEN))
-		lock_kernel();
+	/* the open runs under the BKL when bkl_ops has open (vfs/) */
 	err = vfs_open_inode(rvf_inode(ino), open_flags(flags), &file);
-	if (bkl_op(BKL_OP_OPEN))
-		unlock_kernel();
 	if (err)
 		return err;
 	return rvf_fh_install(file, fh);
@@ -882,5 +864,40 @@ int rvf_op_lseek(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, off_t o
 	if (ret < 0)
 		return (int)ret;
 	*out = ret;
+	return 0;
+}
+
+/*
+ * ioctl: rcuvfs's restricted commands (RCUVFS_IOC_*, vfs_ioctl; under the
+ * BKL with bkl_ops=ioctl).  _IOR commands return their uint64_t in out.
+ */
+int rvf_op_ioctl(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, unsigned int cmd,
+		 void *out, size_t out_size, size_t *out_len)
+{
+	struct file *file;
+	uint64_t val = 0;
+	long ret;
+
+	*out_len = 0;
+	if (rvf_ino_is_ctl(ino))
+		return -ENOTTY;
+	if (_IOC_DIR(cmd) & _IOC_READ) {
+		if (_IOC_SIZE(cmd) != sizeof(val) || out_size < sizeof(val))
+			return -EINVAL;
+	} else if (_IOC_DIR(cmd) != _IOC_NONE) {
+		return -ENOTTY;
+	}
+	rvf_enter();
+	file = rvf_fget(fh);
+	if (!file)
+		return -EBADF;
+	ret = vfs_ioctl(file, cmd, (unsigned long)(uintptr_t)&val);
+	fput(file);
+	if (ret < 0)
+		return (int)ret;
+	if (_IOC_DIR(cmd) & _IOC_READ) {
+		memcpy(out, &val, sizeof(val));
+		*out_len = sizeof(val);
+	}
 	return 0;
 }

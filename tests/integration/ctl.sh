@@ -56,5 +56,21 @@ for name in req_getattr req_lookup fget_retries; do
 	grep -q "^$name [0-9]" "$R/.rcuvfs/stats" || fail "stats lacks $name"
 done
 grep -q . "$R/.rcuvfs/slabinfo" || fail "slabinfo is empty"
+# rcuvfs's restricted ioctls reach the model (vfs_ioctl) through the mount
+echo x >"$R/ioc"
+out=$(python3 - "$R/ioc" <<'PY' 2>&1
+import fcntl, os, struct, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+fcntl.ioctl(fd, 0xB700)                                   # RCUVFS_IOC_NOP
+gen = struct.unpack("Q", fcntl.ioctl(fd, 0x8008B701, bytes(8)))[0]  # GETGEN
+try:
+    fcntl.ioctl(fd, 0xB7FF)
+    print("unknown ioctl accepted")
+except OSError as e:
+    print("gen", gen > 0, "unknown", e.errno)
+PY
+)
+[ "$out" = "gen True unknown 25" ] && pass "ioctl: NOP, GETGEN, ENOTTY for others" || fail "ioctl: $out"
+grep -q "^req_ioctl [1-9]" "$R/.rcuvfs/stats" || fail "req_ioctl not counted"
 unmount_rcuvfs "$R" "$RPID" && pass "unmount"
 it_finish

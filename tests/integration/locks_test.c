@@ -12,7 +12,8 @@
  *   locks_test many DIR N flock|ofd N threads blocked on one file while the
  *                                   filesystem keeps answering; then all are
  *                                   granted in turn (mutual exclusion checked)
- *   locks_test hold FILE flock|posix    take the lock, print "held", sleep
+ *   locks_test hold FILE                take a flock and a POSIX write lock on
+ *                                       the whole file, print "held", sleep
  *   locks_test wait FILE flock|posix    block on the lock; print the outcome;
  *                                       exit 0 when the call failed
  *
@@ -27,7 +28,9 @@
  * Locking: the shared page is written with atomics; each log buffer by its
  * process only.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -828,7 +831,10 @@ static int cmd_hold(char **argv)
 
 	if (fd < 0)
 		die("open");
-	e = take(fd, argv[3], false);
+	/* both kinds, so that waiters of either kind block behind us */
+	e = take(fd, "flock", false);
+	if (!e)
+		e = take(fd, "posix", false);
 	printf("%s\n", e ? ename(e) : "held");
 	fflush(stdout);
 	if (e)
@@ -862,12 +868,12 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 5 && !strcmp(argv[1], "many"))
 		return cmd_many(argc, argv);
-	if (argc >= 4 && !strcmp(argv[1], "hold"))
+	if (argc >= 3 && !strcmp(argv[1], "hold"))
 		return cmd_hold(argv);
 	if (argc >= 4 && !strcmp(argv[1], "wait"))
 		return cmd_wait(argv);
 	fprintf(stderr,
-		"usage: %s contend DIR [SCENARIO] | many DIR N flock|ofd | hold FILE flock|posix |"
+		"usage: %s contend DIR [SCENARIO] | many DIR N flock|ofd | hold FILE |"
 		" wait FILE flock|posix\n",
 		argv[0]);
 	return 2;
