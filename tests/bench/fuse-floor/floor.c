@@ -6,7 +6,8 @@
  * It serves a root directory holding any name as the one regular file
  * (inode 2).  lookup, getattr, open, flush, release, flock, getlk and setlk
  * are answered at once from constants; entry and attribute timeouts are 0, as
- * rcuvfs's defaults, so the kernel sends the same requests to both.  It runs
+ * rcuvfs's defaults, and it mounts with default_permissions as rcuvfs does,
+ * so the kernel sends the same requests to both.  It runs
  * the same multithreaded loop configuration as rcuvfs (libfuse 3.12+ loop
  * config, idle workers kept), so the ratio rcuvfs/floor measures the model's
  * cost and nothing else.
@@ -144,6 +145,10 @@ int main(int argc, char **argv)
 	}
 	if (opts.max_threads < 64)
 		opts.max_threads = 64;
+	/* the mount options rcuvfs uses: default_permissions makes every path
+	 * walk fetch the directories' attributes too (timeouts are 0) */
+	if (fuse_opt_add_arg(&args, "-odefault_permissions,fsname=fuse-floor"))
+		goto out;
 	se = fuse_session_new(&args, &floor_ops, sizeof(floor_ops), NULL);
 	if (!se)
 		goto out;
