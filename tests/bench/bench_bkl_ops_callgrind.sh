@@ -1,0 +1,45 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# tests/bench/bench_bkl_ops_callgrind.sh - instructions per operation on the
+# bkl_ops paths (open+close, setattr, ioctl), per bkl_ops value.
+#
+# Runs bench_bkl_ops ITERS 1 CONFIG under valgrind --tool=callgrind,
+# collecting only inside its loop_* functions, and prints each loop's
+# inclusive instruction count divided by ITERS (deterministic, unlike ns/op
+# on a shared machine).  Give a second bench binary built against another
+# tree (e.g. one without the switch) to compare the `none` rows.
+#
+# Usage: tests/bench/bench_bkl_ops_callgrind.sh [BUILD_DIR] [ITERS] [OTHER_BENCH]
+set -eu
+
+build=${1:-build}
+iters=${2:-20000}
+other=${3:-}
+bench=$build/bin/bench_bkl_ops
+if [ ! -x "$bench" ]; then
+	echo "no $bench: build first (cmake --build $build --target bench_bkl_ops)" >&2
+	exit 1
+fi
+command -v valgrind >/dev/null || { echo "valgrind not installed" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+row() { # label binary config
+	valgrind --tool=callgrind --callgrind-out-file="$tmp/out" --toggle-collect='loop_*' \
+		"$2" "$iters" 1 "$3" >"$tmp/log" 2>&1 || { cat "$tmp/log" >&2; exit 1; }
+	callgrind_annotate --inclusive=yes "$tmp/out" 2>/dev/null |
+		awk -v n="$iters" -v label="$1" '
+		/:loop_open \[/    { gsub(",", "", $1); o = $1 / n }
+		/:loop_setattr \[/ { gsub(",", "", $1); s = $1 / n }
+		/:loop_ioctl \[/   { gsub(",", "", $1); i = $1 / n }
+		END { printf "%-22s %12.1f %12.1f %12.1f\n", label, o, s, i }'
+}
+
+printf '%-22s %12s %12s %12s\n' "bkl_ops (Ir/op)" open+close setattr ioctl
+for cfg in none open+release setattr ioctl all; do
+	row "$cfg" "$bench" "$cfg"
+done
+if [ -n "$other" ]; then
+	row "none ($(basename "$other"))" "$other" none
+fi
