@@ -77,7 +77,7 @@ RV_STAT_DEFINE(req_flock, "FUSE flock requests");
 RV_STAT_DEFINE(fuse_lock_deferred, "blocking lock requests answered later (deferred grants)");
 RV_STAT_DEFINE(fuse_lock_granted, "deferred lock requests answered by the thread that granted");
 RV_STAT_DEFINE(fuse_lock_interrupted, "deferred lock requests answered EINTR after an interrupt");
-RV_STAT_DEFINE(fuse_lock_unmount, "deferred lock requests answered ENOLCK at unmount");
+RV_STAT_DEFINE(fuse_lock_shutdown, "deferred lock requests answered ENOLCK at unmount");
 RV_STAT_DEFINE(fuse_lock_helper_grants, "grants answered by the helper thread (outside a scope)");
 
 /* ---- deferred waiters ---------------------------------------------------- */
@@ -569,7 +569,7 @@ void rvf_locks_shutdown(void)
 	pthread_mutex_unlock(&lkw_lock);
 	for (i = 0; i < n; i++) {
 		if (locks_cancel_req(v[i]->lreq) == -EINTR) {
-			rv_stat_inc(fuse_lock_unmount);
+			rv_stat_inc(fuse_lock_shutdown);
 			lkw_complete(v[i], -ENOLCK);
 		}
 		lkw_put(v[i]);
