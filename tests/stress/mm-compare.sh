@@ -13,8 +13,10 @@
 #      default), verified: numa-race under pte_recheck 1/0 (spurious major
 #      faults), fork-race under always/never (inconsistent children).
 # Rounds alternate the switch values (1 then 0 in odd rounds, 0 then 1 in
-# even ones); a table line is the mean over the rounds and the range of the
-# per-round ratios.
+# even ones).  On a shared machine wall-clock rates swing with other
+# programs' load, so a line shows the best round's ops/s, the ops per
+# CPU-second of the tasks summed over all rounds (steadier: time the tasks
+# did not run is not counted), and the range of the per-round ratios.
 #
 # usage: tests/stress/mm-compare.sh [--build DIR] [--tasks LIST] [--mode threads|processes]
 #        [--duration S] [--warmup S] [--rounds N] [--pages N]
@@ -53,7 +55,8 @@ common=(--model --tasks "$tasks" --mode "$mode" --duration "$duration" --warmup 
 rc=0
 
 # run LABEL VALUE ARGS...: one rcuvfs-stress invocation; rows appended to $tmp/rows as
-# "label value workload tasks ops_per_sec wall_s majflt minflt spurious nopage forks unstable"
+# "label round:value workload tasks ops_per_sec wall_s majflt minflt spurious nopage forks
+# unstable cpu_s"
 run() {
 	local label=$1 value=$2
 	shift 2
@@ -66,7 +69,7 @@ run() {
 	{ print l, v, g("workload"), g("tasks"), g("ops_per_sec"), g("wall_s"),
 		g("counter.majflt"), g("counter.minflt"), g("counter.spurious_majflt"),
 		g("counter.pte_recheck_nopage"), g("counter.mm_forks"),
-		g("counter.fork_unstable_vmas") }' "$tmp/run.csv" >>"$tmp/rows"
+		g("counter.fork_unstable_vmas"), g("cpu_s") }' "$tmp/run.csv" >>"$tmp/rows"
 	rm -f "$tmp/run.csv"
 }
 
@@ -89,70 +92,77 @@ for v in always never; do
 done
 
 echo "rcuvfs-stress --model, $mode, $(nproc) CPUs, ${duration} s per run, $rounds rounds, pages=$pages"
-awk -v tasklist="$tasks" -v rounds="$rounds" '
+awk -v tasklist="$tasks" -v rounds="$rounds" -v PAGES="$pages" '
 {
 	split($2, rv, ":"); rd = rv[1]; val = rv[2]
 	k = $1 SUBSEP val SUBSEP $3 SUBSEP $4
-	n[k]++; ops[k] += $5; wall[k] += $6; maj[k] += $7; minf[k] += $8; sp[k] += $9
-	nop[k] += $10; fk[k] += $11; un[k] += $12; opsum[k] += $5 * $6
+	ops = $5 * $6
+	if (!(k in best) || $5 > best[k]) { best[k] = $5; bfk[k] = $6 > 0 ? $11 / $6 : 0 }
+	tops[k] += ops; maj[k] += $7; minf[k] += $8; sp[k] += $9; nop[k] += $10
+	un[k] += $12; cpu[k] += $13
 	per[$1, val, $3, $4, rd] = $5
 }
-function mean(a, k) { return n[k] ? a[k] / n[k] : 0 }
-function perop(a, k) { return opsum[k] > 0 ? a[k] / opsum[k] : 0 }
-function range(t, w, ts, v1, v0,   r, lo, hi, q) {
+function perop(a, k) { return tops[k] > 0 ? a[k] / tops[k] : 0 }
+function opcpu(k) { return cpu[k] > 0 ? tops[k] / cpu[k] : 0 }
+function ratio(a, b) { return b > 0 ? sprintf("%.3f", a / b) : "-" }
+function range(t, w, tk, v1, v0,   r, lo, hi, q) {
 	lo = ""; hi = ""
 	for (r = 1; r <= rounds; r++) {
-		if (!((t, v1, w, ts, r) in per) || !((t, v0, w, ts, r) in per) || per[t, v0, w, ts, r] == 0)
+		if (!((t, v1, w, tk, r) in per) || !((t, v0, w, tk, r) in per) || per[t, v0, w, tk, r] == 0)
 			continue
-		q = per[t, v1, w, ts, r] / per[t, v0, w, ts, r]
+		q = per[t, v1, w, tk, r] / per[t, v0, w, tk, r]
 		if (lo == "" || q < lo) lo = q
 		if (hi == "" || q > hi) hi = q
 	}
-	return lo == "" ? "-" : sprintf("%.3f..%.3f", lo, hi)
+	return lo == "" ? "-" : sprintf("%.2f..%.2f", lo, hi)
 }
 END {
 	m = split(tasklist, ts, ",")
 	printf "\n1. page_fault2/3, pte_recheck 1 vs 0 (cache_pages = half the working set)\n"
-	printf "%-12s %5s %5s %12s %12s %10s %10s %9s %16s\n", "workload", "tasks", "recheck",
-		"ops/s", "pages/s", "majflt/op", "minflt/op", "spurious", "1/0 per round"
+	printf "%-12s %5s %7s %10s %11s %10s %9s %9s %8s %8s %8s %12s\n", "workload", "tasks",
+		"recheck", "best op/s", "pages/s", "op/cpu-s", "majflt/op", "minflt/op", "spurious",
+		"1/0 best", "1/0 cpu", "1/0 rounds"
 	split("page_fault2 page_fault3", w, " ")
 	for (i = 1; i <= 2; i++)
 		for (j = 1; j <= m; j++)
 			for (v = 1; v >= 0; v--) {
 				k = "pf" SUBSEP v SUBSEP w[i] SUBSEP ts[j]
-				printf "%-12s %5s %5s %12.0f %12.0f %10.1f %10.1f %9d %16s\n", w[i], ts[j],
-					v, mean(ops, k), mean(ops, k) * PAGES, perop(maj, k), perop(minf, k),
-					sp[k], v ? range("pf", w[i], ts[j], 1, 0) : ""
+				k0 = "pf" SUBSEP 0 SUBSEP w[i] SUBSEP ts[j]
+				printf "%-12s %5s %7s %10.0f %11.0f %10.0f %9.1f %9.1f %8d %8s %8s %12s\n",
+					w[i], ts[j], v, best[k], best[k] * PAGES, opcpu(k), perop(maj, k),
+					perop(minf, k), sp[k], v ? ratio(best[k], best[k0]) : "",
+					v ? ratio(opcpu(k), opcpu(k0)) : "",
+					v ? range("pf", w[i], ts[j], 1, 0) : ""
 			}
 	printf "\n2. fork-race throughput, always vs never (window_ns=0: natural window)\n"
-	printf "%-12s %5s %12s %12s %12s %16s %16s\n", "fork_vma_lock", "tasks", "task ops/s",
-		"forks/s", "unstable", "ops a/n", "forks/s a/n"
+	printf "%-13s %5s %10s %10s %10s %10s %9s %9s %12s\n", "fork_vma_lock", "tasks",
+		"best op/s", "op/cpu-s", "forks/s", "unstable", "a/n best", "a/n cpu", "a/n rounds"
 	split("always never", lk, " ")
 	for (j = 1; j <= m; j++)
 		for (i = 1; i <= 2; i++) {
 			k = "fr" SUBSEP lk[i] SUBSEP "fork-race" SUBSEP ts[j]
-			ka = "fr" SUBSEP "always" SUBSEP "fork-race" SUBSEP ts[j]
 			kn = "fr" SUBSEP "never" SUBSEP "fork-race" SUBSEP ts[j]
-			printf "%-13s %5s %12.0f %12.0f %12d %16s %16s\n", lk[i], ts[j], mean(ops, k),
-				wall[k] ? fk[k] / wall[k] : 0, un[k],
-				i == 1 ? range("fr", "fork-race", ts[j], "always", "never") : "",
-				i == 1 && fk[kn] && wall[ka] ? sprintf("%.3f", (fk[ka] / wall[ka]) / (fk[kn] / wall[kn])) : ""
+			printf "%-13s %5s %10.0f %10.0f %10.0f %10d %9s %9s %12s\n", lk[i], ts[j], best[k],
+				opcpu(k), bfk[k], un[k], i == 1 ? ratio(best[k], best[kn]) : "",
+				i == 1 ? ratio(opcpu(k), opcpu(kn)) : "",
+				i == 1 ? range("fr", "fork-race", ts[j], "always", "never") : ""
 		}
+	printf "(forks/s: in the best round by task ops/s; unstable: all rounds)\n"
 	printf "\n3. the races, windows widened (window_ns=1000), --verify\n"
-	printf "%-10s %-20s %5s %12s %9s %10s %9s %10s\n", "workload", "switch", "tasks", "ops/s",
+	printf "%-10s %-20s %5s %10s %9s %10s %9s %10s\n", "workload", "switch", "tasks", "op/s",
 		"majflt", "spurious", "nopage", "unstable"
 	for (j = 1; j <= m; j++) {
 		for (v = 1; v >= 0; v--) {
 			k = "race" SUBSEP v SUBSEP "numa-race" SUBSEP ts[j]
-			printf "%-10s %-20s %5s %12.0f %9d %10d %9d %10s\n", "numa-race", "pte_recheck=" v,
-				ts[j], mean(ops, k), maj[k], sp[k], nop[k], "-"
+			printf "%-10s %-20s %5s %10.0f %9d %10d %9d %10s\n", "numa-race", "pte_recheck=" v,
+				ts[j], best[k], maj[k], sp[k], nop[k], "-"
 		}
 		for (i = 1; i <= 2; i++) {
 			k = "race" SUBSEP lk[i] SUBSEP "fork-race" SUBSEP ts[j]
-			printf "%-10s %-20s %5s %12.0f %9s %10s %9s %10d\n", "fork-race",
-				"fork_vma_lock=" lk[i], ts[j], mean(ops, k), "-", "-", "-", un[k]
+			printf "%-10s %-20s %5s %10.0f %9s %10s %9s %10d\n", "fork-race",
+				"fork_vma_lock=" lk[i], ts[j], best[k], "-", "-", "-", un[k]
 		}
 	}
-}' PAGES="$pages" "$tmp/rows"
+}' "$tmp/rows"
 [ $rc = 0 ] || echo "mm-compare: a run failed (see above)" >&2
 exit $rc

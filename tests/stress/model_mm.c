@@ -45,6 +45,7 @@
  * throughput with a window is not comparable with throughput without one.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -405,25 +406,48 @@ struct mm_companion {
 	struct task_struct *task; /* a model thread of the owner's process */
 	void (*fn)(struct mm_companion *c);
 	double hang_timeout_s;
-	int stop;		       /* atomic: set by the owner */
-	int err;		       /* atomic (release): errno of a failed call, 0 if none */
-	const char *call;	       /* the failed call (written before err) */
-	uint64_t loops;		       /* scans or forks done */
-	uint64_t found;		       /* fork-race: inconsistent child VMAs seen */
-	pthread_rwlock_t *region_lock; /* fork-race: see the top of the file */
+	int stop;			 /* atomic: set by the owner */
+	int err;			 /* atomic (release): errno of a failed call, 0 if none */
+	const char *call;		 /* the failed call (written before err) */
+	uint64_t loops;			 /* scans or forks done */
+	uint64_t found;			 /* fork-race: inconsistent child VMAs seen */
+	struct region_lock *region_lock; /* fork-race: see the top of the file */
 };
 
 /* Per-task state of the race workloads. */
 struct mm_race_task {
 	unsigned long addr, len;
-	struct mm_companion *comp;     /* NULL unless this task owns its process's */
-	pthread_rwlock_t *region_lock; /* fork-race: its process's */
+	struct mm_companion *comp;	 /* NULL unless this task owns its process's */
+	struct region_lock *region_lock; /* fork-race: its process's */
 };
 
-/* fork-race's run->priv: one region lock per model process. */
+/*
+ * fork-race's region lock (see the top of the file), one per model process.
+ * Tasks count themselves in `waiting` while they wait for it; the forker,
+ * after each fork + check, lets them in before it forks again (bounded),
+ * so a forker that re-takes the lock at once cannot starve them.
+ */
+struct region_lock {
+	pthread_rwlock_t rw;
+	int waiting; /* atomic: tasks waiting for rw (read) */
+};
+
+static void region_read_lock(struct region_lock *l)
+{
+	__atomic_fetch_add(&l->waiting, 1, __ATOMIC_ACQ_REL);
+	pthread_rwlock_rdlock(&l->rw);
+	__atomic_fetch_sub(&l->waiting, 1, __ATOMIC_ACQ_REL);
+}
+
+static void region_read_unlock(struct region_lock *l)
+{
+	pthread_rwlock_unlock(&l->rw);
+}
+
+/* fork-race's run->priv */
 struct fr_run {
 	int n;
-	pthread_rwlock_t lock[];
+	struct region_lock lock[];
 };
 
 static void comp_fail(struct mm_companion *c, const char *call, int err)
@@ -560,11 +584,11 @@ static void race_task_fini(struct stress_task *t)
 		return;
 	comp_stop(t);
 	if (rt->region_lock)
-		pthread_rwlock_rdlock(rt->region_lock);
+		region_read_lock(rt->region_lock);
 	if (rt->len)
 		vm_munmap(current->mm, rt->addr, rt->len);
 	if (rt->region_lock)
-		pthread_rwlock_unlock(rt->region_lock);
+		region_read_unlock(rt->region_lock);
 	free(rt);
 	t->priv = NULL;
 }
@@ -679,17 +703,23 @@ static void forker(struct mm_companion *c)
 	while (!comp_stopping(c)) {
 		struct task_struct *child;
 
-		pthread_rwlock_wrlock(c->region_lock);
+		pthread_rwlock_wrlock(&c->region_lock->rw);
 		child = task_fork(current);
 		if (child && child->mm)
 			c->found += (uint64_t)fork_check_child(child->mm);
-		pthread_rwlock_unlock(c->region_lock);
+		pthread_rwlock_unlock(&c->region_lock->rw);
 		if (!child) {
 			comp_fail(c, "task_fork", errno);
 			return;
 		}
 		task_exit(child);
 		c->loops++;
+		/* let the tasks that waited during this fork in first (bounded) */
+		for (int i = 0;
+		     i < 100000 && __atomic_load_n(&c->region_lock->waiting, __ATOMIC_ACQUIRE) &&
+		     !comp_stopping(c);
+		     i++)
+			sched_yield();
 	}
 }
 
@@ -707,7 +737,7 @@ static int fr_setup(struct stress_run *run)
 	pthread_rwlockattr_init(&attr);
 	pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
 	for (int i = 0; i < run->ntasks; i++)
-		pthread_rwlock_init(&fr->lock[i], &attr);
+		pthread_rwlock_init(&fr->lock[i].rw, &attr);
 	pthread_rwlockattr_destroy(&attr);
 	fr->n = run->ntasks;
 	run->priv = fr;
@@ -722,7 +752,7 @@ static void fr_teardown(struct stress_run *run)
 	if (!fr)
 		return;
 	for (int i = 0; i < fr->n; i++)
-		pthread_rwlock_destroy(&fr->lock[i]);
+		pthread_rwlock_destroy(&fr->lock[i].rw);
 	free(fr);
 	run->priv = NULL;
 }
@@ -766,7 +796,7 @@ static int fr_op(struct stress_task *t)
 
 	if (comp_check(t))
 		return -1;
-	pthread_rwlock_rdlock(rt->region_lock);
+	region_read_lock(rt->region_lock);
 	r = vm_munmap(mm, rt->addr, rt->len);
 	for (unsigned long i = 0; !r && i < n; i++) {
 		unsigned long a = rt->addr + 2 * i * PAGE_SIZE;
@@ -774,12 +804,12 @@ static int fr_op(struct stress_task *t)
 		    vm_mmap(mm, a, PAGE_SIZE, RW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0);
 
 		if (got != (long)a) {
-			pthread_rwlock_unlock(rt->region_lock);
+			region_read_unlock(rt->region_lock);
 			return stress_fail(t, "vm_mmap(MAP_FIXED|MAP_ANONYMOUS)",
 					   got < 0 ? (int)-got : EINVAL);
 		}
 	}
-	pthread_rwlock_unlock(rt->region_lock);
+	region_read_unlock(rt->region_lock);
 	if (r)
 		return stress_fail(t, "vm_munmap", -r);
 	for (unsigned long i = 0; i < n; i++) {
