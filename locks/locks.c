@@ -1502,6 +1502,11 @@ long locks_count_blocked(void)
 	return __atomic_load_n(&nr_blocked, __ATOMIC_RELAXED);
 }
 
+long locks_count_contexts(void)
+{
+	return __atomic_load_n(&lk_nr_ctx, __ATOMIC_RELAXED);
+}
+
 int locks_scheme(void)
 {
 	return lk_scheme;

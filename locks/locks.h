@@ -172,6 +172,8 @@ size_t locks_format_proc(char *buf, size_t len);
 /* Held lock records in the instance (all inodes), and blocked requests. */
 long locks_count_held(void);
 long locks_count_blocked(void);
+/* Lock contexts (inode->i_flctx) allocated and not yet freed (leak checks). */
+long locks_count_contexts(void);
 /* Per-owner limit on lock records; returns the previous value. */
 long locks_set_owner_limit(long limit);
 long locks_owner_limit(void);
