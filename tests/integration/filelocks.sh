@@ -15,6 +15,8 @@
 #    then all are granted in turn (mutual exclusion checked);
 #  - stress-ng --lockf 2 --fcntl 2 --flock 2 --lockofd 2 --verify, all four
 #    at once for STRESS_SECS (default 5) s, bounded by timeout;
+#  - grants racing FUSE interrupts (waiters signalled every ~40 us while the
+#    holder's release grants them) neither hang nor fail, 2 s;
 #  - the control files: config names the scheme, stats has the lock, BKL and
 #    FUSE lock counters, locks lists held locks and waiters;
 #  - unmount (SIGTERM) with waiters pending: the daemon exits 0 promptly and
@@ -117,6 +119,15 @@ for cfg in filelock=global filelock=bkl filelock=inode \
 		rm -rf "$R/stress"
 	else
 		echo "note: stress-ng not installed: lock stressors skipped"
+	fi
+
+	# grants racing interrupts (a release under the BKL must never wait on
+	# libfuse's request lock while an interrupt callback waits on the BKL)
+	if timeout 60 "$LT" race "$R" 2 >"$IT_TMP/race.out" 2>&1 &&
+		timeout 10 flock -n "$R/race2" true && rm -f "$R/race2"; then
+		pass "$cfg: grant vs interrupt race: $(cat "$IT_TMP/race.out")"
+	else
+		fail "$cfg: grant vs interrupt race hung or failed: $(cat "$IT_TMP/race.out")"
 	fi
 
 	st=$R/.rcuvfs/stats

@@ -12,6 +12,8 @@
  *   locks_test many DIR N flock|ofd N threads blocked on one file while the
  *                                   filesystem keeps answering; then all are
  *                                   granted in turn (mutual exclusion checked)
+ *   locks_test race DIR SECS            flock waiters interrupted every ~40 us
+ *                                       while the holder's release grants them
  *   locks_test hold FILE                take a flock and a POSIX write lock on
  *                                       the whole file, print "held", sleep
  *   locks_test wait FILE flock|posix    block on the lock; print the outcome;
@@ -816,6 +818,88 @@ static int cmd_many(int argc, char **argv)
 	return many_done == n && !many_bad ? 0 : 1;
 }
 
+/* ---- grant vs interrupt race -------------------------------------------- */
+
+static void on_tick(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * Three waiters block on a flock, interrupted every ~30-44 us (handler
+ * without SA_RESTART: each interrupt ends one request with EINTR and the
+ * waiter asks again), while the parent takes the lock and drops it by
+ * closing its fd: the release grants a waiter whose interrupt may be in
+ * flight.  Passes when it neither hangs (bounded by the caller) nor errs.
+ */
+static int cmd_race(char **argv)
+{
+	int secs = atoi(argv[3]), nw = 3, fd, st, failed = 0;
+	long iters = 0;
+	pid_t kids[3];
+	time_t end;
+
+	dir = argv[2];
+	snprintf(path, sizeof(path), "%s/lk.race", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		die("create");
+	close(fd);
+	for (int k = 0; k < nw; k++) {
+		kids[k] = fork();
+		if (kids[k] < 0)
+			die("fork");
+		if (kids[k] == 0) {
+			struct sigaction sa;
+			struct sigevent sev;
+			struct itimerspec its;
+			timer_t t;
+
+			memset(&sa, 0, sizeof(sa));
+			sa.sa_handler = on_tick;
+			sigaction(SIGUSR1, &sa, NULL);
+			memset(&sev, 0, sizeof(sev));
+			sev.sigev_notify = SIGEV_SIGNAL;
+			sev.sigev_signo = SIGUSR1;
+			if (timer_create(CLOCK_MONOTONIC, &sev, &t))
+				die("timer_create");
+			memset(&its, 0, sizeof(its));
+			its.it_value.tv_nsec = 30000 + k * 7000;
+			its.it_interval.tv_nsec = 30000 + k * 7000;
+			timer_settime(t, 0, &its, NULL);
+			fd = xopen(O_RDWR);
+			for (;;) {
+				if (flock(fd, LOCK_EX)) {
+					if (errno != EINTR)
+						die("flock");
+					continue;
+				}
+				while (flock(fd, LOCK_UN) && errno == EINTR)
+					;
+			}
+		}
+	}
+	end = time(NULL) + secs;
+	while (time(NULL) < end) {
+		fd = xopen(O_RDWR);
+		while (flock(fd, LOCK_EX)) {
+			if (errno != EINTR)
+				die("flock");
+		}
+		usleep(50);
+		close(fd); /* the lock goes with the release: the grant runs there */
+		iters++;
+	}
+	for (int k = 0; k < nw; k++) {
+		kill(kids[k], SIGKILL);
+		if (waitpid(kids[k], &st, 0) < 0 || !WIFSIGNALED(st))
+			failed = 1;
+	}
+	unlink(path);
+	printf("race: %ld lock/close rounds against interrupted waiters\n", iters);
+	return failed;
+}
+
 /* ---- hold / wait (unmount with waiters) --------------------------------- */
 
 static int take(int fd, const char *mode, bool block)
@@ -868,13 +952,15 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 5 && !strcmp(argv[1], "many"))
 		return cmd_many(argc, argv);
+	if (argc >= 4 && !strcmp(argv[1], "race"))
+		return cmd_race(argv);
 	if (argc >= 3 && !strcmp(argv[1], "hold"))
 		return cmd_hold(argv);
 	if (argc >= 4 && !strcmp(argv[1], "wait"))
 		return cmd_wait(argv);
 	fprintf(stderr,
 		"usage: %s contend DIR [SCENARIO] | many DIR N flock|ofd | hold FILE |"
-		" wait FILE flock|posix\n",
+		" wait FILE flock|posix | race DIR SECS\n",
 		argv[0]);
 	return 2;
 }
