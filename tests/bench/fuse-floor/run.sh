@@ -8,7 +8,9 @@
 # Mounts rcuvfs (once per entry of RCUVFS_CONFIGS), the floor daemon and a
 # tmpfs in a temporary directory, then runs, alternating between targets in
 # every round, each MODE loop with each WORKERS count for SECS seconds, ROUNDS
-# times.  Prints the median ops/s per cell and the ratio to the floor.
+# times.  Prints the median ops/s per cell and the ratio to the floor, then
+# the daemons' CPU time per operation (from /proc/PID/stat before and after
+# each run): less sensitive to a loaded machine than throughput.
 #
 # Environment (defaults in brackets):
 #   MODES [fstat stat]   loops of fuse-floor-load (fstat stat flock posix)
@@ -44,9 +46,30 @@ cleanup() {
 }
 trap cleanup EXIT
 
+declare -a PIDS=()
+# The daemon serving mountpoint $1 (its command line names it), or "-".
+daemon_pid() {
+	local p c
+	for p in /proc/[0-9]*; do
+		c=$( { tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null) || continue
+		if [[ "$c" == *" $1 "* ]]; then
+			echo "${p#/proc/}"
+			return
+		fi
+	done
+	echo -
+}
+
+# CPU time (clock ticks, user + system) of pid $1 so far; 0 for "-".
+cpu_ticks() {
+	[ "$1" = - ] && { echo 0; return; }
+	awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null || echo 0
+}
+
 add_target() { # name mountpoint
 	NAMES+=("$1")
 	MOUNTS+=("$2")
+	PIDS+=("$(daemon_pid "$2")")
 }
 
 i=0
@@ -75,21 +98,31 @@ for m in "${MOUNTS[@]}"; do
 	for w in $WORKERS; do for ((k = 0; k < w; k++)); do : >"$m/f.$k"; done; done
 done
 
+HZ=$(getconf CLK_TCK)
+
 echo "# rcuvfs FUSE floor benchmark: $(nproc) CPUs, ${SECS}s per run, $ROUNDS rounds, $(date -u +%F)"
 for ((r = 1; r <= ROUNDS; r++)); do
 	for mode in $MODES; do
 		for w in $WORKERS; do
 			for t in "${!NAMES[@]}"; do
+				c0=$(cpu_ticks "${PIDS[$t]}")
 				v=$("$BIN/fuse-floor-load" "$mode" "${MOUNTS[$t]}/f" "$w" "$SECS")
-				echo "$mode $w ${NAMES[$t]} $v" >>"$RAW"
+				c1=$(cpu_ticks "${PIDS[$t]}")
+				# daemon CPU per operation, microseconds (0: no daemon)
+				cpu=$(awk -v a="$c0" -v b="$c1" -v hz="$HZ" -v ops="$v" -v s="$SECS" \
+					'BEGIN { printf "%.2f", (ops > 0 ? (b - a) * 1e6 / hz / (ops * s) : 0) }')
+				echo "$mode $w ${NAMES[$t]} $v $cpu" >>"$RAW"
 			done
 		done
 	done
 done
 
-# median per (mode, workers, target); ratio to the floor of the same cell
-awk -v names="${NAMES[*]}" '
-{ key = $1 " " $2 " " $3; n[key]++; v[key, n[key]] = $4; cells[$1 " " $2] = 1; order[$1 " " $2] = NR }
+# median per (mode, workers, target); ratio to the floor of the same cell.
+# table 1: ops/s (column 4); table 2: daemon CPU microseconds per op (column 5)
+report() {
+awk -v names="${NAMES[*]}" -v col="$1" -v title="$2" -v fmt="$3" '
+BEGIN { print "# " title }
+{ key = $1 " " $2 " " $3; n[key]++; v[key, n[key]] = $col; cells[$1 " " $2] = 1; if (!($1 " " $2 in order)) order[$1 " " $2] = NR }
 function median(key,   i, j, t, a, c) {
 	c = n[key]
 	for (i = 1; i <= c; i++) a[i] = v[key, i]
@@ -110,8 +143,13 @@ END {
 		split(keys[k], kw, " ")
 		printf "%-6s %-7s", kw[1], kw[2]
 		fl = median(keys[k] " floor")
-		for (i = 1; i <= nt; i++) printf " %16.0f", median(keys[k] " " tn[i])
+		for (i = 1; i <= nt; i++) printf " %16" fmt, median(keys[k] " " tn[i])
 		for (i = 1; i <= nt; i++) if (tn[i] != "floor") printf " %14.2f", (fl > 0 ? median(keys[k] " " tn[i]) / fl : 0)
 		printf "\n"
 	}
 }' "$RAW"
+}
+cp "$RAW" "${RAW_COPY:-/dev/null}"
+report 4 "operations per second (median of $ROUNDS)" ".0f"
+echo
+report 5 "daemon CPU microseconds per operation (user+system; tmpfs: none)" ".2f"
