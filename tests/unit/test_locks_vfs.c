@@ -37,7 +37,7 @@
 
 #define WAIT_MS 10000
 
-static long inodes0; /* vfs_inodes_live() at the start of a test */
+static long inodes0;	       /* vfs_inodes_live() at the start of a test */
 static struct task_struct *me; /* the test thread's own process */
 static int file_seq;
 static char path_buf[4][32];
@@ -137,24 +137,50 @@ static uint64_t ino_of(const char *path)
 
 /* ---- the system calls, through the fd --------------------------------------- */
 
-/* fcntl(fd, cmd, {type, SEEK_SET, start, len}) */
-static int setlk(int fd, unsigned int cmd, int type, int64_t start, int64_t len)
+/*
+ * fcntl(fd, cmd, {type, SEEK_SET, start, len}), as the kernel's fcntl_setlk:
+ * after a POSIX lock was granted, check that fd still names the file.  If
+ * another thread closed it meanwhile (while this one slept in F_SETLKW),
+ * that close's locks_remove_posix ran before the lock existed, so drop it
+ * here and return -EBADF.  Without `recheck` the lock would outlive every
+ * fd of the owner (test_fcntl_close_race shows it).
+ */
+static int __setlk(int fd, unsigned int cmd, int type, int64_t start, int64_t len, bool recheck)
 {
-	struct flock l = {.l_type = (short)type, .l_whence = SEEK_SET, .l_start = start, .l_len = len};
+	struct flock l = {
+	    .l_type = (short)type, .l_whence = SEEK_SET, .l_start = start, .l_len = len};
+	struct files_struct *files = current->files;
 	struct fd f = fdget((unsigned int)fd);
+	struct file *now;
 	int r;
 
 	if (!f.file)
 		return -EBADF;
-	r = fcntl_setlk(f.file, cmd, &l, (fl_owner_t)current->files, current->tgid, NULL);
+	r = fcntl_setlk(f.file, cmd, &l, (fl_owner_t)files, current->tgid, NULL);
+	if (!r && recheck && type != F_UNLCK && (cmd == F_SETLK || cmd == F_SETLKW)) {
+		/* file_lock orders this against close_fd's pick + locks_remove_posix */
+		spin_lock(&files->file_lock);
+		now = files_lookup_fd_raw(files, (unsigned int)fd);
+		spin_unlock(&files->file_lock);
+		if (now != f.file) {
+			locks_remove_posix(f.file, (fl_owner_t)files);
+			r = -EBADF;
+		}
+	}
 	fdput(f);
 	return r;
+}
+
+static int setlk(int fd, unsigned int cmd, int type, int64_t start, int64_t len)
+{
+	return __setlk(fd, cmd, type, start, len, true);
 }
 
 /* fcntl(fd, F_GETLK): the conflicting lock's pid, 0 if none (-errno). */
 static int getlk_pid(int fd, unsigned int cmd, int type, int64_t start, int64_t len)
 {
-	struct flock l = {.l_type = (short)type, .l_whence = SEEK_SET, .l_start = start, .l_len = len};
+	struct flock l = {
+	    .l_type = (short)type, .l_whence = SEEK_SET, .l_start = start, .l_len = len};
 	struct fd f = fdget((unsigned int)fd);
 	int r;
 
@@ -241,7 +267,7 @@ static int blocked_lines(uint64_t ino, pid_t pid, bool *has_pid)
 
 /* ---- workers: a thread attached to its own task ------------------------------ */
 
-enum { W_SETLKW, W_FLOCK, W_FGET_PUT, W_FGET_HOLD };
+enum { W_SETLKW, W_SETLKW_NORECHECK, W_FLOCK, W_FGET_PUT, W_FGET_HOLD };
 
 struct worker {
 	struct task_struct *task;
@@ -267,7 +293,8 @@ static void *worker_main(void *p)
 	task_attach(w->task);
 	switch (w->op) {
 	case W_SETLKW:
-		w->ret = setlk(w->fd, w->cmd, w->type, w->start, w->len);
+	case W_SETLKW_NORECHECK:
+		w->ret = __setlk(w->fd, w->cmd, w->type, w->start, w->len, w->op == W_SETLKW);
 		break;
 	case W_FLOCK:
 		w->ret = do_flock(w->fd, w->cmd);
@@ -380,6 +407,7 @@ static void end(void)
 
 static void test_posix_close_any_fd(void)
 {
+	pid_t pid;
 	struct task_struct *p, *q, *thr;
 	const char *path;
 	uint64_t ino;
@@ -457,8 +485,9 @@ static void test_posix_close_any_fd(void)
 	CU_ASSERT_STRING_EQUAL(held(ino, p->tgid), "W0-9");
 
 	/* process exit closes every fd: the locks go */
+	pid = p->tgid;
 	texit(p);
-	CU_ASSERT_STRING_EQUAL(held(ino, p->tgid), "");
+	CU_ASSERT_STRING_EQUAL(held(ino, pid), "");
 	as(q);
 	CU_ASSERT_EQUAL(setlk(qa, F_SETLK, F_WRLCK, 0, 0), 0); /* absorbs its R100-109 */
 	CU_ASSERT_STRING_EQUAL(held(ino, q->tgid), "W0-EOF");
@@ -471,6 +500,7 @@ static void test_posix_close_any_fd(void)
 
 static void test_fork(void)
 {
+	pid_t pid;
 	struct task_struct *p, *c, *q;
 	const char *path;
 	uint64_t ino;
@@ -558,8 +588,9 @@ static void test_fork(void)
 	CU_ASSERT_STRING_EQUAL(held(ino, c->tgid), "FR");
 	/* the child's exit drops the last reference: the flock lock goes */
 	as(q);
+	pid = c->tgid;
 	texit(c);
-	CU_ASSERT_STRING_EQUAL(held(ino, c->tgid), "");
+	CU_ASSERT_STRING_EQUAL(held(ino, pid), "");
 	CU_ASSERT_EQUAL(do_flock(qa, LOCK_EX | LOCK_NB), 0);
 	texit(q);
 	texit(p);
@@ -570,6 +601,7 @@ static void test_fork(void)
 
 static void test_flock_ofd_last_reference(void)
 {
+	pid_t pid;
 	struct task_struct *p, *q;
 	const char *path;
 	uint64_t ino;
@@ -612,8 +644,9 @@ static void test_flock_ofd_last_reference(void)
 	as(q);
 	CU_ASSERT_EQUAL(do_flock(qa, LOCK_EX | LOCK_NB), 0);
 	CU_ASSERT_EQUAL(setlk(qa, F_OFD_SETLK, F_WRLCK, 0, 0), 0);
+	pid = q->tgid;
 	texit(q); /* exit: the last reference of q's description */
-	CU_ASSERT_STRING_EQUAL(held(ino, q->tgid), "");
+	CU_ASSERT_STRING_EQUAL(held(ino, pid), "");
 	CU_ASSERT_STRING_EQUAL(held(ino, -1), "");
 	texit(p);
 	end();
@@ -893,7 +926,8 @@ static void run_interrupted(bool use_flock)
 		if (use_flock)
 			w[i] = (struct worker){.cmd = LOCK_EX};
 		else
-			w[i] = (struct worker){.cmd = F_SETLKW, .type = F_WRLCK, .start = 0, .len = 10};
+			w[i] = (struct worker){
+			    .cmd = F_SETLKW, .type = F_WRLCK, .start = 0, .len = 10};
 		worker_block(&w[i], q[i], use_flock ? W_FLOCK : W_SETLKW, fd[i], i + 1);
 	}
 	as(p);
@@ -943,6 +977,75 @@ static void test_interrupted_flock(void)
 	run_interrupted(true);
 }
 
+/* ---- fcntl racing close in another thread of the owner ------------------------- */
+
+/*
+ * Thread W of P sleeps in F_SETLKW on fd a (fdget took a reference: the
+ * table is shared).  Thread P closes a: its locks_remove_posix finds
+ * nothing, since W holds no lock yet.  Q unlocks, W is granted.  With the
+ * kernel's recheck W finds a closed, drops the lock and gets -EBADF; W's
+ * fdput is the last reference.  Without it the lock outlives every fd P had
+ * on the file (and its struct file): only a later close by P of some fd of
+ * the inode (or P's exit with one open) removes it.
+ */
+static void run_fcntl_close_race(bool recheck)
+{
+	struct task_struct *p, *t, *q;
+	struct worker w = {0};
+	const char *path;
+	uint64_t ino;
+	int a, b, qa;
+
+	begin();
+	p = new_process("p");
+	q = new_process("q");
+	path = new_path();
+	as(q);
+	qa = open_fd(path, O_CREAT | O_RDWR);
+	ino = ino_of(path);
+	CU_ASSERT_EQUAL(setlk(qa, F_SETLK, F_WRLCK, 0, 10), 0);
+	as(p);
+	a = open_fd(path, O_RDWR);
+	t = task_clone_thread(p);
+	w = (struct worker){.cmd = F_SETLKW, .type = F_WRLCK, .start = 0, .len = 10};
+	worker_block(&w, t, recheck ? W_SETLKW : W_SETLKW_NORECHECK, a, 1);
+	CU_ASSERT_EQUAL(close_fd((unsigned int)a), 0);
+	CU_ASSERT_EQUAL(nr_files_active(), 2); /* W's fdget reference */
+	CU_ASSERT_FALSE(worker_done(&w));
+	as(q);
+	CU_ASSERT_EQUAL(setlk(qa, F_SETLK, F_UNLCK, 0, 0), 0);
+	worker_join(&w);
+	CU_ASSERT_EQUAL(nr_files_active(), 1);
+	if (recheck) {
+		CU_ASSERT_EQUAL(w.ret, -EBADF);
+		CU_ASSERT_STRING_EQUAL(held(ino, p->tgid), "");
+		CU_ASSERT_EQUAL(setlk(qa, F_SETLK, F_WRLCK, 0, 0), 0);
+	} else {
+		/* the stale lock: P has no fd on the file, yet holds it */
+		CU_ASSERT_EQUAL(w.ret, 0);
+		CU_ASSERT_STRING_EQUAL(held(ino, p->tgid), "W0-9");
+		CU_ASSERT_EQUAL(setlk(qa, F_SETLK, F_WRLCK, 0, 0), -EAGAIN);
+		as(p);
+		b = open_fd(path, O_RDONLY);
+		CU_ASSERT_EQUAL(close_fd((unsigned int)b), 0);
+		CU_ASSERT_STRING_EQUAL(held(ino, p->tgid), "");
+	}
+	texit(t);
+	texit(p);
+	texit(q);
+	end();
+}
+
+static void test_fcntl_close_race(void)
+{
+	run_fcntl_close_race(true);
+}
+
+static void test_fcntl_close_race_norecheck_leaks(void)
+{
+	run_fcntl_close_race(false);
+}
+
 /* ---- suites: filelock scheme x fileref scheme ------------------------------------ */
 
 #define SUITE_INIT(name, ...)                                                                      \
@@ -959,6 +1062,7 @@ SUITE_INIT(bkl_ref, "filelock=bkl", "bkl=sem-steal", "fileref=file-ref")
 SUITE_INIT(inode_inc, "filelock=inode", "fileref=inc-not-zero")
 SUITE_INIT(inode_ref, "filelock=inode", "fileref=file-ref")
 SUITE_INIT(bklops, "filelock=global", "bkl=spin", "bkl_ops=lock", "fileref=inc-not-zero")
+SUITE_INIT(bkl_all, "filelock=bkl", "bkl=sem-fifo", "bkl_ops=all", "fileref=file-ref")
 
 static int cleanup(void)
 {
@@ -968,7 +1072,8 @@ static int cleanup(void)
 		fprintf(stderr, "test_locks_vfs: rv_instance_destroy: %d\n", r);
 	/* contexts live in the inodes, freed at eviction during teardown */
 	if (locks_count_contexts())
-		fprintf(stderr, "test_locks_vfs: %ld lock contexts leaked\n", locks_count_contexts());
+		fprintf(stderr, "test_locks_vfs: %ld lock contexts leaked\n",
+			locks_count_contexts());
 	return r || locks_count_contexts() ? -1 : 0;
 }
 
@@ -976,7 +1081,8 @@ static int cleanup(void)
 	RVTEST(test_posix_close_any_fd), RVTEST(test_fork), RVTEST(test_flock_ofd_last_reference), \
 	    RVTEST(test_last_fput_in_fget), RVTEST(test_last_fput_after_fget),                     \
 	    RVTEST(test_stale_fget_recycled), RVTEST(test_waiters_woken_by_close),                 \
-	    RVTEST(test_interrupted_posix), RVTEST(test_interrupted_flock)
+	    RVTEST(test_interrupted_posix), RVTEST(test_interrupted_flock),                        \
+	    RVTEST(test_fcntl_close_race), RVTEST(test_fcntl_close_race_norecheck_leaks)
 
 RVTEST_SUITE(locks_vfs_global_inc, init_global_inc, cleanup, CASES)
 RVTEST_SUITE(locks_vfs_global_ref, init_global_ref, cleanup, CASES)
@@ -985,3 +1091,4 @@ RVTEST_SUITE(locks_vfs_bkl_ref, init_bkl_ref, cleanup, CASES)
 RVTEST_SUITE(locks_vfs_inode_inc, init_inode_inc, cleanup, CASES)
 RVTEST_SUITE(locks_vfs_inode_ref, init_inode_ref, cleanup, CASES)
 RVTEST_SUITE(locks_vfs_bklops, init_bklops, cleanup, CASES)
+RVTEST_SUITE(locks_vfs_bkl_all, init_bkl_all, cleanup, CASES)
