@@ -22,6 +22,18 @@ else
 	fail "battery: rcuvfs differs from tmpfs (diff above)"
 fi
 grep -q '^done$' "$IT_TMP/out.rcuvfs" || fail "battery did not finish on rcuvfs"
+# forget: once the tree is gone and the kernel drops its dentries and
+# inodes, FORGET requests bring the model back to the root inode alone
+rm -rf "$R/work"
+for ((i = 0; i < 50; i++)); do
+	echo 2 >/proc/sys/vm/drop_caches
+	[ "$(awk '$1 == "vfs_inodes" {print $2}' "$R/.rcuvfs/stats")" = 1 ] && break
+	sleep 0.1
+done
+n=$(awk '$1 == "vfs_inodes" {print $2}' "$R/.rcuvfs/stats")
+f=$(awk '$1 == "req_forget" {print $2}' "$R/.rcuvfs/stats")
+[ "$n" = 1 ] && [ "$f" -gt 0 ] && pass "forget: $f forgets, the model holds only the root" ||
+	fail "forget: vfs_inodes $n after rm -rf and drop_caches (req_forget $f)"
 unmount_rcuvfs "$R" "$RPID" && pass "unmount: daemon exited 0, no process left"
 
 # ENOSPC at size=
