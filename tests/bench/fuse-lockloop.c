@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tests/bench/fuse-lockloop.c - a fixed number of lock/unlock pairs on
+ * one file, for instruction counts of the daemon side (tests/bench/fuse-locks-callgrind.sh
+ * compiles and runs it).
+ *
+ *   fuse-lockloop flock|posix FILE N
+ *
+ * Locking: single-threaded.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+	struct flock fl;
+	long n, i;
+	int fd;
+
+	if (argc != 4)
+		return 2;
+	n = atol(argv[3]);
+	fd = open(argv[2], O_RDWR);
+	if (fd < 0) {
+		perror("open");
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		if (!strcmp(argv[1], "flock")) {
+			if (flock(fd, LOCK_EX) || flock(fd, LOCK_UN))
+				return 1;
+		} else {
+			memset(&fl, 0, sizeof(fl));
+			fl.l_type = F_WRLCK;
+			fl.l_whence = SEEK_SET;
+			fl.l_len = 1;
+			if (fcntl(fd, F_SETLK, &fl))
+				return 1;
+			fl.l_type = F_UNLCK;
+			if (fcntl(fd, F_SETLK, &fl))
+				return 1;
+		}
+	}
+	close(fd);
+	return 0;
+}
