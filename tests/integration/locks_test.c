@@ -94,14 +94,22 @@ static const char *ename(int e)
 	static char buf[32];
 
 	switch (e) {
-	case 0: return "0";
-	case EAGAIN: return "EAGAIN"; /* == EWOULDBLOCK */
-	case EACCES: return "EACCES";
-	case EDEADLK: return "EDEADLK";
-	case EINTR: return "EINTR";
-	case EBADF: return "EBADF";
-	case EINVAL: return "EINVAL";
-	case ENOLCK: return "ENOLCK";
+	case 0:
+		return "0";
+	case EAGAIN:
+		return "EAGAIN"; /* == EWOULDBLOCK */
+	case EACCES:
+		return "EACCES";
+	case EDEADLK:
+		return "EDEADLK";
+	case EINTR:
+		return "EINTR";
+	case EBADF:
+		return "EBADF";
+	case EINVAL:
+		return "EINVAL";
+	case ENOLCK:
+		return "ENOLCK";
 	default:
 		snprintf(buf, sizeof(buf), "errno%d", e);
 		return buf;
@@ -194,8 +202,8 @@ static void log_getlk(int fd, int cmd, short type, off_t start, off_t len)
 		  (long)len);
 	else
 		L("%s %d+%ld -> %s %ld+%ld pid=%s", cmd == F_GETLK ? "GETLK" : "OFD_GETLK",
-		  (int)start, (long)len, fl.l_type == F_WRLCK ? "WRLCK" : "RDLCK",
-		  (long)fl.l_start, (long)fl.l_len, who(fl.l_pid));
+		  (int)start, (long)len, fl.l_type == F_WRLCK ? "WRLCK" : "RDLCK", (long)fl.l_start,
+		  (long)fl.l_len, who(fl.l_pid));
 }
 
 /* Critical section check for blocking waiters granted in turn. */
@@ -287,7 +295,7 @@ static void s2_c(void)
 	e = do_flock(fd, LOCK_EX);
 	L("flock EX -> %s after A and B unlocked: %d", ename(e),
 	  __atomic_load_n(&sh->flag[0], __ATOMIC_SEQ_CST) &&
-		  __atomic_load_n(&sh->flag[1], __ATOMIC_SEQ_CST));
+	      __atomic_load_n(&sh->flag[1], __ATOMIC_SEQ_CST));
 	/* a conversion to shared keeps the lock; the others may share it */
 	L("flock SH -> %s", ename(do_flock(fd, LOCK_SH)));
 	L("flock UN -> %s", ename(do_flock(fd, LOCK_UN)));
@@ -608,15 +616,15 @@ struct scenario {
 };
 
 static const struct scenario scenarios[] = {
-	{"flock-nonblocking-2", {s1_a, s1_b, NULL}},
-	{"flock-blocking-3", {s2_a, s2_b, s2_c}},
-	{"flock-conversion-3", {s3_a, s3_b, s3_c}},
-	{"posix-ranges-2", {s4_a, s4_b, NULL}},
-	{"posix-deadlock-2", {s5_a, s5_b, NULL}},
-	{"posix-blocking-3", {s6_a, s6_b, s6_c}},
-	{"ofd-2", {s7_a, s7_b, NULL}},
-	{"close-drops-posix-2", {s8_a, s8_b, NULL}},
-	{"interrupted-2", {s9_a, s9_b, NULL}},
+    {"flock-nonblocking-2", {s1_a, s1_b, NULL}},
+    {"flock-blocking-3", {s2_a, s2_b, s2_c}},
+    {"flock-conversion-3", {s3_a, s3_b, s3_c}},
+    {"posix-ranges-2", {s4_a, s4_b, NULL}},
+    {"posix-deadlock-2", {s5_a, s5_b, NULL}},
+    {"posix-blocking-3", {s6_a, s6_b, s6_c}},
+    {"ofd-2", {s7_a, s7_b, NULL}},
+    {"close-drops-posix-2", {s8_a, s8_b, NULL}},
+    {"interrupted-2", {s9_a, s9_b, NULL}},
 };
 
 static int run_scenario(const struct scenario *s)
@@ -801,7 +809,8 @@ static int cmd_many(int argc, char **argv)
 	/* all N queued behind the holder (the listing shows each waiter) */
 	while (count_blocked() < n) {
 		if (++rounds % 200 == 0)
-			fprintf(stderr, "locks_test: %d of %d blocked so far\n", count_blocked(), n);
+			fprintf(stderr, "locks_test: %d of %d blocked so far\n", count_blocked(),
+				n);
 		usleep(5000);
 	}
 	printf("blocked: %d\n", count_blocked());
@@ -944,8 +953,8 @@ int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc >= 3 && !strcmp(argv[1], "contend")) {
-		sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-			  -1, 0);
+		sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1,
+			  0);
 		if (sh == MAP_FAILED)
 			die("mmap");
 		return cmd_contend(argc, argv);
