@@ -68,6 +68,7 @@ struct rvf_config {
 	int debug;		       /* -d */
 	int singlethread;	       /* -s */
 	int clone_fd;		       /* -o clone_fd */
+	int test_skip_locks;	       /* -o test_skip_locks: lock requests succeed, lock nothing */
 	int show_help;
 	int show_version;
 	char *mountpoint; /* malloc'ed by fuse_parse_cmdline */

@@ -47,6 +47,9 @@
  * freed.  No thread calls fuse_reply_* or fuse_req_interrupt_func holding
  * lkw_lock, helper.lock, an lkf_hash bucket lock or any model lock.
  *
+ * -o test_skip_locks (test only): every lock request succeeds at once and
+ * locks nothing, so tests can show that lock verification catches it.
+ *
  * Entry points (declared in fuse/daemon.h): rvf_ll_getlk/setlk/flock (the
  * libfuse ops), rvf_locks_flush and rvf_locks_release (ops.c, FLUSH and
  * RELEASE), rvf_locks_shutdown (main.c after the loop, and teardown;
@@ -398,6 +401,11 @@ void rvf_ll_getlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, str
 	int err;
 
 	rv_stat_inc(req_getlk);
+	if (unlikely(rvf.cfg.test_skip_locks)) {
+		lock->l_type = F_UNLCK;
+		fuse_reply_lock(req, lock);
+		return;
+	}
 	file = lk_file(req, ino, fi);
 	if (!file)
 		return;
@@ -472,6 +480,10 @@ void rvf_ll_setlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, str
 		rv_stat_inc(req_setlkw);
 	else
 		rv_stat_inc(req_setlk);
+	if (unlikely(rvf.cfg.test_skip_locks)) {
+		fuse_reply_err(req, 0);
+		return;
+	}
 	file = lk_file(req, ino, fi);
 	if (!file)
 		return;
@@ -504,6 +516,10 @@ void rvf_ll_flock(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, int
 	int err;
 
 	rv_stat_inc(req_flock);
+	if (unlikely(rvf.cfg.test_skip_locks)) {
+		fuse_reply_err(req, 0);
+		return;
+	}
 	file = lk_file(req, ino, fi);
 	if (!file)
 		return;

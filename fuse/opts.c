@@ -33,6 +33,7 @@ static const struct fuse_opt rvf_opts[] = {RVF_OPT("attr_timeout=%lf", attr_time
 					   RVF_OPT("entry_timeout=%lf", entry_timeout),
 					   RVF_OPT("max_threads=%u", max_threads),
 					   RVF_OPT("max_idle_threads=%u", max_idle_threads),
+					   RVF_OPT("test_skip_locks", test_skip_locks),
 					   FUSE_OPT_KEY("-h", KEY_HELP),
 					   FUSE_OPT_KEY("--help", KEY_HELP),
 					   FUSE_OPT_KEY("-V", KEY_VERSION),
@@ -138,6 +139,8 @@ void rvf_print_help(FILE *out, const char *progname)
 		"    -o max_threads=N       most libfuse worker threads (default: %d)\n"
 		"    -o max_idle_threads=N  idle workers kept (default: max_threads, all)\n"
 		"    -o clone_fd            one /dev/fuse fd per worker (default: off)\n"
+		"    -o test_skip_locks     TEST ONLY: lock requests succeed without locking\n"
+		"                           (shows that lock verification catches it)\n"
 		"    -o allow_other         let other users see the mount (default: only\n"
 		"                           the mounting user); default_permissions is\n"
 		"                           always on: the kernel checks the model's modes\n"
