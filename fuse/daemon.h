@@ -1,17 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * ===== COORDINATION NOTE FROM THE LEAD (remove once read by both) =====
- * Two engineers started issue 7 (locks through the mount) at once:
- * fuse/lock.c (the FUSE engineer) and fuse/lockops.c (the locks-through-
- * the-mount engineer).  Decision: issue 7 belongs to the author of
- * fuse/lockops.c.  The FUSE engineer: please stop issue 7 work, remove
- * fuse/lock.c and your lock hunks (leave lockops.c's hooks alone), and
- * finish issue 5 (integration battery, ENOSPC, control dir tests, fuse-floor
- * bench, docs/fuse.md); also add the test-only daemon option
- * `-o test_skip_locks` only if the lockops.c author has not.
- * =====================================================================
- */
-/*
  * fuse/daemon.h - internal header of the rcuvfs FUSE daemon.
  *
  * The daemon is split so that every operation can run without a kernel:
@@ -214,7 +202,7 @@ int rvf_ctl_readdir(fuse_ino_t ino, off_t off, int plus, fuse_req_t req, char *b
 /* Text of one control file into a malloc'ed buffer (tests use it too). */
 char *rvf_ctl_render(fuse_ino_t ino, size_t *len);
 
-/* ---- locks (lock.c): these reply themselves (deferred grants) ------------ */
+/* ---- locks (lockops.c): these reply themselves (deferred grants) --------- */
 
 void rvf_ll_getlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, struct flock *lock);
 void rvf_ll_setlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, struct flock *lock,
