@@ -576,6 +576,30 @@ static void test_instance_cycle(void)
 	CU_ASSERT_EQUAL(rv_instance_destroy(), 0);
 }
 
+static int rcu_cb_ran;
+static void rcu_test_cb(struct rcu_head *h)
+{
+	__atomic_fetch_add(&rcu_cb_ran, 1, __ATOMIC_RELAXED);
+}
+
+static void test_rcu_callbacks_counted(void)
+{
+	static struct rcu_head heads[10];
+	uint64_t q0 = 0, d0 = 0, q1 = 0, d1 = 0;
+
+	rcu_barrier();
+	CU_ASSERT_EQUAL(rv_stat_read("rcu_callbacks_queued", &q0), 0);
+	CU_ASSERT_EQUAL(rv_stat_read("rcu_callbacks_done", &d0), 0);
+	for (int i = 0; i < 10; i++)
+		rv_call_rcu(&heads[i], rcu_test_cb);
+	rcu_barrier();
+	rv_stat_read("rcu_callbacks_queued", &q1);
+	rv_stat_read("rcu_callbacks_done", &d1);
+	CU_ASSERT_EQUAL(q1 - q0, 10);
+	CU_ASSERT_EQUAL(d1 - d0, 10);
+	CU_ASSERT_EQUAL(rcu_cb_ran, 10);
+}
+
 static void test_rcu_report(void)
 {
 	const char *d = rv_rcu_describe();
@@ -596,4 +620,4 @@ RVTEST_SUITE(inject, NULL, NULL, RVTEST(test_inject_rendezvous_order),
 RVTEST_SUITE(stats, NULL, NULL, RVTEST(test_stats_sum_exact))
 RVTEST_SUITE(switches, NULL, NULL, RVTEST(test_switches_parse_format))
 RVTEST_SUITE(instance, NULL, NULL, RVTEST(test_task_fork_clone_hooks), RVTEST(test_instance_cycle),
-	     RVTEST(test_rcu_report))
+	     RVTEST(test_rcu_report), RVTEST(test_rcu_callbacks_counted))

@@ -167,7 +167,7 @@ void rv_rcu_unregister(void);
 bool rv_rcu_has_membarrier(void);
 /* One line for start-up reports. */
 const char *rv_rcu_describe(void);
-/* call_rcu that counts callbacks queued (gauge rcu_callbacks_queued). */
+/* call_rcu counting callbacks queued and run (gauges rcu_callbacks_queued/_done). */
 void rv_call_rcu(struct rcu_head *head, void (*fn)(struct rcu_head *));
 
 /* ------------------------------------------------------------------ */
