@@ -236,7 +236,8 @@ static void test_rwsem_writer_waits_for_reader(void)
 
 	init_rwsem(&rw);
 	down_read(&rw);
-	rv_inject_set_pause("test_rw_never", 0); /* arm counting */
+	/* arm the point (a zero delay) so its arrival is counted */
+	CU_ASSERT_EQUAL(rv_inject_set_delay("test_rw_before_down_write", 0, 0), 0);
 	CU_ASSERT_FATAL(pthread_create(&t, NULL, rw_blocked_writer, &got) == 0);
 	CU_ASSERT_EQUAL(rv_inject_wait_arrivals("test_rw_before_down_write", 1, 10000), 0);
 	/* the writer cannot get in while we read, however long we wait */
@@ -271,7 +272,7 @@ static void test_completion_and_signal(void)
 	int ret = 99;
 
 	init_completion(&done_c);
-	rv_inject_set_pause("test_unused", 0);
+	CU_ASSERT_EQUAL(rv_inject_set_delay("test_before_wait", 0, 0), 0);
 	CU_ASSERT_FATAL(pthread_create(&t, NULL, completion_waiter, &ret) == 0);
 	CU_ASSERT_EQUAL(rv_inject_wait_arrivals("test_before_wait", 1, 10000), 0);
 	complete(&done_c);
@@ -281,7 +282,7 @@ static void test_completion_and_signal(void)
 
 	/* now interrupt a waiter: it must return -EINTR */
 	rv_inject_clear_all();
-	rv_inject_set_pause("test_unused", 0);
+	CU_ASSERT_EQUAL(rv_inject_set_delay("test_before_wait", 0, 0), 0);
 	ret = 99;
 	waiter_task = NULL;
 	CU_ASSERT_FATAL(pthread_create(&t, NULL, completion_waiter, &ret) == 0);
