@@ -664,6 +664,9 @@ long percpu_counter_registered(void); /* counters on the global list */
  *   RV_INJ_WAIT_FOR   park until another thread has arrived at point `other`
  *   RV_INJ_CALLBACK   call fn(arg) in the hitting thread
  * `count` limits how many hits the action applies to (0 = every hit).
+ * Arrivals are counted only at points that exist when hit: set a point
+ * (a zero delay is enough) before starting threads whose arrival a test
+ * waits for.
  * Parking spins/yields on plain atomics: it is legal inside RCU read-side
  * sections as long as the releasing thread does not wait for a grace period.
  */
