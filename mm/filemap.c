@@ -2,8 +2,9 @@
 /*
  * mm/filemap.c - file-backed mappings on the VFS page cache: faults (read,
  * private copy-on-write, shared write), i_mmap linking, the file rmap walk,
- * and unmap_mapping_range for truncate and hole punching (installed as
- * vfs_hooks.unmap_mapping_range).
+ * unmap_mapping_range for truncate and hole punching (installed as
+ * vfs_hooks.unmap_mapping_range), and folio_mkclean before writeback
+ * (vfs_hooks.folio_mkclean).
  *
  * Locking:
  *   - mapping->i_mmap (the VMAs mapping a file) is under i_mmap_rwsem:
@@ -17,6 +18,9 @@
  *   - The folio lock serializes installing a PTE against truncation: the
  *     fault checks folio->mapping under it, truncation removes the folio
  *     under it, and unmap_mapping_range catches PTEs installed before.
+ *   - folio_mkclean runs under the folio lock (writeback's caller holds
+ *     it), then takes i_mmap_rwsem (read) and PTE locks: folio lock ->
+ *     i_mmap_rwsem -> ptl.  Nobody takes a folio lock under i_mmap_rwsem.
  *   - unmap_mapping_range holds only i_mmap_rwsem (read) and PTE locks: the
  *     page tables of a VMA on i_mmap stay allocated because munmap unlinks
  *     the VMA (i_mmap_rwsem write) before it frees page tables.
@@ -30,6 +34,7 @@ RV_STAT_DEFINE(file_faults_cow, "private file write faults (copy from the page c
 RV_STAT_DEFINE(file_faults_shared, "shared file write faults (folio dirtied)");
 RV_STAT_DEFINE(file_faults_read, "file read faults");
 RV_STAT_DEFINE(unmap_mapping_ptes, "PTEs removed by unmap_mapping_range");
+RV_STAT_DEFINE(mkclean_ptes, "PTEs write-protected and cleaned before writeback (folio_mkclean)");
 
 RV_STAT_DEFINE(pte_recheck_nopage, "major faults avoided by the PTE recheck (VM_FAULT_NOPAGE)");
 RV_STAT_DECLARE(spurious_majflt);
@@ -257,6 +262,70 @@ int rmap_walk_file(struct folio *folio, rmap_one_fn fn, void *arg)
 }
 
 /*
+ * folio_mkclean (vfs_hooks.folio_mkclean): writeback is about to copy a
+ * locked file folio to the store.  A write through a shared mapping made
+ * since the folio was last cleaned set only the PTE's dirty bit (the model
+ * CPU sets it in mm_access), so for every shared VMA mapping the folio,
+ * under the PTE lock: take RW and DIRTY off the PTE atomically (the walker
+ * sets DIRTY with a cmpxchg, which then fails and sees the PTE read-only)
+ * and mark the folio dirty when DIRTY was set.  The next write through the
+ * mapping takes a write-protect fault (do_wp_page's shared case), which
+ * makes the PTE writable and dirty and dirties the folio again.  Private
+ * VMAs map page-cache folios read-only: nothing to clean.  Returns the
+ * number of PTEs changed.
+ *
+ * Locking: folio lock (held by the caller: no PTE can newly map the folio)
+ * -> i_mmap_rwsem (read) -> PTE lock.  The page tables of a VMA on i_mmap
+ * stay allocated (see the top).  No TLB to flush: a walker that validated
+ * the PTE before this may still be copying into the folio; it re-reads the
+ * PTE after its copy and re-dirties the folio (mm_write_recheck).
+ */
+static int folio_mkclean(struct folio *folio)
+{
+	struct address_space *m = folio->mapping;
+	unsigned long index = mm_folio_index(folio);
+	struct vm_area_struct *vma;
+	int cleaned = 0;
+
+	if (!m || !folio_mapcount(folio))
+		return 0;
+	down_read(&m->i_mmap_rwsem);
+	list_for_each_entry(vma, &m->i_mmap, shared) {
+		unsigned long addr;
+		struct pt_page *pt;
+		pte_t *ptep, pte;
+
+		if (!(vma->vm_flags & VM_SHARED))
+			continue;
+		if (index < vma->vm_pgoff || index - vma->vm_pgoff >= vma_pages(vma))
+			continue;
+		addr = vma->vm_start + ((index - vma->vm_pgoff) << PAGE_SHIFT);
+		pt = pt_lookup(vma->vm_mm, addr);
+		if (!pt)
+			continue;
+		spin_lock(&pt->ptl);
+		ptep = &pt->ptes[pte_index(addr)];
+		pte = ptep_get(ptep);
+		if (pte_present(pte) && !pte_special(pte) && mm_folio_from_pte(pte) == folio &&
+		    (pte & (_PAGE_RW | _PAGE_DIRTY))) {
+			pte = __atomic_fetch_and(ptep, ~(_PAGE_RW | _PAGE_DIRTY), __ATOMIC_ACQ_REL);
+			if (pte_dirty(pte))
+				folio_mark_dirty(folio);
+			cleaned++;
+		}
+		spin_unlock(&pt->ptl);
+	}
+	up_read(&m->i_mmap_rwsem);
+	if (cleaned) {
+		/* the "TLB flush": writeback's copy comes after this; pairs
+		 * with the fence in mm_write_recheck */
+		smp_mb();
+		rv_stat_add(mkclean_ptes, (uint64_t)cleaned);
+	}
+	return cleaned;
+}
+
+/*
  * Truncate / hole punch: remove the PTEs mapping file pages of
  * [start, start+len) bytes (len 0: to the end) from every VMA on i_mmap;
  * with even_cows, also the private anonymous copies of those pages
@@ -288,10 +357,12 @@ static void unmap_mapping_range(struct address_space *m, int64_t start, int64_t 
 int mm_filemap_init(void)
 {
 	vfs_hooks.unmap_mapping_range = unmap_mapping_range;
+	vfs_hooks.folio_mkclean = folio_mkclean;
 	return 0;
 }
 
 void mm_filemap_exit(void)
 {
 	vfs_hooks.unmap_mapping_range = NULL;
+	vfs_hooks.folio_mkclean = NULL;
 }

@@ -14,7 +14,9 @@
  * mm_access plays the CPU: for each page it walks the page table under RCU
  * (a TLB miss), takes a folio reference that it validates against the PTE,
  * sets ACCESSED/DIRTY with a cmpxchg as hardware does, and copies.  With no
- * usable PTE it faults and walks again.
+ * usable PTE it faults and walks again.  After writing a file page it
+ * re-reads the PTE and re-dirties the folio if writeback's folio_mkclean
+ * cleaned the PTE during the copy (mm_write_recheck: no TLB flush here).
  */
 #include "mm/internal.h"
 
@@ -28,6 +30,7 @@ RV_STAT_DEFINE(vma_lock_faults, "faults completed under the per-VMA lock");
 RV_STAT_DEFINE(vma_lock_retries, "faults retried under mmap_lock after VM_FAULT_RETRY");
 RV_STAT_DEFINE(cow_faults, "write faults that copied a folio");
 RV_STAT_DEFINE(wp_reuses, "write-protect faults that reused an exclusive anonymous folio");
+RV_STAT_DEFINE(wp_shared_faults, "write-protect faults on shared file mappings (folio re-dirtied)");
 RV_STAT_DEFINE(numa_hint_faults, "NUMA-hinting faults");
 RV_STAT_DEFINE(fault_nopage, "faults that installed nothing (PTE changed meanwhile)");
 
@@ -94,10 +97,13 @@ static vm_fault_t do_wp_page(struct vm_fault *vmf)
 	struct folio *old = special ? mm_zero_folio() : mm_folio_from_pte(orig), *new;
 
 	if (vma->vm_flags & VM_SHARED) {
-		/* wp_page_shared: write-notify, dirty the page-cache folio */
+		/* wp_page_shared: write-notify (first write after a read fault,
+		 * or after folio_mkclean cleaned the PTE for writeback): the
+		 * PTE becomes writable and dirty, the page-cache folio dirty */
 		set_pte(vmf->pte, orig | _PAGE_RW | _PAGE_DIRTY | _PAGE_ACCESSED);
 		spin_unlock(&pt->ptl);
 		mm_folio_mark_dirty(old);
+		rv_stat_inc(wp_shared_faults);
 		return 0;
 	}
 	if (!special && mm_folio_is_anon(old) && mm_folio_mapcount(old) == 1 &&
@@ -303,6 +309,32 @@ out:
 	return folio;
 }
 
+/*
+ * The model has no TLB flush.  folio_mkclean may write-protect and clean
+ * the PTE of a shared file page between our walk and the end of our copy,
+ * and writeback may then copy the folio before our bytes land: the folio
+ * would be clean with our bytes missing from the store.  Like a store that
+ * completes after the flush, re-dirty the folio when the PTE is no longer
+ * the writable, dirty one naming it.  The fence orders the copy before the
+ * PTE load (pairs with the one in folio_mkclean): either we see the PTE
+ * changed, or writeback's copy sees our bytes.
+ */
+static void mm_write_recheck(struct mm_struct *mm, unsigned long addr, struct folio *folio)
+{
+	const pte_t want = _PAGE_PRESENT | _PAGE_RW | _PAGE_DIRTY;
+	struct pt_page *pt;
+	pte_t pte = 0;
+
+	smp_mb();
+	rcu_read_lock(); /* the page-table page is freed after a grace period */
+	pt = pt_lookup(mm, addr);
+	if (pt)
+		pte = ptep_get(&pt->ptes[pte_index(addr)]);
+	rcu_read_unlock();
+	if ((pte & want) != want || pteval_to_folio((uintptr_t)pte) != folio)
+		mm_folio_mark_dirty(folio);
+}
+
 #define MM_ACCESS_MAX_FAULTS 100000
 
 int mm_access(struct mm_struct *mm, unsigned long addr, void *buf, size_t len, bool write)
@@ -331,10 +363,15 @@ int mm_access(struct mm_struct *mm, unsigned long addr, void *buf, size_t len, b
 			if (tries > 64)
 				sched_yield();
 		}
-		if (write)
+		/* the PTE is validated, the copy not yet done (a TLB entry in use) */
+		RV_INJECT("mm_access_copy");
+		if (write) {
 			memcpy((unsigned char *)mm_folio_data(folio) + off, p, n);
-		else
+			if (!folio_test_anon(folio)) /* a shared file page */
+				mm_write_recheck(mm, addr, folio);
+		} else {
 			memcpy(p, (unsigned char *)mm_folio_data(folio) + off, n);
+		}
 		mm_folio_put(folio);
 		addr += n;
 		p += n;

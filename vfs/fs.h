@@ -99,6 +99,12 @@ struct vfs_hooks {
 	 * before the folio is freed (only called when PG_lru is set). */
 	void (*folio_add_lru)(struct folio *folio);
 	void (*folio_del_lru)(struct folio *folio);
+	/* mm/: before a mapped folio is written back (folio locked): move
+	 * the dirty bit of every PTE mapping it to the folio and write-protect
+	 * and clean those PTEs, so the next write through a mapping faults
+	 * and re-dirties the folio (the kernel's folio_mkclean).  Returns the
+	 * number of PTEs changed.  Takes i_mmap_rwsem (read) and PTE locks. */
+	int (*folio_mkclean)(struct folio *folio);
 };
 /* Live hooks; upper layers fill their members in their RV_SUBSYS init
  * (order 20) and clear them in teardown. */

@@ -23,6 +23,10 @@
  *     leave the cache through filemap_remove_folio (reclaim): a clean folio
  *     the store never saw (fallocate, a zero-filled hole) is written back
  *     first, or its data and its block would be lost.
+ *   Writeback of a mapped folio first calls vfs_hooks.folio_mkclean (mm)
+ *     under the folio lock: PTE dirty bits move to the folio and the PTEs
+ *     are write-protected, so a later write through a mapping re-dirties it
+ *     through a fault.  Order: folio lock -> i_mmap_rwsem -> PTE lock.
  *   memstore: one spinlock per mapping's store around its xarray; read and
  *     writeback copy under it (the modelled device latency sleeps outside).
  */
@@ -378,8 +382,19 @@ int filemap_writeback_folio(struct folio *f)
 	struct address_space *m = f->mapping;
 	int err;
 
+	if (!m || !m->a_store)
+		return 0;
+	/*
+	 * A write through a shared mapping since the last writeback may be
+	 * recorded only in a PTE's dirty bit: move those to the folio first
+	 * (folio_clear_dirty_for_io's folio_mkclean).  Faults map a file
+	 * folio only under its lock, so an unmapped folio (reclaim unmaps
+	 * first) needs no walk.
+	 */
+	if (folio_mapcount(f) > 0 && vfs_hooks.folio_mkclean)
+		vfs_hooks.folio_mkclean(f);
 	/* dirty, or clean but never stored (fallocate, a zero-filled hole) */
-	if (!m || !m->a_store || folio_store_current(f) || !folio_test_uptodate(f))
+	if (folio_store_current(f) || !folio_test_uptodate(f))
 		return 0;
 	folio_set_flag(f, PG_writeback);
 	/* cleared before the copy: a modification during it re-dirties */

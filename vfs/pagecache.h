@@ -50,7 +50,9 @@
  * Lock order: inode->i_rwsem -> mapping->invalidate_lock -> folio lock ->
  *             mapping->i_pages_lock.  i_mmap_rwsem is taken by mm inside
  *             vfs_hooks.unmap_mapping_range (called with invalidate_lock
- *             held, no folio locked).
+ *             held, no folio locked) and inside vfs_hooks.folio_mkclean
+ *             (called by writeback with the folio locked: folio lock ->
+ *             i_mmap_rwsem -> PTE lock).
  *
  * The backing store is where a folio's data lives when it is not cached.
  * The VFS ships an in-memory store (memstore_ops): written-back pages are
@@ -319,7 +321,9 @@ int filemap_add_folio(struct address_space *mapping, struct folio *folio, int64_
 int filemap_remove_folio(struct folio *folio);
 /* Make the store hold a locked folio's current contents: write it back
  * when it is dirty or was never stored (clears PG_dirty, sets PG_stored);
- * 0 at once when folio_store_current already.  0 or -errno. */
+ * 0 at once when folio_store_current already.  A mapped folio first goes
+ * through vfs_hooks.folio_mkclean, so writes made through a shared mapping
+ * (dirty only in a PTE) count as dirty.  0 or -errno. */
 int filemap_writeback_folio(struct folio *folio);
 /* filemap_writeback_folio on every cached folio in [start, end] bytes
  * (fsync): afterwards the store holds the range as the cache has it. */
