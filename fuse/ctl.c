@@ -10,16 +10,21 @@
  * The directory is not listed by readdir of the root (a reserved name, so an
  * `ls -a` of an empty mount matches an empty tmpfs) but can be looked up and
  * listed.  Files are read-only and opened direct_io: the text is rendered
- * once, at open, into a snapshot that fh points at, so a reader sees one
+ * once, at open, into a snapshot that fh names, so a reader sees one
  * consistent state however it splits its reads; st_size is 0 as in /proc.
+ * fh is a snapshot id, never a pointer: an unknown or stale fh is EBADF, and
+ * snapshots whose RELEASE never came (unmount races the kernel's
+ * asynchronous release) are freed by rvf_ctl_teardown.
  * Creating, renaming or removing in the directory (or the directory itself)
  * gives EPERM, opening a file for writing EACCES, setattr EPERM.
  *
- * Locking: none here.  Snapshots belong to their fh (one open); renderers
+ * Locking: snap_lock (a pthread mutex) protects the list of open snapshots
+ * and is held while a read copies out of one; renderers run unlocked and
  * call the registries' own formatters, which take their locks.
  */
 #include "fuse/daemon.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,9 +42,41 @@ static const struct rvf_ctl_file rvf_ctl_files[] = {
 };
 
 struct rvf_snapshot {
+	struct list_head list; /* on snaps, under snap_lock */
+	uint64_t id;           /* the fh */
 	size_t len;
 	char text[];
 };
+
+static pthread_mutex_t snap_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct list_head snaps = LIST_HEAD_INIT(snaps);
+static uint64_t snap_next_id = 1; /* under snap_lock */
+
+/* Caller holds snap_lock. */
+static struct rvf_snapshot *snap_find(uint64_t id)
+{
+	struct list_head *p;
+
+	for (p = snaps.next; p != &snaps; p = p->next) {
+		struct rvf_snapshot *s = list_entry(p, struct rvf_snapshot, list);
+
+		if (s->id == id)
+			return s;
+	}
+	return NULL;
+}
+
+void rvf_ctl_teardown(void)
+{
+	pthread_mutex_lock(&snap_lock);
+	while (!list_empty(&snaps)) {
+		struct rvf_snapshot *s = list_entry(snaps.next, struct rvf_snapshot, list);
+
+		list_del_init(&s->list);
+		free(s);
+	}
+	pthread_mutex_unlock(&snap_lock);
+}
 
 /* A growable text buffer for the renderers. */
 struct rvf_text {
@@ -221,30 +258,53 @@ int rvf_ctl_open(fuse_ino_t ino, int flags, uint64_t *fh)
 	snap->len = len;
 	memcpy(snap->text, text, len + 1);
 	free(text);
-	*fh = (uint64_t)(uintptr_t)snap;
+	pthread_mutex_lock(&snap_lock);
+	snap->id = snap_next_id++;
+	list_add(&snap->list, &snaps);
+	*fh = snap->id;
+	pthread_mutex_unlock(&snap_lock);
 	return 0;
 }
 
 ssize_t rvf_ctl_read(fuse_ino_t ino, uint64_t fh, char *buf, size_t size, off_t off)
 {
-	const struct rvf_snapshot *snap = (const void *)(uintptr_t)fh;
+	const struct rvf_snapshot *snap;
 
 	if (ino == RVF_INO_CTL_DIR)
 		return -EISDIR;
-	if (!snap || off < 0)
+	if (off < 0)
+		return -EINVAL;
+	pthread_mutex_lock(&snap_lock);
+	snap = snap_find(fh);
+	if (!snap) {
+		pthread_mutex_unlock(&snap_lock);
 		return -EBADF;
-	if ((uint64_t)off >= snap->len)
-		return 0;
-	if (size > snap->len - (size_t)off)
-		size = snap->len - (size_t)off;
-	memcpy(buf, snap->text + off, size);
+	}
+	if ((uint64_t)off >= snap->len) {
+		size = 0;
+	} else {
+		if (size > snap->len - (size_t)off)
+			size = snap->len - (size_t)off;
+		memcpy(buf, snap->text + off, size);
+	}
+	pthread_mutex_unlock(&snap_lock);
 	return (ssize_t)size;
 }
 
 int rvf_ctl_release(fuse_ino_t ino, uint64_t fh)
 {
-	if (ino != RVF_INO_CTL_DIR)
-		free((void *)(uintptr_t)fh);
+	struct rvf_snapshot *snap;
+
+	if (ino == RVF_INO_CTL_DIR)
+		return 0;
+	pthread_mutex_lock(&snap_lock);
+	snap = snap_find(fh);
+	if (snap)
+		list_del_init(&snap->list);
+	pthread_mutex_unlock(&snap_lock);
+	if (!snap)
+		return -EBADF;
+	free(snap);
 	return 0;
 }
 

@@ -197,6 +197,8 @@ int rvf_ctl_getattr(fuse_ino_t ino, struct stat *st);
 int rvf_ctl_open(fuse_ino_t ino, int flags, uint64_t *fh);
 ssize_t rvf_ctl_read(fuse_ino_t ino, uint64_t fh, char *buf, size_t size, off_t off);
 int rvf_ctl_release(fuse_ino_t ino, uint64_t fh);
+/* Free snapshots whose RELEASE never arrived (teardown). */
+void rvf_ctl_teardown(void);
 int rvf_ctl_readdir(fuse_ino_t ino, off_t off, int plus, fuse_req_t req, char *buf, size_t size,
 		    size_t *used);
 /* Text of one control file into a malloc'ed buffer (tests use it too). */

@@ -109,6 +109,7 @@ void rvf_fs_teardown(void)
 	rvf_enter();
 	rvf_locks_shutdown(); /* no-op in the daemon: main ran it after the loop */
 	rvf_locks_drop_all();
+	rvf_ctl_teardown();
 	drop_all_lookups();
 	iput(rvf.root);
 	rvf.root = NULL;

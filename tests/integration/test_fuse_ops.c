@@ -213,6 +213,13 @@ static void test_ctl_refusals(void)
 	buf[n > 0 ? n : 0] = '\0';
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "fget_retries "));
 	CU_ASSERT_EQUAL(rvf_op_release(&ctx0, e.ino, fh), 0);
+	/* control handles are ids, not pointers: unknown and stale ones are EBADF */
+	CU_ASSERT_EQUAL(rvf_op_read(&ctx0, e.ino, fh, buf, 16, 0), -EBADF);
+	CU_ASSERT_EQUAL(rvf_op_read(&ctx0, e.ino, 0xdeadbeefull, buf, 16, 0), -EBADF);
+	CU_ASSERT_EQUAL(rvf_op_release(&ctx0, e.ino, fh), -EBADF);
+	CU_ASSERT_EQUAL(rvf_op_release(&ctx0, e.ino, 0), -EBADF);
+	/* one left open: teardown frees it (ASan's leak check would report it) */
+	CU_ASSERT_EQUAL(rvf_op_open(&ctx0, e.ino, O_RDONLY, &fh, &direct), 0);
 	CU_ASSERT_EQUAL(rvf_op_mkdir(&ctx0, RVF_INO_CTL_DIR, "x", S_IFDIR | 0755, &e), -EPERM);
 	CU_ASSERT_EQUAL(rvf_op_unlink(&ctx0, RVF_INO_CTL_DIR, "stats"), -EPERM);
 	CU_ASSERT_EQUAL(rvf_op_rmdir(&ctx0, FUSE_ROOT_ID, RVF_CTL_NAME), -EPERM);
