@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * tests/integration/locks_test.c - file locks from real processes, run the
- * same way on a tmpfs and on an rcuvfs mount (tests/integration/locks.sh
+ * same way on a tmpfs and on an rcuvfs mount (tests/integration/filelocks.sh
  * compares the transcripts).
  *
  *   locks_test contend DIR          scenarios with 2 and 3 processes (flock,
