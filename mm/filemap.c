@@ -248,9 +248,9 @@ int rmap_walk_file(struct folio *folio, rmap_one_fn fn, void *arg)
 	list_for_each_entry(vma, &m->i_mmap, shared) {
 		unsigned long addr;
 
-		if (index < vma->vm_pgoff || index - vma->vm_pgoff >= vma_pages(vma))
+		addr = vma_address(vma, index);
+		if (addr == (unsigned long)-EFAULT)
 			continue;
-		addr = vma->vm_start + ((index - vma->vm_pgoff) << PAGE_SHIFT);
 		if (!pte_maps_folio(vma->vm_mm, addr, folio))
 			continue;
 		found++;
@@ -297,9 +297,9 @@ static int folio_mkclean(struct folio *folio)
 
 		if (!(vma->vm_flags & VM_SHARED))
 			continue;
-		if (index < vma->vm_pgoff || index - vma->vm_pgoff >= vma_pages(vma))
+		addr = vma_address(vma, index);
+		if (addr == (unsigned long)-EFAULT)
 			continue;
-		addr = vma->vm_start + ((index - vma->vm_pgoff) << PAGE_SHIFT);
 		pt = pt_lookup(vma->vm_mm, addr);
 		if (!pt)
 			continue;

@@ -93,6 +93,17 @@ static inline int mm_counter_of(struct vm_area_struct *vma, struct folio *folio)
 	return mm_folio_is_anon(folio) ? MM_ANONPAGES : MM_FILEPAGES;
 }
 
+/*
+ * The user address at which vma maps file page pgoff, or -EFAULT when the
+ * VMA does not cover it (the kernel's vma_address for one page).
+ */
+static inline unsigned long vma_address(const struct vm_area_struct *vma, unsigned long pgoff)
+{
+	if (pgoff < vma->vm_pgoff || pgoff - vma->vm_pgoff >= vma_pages(vma))
+		return (unsigned long)-EFAULT;
+	return vma->vm_start + ((pgoff - vma->vm_pgoff) << PAGE_SHIFT);
+}
+
 /* mm/rmap.c */
 bool pte_maps_folio(struct mm_struct *mm, unsigned long addr, struct folio *folio);
 

@@ -58,9 +58,9 @@ static bool try_to_unmap(struct folio *folio)
 		struct pt_page *pt;
 		pte_t *ptep, pte;
 
-		if (index < vma->vm_pgoff || index - vma->vm_pgoff >= vma_pages(vma))
+		addr = vma_address(vma, index);
+		if (addr == (unsigned long)-EFAULT)
 			continue;
-		addr = vma->vm_start + ((index - vma->vm_pgoff) << PAGE_SHIFT);
 		/* the VMA is on i_mmap, so its page tables are not freed */
 		pt = pt_lookup(vma->vm_mm, addr);
 		if (!pt)
