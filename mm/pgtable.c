@@ -77,6 +77,14 @@ long mm_nr_ptes(struct mm_struct *mm)
 	return __atomic_load_n(&mm->nr_ptes, __ATOMIC_RELAXED);
 }
 
+/* Apply the RSS deltas a page-table pass batched in rss[] (no PTE lock held). */
+static void add_mm_rss_vec(struct mm_struct *mm, const long *rss)
+{
+	for (int i = 0; i < NR_MM_COUNTERS; i++)
+		if (rss[i])
+			add_mm_counter(mm, i, rss[i]);
+}
+
 /*
  * Unmap [start, end) of vma.  Caller holds mmap_lock for write and has
  * write-locked the VMA (or the mm is dying), so no fault runs here; lockless
@@ -130,9 +138,7 @@ long zap_page_range_details(struct vm_area_struct *vma, unsigned long start, uns
 		}
 		spin_unlock(&pt->ptl);
 	}
-	for (int i = 0; i < NR_MM_COUNTERS; i++)
-		if (rss[i])
-			add_mm_counter(mm, i, rss[i]);
+	add_mm_rss_vec(mm, rss);
 	return zapped;
 }
 
@@ -219,9 +225,7 @@ int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_v
 		spin_unlock(&dst_pt->ptl);
 		spin_unlock(&src_pt->ptl);
 	}
-	for (int i = 0; i < NR_MM_COUNTERS; i++)
-		if (rss[i])
-			add_mm_counter(dst_mm, i, rss[i]);
+	add_mm_rss_vec(dst_mm, rss);
 	return 0;
 }
 
