@@ -325,6 +325,9 @@ static void *worker_main(void *p)
 
 static void worker_start(struct worker *w, struct task_struct *t, int op, int fd)
 {
+	/* one host thread per task: the test thread steps off t if it is on it */
+	if (rv_current == t)
+		as(me);
 	w->task = t;
 	w->op = op;
 	w->fd = fd;
@@ -1046,6 +1049,112 @@ static void test_fcntl_close_race_norecheck_leaks(void)
 	run_fcntl_close_race(false);
 }
 
+/* ---- an unlinked (orphan) file ---------------------------------------------------- */
+
+/*
+ * Locks on a file unlinked while open keep working through the open files;
+ * the last close evicts the inode and frees its lock context at once.
+ */
+static void test_orphan(void)
+{
+	struct task_struct *p, *q;
+	const char *path;
+	uint64_t ino;
+	long ctx0 = locks_count_contexts();
+	int a, qa;
+
+	begin();
+	p = new_process("p");
+	q = new_process("q");
+	path = new_path();
+	as(p);
+	a = open_fd(path, O_CREAT | O_RDWR);
+	ino = ino_of(path);
+	CU_ASSERT_EQUAL(setlk(a, F_SETLK, F_WRLCK, 0, 10), 0);
+	CU_ASSERT_EQUAL(do_flock(a, LOCK_SH), 0);
+	CU_ASSERT_EQUAL(locks_count_contexts(), ctx0 + 1);
+	as(q);
+	qa = open_fd(path, O_RDWR);
+	CU_ASSERT_EQUAL(do_unlink(path), 0);
+	nr_paths--; /* end() must not unlink it again */
+	CU_ASSERT_EQUAL(getlk_pid(qa, F_GETLK, F_RDLCK, 5, 1), p->tgid);
+	CU_ASSERT_EQUAL(do_flock(qa, LOCK_EX | LOCK_NB), -EWOULDBLOCK);
+	CU_ASSERT_EQUAL(do_flock(qa, LOCK_SH | LOCK_NB), 0);
+	as(p);
+	CU_ASSERT_EQUAL(close_fd((unsigned int)a), 0);
+	CU_ASSERT_STRING_EQUAL(held(ino, p->tgid), "");
+	as(q);
+	CU_ASSERT_EQUAL(setlk(qa, F_SETLK, F_WRLCK, 0, 0), 0);
+	CU_ASSERT_EQUAL(do_flock(qa, LOCK_EX | LOCK_NB), 0);
+	CU_ASSERT_EQUAL(vfs_inodes_live(), inodes0 + 1);
+	CU_ASSERT_EQUAL(close_fd((unsigned int)qa), 0); /* evicts the orphan */
+	CU_ASSERT_EQUAL(locks_count_held(), 0);
+	CU_ASSERT_EQUAL(locks_count_contexts(), ctx0);
+	CU_ASSERT_EQUAL(vfs_inodes_live(), inodes0);
+	texit(p);
+	texit(q);
+	end();
+}
+
+/* ---- deadlock detection between real owners ------------------------------------ */
+
+/*
+ * The POSIX owner is the files_struct: a thread waits as its process.  P's
+ * thread T sleeps waiting for Q's lock on byte 10; Q asking (blocking) for
+ * P's byte 0 would close the cycle: EDEADLK, even though P's main thread,
+ * not T, holds byte 0 (Linux's documented answer for threads).  A forked
+ * child is another owner: its request just waits, and P's close of the
+ * fd the child also has (the child's own copy stays open) grants it.
+ */
+static void test_deadlock_owners(void)
+{
+	struct task_struct *p, *t, *q, *c;
+	struct worker wt = {0}, wc = {0};
+	const char *path;
+	int a, qa;
+
+	begin();
+	p = new_process("p");
+	q = new_process("q");
+	path = new_path();
+	as(p);
+	a = open_fd(path, O_CREAT | O_RDWR);
+	t = task_clone_thread(p);
+	CU_ASSERT_EQUAL(setlk(a, F_SETLK, F_WRLCK, 0, 1), 0);
+	as(q);
+	qa = open_fd(path, O_RDWR);
+	CU_ASSERT_EQUAL(setlk(qa, F_SETLK, F_WRLCK, 10, 1), 0);
+	wt = (struct worker){.cmd = F_SETLKW, .type = F_WRLCK, .start = 10, .len = 1};
+	worker_block(&wt, t, W_SETLKW, a, 1);
+	CU_ASSERT_EQUAL(setlk(qa, F_SETLKW, F_WRLCK, 0, 1), -EDEADLK);
+	CU_ASSERT_EQUAL(setlk(qa, F_OFD_SETLKW, F_RDLCK, 20, 1), 0); /* OFD: no cycle check */
+
+	/* a forked child of P is not P: it waits for P's byte 0 */
+	as(p);
+	c = task_fork(p);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	wc = (struct worker){.cmd = F_SETLKW, .type = F_RDLCK, .start = 0, .len = 1};
+	worker_block(&wc, c, W_SETLKW, a, 2);
+	/* Q's close drops its POSIX lock: T is granted byte 10 */
+	as(q);
+	CU_ASSERT_EQUAL(close_fd((unsigned int)qa), 0);
+	worker_join(&wt);
+	CU_ASSERT_EQUAL(wt.ret, 0);
+	CU_ASSERT_STRING_EQUAL(held(ino_of(path), p->tgid), "W0-0,W10-10");
+	/* P's close (the child keeps its fd): the child gets byte 0 */
+	as(p);
+	CU_ASSERT_EQUAL(close_fd((unsigned int)a), 0);
+	worker_join(&wc);
+	CU_ASSERT_EQUAL(wc.ret, 0);
+	CU_ASSERT_STRING_EQUAL(held(ino_of(path), p->tgid), "");
+	CU_ASSERT_STRING_EQUAL(held(ino_of(path), c->tgid), "R0-0");
+	texit(t);
+	texit(c);
+	texit(p);
+	texit(q);
+	end();
+}
+
 /* ---- suites: filelock scheme x fileref scheme ------------------------------------ */
 
 #define SUITE_INIT(name, ...)                                                                      \
@@ -1082,7 +1191,8 @@ static int cleanup(void)
 	    RVTEST(test_last_fput_in_fget), RVTEST(test_last_fput_after_fget),                     \
 	    RVTEST(test_stale_fget_recycled), RVTEST(test_waiters_woken_by_close),                 \
 	    RVTEST(test_interrupted_posix), RVTEST(test_interrupted_flock),                        \
-	    RVTEST(test_fcntl_close_race), RVTEST(test_fcntl_close_race_norecheck_leaks)
+	    RVTEST(test_fcntl_close_race), RVTEST(test_fcntl_close_race_norecheck_leaks),          \
+	    RVTEST(test_deadlock_owners), RVTEST(test_orphan)
 
 RVTEST_SUITE(locks_vfs_global_inc, init_global_inc, cleanup, CASES)
 RVTEST_SUITE(locks_vfs_global_ref, init_global_ref, cleanup, CASES)
