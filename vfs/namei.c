@@ -468,6 +468,14 @@ static int dir_inode_check(struct dentry *dir, struct inode **dinode)
 	return 0;
 }
 
+/* The checks the one-name operations start with (rename orders its own). */
+static int dir_name_check(struct dentry *dir, const char *name, uint32_t len, struct inode **dinode)
+{
+	int err = dir_inode_check(dir, dinode);
+
+	return err ? err : check_name(name, len);
+}
+
 /* Create an object at the negative dentry d; dir i_rwsem held exclusive. */
 static int __create_locked(struct inode *dinode, struct dentry *d, uint32_t mode, dev_t rdev,
 			   const char *target, const struct cred *cred, struct inode **out)
@@ -512,10 +520,7 @@ static int do_create_at(struct dentry *dir, const char *name, uint32_t len, uint
 	struct dentry *d;
 	int err;
 
-	err = dir_inode_check(dir, &dinode);
-	if (err)
-		return err;
-	err = check_name(name, len);
+	err = dir_name_check(dir, name, len, &dinode);
 	if (err)
 		return err;
 	if (is_dot(name, len) || is_dotdot(name, len))
@@ -548,10 +553,7 @@ static int do_unlink_at(struct dentry *dir, const char *name, uint32_t len)
 	struct dentry *d;
 	int err;
 
-	err = dir_inode_check(dir, &dinode);
-	if (err)
-		return err;
-	err = check_name(name, len);
+	err = dir_name_check(dir, name, len, &dinode);
 	if (err)
 		return err;
 	if (is_dot(name, len) || is_dotdot(name, len))
@@ -585,10 +587,7 @@ static int do_rmdir_at(struct dentry *dir, const char *name, uint32_t len)
 	struct dentry *d;
 	int err;
 
-	err = dir_inode_check(dir, &dinode);
-	if (err)
-		return err;
-	err = check_name(name, len);
+	err = dir_name_check(dir, name, len, &dinode);
 	if (err)
 		return err;
 	if (is_dot(name, len))
@@ -634,10 +633,7 @@ static int do_link_at(struct inode *inode, struct dentry *dir, const char *name,
 	struct dentry *d;
 	int err;
 
-	err = dir_inode_check(dir, &dinode);
-	if (err)
-		return err;
-	err = check_name(name, len);
+	err = dir_name_check(dir, name, len, &dinode);
 	if (err)
 		return err;
 	if (is_dot(name, len) || is_dotdot(name, len))
