@@ -1073,7 +1073,13 @@ static bool lk_file_ok(struct file *filp)
 	return filp && filp->f_inode && !(filp->f_mode & FMODE_PATH);
 }
 
-int posix_lock_file(struct file *filp, struct file_lock *fl, struct file_lock *conflock)
+/*
+ * The body of posix_lock_file (FL_POSIX) and flock_lock_inode_wait
+ * (FL_FLOCK, owned by the open file): apply fl to filp's inode, sleeping
+ * while it conflicts if FL_SLEEP.
+ */
+static int lk_lock_file_wait(struct file *filp, struct file_lock *fl, unsigned int kind,
+			     struct file_lock *conflock)
 {
 	struct file_lock_context *ctx;
 	struct lk_call c;
@@ -1084,12 +1090,19 @@ int posix_lock_file(struct file *filp, struct file_lock *fl, struct file_lock *c
 	ctx = locks_get_lock_context(filp->f_inode, fl->fl_type);
 	if (!ctx)
 		return fl->fl_type == F_UNLCK ? 0 : -ENOLCK;
-	fl->fl_flags |= FL_POSIX;
+	fl->fl_flags |= kind;
 	fl->fl_file = filp;
+	if (kind == FL_FLOCK)
+		fl->fl_owner = filp;
 	lk_enter(&c);
 	error = locks_lock_wait(ctx, fl, conflock);
 	lk_exit(&c);
 	return error;
+}
+
+int posix_lock_file(struct file *filp, struct file_lock *fl, struct file_lock *conflock)
+{
+	return lk_lock_file_wait(filp, fl, FL_POSIX, conflock);
 }
 
 void posix_test_lock(struct file *filp, struct file_lock *fl)
@@ -1108,22 +1121,7 @@ void posix_test_lock(struct file *filp, struct file_lock *fl)
 
 int flock_lock_inode_wait(struct file *filp, struct file_lock *fl)
 {
-	struct file_lock_context *ctx;
-	struct lk_call c;
-	int error;
-
-	if (!lk_file_ok(filp))
-		return -EBADF;
-	ctx = locks_get_lock_context(filp->f_inode, fl->fl_type);
-	if (!ctx)
-		return fl->fl_type == F_UNLCK ? 0 : -ENOLCK;
-	fl->fl_flags |= FL_FLOCK;
-	fl->fl_file = filp;
-	fl->fl_owner = filp;
-	lk_enter(&c);
-	error = locks_lock_wait(ctx, fl, NULL);
-	lk_exit(&c);
-	return error;
+	return lk_lock_file_wait(filp, fl, FL_FLOCK, NULL);
 }
 
 int locks_submit_req(struct file *filp, struct file_lock_req *req)
