@@ -14,8 +14,10 @@ long=${RCUVFS_LONG_TESTS:-0}
 echo "== build (-Werror) =="
 cmake -S . -B build -DRCUVFS_WERROR=ON -DRCUVFS_LONG_TESTS=$long >/dev/null
 cmake --build build -j"$jobs"
-echo "== tests =="
-(cd build && ctest --output-on-failure --timeout 600 -j1)
+echo "== unit tests (CUnit run summaries below) =="
+(cd build && ctest -V -L unit --timeout 600 -j1)
+echo "== integration (real FUSE mounts) and stress tests =="
+(cd build && ctest --output-on-failure -LE unit --timeout 600 -j1)
 
 echo "== build (ASan+UBSan) =="
 cmake -S . -B build-asan -DRCUVFS_WERROR=ON -DRCUVFS_SANITIZE=ON -DRCUVFS_LONG_TESTS=$long >/dev/null
@@ -23,5 +25,5 @@ cmake --build build-asan -j"$jobs"
 echo "== tests under ASan+UBSan =="
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	ctest --output-on-failure --timeout 900 -j1 -L 'unit|asan')
+	ctest -V --timeout 900 -j1 -L 'unit|asan')
 echo "rcuvfs: all tests passed"
