@@ -1049,6 +1049,54 @@ static void test_fcntl_close_race_norecheck_leaks(void)
 	run_fcntl_close_race(false);
 }
 
+/* ---- SEEK_CUR and SEEK_END on a real file ----------------------------------------- */
+
+static int setlk_whence(int fd, int type, int whence, int64_t start, int64_t len)
+{
+	struct flock l = {
+	    .l_type = (short)type, .l_whence = (short)whence, .l_start = start, .l_len = len};
+	struct fd f = fdget((unsigned int)fd);
+	int r;
+
+	if (!f.file)
+		return -EBADF;
+	r = fcntl_setlk(f.file, F_SETLK, &l, (fl_owner_t)current->files, current->tgid, NULL);
+	fdput(f);
+	return r;
+}
+
+/* The offsets come from the file's f_pos and the inode's i_size as the VFS keeps them. */
+static void test_whence_real_file(void)
+{
+	static const char data[100];
+	struct task_struct *p;
+	struct fd f;
+	const char *path;
+	uint64_t ino;
+	int a;
+
+	begin();
+	p = new_process("p");
+	path = new_path();
+	as(p);
+	a = open_fd(path, O_CREAT | O_RDWR);
+	ino = ino_of(path);
+	f = fdget((unsigned int)a);
+	CU_ASSERT_EQUAL(vfs_write(f.file, data, sizeof(data), NULL), 100); /* f_pos 100 */
+	CU_ASSERT_EQUAL(vfs_llseek(f.file, 40, SEEK_SET), 40);
+	fdput(f);
+	CU_ASSERT_EQUAL(setlk_whence(a, F_WRLCK, SEEK_CUR, -10, 5), 0);	      /* 30-34 */
+	CU_ASSERT_EQUAL(setlk_whence(a, F_RDLCK, SEEK_END, -10, 0), 0);	      /* 90-EOF */
+	CU_ASSERT_EQUAL(setlk_whence(a, F_WRLCK, SEEK_END, 0, -5), 0);	      /* 95-99 */
+	CU_ASSERT_EQUAL(setlk_whence(a, F_WRLCK, SEEK_CUR, -41, 1), -EINVAL); /* before 0 */
+	CU_ASSERT_STRING_EQUAL(held(ino, p->tgid), "R100-EOF,R90-94,W30-34,W95-99");
+	CU_ASSERT_EQUAL(do_truncate(path, 10), 0);
+	CU_ASSERT_EQUAL(setlk_whence(a, F_UNLCK, SEEK_END, 0, 0), 0); /* 10-EOF */
+	CU_ASSERT_STRING_EQUAL(held(ino, p->tgid), "");
+	texit(p);
+	end();
+}
+
 /* ---- an unlinked (orphan) file ---------------------------------------------------- */
 
 /*
@@ -1192,7 +1240,7 @@ static int cleanup(void)
 	    RVTEST(test_stale_fget_recycled), RVTEST(test_waiters_woken_by_close),                 \
 	    RVTEST(test_interrupted_posix), RVTEST(test_interrupted_flock),                        \
 	    RVTEST(test_fcntl_close_race), RVTEST(test_fcntl_close_race_norecheck_leaks),          \
-	    RVTEST(test_deadlock_owners), RVTEST(test_orphan)
+	    RVTEST(test_deadlock_owners), RVTEST(test_orphan), RVTEST(test_whence_real_file)
 
 RVTEST_SUITE(locks_vfs_global_inc, init_global_inc, cleanup, CASES)
 RVTEST_SUITE(locks_vfs_global_ref, init_global_ref, cleanup, CASES)
