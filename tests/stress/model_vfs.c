@@ -297,6 +297,24 @@ static int m_lock(struct stress_task *t, int fd, int kind, bool lock)
 		r = fcntl_setlk(f.file, kind == MLK_OFD ? F_OFD_SETLKW : F_SETLKW, &fl,
 				kind == MLK_OFD ? NULL : (fl_owner_t)current->files, current->tgid,
 				NULL);
+		/*
+		 * As the kernel's fcntl_setlk: a POSIX lock granted after another
+		 * thread closed the fd would outlive every fd of its owner on the
+		 * file; re-check the slot under file_lock (which orders us against
+		 * close_fd's pick + locks_remove_posix) and drop it if so.
+		 */
+		if (!r && lock && kind == MLK_POSIX) {
+			struct files_struct *files = current->files;
+			struct file *now;
+
+			spin_lock(&files->file_lock);
+			now = files_lookup_fd_raw(files, (unsigned int)fd);
+			spin_unlock(&files->file_lock);
+			if (now != f.file) {
+				locks_remove_posix(f.file, (fl_owner_t)files);
+				r = -EBADF;
+			}
+		}
 	}
 	fdput(f);
 	if (r)
