@@ -186,6 +186,16 @@ static bool reserved_name(fuse_ino_t parent, const char *name)
 	return parent == FUSE_ROOT_ID && !strcmp(name, RVF_CTL_NAME);
 }
 
+/* Whether a new name may go in parent: not in or over the control files. */
+static int may_create(fuse_ino_t parent, const char *name)
+{
+	if (rvf_ino_is_ctl(parent))
+		return -EPERM;
+	if (reserved_name(parent, name))
+		return -EEXIST;
+	return 0;
+}
+
 static const struct cred *ctx_cred(const struct rvf_ctx *ctx, struct cred *c)
 {
 	c->fsuid = ctx->uid;
@@ -328,10 +338,9 @@ int rvf_op_mknod(const struct rvf_ctx *ctx, fuse_ino_t parent, const char *name,
 	struct cred c;
 	int err;
 
-	if (rvf_ino_is_ctl(parent))
-		return -EPERM;
-	if (reserved_name(parent, name))
-		return -EEXIST;
+	err = may_create(parent, name);
+	if (err)
+		return err;
 	rvf_enter();
 	err = vfs_mknod(rvf_inode(parent), name, mode, rdev, ctx_cred(ctx, &c), &inode);
 	return new_entry(err, inode, e);
@@ -344,10 +353,9 @@ int rvf_op_mkdir(const struct rvf_ctx *ctx, fuse_ino_t parent, const char *name,
 	struct cred c;
 	int err;
 
-	if (rvf_ino_is_ctl(parent))
-		return -EPERM;
-	if (reserved_name(parent, name))
-		return -EEXIST;
+	err = may_create(parent, name);
+	if (err)
+		return err;
 	rvf_enter();
 	err = vfs_mkdir(rvf_inode(parent), name, mode, ctx_cred(ctx, &c), &inode);
 	return new_entry(err, inode, e);
@@ -360,10 +368,9 @@ int rvf_op_symlink(const struct rvf_ctx *ctx, const char *target, fuse_ino_t par
 	struct cred c;
 	int err;
 
-	if (rvf_ino_is_ctl(parent))
-		return -EPERM;
-	if (reserved_name(parent, name))
-		return -EEXIST;
+	err = may_create(parent, name);
+	if (err)
+		return err;
 	rvf_enter();
 	err = vfs_symlink(rvf_inode(parent), name, target, ctx_cred(ctx, &c), &inode);
 	return new_entry(err, inode, e);
@@ -375,10 +382,11 @@ int rvf_op_link(const struct rvf_ctx *ctx, fuse_ino_t ino, fuse_ino_t newparent,
 	struct inode *inode;
 	int err;
 
-	if (rvf_ino_is_ctl(ino) || rvf_ino_is_ctl(newparent))
+	if (rvf_ino_is_ctl(ino))
 		return -EPERM;
-	if (reserved_name(newparent, newname))
-		return -EEXIST;
+	err = may_create(newparent, newname);
+	if (err)
+		return err;
 	rvf_enter();
 	inode = rvf_inode(ino);
 	err = vfs_link(inode, rvf_inode(newparent), newname);
@@ -497,10 +505,9 @@ int rvf_op_create(const struct rvf_ctx *ctx, fuse_ino_t parent, const char *name
 	struct cred c;
 	int err;
 
-	if (rvf_ino_is_ctl(parent))
-		return -EPERM;
-	if (reserved_name(parent, name))
-		return -EEXIST;
+	err = may_create(parent, name);
+	if (err)
+		return err;
 	rvf_enter();
 	err = vfs_create(rvf_inode(parent), name, (mode & 07777) | S_IFREG, ctx_cred(ctx, &c),
 			 &inode);
