@@ -182,56 +182,40 @@ static __always_inline struct file *__fget_files_rcu(struct files_struct *files,
 	return file;
 }
 
-struct file *__fget_files(struct files_struct *files, unsigned int fd, unsigned int mask)
+/* One lookup in its own read-side section: the body of every entry below. */
+static __always_inline struct file *__fget_files_variant(struct files_struct *files,
+							 unsigned int fd, unsigned int mask,
+							 enum fget_variant v)
 {
 	struct file *file;
 
 	rcu_read_lock();
-	file = __fget_files_rcu(files, fd, mask, FGET_INLINE);
+	file = __fget_files_rcu(files, fd, mask, v);
 	rcu_read_unlock();
 	return file;
+}
+
+struct file *__fget_files(struct files_struct *files, unsigned int fd, unsigned int mask)
+{
+	return __fget_files_variant(files, fd, mask, FGET_INLINE);
 }
 
 struct file *fget(unsigned int fd)
 {
-	struct files_struct *files = current->files;
-	struct file *file;
-
-	rcu_read_lock();
-	file = __fget_files_rcu(files, fd, FMODE_PATH, FGET_INLINE);
-	rcu_read_unlock();
-	return file;
+	return __fget_files_variant(current->files, fd, FMODE_PATH, FGET_INLINE);
 }
 
 struct file *fget_raw(unsigned int fd)
 {
-	struct files_struct *files = current->files;
-	struct file *file;
-
-	rcu_read_lock();
-	file = __fget_files_rcu(files, fd, 0, FGET_INLINE);
-	rcu_read_unlock();
-	return file;
+	return __fget_files_variant(current->files, fd, 0, FGET_INLINE);
 }
 
 struct file *fget_ool(unsigned int fd)
 {
-	struct files_struct *files = current->files;
-	struct file *file;
-
-	rcu_read_lock();
-	file = __fget_files_rcu(files, fd, FMODE_PATH, FGET_OUT_OF_LINE);
-	rcu_read_unlock();
-	return file;
+	return __fget_files_variant(current->files, fd, FMODE_PATH, FGET_OUT_OF_LINE);
 }
 
 struct file *fget_norecheck_for_test(unsigned int fd)
 {
-	struct files_struct *files = current->files;
-	struct file *file;
-
-	rcu_read_lock();
-	file = __fget_files_rcu(files, fd, FMODE_PATH, FGET_NO_RECHECK);
-	rcu_read_unlock();
-	return file;
+	return __fget_files_variant(current->files, fd, FMODE_PATH, FGET_NO_RECHECK);
 }
