@@ -330,7 +330,8 @@ struct task_struct {
 	struct list_head all_tasks; /* on the instance's task list, under its lock */
 	char comm[16];
 };
-#define PF_LAZY 0x1 /* created lazily for a thread rcuvfs did not create */
+#define PF_LAZY     0x1 /* created lazily for a thread rcuvfs did not create */
+#define PF_ATTACHED 0x2 /* some thread's current (atomic bit) */
 
 extern __thread struct task_struct *rv_current;
 struct task_struct *rv_current_slow(void);
@@ -369,7 +370,11 @@ struct task_struct *task_create_process(const char *comm);
 struct task_struct *task_fork(struct task_struct *parent);
 /* clone(CLONE_VM|CLONE_FILES|CLONE_THREAD): a new task in parent's process. */
 struct task_struct *task_clone_thread(struct task_struct *parent);
-/* Make `t` the calling thread's current (and register it with RCU). */
+/*
+ * Make `t` the calling thread's current (and register it with RCU).  A task
+ * is one thread: attaching a task that another thread still has attached is
+ * a bug (they would share its sleep word and BKL depth); it is reported.
+ */
 void task_attach(struct task_struct *t);
 /* Detach the calling thread from its task without exiting it. */
 void task_detach(void);

@@ -150,6 +150,8 @@ static void rv_task_thread_exit(void *arg)
 	/* only lazily created tasks die with their thread */
 	if (t && (t->flags & PF_LAZY) && rv_current == t)
 		task_exit(t);
+	else if (rv_current)
+		task_detach();
 	rv_current = NULL;
 }
 
@@ -165,12 +167,21 @@ void task_attach(struct task_struct *t)
 {
 	pthread_once(&rv_task_once, rv_task_key_init);
 	rv_rcu_ensure();
+	if (rv_current == t)
+		return;
+	if (rv_current)
+		task_detach();
+	if (__atomic_fetch_or(&t->flags, PF_ATTACHED, __ATOMIC_ACQ_REL) & PF_ATTACHED)
+		fprintf(stderr, "rcuvfs: task %d attached to two threads at once (a bug)\n",
+			t->pid);
 	rv_current = t;
 	pthread_setspecific(rv_task_key, t);
 }
 
 void task_detach(void)
 {
+	if (rv_current)
+		__atomic_fetch_and(&rv_current->flags, ~PF_ATTACHED, __ATOMIC_ACQ_REL);
 	rv_current = NULL;
 	pthread_once(&rv_task_once, rv_task_key_init);
 	pthread_setspecific(rv_task_key, NULL);
@@ -208,9 +219,10 @@ void task_exit(struct task_struct *t)
 		fh->exit_files(t);
 	if (mh->exit_mm && t->mm)
 		mh->exit_mm(t);
-	rv_current = saved == t ? NULL : saved;
 	if (saved == t)
-		task_detach();
+		task_detach(); /* rv_current == t here: clears PF_ATTACHED too */
+	else
+		rv_current = saved;
 
 	spin_lock(&rv_tasks_lock);
 	list_del_init(&t->all_tasks);
