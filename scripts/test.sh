@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The whole test suite: installs what is missing, builds with -Werror, runs
 # every CTest test (unit, integration on real FUSE mounts, stress), then
-# builds with ASan+UBSan and runs the unit tests again.  Run as root (FUSE
+# builds with ASan+UBSan and runs every test again (the daemon's leak check
+# at unmount included).  Run as root (FUSE
 # mounts, apt-get).  RCUVFS_LONG_TESTS=1 adds the long runs.
 set -eu
 cd "$(dirname "$0")/.."
@@ -14,16 +15,18 @@ long=${RCUVFS_LONG_TESTS:-0}
 echo "== build (-Werror) =="
 cmake -S . -B build -DRCUVFS_WERROR=ON -DRCUVFS_LONG_TESTS=$long >/dev/null
 cmake --build build -j"$jobs"
-echo "== unit tests (CUnit run summaries below) =="
-(cd build && ctest -V -L unit --timeout 600 -j1)
-echo "== integration (real FUSE mounts) and stress tests =="
-(cd build && ctest --output-on-failure -LE unit --timeout 600 -j1)
+run_tests() { # build dir
+	echo "== $1: unit tests (CUnit run summaries below) =="
+	(cd "$1" && ctest -V -L unit --timeout 900 -j1)
+	echo "== $1: integration (real FUSE mounts) and stress tests =="
+	(cd "$1" && ctest --output-on-failure -LE unit --timeout 900 -j1)
+}
+run_tests build
 
 echo "== build (ASan+UBSan) =="
 cmake -S . -B build-asan -DRCUVFS_WERROR=ON -DRCUVFS_SANITIZE=ON -DRCUVFS_LONG_TESTS=$long >/dev/null
 cmake --build build-asan -j"$jobs"
-echo "== tests under ASan+UBSan =="
-(cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
-	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	ctest -V --timeout 900 -j1 -L 'unit|asan')
-echo "rcuvfs: all tests passed"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+run_tests build-asan
+echo "rcuvfs: all tests passed (normal and ASan+UBSan builds)"
