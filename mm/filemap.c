@@ -300,14 +300,10 @@ static int folio_mkclean(struct folio *folio)
 		addr = vma_address(vma, index);
 		if (addr == (unsigned long)-EFAULT)
 			continue;
-		pt = pt_lookup(vma->vm_mm, addr);
-		if (!pt)
+		ptep = folio_check_address(folio, vma->vm_mm, addr, &pt, &pte);
+		if (!ptep)
 			continue;
-		spin_lock(&pt->ptl);
-		ptep = &pt->ptes[pte_index(addr)];
-		pte = ptep_get(ptep);
-		if (pte_present(pte) && !pte_special(pte) && mm_folio_from_pte(pte) == folio &&
-		    (pte & (_PAGE_RW | _PAGE_DIRTY))) {
+		if (pte & (_PAGE_RW | _PAGE_DIRTY)) {
 			pte = __atomic_fetch_and(ptep, ~(_PAGE_RW | _PAGE_DIRTY), __ATOMIC_ACQ_REL);
 			if (pte_dirty(pte))
 				folio_mark_dirty(folio);

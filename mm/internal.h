@@ -104,6 +104,32 @@ static inline unsigned long vma_address(const struct vm_area_struct *vma, unsign
 	return vma->vm_start + ((pgoff - vma->vm_pgoff) << PAGE_SHIFT);
 }
 
+/*
+ * The PTE at addr if it maps folio, returned with its PTE lock held (*ptp:
+ * unlock and nr_present) and the value it held (*ptev); NULL, with no lock
+ * held, otherwise.  The caller keeps the page table allocated (the VMA is
+ * on i_mmap).  The locked half of the kernel's page_check_address.
+ */
+static inline pte_t *folio_check_address(struct folio *folio, struct mm_struct *mm,
+					 unsigned long addr, struct pt_page **ptp, pte_t *ptev)
+{
+	struct pt_page *pt = pt_lookup(mm, addr);
+	pte_t *ptep, pte;
+
+	if (!pt)
+		return NULL;
+	spin_lock(&pt->ptl);
+	ptep = &pt->ptes[pte_index(addr)];
+	pte = ptep_get(ptep);
+	if (pte_present(pte) && !pte_special(pte) && mm_folio_from_pte(pte) == folio) {
+		*ptp = pt;
+		*ptev = pte;
+		return ptep;
+	}
+	spin_unlock(&pt->ptl);
+	return NULL;
+}
+
 /* mm/rmap.c */
 bool pte_maps_folio(struct mm_struct *mm, unsigned long addr, struct folio *folio);
 

@@ -62,22 +62,17 @@ static bool try_to_unmap(struct folio *folio)
 		if (addr == (unsigned long)-EFAULT)
 			continue;
 		/* the VMA is on i_mmap, so its page tables are not freed */
-		pt = pt_lookup(vma->vm_mm, addr);
-		if (!pt)
+		ptep = folio_check_address(folio, vma->vm_mm, addr, &pt, &pte);
+		if (!ptep)
 			continue;
-		spin_lock(&pt->ptl);
-		ptep = &pt->ptes[pte_index(addr)];
-		pte = ptep_get(ptep);
-		if (pte_present(pte) && !pte_special(pte) && mm_folio_from_pte(pte) == folio) {
-			pte = ptep_get_and_clear(ptep);
-			pt->nr_present--;
-			if (pte_dirty(pte))
-				folio_mark_dirty(folio);
-			mm_folio_mapcount_dec(folio);
-			add_mm_counter(vma->vm_mm, MM_FILEPAGES, -1);
-			folio_put(folio); /* the PTE's reference */
-			rv_stat_inc(reclaim_unmapped);
-		}
+		pte = ptep_get_and_clear(ptep);
+		pt->nr_present--;
+		if (pte_dirty(pte))
+			folio_mark_dirty(folio);
+		mm_folio_mapcount_dec(folio);
+		add_mm_counter(vma->vm_mm, MM_FILEPAGES, -1);
+		folio_put(folio); /* the PTE's reference */
+		rv_stat_inc(reclaim_unmapped);
 		spin_unlock(&pt->ptl);
 	}
 	up_read(&m->i_mmap_rwsem);
