@@ -25,7 +25,7 @@ grep -q '^done$' "$IT_TMP/out.rcuvfs" || fail "battery did not finish on rcuvfs"
 # forget: once the tree is gone and the kernel drops its dentries and
 # inodes, FORGET requests bring the model back to the root inode alone
 rm -rf "$R/work"
-for ((i = 0; i < 50; i++)); do
+for ((i = 0; i < 600; i++)); do
 	echo 2 >/proc/sys/vm/drop_caches
 	[ "$(awk '$1 == "vfs_inodes" {print $2}' "$R/.rcuvfs/stats")" = 1 ] && break
 	sleep 0.1

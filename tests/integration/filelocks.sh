@@ -33,10 +33,10 @@ mount_tmpfs tmpfs || it_finish
 T=$MNT
 timeout 60 "$LT" contend "$T" >"$IT_TMP/contend.tmpfs" 2>&1 || fail "contend on tmpfs: $(tail -3 "$IT_TMP/contend.tmpfs")"
 
-# Wait (bounded, 10 s) until the listing of mount $1 shows $2 waiters.
+# Wait (bounded, 60 s) until the listing of mount $1 shows $2 waiters.
 wait_waiters() {
 	local i
-	for ((i = 0; i < 200; i++)); do
+	for ((i = 0; i < 1200; i++)); do
 		[ "$(grep -c -- '-> ' "$1/.rcuvfs/locks" 2>/dev/null)" -ge "$2" ] && return 0
 		sleep 0.05
 	done
@@ -60,7 +60,7 @@ unmount_with_waiters() { # cfg
 	log=$IT_TMP/lkw.log
 	"$LT" hold "$MNT/u" >"$IT_TMP/hold.out" 2>&1 &
 	hp=$!
-	for ((i = 0; i < 200; i++)); do grep -q held "$IT_TMP/hold.out" && break; sleep 0.05; done
+	for ((i = 0; i < 1200; i++)); do grep -q held "$IT_TMP/hold.out" && break; sleep 0.05; done
 	"$LT" wait "$MNT/u" flock >"$IT_TMP/w1.out" 2>&1 &
 	w1=$!
 	"$LT" wait "$MNT/u" posix >"$IT_TMP/w2.out" 2>&1 &
@@ -74,7 +74,7 @@ unmount_with_waiters() { # cfg
 		fail "$cfg: /.rcuvfs/locks not in /proc/locks format: $(cat "$MNT/.rcuvfs/locks")"
 	kill -TERM "$PID"
 	if ! wait_gone "$PID"; then
-		fail "$cfg: daemon still running 10 s after SIGTERM with waiters"
+		fail "$cfg: daemon still running 60 s after SIGTERM with waiters"
 		kill -9 "$PID" "$hp" "$w1" "$w2" 2>/dev/null
 		return
 	fi

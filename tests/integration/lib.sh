@@ -49,7 +49,7 @@ pass() {
 # Wait (bounded) until the mount at $1 is a FUSE mount answering stat.
 wait_mounted() {
 	local i
-	for ((i = 0; i < 200; i++)); do
+	for ((i = 0; i < 1200; i++)); do
 		if grep -q " $1 fuse" /proc/self/mounts && stat "$1" >/dev/null 2>&1; then
 			return 0
 		fi
@@ -66,9 +66,9 @@ pid_gone() {
 	[ "$st" = Z ]
 }
 
-wait_gone() { # pid, bounded (10 s)
+wait_gone() { # pid, bounded (60 s)
 	local i
-	for ((i = 0; i < 200; i++)); do
+	for ((i = 0; i < 1200; i++)); do
 		pid_gone "$1" && return 0
 		sleep 0.05
 	done

@@ -656,7 +656,7 @@ static int run_scenario(const struct scenario *s)
 		n++;
 	}
 	/* bounded: a hang is a failure, not a stuck test */
-	deadline = time(NULL) + 30;
+	deadline = time(NULL) + 120;
 	while (n > 0) {
 		pid_t p = waitpid(-1, &status, WNOHANG);
 
@@ -792,7 +792,7 @@ static int cmd_many(int argc, char **argv)
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED)
 		die("mmap");
-	alarm(100); /* watchdog: a hang is a failure */
+	alarm(300); /* watchdog: a hang is a failure */
 	snprintf(path, sizeof(path), "%s/lk.many", dir);
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0 || fstat(fd, &st))

@@ -62,7 +62,7 @@ echo "tmpfs: $tmpfs" >&2
 if [ -x "$daemon" ] && [ -c /dev/fuse ]; then
 	mnt=$(mktemp -d /tmp/rcuvfs-compare.XXXXXX)
 	if "$daemon" "$mnt" -o allow_other${opts:+,$opts}; then
-		for _ in $(seq 100); do grep -q " $mnt " /proc/mounts && break; sleep 0.1; done
+		for _ in $(seq 600); do grep -q " $mnt " /proc/mounts && break; sleep 0.1; done
 		echo "rcuvfs: $mnt" >&2
 		"$stress" --path "$mnt" "${common[@]}" --csv "$tmp/rcuvfs.csv" >"$tmp/rcuvfs.out" || rc=1
 		fusermount3 -u "$mnt"

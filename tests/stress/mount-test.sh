@@ -26,7 +26,7 @@ trap cleanup EXIT
 
 mount_it() { # options...
 	"$daemon" "$mnt" -o allow_other "$@" || return 1
-	for _ in $(seq 100); do
+	for _ in $(seq 600); do
 		if grep -q " $mnt " /proc/mounts; then mounted=1; return 0; fi
 		sleep 0.1
 	done
