@@ -74,7 +74,7 @@ static __always_inline void fget_drop(struct file *file)
  * on the reload).
  */
 static __always_inline enum get_file_res __get_file_rcu_recheck(struct file **f,
-								 struct file **filep, bool recheck)
+								struct file **filep, bool recheck)
 {
 	struct file *reloaded, *cmp;
 
@@ -95,9 +95,8 @@ static __always_inline enum get_file_res __get_file_rcu_recheck(struct file **f,
  * increment in a negative zone (saturated or dead: __file_ref_get decides)
  * and a mismatch (the object was recycled) are returned to the caller.
  */
-static __always_inline enum get_file_res __get_file_rcu(struct file **f, struct file **filep,
-							unsigned long *cntp, bool recheck,
-							bool inject)
+static __always_inline enum get_file_res
+__get_file_rcu(struct file **f, struct file **filep, unsigned long *cntp, bool recheck, bool inject)
 {
 	struct file *file = rcu_dereference_raw(*f);
 
@@ -136,8 +135,8 @@ static __noinline enum get_file_res __get_file_rcu_ool_inject(struct file **f, s
 }
 
 static __always_inline enum get_file_res get_file_variant(struct file **f, struct file **filep,
-							  unsigned long *cntp,
-							  enum fget_variant v, bool inject)
+							  unsigned long *cntp, enum fget_variant v,
+							  bool inject)
 {
 	if (v == FGET_INLINE)
 		return __get_file_rcu(f, filep, cntp, true, inject);
@@ -175,8 +174,8 @@ static __always_inline struct file *fget_slow_body(struct files_struct *files, u
 				if (!fdt)
 					fdt = rcu_dereference_raw(files->fdt);
 				res = fd < fdt->max_fds
-					      ? __get_file_rcu_recheck(&fdt->fd[fd], &file, recheck)
-					      : GET_FILE_DROP;
+					  ? __get_file_rcu_recheck(&fdt->fd[fd], &file, recheck)
+					  : GET_FILE_DROP;
 			}
 		}
 		if (res == GET_FILE_OK) {
