@@ -198,9 +198,10 @@ struct lk_call {
 static __thread struct list_head lk_grants;
 static __thread int lk_depth; /* nesting of entry points */
 
-static void locks_run_grants(struct list_head *q);
+static __noinline void locks_run_grants(struct list_head *q);
 
-static void lk_enter(struct lk_call *c)
+/* Inlined: every entry point pays these on its fast path. */
+static __always_inline void lk_enter(struct lk_call *c)
 {
 	if (lk_depth++ == 0)
 		INIT_LIST_HEAD(&lk_grants);
@@ -209,13 +210,13 @@ static void lk_enter(struct lk_call *c)
 		lock_kernel();
 }
 
-static void lk_exit(struct lk_call *c)
+static __always_inline void lk_exit(struct lk_call *c)
 {
 	if (c->bkl)
 		unlock_kernel();
 	/* the outermost exit runs the queue; calls made by grant callbacks
 	 * see lk_depth > 1 and only append to it */
-	if (lk_depth == 1)
+	if (lk_depth == 1 && unlikely(!list_empty(&lk_grants)))
 		locks_run_grants(&lk_grants);
 	lk_depth--;
 }
@@ -326,24 +327,74 @@ long locks_owner_limit(void)
 /* lock records                                                        */
 /* ------------------------------------------------------------------ */
 
+/* Every field, one store each (cheaper than memset + the list heads). */
 void locks_init_lock(struct file_lock *fl)
 {
-	memset(fl, 0, sizeof(*fl));
+	fl->fl_blocker = NULL;
 	INIT_LIST_HEAD(&fl->fl_list);
 	INIT_LIST_HEAD(&fl->fl_link);
 	INIT_LIST_HEAD(&fl->fl_blocked_requests);
 	INIT_LIST_HEAD(&fl->fl_blocked_member);
-	init_waitqueue_head(&fl->fl_wait);
+	fl->fl_owner = NULL;
+	fl->fl_flags = 0;
+	fl->fl_type = 0;
+	fl->fl_link_shard = 0;
+	fl->fl_pid = 0;
+	fl->fl_start = 0;
 	fl->fl_end = OFFSET_MAX;
+	fl->fl_file = NULL;
+	fl->fl_ctx = NULL;
+	fl->fl_req = NULL;
+	init_waitqueue_head(&fl->fl_wait);
+}
+
+/*
+ * filelock_cache's constructor.  A record goes back to the cache in this
+ * state: off every list (list_del_init), no waiters (woken and detached),
+ * no blocker (held records never wait), fl_wait unused (only requests are
+ * slept on); so an allocation need not initialise it again and sets only
+ * the scalars below.  locks_free_lock checks it in sanitizer builds.
+ */
+static void locks_ctor(void *obj)
+{
+	locks_init_lock(obj);
 }
 
 static struct file_lock *locks_alloc_lock(void)
 {
 	struct file_lock *fl = kmem_cache_alloc(filelock_cache);
 
-	if (fl)
-		locks_init_lock(fl);
+	if (fl) {
+		fl->fl_flags = 0;
+		fl->fl_ctx = NULL;
+		fl->fl_req = NULL;
+	}
 	return fl;
+}
+
+#if defined(__SANITIZE_ADDRESS__) || defined(RCUVFS_SANITIZE)
+static void locks_check_constructed(const struct file_lock *fl)
+{
+	if (fl->fl_blocker || !list_empty(&fl->fl_list) || !list_empty(&fl->fl_link) ||
+	    !list_empty(&fl->fl_blocked_requests) || !list_empty(&fl->fl_blocked_member) ||
+	    !list_empty(&fl->fl_wait.head)) {
+		fprintf(stderr, "rcuvfs: locks: lock record %p freed while still linked\n",
+			(void *)fl);
+		abort();
+	}
+}
+#else
+static inline void locks_check_constructed(const struct file_lock *fl)
+{
+	(void)fl;
+}
+#endif
+
+/* Back to the cache, in the constructed state (see locks_ctor). */
+static inline void locks_free_record(struct file_lock *fl)
+{
+	locks_check_constructed(fl);
+	kmem_cache_free(filelock_cache, fl);
 }
 
 /*
@@ -355,7 +406,7 @@ static void locks_free_lock(struct file_lock *fl)
 {
 	if (!(fl->fl_flags & FL_FLOCK))
 		owner_uncharge(fl->fl_owner, 1);
-	kmem_cache_free(filelock_cache, fl);
+	locks_free_record(fl);
 }
 
 /* Preallocate n records charged to owner (before any list lock). */
@@ -371,9 +422,9 @@ static int locks_prealloc(fl_owner_t owner, int n, struct file_lock **a, struct 
 		*b = locks_alloc_lock();
 	if (!*a || (n > 1 && !*b)) {
 		if (*a)
-			kmem_cache_free(filelock_cache, *a);
+			locks_free_record(*a);
 		if (*b)
-			kmem_cache_free(filelock_cache, *b);
+			locks_free_record(*b);
 		*a = *b = NULL;
 		owner_uncharge(owner, n);
 		goto enolck;
@@ -451,7 +502,7 @@ static int lk_my_shard(void)
 }
 
 /* Called under the list lock. */
-static void locks_insert_global_locks(struct file_lock *fl)
+static __always_inline void locks_insert_global_locks(struct file_lock *fl)
 {
 	struct lock_shard *s;
 
@@ -463,7 +514,7 @@ static void locks_insert_global_locks(struct file_lock *fl)
 	shard_unlock_nested(s);
 }
 
-static void locks_delete_global_locks(struct file_lock *fl)
+static __always_inline void locks_delete_global_locks(struct file_lock *fl)
 {
 	struct lock_shard *s = &lock_shards[fl->fl_link_shard];
 
@@ -573,17 +624,22 @@ new_blocker:
  * Take a request out of the tree (if it is in it) and wake the requests
  * waiting behind it.  Called by the requester when it is done waiting.
  */
-static void locks_delete_block(struct file_lock *waiter)
+static __noinline void __locks_delete_block_slow(struct file_lock *waiter)
 {
-	/* paired with the release in __locks_wake_up_blocks */
-	if (!smp_load_acquire(&waiter->fl_blocker) && list_empty(&waiter->fl_blocked_requests))
-		return;
 	blocked_lock();
 	__locks_wake_up_blocks(waiter);
 	if (waiter->fl_blocker)
 		__locks_delete_block(waiter);
 	smp_store_release(&waiter->fl_blocker, NULL);
 	blocked_unlock();
+}
+
+static __always_inline void locks_delete_block(struct file_lock *waiter)
+{
+	/* paired with the release in __locks_wake_up_blocks */
+	if (!smp_load_acquire(&waiter->fl_blocker) && list_empty(&waiter->fl_blocked_requests))
+		return;
+	__locks_delete_block_slow(waiter);
 }
 
 /* The held lock at the root of the tree the owner of block_fl waits in. */
@@ -677,15 +733,12 @@ static void locks_delete_lock_ctx(struct file_lock *fl, struct list_head *dispos
 /* contexts                                                            */
 /* ------------------------------------------------------------------ */
 
-static struct file_lock_context *locks_get_lock_context(struct inode *inode, int type)
+/* Install a context on inode (first lock); ctx is the NULL just read. */
+static __noinline struct file_lock_context *locks_new_lock_context(struct inode *inode,
+								   struct file_lock_context *ctx)
 {
-	struct file_lock_context *ctx, *new;
+	struct file_lock_context *new = calloc(1, sizeof(*new));
 
-	/* paired with the release of the cmpxchg below */
-	ctx = smp_load_acquire(&inode->i_flctx);
-	if (likely(ctx) || type == F_UNLCK)
-		return ctx;
-	new = calloc(1, sizeof(*new));
 	if (!new)
 		return NULL;
 	spin_lock_init(&new->flc_lock);
@@ -699,6 +752,17 @@ static struct file_lock_context *locks_get_lock_context(struct inode *inode, int
 	}
 	__atomic_fetch_add(&lk_nr_ctx, 1, __ATOMIC_RELAXED);
 	return new;
+}
+
+static __always_inline struct file_lock_context *locks_get_lock_context(struct inode *inode,
+									int type)
+{
+	/* paired with the release of the cmpxchg in locks_new_lock_context */
+	struct file_lock_context *ctx = smp_load_acquire(&inode->i_flctx);
+
+	if (likely(ctx) || type == F_UNLCK)
+		return ctx;
+	return locks_new_lock_context(inode, ctx);
 }
 
 void locks_free_lock_context(struct inode *inode)
@@ -868,8 +932,7 @@ out:
  */
 static int flock_lock_ctx(struct file_lock_context *ctx, struct file_lock *request)
 {
-	struct file_lock *new_fl = NULL, *fl;
-	struct list_head dispose = LIST_HEAD_INIT(dispose);
+	struct file_lock *new_fl = NULL, *old = NULL, *fl;
 	bool unlock = request->fl_type == F_UNLCK;
 	int error = 0;
 
@@ -894,7 +957,11 @@ static int flock_lock_ctx(struct file_lock_context *ctx, struct file_lock *reque
 			error = lk_claim(request) ? 0 : -ECANCELED;
 			goto out;
 		}
-		locks_delete_lock_ctx(fl, &dispose);
+		/* a description holds one flock lock per inode: no dispose list */
+		locks_delete_global_locks(fl);
+		list_del_init(&fl->fl_list);
+		locks_wake_up_blocks(fl);
+		old = fl;
 		break;
 	}
 	if (unlock) {
@@ -920,9 +987,11 @@ static int flock_lock_ctx(struct file_lock_context *ctx, struct file_lock *reque
 	new_fl = NULL;
 out:
 	flc_unlock(ctx);
-	locks_dispose_list(&dispose);
+	/* flock records are not charged (locks_free_lock) */
+	if (old)
+		locks_free_record(old);
 	if (new_fl)
-		locks_free_lock(new_fl);
+		locks_free_record(new_fl);
 	return error;
 }
 
@@ -930,8 +999,8 @@ out:
 /* waiting: sleeping and deferred                                      */
 /* ------------------------------------------------------------------ */
 
-static int locks_apply(struct file_lock_context *ctx, struct file_lock *fl,
-		       struct file_lock *conflock)
+static __always_inline int locks_apply(struct file_lock_context *ctx, struct file_lock *fl,
+				       struct file_lock *conflock)
 {
 	if (fl->fl_flags & FL_FLOCK)
 		return flock_lock_ctx(ctx, fl);
@@ -939,8 +1008,8 @@ static int locks_apply(struct file_lock_context *ctx, struct file_lock *fl,
 }
 
 /* Apply fl, sleeping (interruptibly) while it conflicts if FL_SLEEP. */
-static int locks_lock_wait(struct file_lock_context *ctx, struct file_lock *fl,
-			   struct file_lock *conflock)
+static __always_inline int locks_lock_wait(struct file_lock_context *ctx, struct file_lock *fl,
+					   struct file_lock *conflock)
 {
 	int error;
 
@@ -1078,15 +1147,13 @@ static bool lk_file_ok(struct file *filp)
  * (FL_FLOCK, owned by the open file): apply fl to filp's inode, sleeping
  * while it conflicts if FL_SLEEP.
  */
-static int lk_lock_file_wait(struct file *filp, struct file_lock *fl, unsigned int kind,
-			     struct file_lock *conflock)
+static __always_inline int __lk_lock_file_wait(struct file *filp, struct file_lock *fl,
+					       unsigned int kind, struct file_lock *conflock)
 {
 	struct file_lock_context *ctx;
 	struct lk_call c;
 	int error;
 
-	if (!lk_file_ok(filp))
-		return -EBADF;
 	ctx = locks_get_lock_context(filp->f_inode, fl->fl_type);
 	if (!ctx)
 		return fl->fl_type == F_UNLCK ? 0 : -ENOLCK;
@@ -1098,6 +1165,14 @@ static int lk_lock_file_wait(struct file *filp, struct file_lock *fl, unsigned i
 	error = locks_lock_wait(ctx, fl, conflock);
 	lk_exit(&c);
 	return error;
+}
+
+static int lk_lock_file_wait(struct file *filp, struct file_lock *fl, unsigned int kind,
+			     struct file_lock *conflock)
+{
+	if (!lk_file_ok(filp))
+		return -EBADF;
+	return __lk_lock_file_wait(filp, fl, kind, conflock);
 }
 
 int posix_lock_file(struct file *filp, struct file_lock *fl, struct file_lock *conflock)
@@ -1187,7 +1262,8 @@ int flock_lock_file(struct file *filp, unsigned int cmd, pid_t pid, struct file_
 	fl.fl_flags = FL_FLOCK | (nb ? 0 : FL_SLEEP);
 	fl.fl_type = type;
 	fl.fl_pid = pid;
-	return flock_lock_inode_wait(filp, &fl);
+	/* flock_lock_inode_wait without a second check of filp */
+	return __lk_lock_file_wait(filp, &fl, FL_FLOCK, NULL);
 }
 
 /* struct flock -> [fl_start, fl_end] (flock_to_posix_lock in Linux). */
@@ -1532,7 +1608,8 @@ static int locks_init(void)
 		spin_lock_init(&owner_hash[i].lock);
 		INIT_LIST_HEAD(&owner_hash[i].head);
 	}
-	filelock_cache = kmem_cache_create("file_lock_cache", sizeof(struct file_lock), 0, 0, NULL);
+	filelock_cache =
+	    kmem_cache_create("file_lock_cache", sizeof(struct file_lock), 0, 0, locks_ctor);
 	flreq_cache = kmem_cache_create("file_lock_req", sizeof(struct file_lock_req), 0, 0, NULL);
 	owner_cache = kmem_cache_create("file_lock_owner", sizeof(struct owner_acct), 0, 0, NULL);
 	if (!filelock_cache || !flreq_cache || !owner_cache)

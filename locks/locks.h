@@ -61,6 +61,7 @@ struct file_lock_req;
  * are the caller's (stack or a file_lock_req).  Locks on fields: "blocked"
  * is the wait-graph lock of the scheme, "flc" the list lock of the scheme.
  */
+/* A new field needs a store in locks_init_lock (it sets each one, no memset). */
 struct file_lock {
 	struct file_lock *fl_blocker;	      /* what this request waits on; blocked */
 	struct list_head fl_list;	      /* on ctx flc_flock/flc_posix; flc */
