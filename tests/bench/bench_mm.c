@@ -27,8 +27,17 @@
  *      re-mapping and faulting them) forks; fork_vma_lock always vs never,
  *      forks/s, faults/s and fork_unstable_vmas found by fork_check_child.
  *
+ *   6. --mode always|elide-single|never [--iters N]: no timing; set up the
+ *      same N-VMA parent as 1, fork it once to warm the caches, then fork
+ *      and exit it N times (default 10) in that one mode and stop.  For
+ *      instruction counts (tests/bench/bench_mm_fork_callgrind.sh): runs
+ *      with N and 2N iterations differ by N forks exactly, so setup and
+ *      teardown cancel.  The forks run in fork_count_loop() (never
+ *      inlined), each task_fork is one call, and rcu_barrier() at the end
+ *      of the loop runs the RCU frees of the N children inside it.
+ *
  * Usage: bench_mm [--vmas N] [--forks F] [--rounds R] [--mm-iters M] [--no-touch]
- *                 [--only fork|mm|pf|fr]
+ *                 [--only fork|mm|pf|fr] [--mode always|elide-single|never [--iters N]]
  */
 #include "mm/mm.h"
 
@@ -46,6 +55,7 @@
 static int nvmas = 10000, nforks = 20, nrounds = 5, touch = 1;
 static long mm_iters = 20000;
 static const char *only; /* --only fork|mm|pf|fr: one section */
+static int count_mode = -1, count_iters = 10; /* --mode, --iters (section 6) */
 
 static bool section(const char *name)
 {
@@ -431,6 +441,55 @@ static struct fr_result fork_race_round(int mode, int nfork)
 	return r;
 }
 
+/* ------------------------------------------------------------------ */
+/* 6. N forks in one mode, for instruction counts (no timing)          */
+/* ------------------------------------------------------------------ */
+
+static __attribute__((noinline)) void fork_count_loop(struct task_struct *p, int n)
+{
+	for (int f = 0; f < n; f++) {
+		struct task_struct *c = task_fork(p);
+
+		if (!c)
+			exit(2);
+		task_exit(c);
+		/* the child's RCU frees run before the next fork: every fork
+		 * starts from the same allocator state, so the count repeats */
+		rcu_barrier();
+	}
+}
+
+static void fork_count(int mode, int n)
+{
+	struct task_struct *p;
+
+	if (instance_with("fork_vma_lock", mode_name[mode])) {
+		fprintf(stderr, "bench_mm: instance creation failed\n");
+		exit(2);
+	}
+	p = task_create_process("bench");
+	task_attach(p);
+	if (exec_mm(p))
+		exit(2);
+	for (int i = 0; i < nvmas; i++) {
+		unsigned long a = BASE + 2UL * i * PAGE_SIZE;
+		unsigned char b = 1;
+
+		if (vm_mmap(p->mm, a, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0) != (long)a)
+			exit(2);
+		if (touch && rv_mm_write(a, &b, 1))
+			exit(2);
+	}
+	fork_count_loop(p, 1); /* warm the caches, as section 1 does */
+	fork_count_loop(p, n);
+	printf("fork_vma_lock=%s: %d forks of %d VMAs, %llu VMAs write-locked\n", mode_name[mode],
+	       n, nvmas, (unsigned long long)stat_of("vma_write_locks"));
+	task_exit(p);
+	if (rv_instance_destroy())
+		fprintf(stderr, "bench_mm: teardown reported leaks\n");
+}
+
 static void bench_fork(struct fork_result real)
 {
 	struct fork_result best[3];
@@ -520,15 +579,33 @@ int main(int argc, char **argv)
 			only = argv[++i];
 		else if (!strcmp(argv[i], "--no-touch"))
 			touch = 0;
-		else {
+		else if (!strcmp(argv[i], "--iters") && i + 1 < argc)
+			count_iters = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--mode") && i + 1 < argc) {
+			i++;
+			for (int m = 0; m < 3; m++)
+				if (!strcmp(argv[i], mode_name[m]))
+					count_mode = m;
+			if (count_mode < 0) {
+				fprintf(stderr, "bench_mm: --mode always|elide-single|never\n");
+				return 2;
+			}
+		} else {
 			fprintf(stderr, "usage: bench_mm [--vmas N] [--forks F] [--rounds R] "
-					"[--mm-iters M] [--no-touch] [--only fork|mm|pf|fr]\n");
+					"[--mm-iters M] [--no-touch] [--only fork|mm|pf|fr] "
+					"[--mode always|elide-single|never [--iters N]]\n");
 			return 2;
 		}
 	}
-	if (nvmas < 1 || nvmas > 100000 || nforks < 1 || nrounds < 1) {
+	if (nvmas < 1 || nvmas > 100000 || nforks < 1 || nrounds < 1 || count_iters < 1 ||
+	    (count_mode >= 0 && only && strcmp(only, "fork"))) {
 		fprintf(stderr, "bench_mm: bad arguments\n");
 		return 2;
+	}
+	if (count_mode >= 0) {
+		/* section 6 alone: no host fork, no timing */
+		fork_count(count_mode, count_iters);
+		return 0;
 	}
 
 	printf("bench_mm: %d VMAs (%s), %d forks per round, best of %d rounds, %s\n", nvmas,
