@@ -58,9 +58,23 @@ unmount_with_waiters() { # cfg
 	local cfg=$1 hp w1 w2 rc log
 	mount_rcuvfs "lkw" -o "$cfg,max_threads=4" || return
 	log=$IT_TMP/lkw.log
+	# Empty the output files HERE: a background job's redirection is done
+	# by the forked child, so polling a file still holding the previous
+	# config's "held" could start the waiters before the holder had even
+	# created u (their open then fails with ENOENT, correctly).
+	: >"$IT_TMP/hold.out"
+	: >"$IT_TMP/w1.out"
+	: >"$IT_TMP/w2.out"
 	"$LT" hold "$MNT/u" >"$IT_TMP/hold.out" 2>&1 &
 	hp=$!
-	for ((i = 0; i < 1200; i++)); do grep -q held "$IT_TMP/hold.out" && break; sleep 0.05; done
+	for ((i = 0; i < 1200; i++)); do grep -qx held "$IT_TMP/hold.out" && break; sleep 0.05; done
+	if ! grep -qx held "$IT_TMP/hold.out"; then
+		fail "$cfg: holder never held its locks: $(cat "$IT_TMP/hold.out")"
+		kill "$hp" 2>/dev/null
+		wait "$hp" 2>/dev/null
+		unmount_rcuvfs "$MNT" "$PID"
+		return
+	fi
 	"$LT" wait "$MNT/u" flock >"$IT_TMP/w1.out" 2>&1 &
 	w1=$!
 	"$LT" wait "$MNT/u" posix >"$IT_TMP/w2.out" 2>&1 &
@@ -97,6 +111,9 @@ unmount_with_waiters() { # cfg
 		fi
 		wait "$w" || fail "$cfg: a waiter was granted instead of failing"
 	done
+	# each waiter had opened u and blocked: its error is the lock's
+	grep -q '^open:' "$IT_TMP/w1.out" "$IT_TMP/w2.out" &&
+		fail "$cfg: a waiter could not open u: $(cat "$IT_TMP/w1.out") / $(cat "$IT_TMP/w2.out")"
 	kill "$hp" 2>/dev/null
 	wait "$hp" 2>/dev/null
 	pass "$cfg: SIGTERM with waiters: daemon exits promptly, waiters get $(cat "$IT_TMP/w1.out") / $(cat "$IT_TMP/w2.out")"

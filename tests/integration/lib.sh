@@ -58,6 +58,16 @@ wait_mounted() {
 	return 1
 }
 
+# Wait (bounded, 60 s) until nothing is mounted at $1 any more.
+wait_unmounted() {
+	local i
+	for ((i = 0; i < 1200; i++)); do
+		grep -q " $1 " /proc/self/mounts || return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 # Whether pid $1 is gone (a zombie not yet reaped by our init counts as gone).
 pid_gone() {
 	local st
@@ -82,6 +92,12 @@ mount_rcuvfs() {
 	shift
 	MNT=$IT_TMP/$name
 	mkdir -p "$MNT"
+	# A new daemon on a name used before: the old mount must be gone, or
+	# the new one would stack on it and wait_mounted could see the old one
+	if ! wait_unmounted "$MNT"; then
+		fail "an earlier mount is still at $MNT: $(grep " $MNT " /proc/self/mounts)"
+		return 1
+	fi
 	"$BIN/rcuvfs" "$MNT" -f "$@" >"$IT_TMP/$name.log" 2>&1 &
 	PID=$!
 	IT_PIDS+=("$PID")
