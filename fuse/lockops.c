@@ -203,13 +203,23 @@ static void lkw_grant(struct file_lock_req *lreq, int result)
 	}
 }
 
-/* libfuse's interrupt callback: the request's mutex is held; only queue. */
+/*
+ * libfuse's interrupt callback: the request's mutex is held; only queue.
+ * libfuse can call it twice for one request (once per FUSE_INTERRUPT it
+ * matches; the kernel resends one after an EAGAIN reply; seen in the
+ * filelocks race test as a hung daemon with w->refs 3), so only the first
+ * queues: a second list_add_tail of cancel_link while it is still on
+ * helper.cancels or the helper's private list corrupts the list, and the
+ * helper then spins under helper.lock, blocking every later interrupt
+ * callback and, behind their request mutexes, the replies.
+ */
 static void lkw_interrupt(fuse_req_t req, void *data)
 {
 	struct rvf_lkw *w = data;
 
 	(void)req;
-	__atomic_store_n(&w->intr, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_exchange_n(&w->intr, 1, __ATOMIC_SEQ_CST))
+		return; /* queued once already: one cancel suffices */
 	lkw_get(w);
 	helper_queue(&w->cancel_link, &helper.cancels);
 }
