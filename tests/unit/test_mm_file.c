@@ -13,34 +13,6 @@
 #define BASE 0x20000000UL
 #define RW   (PROT_READ | PROT_WRITE)
 
-static struct file *make_file(const char *path, int pages, unsigned char seed)
-{
-	struct file *f = NULL;
-	unsigned char buf[PG];
-
-	CU_ASSERT_FATAL(filp_open(path, O_RDWR | O_CREAT, 0644, &f) == 0);
-	for (int i = 0; i < pages; i++) {
-		int64_t pos = (int64_t)i * PG;
-
-		memset(buf, (unsigned char)(seed + i), PG);
-		CU_ASSERT_FATAL(vfs_write(f, buf, PG, &pos) == (ssize_t)PG);
-	}
-	return f;
-}
-
-static int file_has(struct file *f, int page, unsigned char val)
-{
-	unsigned char buf[PG];
-	int64_t pos = (int64_t)page * PG;
-
-	if (vfs_read(f, buf, PG, &pos) != (ssize_t)PG)
-		return 0;
-	for (unsigned i = 0; i < PG; i++)
-		if (buf[i] != val)
-			return 0;
-	return 1;
-}
-
 static void drop_file(struct file *f, const char *path)
 {
 	fput(f);
@@ -51,7 +23,7 @@ static void test_private_read_and_cow(void)
 {
 	struct task_struct *t = mmt_new_proc();
 	struct mm_struct *mm = t->mm;
-	struct file *f = make_file("/p", 4, 10);
+	struct file *f = mmt_make_file("/p", 4, 10);
 	struct folio *cache;
 	unsigned char c = 0xee;
 	uint64_t cow;
@@ -72,7 +44,7 @@ static void test_private_read_and_cow(void)
 	CU_ASSERT(get_mm_counter(mm, MM_FILEPAGES) == 3);
 	CU_ASSERT(get_mm_counter(mm, MM_ANONPAGES) == 1);
 	CU_ASSERT(rmap_walk(cache, NULL, NULL) == 0);
-	CU_ASSERT(file_has(f, 0, 10)); /* the file never changes */
+	CU_ASSERT(mmt_file_has(f, 0, 10)); /* the file never changes */
 	/* offset mapping, first access a write: do_cow_fault */
 	CU_ASSERT(vm_mmap(mm, BASE + 8 * PG, 2 * PG, RW, MAP_PRIVATE | MAP_FIXED, f, 2) ==
 		  (long)(BASE + 8 * PG));
@@ -83,7 +55,7 @@ static void test_private_read_and_cow(void)
 		CU_ASSERT(mmt_stat("file_faults_cow") == n + 1);
 	}
 	CU_ASSERT(mmt_check(BASE + 8 * PG, PG, 12));
-	CU_ASSERT(file_has(f, 3, 13));
+	CU_ASSERT(mmt_file_has(f, 3, 13));
 	/* beyond EOF: SIGBUS */
 	CU_ASSERT(vm_mmap(mm, BASE + 16 * PG, 8 * PG, PROT_READ, MAP_PRIVATE | MAP_FIXED, f, 0) ==
 		  (long)(BASE + 16 * PG));
@@ -97,18 +69,18 @@ static void test_shared_write(void)
 {
 	struct task_struct *t = mmt_new_proc(), *c;
 	struct mm_struct *mm = t->mm;
-	struct file *f = make_file("/s", 3, 20);
+	struct file *f = mmt_make_file("/s", 3, 20);
 	unsigned char buf[PG];
 	int64_t pos = PG;
 
 	CU_ASSERT(vm_mmap(mm, BASE, 3 * PG, RW, MAP_SHARED | MAP_FIXED, f, 0) == (long)BASE);
 	mmt_fill(BASE, PG, 70); /* shared write fault on none */
-	CU_ASSERT(file_has(f, 0, 70));
+	CU_ASSERT(mmt_file_has(f, 0, 70));
 	CU_ASSERT(folio_test_dirty(mm_folio_from_pte(mm_pte_read(mm, BASE))));
 	CU_ASSERT(mmt_check(BASE + PG, PG, 21)); /* read fault: read-only */
 	CU_ASSERT(!pte_write(mm_pte_read(mm, BASE + PG)));
 	mmt_fill(BASE + PG, PG, 80); /* write-notify wp fault */
-	CU_ASSERT(file_has(f, 1, 80));
+	CU_ASSERT(mmt_file_has(f, 1, 80));
 	/* write(2) is visible through the mapping */
 	memset(buf, 99, PG);
 	CU_ASSERT(vfs_write(f, buf, PG, &pos) == (ssize_t)PG);
@@ -120,7 +92,7 @@ static void test_shared_write(void)
 	CU_ASSERT_FATAL(c != NULL);
 	mmt_fill_mm(c->mm, BASE + 2 * PG, PG, 5);
 	CU_ASSERT(mmt_check(BASE + 2 * PG, PG, 5));
-	CU_ASSERT(file_has(f, 2, 5));
+	CU_ASSERT(mmt_file_has(f, 2, 5));
 	{
 		struct folio *fo = mm_folio_from_pte(mm_pte_read(mm, BASE + 2 * PG));
 
@@ -136,7 +108,7 @@ static void test_truncate_and_punch(void)
 {
 	struct task_struct *t = mmt_new_proc();
 	struct mm_struct *mm = t->mm;
-	struct file *f = make_file("/t", 4, 30), *g = make_file("/h", 4, 40);
+	struct file *f = mmt_make_file("/t", 4, 30), *g = mmt_make_file("/h", 4, 40);
 	struct inode *inode = f->f_inode;
 	unsigned char c = 1;
 
@@ -180,7 +152,7 @@ static void test_major_fault_retry(void)
 {
 	struct task_struct *t = mmt_new_proc();
 	struct mm_struct *mm = t->mm;
-	struct file *f = make_file("/m", 2, 50);
+	struct file *f = mmt_make_file("/m", 2, 50);
 	struct folio *fo;
 	uint64_t maj, retries;
 
@@ -209,7 +181,7 @@ static void test_major_fault_retry(void)
 static void test_file_mmap_errors(void)
 {
 	struct task_struct *t = mmt_new_proc();
-	struct file *f = make_file("/e", 1, 0), *ro = NULL;
+	struct file *f = mmt_make_file("/e", 1, 0), *ro = NULL;
 
 	CU_ASSERT(filp_open("/e", O_RDONLY, 0, &ro) == 0);
 	CU_ASSERT(vm_mmap(t->mm, BASE, PG, RW, MAP_SHARED | MAP_FIXED, ro, 0) == -EACCES);

@@ -27,21 +27,6 @@
 #define RW   (PROT_READ | PROT_WRITE)
 #define WAIT_MS 20000 /* bounds every wait; never reached when correct */
 
-static struct file *make_file(const char *path, int pages, unsigned char seed)
-{
-	struct file *f = NULL;
-	unsigned char buf[PG];
-
-	CU_ASSERT_FATAL(filp_open(path, O_RDWR | O_CREAT, 0644, &f) == 0);
-	for (int i = 0; i < pages; i++) {
-		int64_t pos = (int64_t)i * PG;
-
-		memset(buf, (unsigned char)(seed + i), PG);
-		CU_ASSERT_FATAL(vfs_write(f, buf, PG, &pos) == (ssize_t)PG);
-	}
-	return f;
-}
-
 static void noop(void *arg)
 {
 	(void)arg;
@@ -75,7 +60,7 @@ static void seed003(int recheck)
 {
 	struct task_struct *t = mmt_new_proc(), *ts, *tf;
 	struct mm_struct *mm = t->mm;
-	struct file *f = make_file("/seed3", 1, 0x11);
+	struct file *f = mmt_make_file("/seed3", 1, 0x11);
 	struct faulter_arg fa = { .addr = BASE };
 	struct mmt_thread scan, fault;
 	uint64_t maj, spur, nopage;
@@ -239,7 +224,7 @@ static void test_reclaim_small_cache(void)
 	struct task_struct *t = mmt_new_proc();
 	struct mm_struct *mm = t->mm;
 	const int n = 32;
-	struct file *f = make_file("/r", n, 0);
+	struct file *f = mmt_make_file("/r", n, 0);
 	int cached = 0, order[32], k = 0;
 	uint64_t maj, minf;
 

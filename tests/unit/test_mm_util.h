@@ -143,4 +143,34 @@ static inline void *mmt_thread_join(struct mmt_thread *th)
 	return th->ret;
 }
 
+/* A file at path of `pages` pages, page i filled with seed + i. */
+static inline struct file *mmt_make_file(const char *path, int pages, unsigned char seed)
+{
+	struct file *f = NULL;
+	unsigned char buf[PG];
+
+	CU_ASSERT_FATAL(filp_open(path, O_RDWR | O_CREAT, 0644, &f) == 0);
+	for (int i = 0; i < pages; i++) {
+		int64_t pos = (int64_t)i * PG;
+
+		memset(buf, (unsigned char)(seed + i), PG);
+		CU_ASSERT_FATAL(vfs_write(f, buf, PG, &pos) == (ssize_t)PG);
+	}
+	return f;
+}
+
+/* 1 if page `page` of f reads (vfs_read, through the cache) as val. */
+static inline int mmt_file_has(struct file *f, int page, unsigned char val)
+{
+	unsigned char buf[PG];
+	int64_t pos = (int64_t)page * PG;
+
+	if (vfs_read(f, buf, PG, &pos) != (ssize_t)PG)
+		return 0;
+	for (unsigned i = 0; i < PG; i++)
+		if (buf[i] != val)
+			return 0;
+	return 1;
+}
+
 #endif

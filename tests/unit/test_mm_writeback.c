@@ -24,35 +24,6 @@
 #define RW    (PROT_READ | PROT_WRITE)
 #define OK(x) CU_ASSERT_EQUAL((x), 0)
 
-static struct file *make_file(const char *path, int pages, unsigned char seed)
-{
-	struct file *f = NULL;
-	unsigned char buf[PG];
-
-	CU_ASSERT_FATAL(filp_open(path, O_RDWR | O_CREAT, 0644, &f) == 0);
-	for (int i = 0; i < pages; i++) {
-		int64_t pos = (int64_t)i * PG;
-
-		memset(buf, (unsigned char)(seed + i), PG);
-		CU_ASSERT_FATAL(vfs_write(f, buf, PG, &pos) == (ssize_t)PG);
-	}
-	return f;
-}
-
-/* 1 if page `page` of f reads (vfs_read, through the cache) as val. */
-static int file_has(struct file *f, int page, unsigned char val)
-{
-	unsigned char buf[PG];
-	int64_t pos = (int64_t)page * PG;
-
-	if (vfs_read(f, buf, PG, &pos) != (ssize_t)PG)
-		return 0;
-	for (unsigned i = 0; i < PG; i++)
-		if (buf[i] != val)
-			return 0;
-	return 1;
-}
-
 /* 1 if the backing store holds page `page` of f as val everywhere. */
 static int store_has(struct file *f, int page, unsigned char val)
 {
@@ -100,7 +71,7 @@ static void test_write_after_fsync(void)
 {
 	struct task_struct *t = mmt_new_proc();
 	struct mm_struct *mm = t->mm;
-	struct file *f = make_file("/wb", 2, 0x10);
+	struct file *f = mmt_make_file("/wb", 2, 0x10);
 	uint64_t min0, maj0, mk0, wps0, wr0, shf0, rwb0;
 	struct folio *fo;
 
@@ -158,8 +129,8 @@ static void test_write_after_fsync(void)
 	CU_ASSERT(mmt_stat("reclaim_writebacks") == rwb0);
 	CU_ASSERT(filemap_get_folio(f->f_mapping, 0) == NULL);
 	CU_ASSERT(get_mm_counter(mm, MM_FILEPAGES) == 0);
-	CU_ASSERT(file_has(f, 0, 0x30)); /* read back from the store */
-	CU_ASSERT(file_has(f, 1, 0x11));
+	CU_ASSERT(mmt_file_has(f, 0, 0x30)); /* read back from the store */
+	CU_ASSERT(mmt_file_has(f, 1, 0x11));
 	/* the mapping refaults: page 0 is cached again by the read above */
 	CU_ASSERT(mmt_check(BASE, PG, 0x30));
 	CU_ASSERT(mmt_stat("minflt") == min0 + 3);
@@ -176,7 +147,7 @@ static void test_write_after_fsync_reclaim_munmap(void)
 {
 	struct task_struct *t = mmt_new_proc();
 	struct mm_struct *mm = t->mm;
-	struct file *f = make_file("/wbu", 2, 0x10);
+	struct file *f = mmt_make_file("/wbu", 2, 0x10);
 	uint64_t rwb0;
 
 	CU_ASSERT(vm_mmap(mm, BASE, 2 * PG, RW, MAP_SHARED | MAP_FIXED, f, 0) == (long)BASE);
@@ -208,7 +179,7 @@ static void test_private_never_reaches_file(void)
 {
 	struct task_struct *t = mmt_new_proc();
 	struct mm_struct *mm = t->mm;
-	struct file *f = make_file("/priv", 2, 0x40);
+	struct file *f = mmt_make_file("/priv", 2, 0x40);
 	const unsigned long SH = BASE + 4 * PG;
 	uint64_t mk0, cow0, rwb0;
 	pte_t ppte;
@@ -231,7 +202,7 @@ static void test_private_never_reaches_file(void)
 	CU_ASSERT(mm_folio_is_anon(folio_at(mm, BASE)));
 	OK(vfs_fsync(f, 0));
 	CU_ASSERT(store_has(f, 0, 0x40) && store_has(f, 1, 0x41));
-	CU_ASSERT(file_has(f, 0, 0x40) && file_has(f, 1, 0x41));
+	CU_ASSERT(mmt_file_has(f, 0, 0x40) && mmt_file_has(f, 1, 0x41));
 	CU_ASSERT(mmt_stat("mkclean_ptes") == mk0);
 
 	/* a shared write beside them: only the shared PTE is cleaned */
@@ -249,7 +220,7 @@ static void test_private_never_reaches_file(void)
 	rwb0 = mmt_stat("reclaim_writebacks");
 	mm_reclaim_folios(1 << 16);
 	CU_ASSERT(mmt_stat("reclaim_writebacks") == rwb0);
-	CU_ASSERT(file_has(f, 0, 0x60) && file_has(f, 1, 0x41));
+	CU_ASSERT(mmt_file_has(f, 0, 0x60) && mmt_file_has(f, 1, 0x41));
 	CU_ASSERT(mmt_check(BASE, 2 * PG, 0x50));
 	CU_ASSERT(get_mm_counter(mm, MM_ANONPAGES) == 2);
 	CU_ASSERT(get_mm_counter(mm, MM_FILEPAGES) == 0);
@@ -264,7 +235,7 @@ static void test_many_mappings(void)
 {
 	struct task_struct *t = mmt_new_proc(), *c;
 	struct mm_struct *mm = t->mm;
-	struct file *f = make_file("/many", 1, 0x10);
+	struct file *f = mmt_make_file("/many", 1, 0x10);
 	const unsigned long A = BASE, B = BASE + 4 * PG;
 	uint64_t mk0, wps0;
 
@@ -325,7 +296,7 @@ static void test_write_straddles_fsync(void)
 {
 	struct task_struct *t = mmt_new_proc();
 	struct mm_struct *mm = t->mm;
-	struct file *f = make_file("/straddle", 1, 0x10);
+	struct file *f = mmt_make_file("/straddle", 1, 0x10);
 	unsigned char buf[PG];
 	struct folio *fo;
 
@@ -387,7 +358,7 @@ static void test_fsync_races_writer(void)
 {
 	struct task_struct *t = mmt_new_proc(), *w;
 	struct mm_struct *mm = t->mm;
-	struct file *f = make_file("/race", RACE_PAGES, 0);
+	struct file *f = mmt_make_file("/race", RACE_PAGES, 0);
 	struct race r = {0};
 	struct mmt_thread th;
 	struct timespec t0, now;
