@@ -495,6 +495,7 @@ void up_write(struct rw_semaphore *sem);
 void downgrade_write(struct rw_semaphore *sem);
 bool rwsem_is_locked(const struct rw_semaphore *sem);
 bool rwsem_is_write_locked(const struct rw_semaphore *sem);
+bool rwsem_is_contended(struct rw_semaphore *sem); /* a waiter is queued */
 
 /* ------------------------------------------------------------------ */
 /* semaphore and the Big Kernel Lock                                   */
