@@ -124,5 +124,64 @@ static void test_exit_mmap_vs_fsync(void)
 	CU_ASSERT(mmt_all_freed());
 }
 
+/* ------------------------------------------------------------------ */
+/* private COW fault vs truncate                                       */
+/* ------------------------------------------------------------------ */
+
+struct access_arg {
+	struct mm_struct *mm;
+	unsigned long addr;
+	unsigned char val;
+	bool write;
+	int ret;
+};
+
+static void *access_fn(void *p)
+{
+	struct access_arg *a = p;
+
+	a->ret = mm_access(a->mm, a->addr, &a->val, 1, a->write);
+	return NULL;
+}
+
+/*
+ * A private write fault on page 1 found the folio in the page cache and
+ * is about to copy it when the file is truncated to one page (truncate
+ * runs whole: unmap, remove the folio, unmap again).  As do_cow_fault
+ * does under __do_fault's folio lock, the fault must see the folio gone
+ * and then the new EOF: the access fails (SIGBUS: -EIO) and nothing stays
+ * mapped beyond EOF.  Before the fix the copy was installed after the
+ * truncate and page 1 stayed mapped and readable.
+ */
+static void test_cow_fault_vs_truncate(void)
+{
+	struct task_struct *drv = mmt_new_proc(), *t = new_proc_detached("cow");
+	struct file *f = mmt_make_file("/cow-trunc", 2, 0x30);
+	struct mm_struct *mm = t->mm;
+	struct access_arg a = { .mm = mm, .addr = BASE + PG, .val = 0x99, .write = true };
+	struct mmt_thread th;
+	unsigned char b = 0;
+
+	CU_ASSERT(vm_mmap(mm, BASE, 2 * PG, RW, MAP_PRIVATE | MAP_FIXED, f, 0) == (long)BASE);
+	CU_ASSERT(mm_access(mm, BASE, &b, 1, false) == 0 && b == 0x30);
+	CU_ASSERT(rv_inject_set_pause("filemap_fault_cached", 1) == 0);
+	mmt_thread_start(&th, t, access_fn, &a);
+	CU_ASSERT_FATAL(rv_inject_wait_arrivals("filemap_fault_cached", 1, 20000) == 0);
+	CU_ASSERT(vfs_truncate(f->f_inode, PG) == 0);
+	rv_inject_release("filemap_fault_cached");
+	mmt_thread_join(&th);
+	rv_inject_clear_all();
+	CU_ASSERT(a.ret == -EIO);
+	CU_ASSERT(mm_pte_read(mm, BASE + PG) == 0);
+	CU_ASSERT(mm_access(mm, BASE + PG, &b, 1, false) == -EIO);
+	CU_ASSERT(get_mm_counter(mm, MM_ANONPAGES) == 0);
+	CU_ASSERT(mm_access(mm, BASE, &b, 1, false) == 0 && b == 0x30);
+	task_exit(t);
+	task_exit(drv);
+	fput(f);
+	CU_ASSERT(do_unlink("/cow-trunc") == 0);
+	CU_ASSERT(mmt_all_freed());
+}
+
 RVTEST_SUITE(mm_locking, rvtest_instance_init, rvtest_instance_cleanup,
-	     RVTEST(test_exit_mmap_vs_fsync))
+	     RVTEST(test_exit_mmap_vs_fsync), RVTEST(test_cow_fault_vs_truncate))
