@@ -393,17 +393,30 @@ void exit_mmap(struct mm_struct *mm)
 	struct mmu_gather tlb;
 	int i;
 
-	/* the last user is gone: no fault can run, so no VMA write locks
-	 * (rmap walkers still take the anon_vma locks and PTE locks).  One
-	 * mmu_gather for the whole mm, as exit_mmap's tlb_gather_mmu_fullmm */
+	/*
+	 * The last user is gone: no fault can run, so no VMA write locks.
+	 * rmap walkers (folio_mkclean from fsync, try_to_unmap from reclaim,
+	 * unmap_mapping_range from truncate) still find the VMAs through
+	 * i_mmap and the anon_vma chains and lock their page tables: as
+	 * free_pgtables does (mm/memory.c, Linux 6.10: "Hide vma from rmap
+	 * and truncate_pagecache before freeing pgtables"), unlink every VMA
+	 * from both before the page tables go.  Unlinking a file VMA takes
+	 * i_mmap_rwsem for write, so it waits for a walker that is inside
+	 * the VMA's page table.  One mmu_gather for the whole mm, as
+	 * exit_mmap's tlb_gather_mmu_fullmm.
+	 */
 	mmap_write_lock(mm);
 	tlb_gather_mmu(&tlb, mm);
 	for_each_vma_idx(mm, i, vma)
 		zap_page_range_tlb(&tlb, vma, vma->vm_start, vma->vm_end, false);
+	for_each_vma_idx(mm, i, vma) {
+		unlink_anon_vmas(vma);
+		vma_unlink_file(vma);
+	}
 	free_pgtables(mm, 0, TASK_SIZE);
 	tlb_finish_mmu(&tlb);
 	for_each_vma_idx(mm, i, vma)
-		remove_vma(vma);
+		remove_vma(vma); /* already unlinked: the file reference and the VMA */
 	a = mm->mm_mt;
 	rcu_assign_pointer(mm->mm_mt, NULL);
 	if (a)
@@ -625,6 +638,14 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int pr
 		ret = mm_file_mmap_check(file, vm_flags);
 		if (ret)
 			return ret;
+		/*
+		 * do_mmap (mm/mmap.c, Linux 6.9), MAP_SHARED of a file not
+		 * open for writing: the mapping may never become writable, so
+		 * it loses VM_MAYWRITE (mprotect checks it) and VM_SHARED
+		 * (nothing to write back); it stays VM_MAYSHARE.
+		 */
+		if ((vm_flags & VM_SHARED) && !(file->f_mode & FMODE_WRITE))
+			vm_flags &= ~(VM_MAYWRITE | VM_SHARED);
 	} else {
 		pgoff = addr >> PAGE_SHIFT;
 	}
@@ -805,7 +826,11 @@ static int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long 
 
 		if (!v || v->vm_start > addr)
 			return -ENOMEM;
-		if ((prot & PROT_WRITE) && (v->vm_flags & VM_SHARED) && !(v->vm_flags & VM_MAYWRITE))
+		/* do_mprotect_pkey: every VM_READ/WRITE/EXEC needs its VM_MAY* */
+		unsigned long nf = (v->vm_flags & ~VM_ACCESS_FLAGS) |
+				   (calc_vm_flags(prot, 0) & VM_ACCESS_FLAGS);
+
+		if ((nf & ~(nf >> 4)) & VM_ACCESS_FLAGS)
 			return -EACCES;
 		addr = v->vm_end;
 	}
