@@ -67,7 +67,7 @@ static void *fsync_fn(void *p)
 
 static void *exit_fn(void *p)
 {
-	task_exit(p);
+	mmt_exit(p);
 	return NULL;
 }
 
@@ -119,9 +119,9 @@ static void test_exit_mmap_vs_fsync(void)
 
 		CU_ASSERT(vfs_read(f, &b, 1, &pos) == 1 && b == 0x5a);
 	}
-	task_exit(te);
-	task_exit(tf);
-	task_exit(drv);
+	mmt_exit(te);
+	mmt_exit(tf);
+	mmt_exit(drv);
 	fput(f);
 	CU_ASSERT(do_unlink("/exit-fsync") == 0);
 	CU_ASSERT(mmt_all_freed());
@@ -179,8 +179,8 @@ static void test_cow_fault_vs_truncate(void)
 	CU_ASSERT(mm_access(mm, BASE + PG, &b, 1, false) == -EIO);
 	CU_ASSERT(get_mm_counter(mm, MM_ANONPAGES) == 0);
 	CU_ASSERT(mm_access(mm, BASE, &b, 1, false) == 0 && b == 0x30);
-	task_exit(t);
-	task_exit(drv);
+	mmt_exit(t);
+	mmt_exit(drv);
 	fput(f);
 	CU_ASSERT(do_unlink("/cow-trunc") == 0);
 	CU_ASSERT(mmt_all_freed());
@@ -246,7 +246,7 @@ static void test_shared_rdonly_mprotect(void)
 	CU_ASSERT(mm_access(mm, BASE, &b, 1, false) == 0 && b == 0x40);
 	CU_ASSERT(mmt_file_has(w, 0, 0x40));
 	CU_ASSERT(mm_validate(mm) == 0);
-	task_exit(t);
+	mmt_exit(t);
 	fput(r);
 	fput(w);
 	CU_ASSERT(do_unlink("/maywrite") == 0);
