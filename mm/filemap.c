@@ -118,6 +118,9 @@ static vm_fault_t filemap_fault(struct vm_fault *vmf, struct folio **out)
 				return VM_FAULT_SIGBUS;
 			}
 		}
+		/* a fallocated folio a fault maps is data from now on
+		 * (shmem_fault's SGP_CACHE zeroes and marks it uptodate) */
+		folio_clear_flag(folio, PG_unwritten);
 		*out = folio;
 		return 0;
 	}
