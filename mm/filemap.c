@@ -80,7 +80,8 @@ void vma_unlink_file(struct vm_area_struct *vma)
 {
 	struct address_space *m = vma->vm_mapping;
 
-	if (!m)
+	/* exit_mmap unlinks before freeing page tables, remove_vma again */
+	if (!m || list_empty(&vma->shared))
 		return;
 	down_write(&m->i_mmap_rwsem);
 	list_del_init(&vma->shared);

@@ -118,6 +118,9 @@ static inline pte_t *folio_check_address(struct folio *folio, struct mm_struct *
 
 	if (!pt)
 		return NULL;
+	/* the table is loaded, its lock not yet taken: what keeps it
+	 * allocated is the VMA being on i_mmap (no RCU here) */
+	RV_INJECT("folio_check_address");
 	spin_lock(&pt->ptl);
 	ptep = &pt->ptes[pte_index(addr)];
 	pte = ptep_get(ptep);

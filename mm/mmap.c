@@ -391,14 +391,27 @@ void exit_mmap(struct mm_struct *mm)
 	struct vm_area_struct *vma;
 	int i;
 
-	/* the last user is gone: no fault can run, so no VMA write locks
-	 * (rmap walkers still take the anon_vma locks and PTE locks) */
+	/*
+	 * The last user is gone: no fault can run, so no VMA write locks.
+	 * rmap walkers (folio_mkclean from fsync, try_to_unmap from reclaim,
+	 * unmap_mapping_range from truncate) still find the VMAs through
+	 * i_mmap and the anon_vma chains and lock their page tables: as
+	 * free_pgtables does (mm/memory.c, Linux 6.10: "Hide vma from rmap
+	 * and truncate_pagecache before freeing pgtables"), unlink every VMA
+	 * from both before the page tables go.  Unlinking a file VMA takes
+	 * i_mmap_rwsem for write, so it waits for a walker that is inside
+	 * the VMA's page table.
+	 */
 	mmap_write_lock(mm);
 	for_each_vma_idx(mm, i, vma)
 		zap_page_range(vma, vma->vm_start, vma->vm_end);
+	for_each_vma_idx(mm, i, vma) {
+		unlink_anon_vmas(vma);
+		vma_unlink_file(vma);
+	}
 	free_pgtables(mm, 0, TASK_SIZE);
 	for_each_vma_idx(mm, i, vma)
-		remove_vma(vma);
+		remove_vma(vma); /* already unlinked: the file reference and the VMA */
 	a = mm->mm_mt;
 	rcu_assign_pointer(mm->mm_mt, NULL);
 	if (a)
