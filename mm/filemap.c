@@ -16,8 +16,10 @@
  *     per-VMA lock it does not do the I/O; it returns VM_FAULT_RETRY and
  *     the fault is redone under mmap_lock (6.4's behaviour for I/O).
  *   - The folio lock serializes installing a PTE against truncation: the
- *     fault checks folio->mapping under it, truncation removes the folio
- *     under it, and unmap_mapping_range catches PTEs installed before.
+ *     fault checks folio->mapping and i_size under it and installs the
+ *     PTE (a private COW copy too) before dropping it; truncation removes
+ *     the folio under it, and its second unmap_mapping_range catches PTEs
+ *     installed meanwhile.  Lock order: folio lock -> ptl.
  *   - folio_mkclean runs under the folio lock (writeback's caller holds
  *     it), then takes i_mmap_rwsem (read) and PTE locks: folio lock ->
  *     i_mmap_rwsem -> ptl.  Nobody takes a folio lock under i_mmap_rwsem.
@@ -93,10 +95,22 @@ static inline int64_t mapping_size(struct address_space *m)
 	return m->host ? __atomic_load_n(&m->host->i_size, __ATOMIC_ACQUIRE) : INT64_MAX;
 }
 
+static inline bool beyond_eof(struct address_space *m, int64_t index)
+{
+	return index >= (mapping_size(m) + PAGE_SIZE - 1) >> PAGE_SHIFT;
+}
+
 /*
- * filemap_fault: a referenced, uptodate page-cache folio for vmf->pgoff.
- * Minor if cached; otherwise a major fault (backing-store read) that is
- * only done under mmap_lock.
+ * filemap_fault (mm/filemap.c, Linux 6.9): a referenced, uptodate
+ * page-cache folio for vmf->pgoff, returned LOCKED (VM_FAULT_LOCKED in
+ * the kernel) after the two checks the kernel makes under the folio lock:
+ * the folio is still in this mapping ("Did it get truncated?": look it up
+ * again) and its index is below EOF (else VM_FAULT_SIGBUS).  Truncation
+ * sets i_size first and then takes every folio's lock to remove it, so a
+ * fault that passed both checks holds off truncate_inode_pages until its
+ * PTE is installed, and truncate's second unmap_mapping_range removes the
+ * PTE (a private COW copy included).  Minor if cached; otherwise a major
+ * fault (backing-store read) that is only done under mmap_lock.
  */
 static vm_fault_t filemap_fault(struct vm_fault *vmf, struct folio **out)
 {
@@ -106,21 +120,25 @@ static vm_fault_t filemap_fault(struct vm_fault *vmf, struct folio **out)
 	struct folio *folio;
 	int err;
 
-	if (index >= (mapping_size(m) + PAGE_SIZE - 1) >> PAGE_SHIFT)
+	if (beyond_eof(m, index))
 		return VM_FAULT_SIGBUS;
+retry_find:
 	folio = filemap_get_folio(m, index);
 	if (folio) {
-		if (!folio_test_uptodate(folio)) {
-			/* someone is filling it: wait on the folio lock */
-			folio_lock(folio);
+		/* found in the cache, not locked yet: truncation may take it */
+		RV_INJECT("filemap_fault_cached");
+		folio_lock(folio);
+		if (READ_ONCE(folio->mapping) != m) { /* truncated meanwhile */
 			folio_unlock(folio);
-			if (!folio_test_uptodate(folio)) {
-				folio_put(folio);
-				return VM_FAULT_SIGBUS;
-			}
+			folio_put(folio);
+			goto retry_find;
 		}
-		*out = folio;
-		return 0;
+		if (!folio_test_uptodate(folio)) {
+			folio_unlock(folio);
+			folio_put(folio);
+			return VM_FAULT_SIGBUS;
+		}
+		goto locked;
 	}
 	if (vmf->flags & FAULT_FLAG_VMA_LOCK)
 		return VM_FAULT_RETRY; /* I/O: redo under mmap_lock */
@@ -146,33 +164,34 @@ static vm_fault_t filemap_fault(struct vm_fault *vmf, struct folio **out)
 			return VM_FAULT_NOPAGE;
 		}
 	}
+	/* invalidate_lock shared: no folio is created beyond a new EOF */
 	down_read(&m->invalidate_lock);
-	if (index >= (mapping_size(m) + PAGE_SIZE - 1) >> PAGE_SHIFT)
+	if (beyond_eof(m, index))
 		err = -ERANGE;
 	else
-		err = filemap_grab_folio(m, index, FGP_CREAT, &folio);
+		err = filemap_grab_folio(m, index, FGP_CREAT | FGP_LOCK, &folio);
 	up_read(&m->invalidate_lock);
 	if (err == -ENOMEM)
 		return VM_FAULT_OOM;
 	if (err)
 		return VM_FAULT_SIGBUS;
+locked:
+	/* the size recheck under the folio lock */
+	if (beyond_eof(m, index)) {
+		folio_unlock(folio);
+		folio_put(folio);
+		return VM_FAULT_SIGBUS;
+	}
 	*out = folio;
 	return ret;
 }
 
-/* Map a page-cache folio (reference consumed) after checking it is still cached. */
+/* Map a locked page-cache folio (lock and reference consumed). */
 static vm_fault_t finish_file_fault(struct vm_fault *vmf, struct folio *folio, pte_t flags)
 {
-	struct address_space *m = vmf->vma->vm_mapping;
 	vm_fault_t ret;
 
-	folio_lock(folio);
-	if (READ_ONCE(folio->mapping) != m) { /* truncated meanwhile */
-		folio_unlock(folio);
-		folio_put(folio);
-		return VM_FAULT_NOPAGE;
-	}
-	folio_get(folio); /* keep it across the unlock */
+	folio_get(folio); /* the PTE's reference, consumed by the install */
 	if (flags & _PAGE_DIRTY)
 		folio_mark_dirty(folio);
 	ret = finish_fault_install(vmf, folio, flags, MM_FILEPAGES);
@@ -205,24 +224,31 @@ static vm_fault_t __do_file_fault(struct vm_fault *vmf)
 		return ret | finish_file_fault(vmf, folio,
 					       _PAGE_ACCESSED | _PAGE_DIRTY | _PAGE_RW);
 	}
-	/* do_cow_fault: a private anonymous copy of the cache folio */
+	/*
+	 * do_cow_fault (mm/memory.c, Linux 6.9): a private anonymous copy of
+	 * the cache folio, installed while __do_fault's folio lock is still
+	 * held, so truncation (which takes that lock) cannot slip between
+	 * the checks filemap_fault made and the new PTE.
+	 */
 	if (anon_vma_prepare(vma))
 		return VM_FAULT_OOM;
-	ret = filemap_fault(vmf, &folio);
-	if (ret & (VM_FAULT_ERROR | VM_FAULT_RETRY | VM_FAULT_NOPAGE))
-		return ret;
 	new = mm_alloc_anon_folio();
-	if (!new) {
-		folio_put(folio);
+	if (!new)
 		return VM_FAULT_OOM;
+	ret = filemap_fault(vmf, &folio);
+	if (ret & (VM_FAULT_ERROR | VM_FAULT_RETRY | VM_FAULT_NOPAGE)) {
+		mm_folio_put(new);
+		return ret;
 	}
 	memcpy(mm_folio_data(new), mm_folio_data(folio), PAGE_SIZE);
-	folio_put(folio);
 	rv_stat_inc(file_faults_cow);
-	return ret | finish_fault_install(vmf, new,
-					  _PAGE_ACCESSED | _PAGE_DIRTY |
-						  ((vma->vm_flags & VM_WRITE) ? _PAGE_RW : 0),
-					  MM_ANONPAGES);
+	ret |= finish_fault_install(vmf, new,
+				    _PAGE_ACCESSED | _PAGE_DIRTY |
+					    ((vma->vm_flags & VM_WRITE) ? _PAGE_RW : 0),
+				    MM_ANONPAGES);
+	folio_unlock(folio);
+	folio_put(folio);
+	return ret;
 }
 
 vm_fault_t do_file_fault(struct vm_fault *vmf)

@@ -633,6 +633,14 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int pr
 		ret = mm_file_mmap_check(file, vm_flags);
 		if (ret)
 			return ret;
+		/*
+		 * do_mmap (mm/mmap.c, Linux 6.9), MAP_SHARED of a file not
+		 * open for writing: the mapping may never become writable, so
+		 * it loses VM_MAYWRITE (mprotect checks it) and VM_SHARED
+		 * (nothing to write back); it stays VM_MAYSHARE.
+		 */
+		if ((vm_flags & VM_SHARED) && !(file->f_mode & FMODE_WRITE))
+			vm_flags &= ~(VM_MAYWRITE | VM_SHARED);
 	} else {
 		pgoff = addr >> PAGE_SHIFT;
 	}
@@ -809,7 +817,11 @@ static int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long 
 
 		if (!v || v->vm_start > addr)
 			return -ENOMEM;
-		if ((prot & PROT_WRITE) && (v->vm_flags & VM_SHARED) && !(v->vm_flags & VM_MAYWRITE))
+		/* do_mprotect_pkey: every VM_READ/WRITE/EXEC needs its VM_MAY* */
+		unsigned long nf = (v->vm_flags & ~VM_ACCESS_FLAGS) |
+				   (calc_vm_flags(prot, 0) & VM_ACCESS_FLAGS);
+
+		if ((nf & ~(nf >> 4)) & VM_ACCESS_FLAGS)
 			return -EACCES;
 		addr = v->vm_end;
 	}

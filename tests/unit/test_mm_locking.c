@@ -10,8 +10,11 @@
  */
 #include "test_mm_util.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #define BASE 0x20000000UL
 #define RW   (PROT_READ | PROT_WRITE)
@@ -124,5 +127,132 @@ static void test_exit_mmap_vs_fsync(void)
 	CU_ASSERT(mmt_all_freed());
 }
 
+/* ------------------------------------------------------------------ */
+/* private COW fault vs truncate                                       */
+/* ------------------------------------------------------------------ */
+
+struct access_arg {
+	struct mm_struct *mm;
+	unsigned long addr;
+	unsigned char val;
+	bool write;
+	int ret;
+};
+
+static void *access_fn(void *p)
+{
+	struct access_arg *a = p;
+
+	a->ret = mm_access(a->mm, a->addr, &a->val, 1, a->write);
+	return NULL;
+}
+
+/*
+ * A private write fault on page 1 found the folio in the page cache and
+ * is about to copy it when the file is truncated to one page (truncate
+ * runs whole: unmap, remove the folio, unmap again).  As do_cow_fault
+ * does under __do_fault's folio lock, the fault must see the folio gone
+ * and then the new EOF: the access fails (SIGBUS: -EIO) and nothing stays
+ * mapped beyond EOF.  Before the fix the copy was installed after the
+ * truncate and page 1 stayed mapped and readable.
+ */
+static void test_cow_fault_vs_truncate(void)
+{
+	struct task_struct *drv = mmt_new_proc(), *t = new_proc_detached("cow");
+	struct file *f = mmt_make_file("/cow-trunc", 2, 0x30);
+	struct mm_struct *mm = t->mm;
+	struct access_arg a = { .mm = mm, .addr = BASE + PG, .val = 0x99, .write = true };
+	struct mmt_thread th;
+	unsigned char b = 0;
+
+	CU_ASSERT(vm_mmap(mm, BASE, 2 * PG, RW, MAP_PRIVATE | MAP_FIXED, f, 0) == (long)BASE);
+	CU_ASSERT(mm_access(mm, BASE, &b, 1, false) == 0 && b == 0x30);
+	CU_ASSERT(rv_inject_set_pause("filemap_fault_cached", 1) == 0);
+	mmt_thread_start(&th, t, access_fn, &a);
+	CU_ASSERT_FATAL(rv_inject_wait_arrivals("filemap_fault_cached", 1, 20000) == 0);
+	CU_ASSERT(vfs_truncate(f->f_inode, PG) == 0);
+	rv_inject_release("filemap_fault_cached");
+	mmt_thread_join(&th);
+	rv_inject_clear_all();
+	CU_ASSERT(a.ret == -EIO);
+	CU_ASSERT(mm_pte_read(mm, BASE + PG) == 0);
+	CU_ASSERT(mm_access(mm, BASE + PG, &b, 1, false) == -EIO);
+	CU_ASSERT(get_mm_counter(mm, MM_ANONPAGES) == 0);
+	CU_ASSERT(mm_access(mm, BASE, &b, 1, false) == 0 && b == 0x30);
+	task_exit(t);
+	task_exit(drv);
+	fput(f);
+	CU_ASSERT(do_unlink("/cow-trunc") == 0);
+	CU_ASSERT(mmt_all_freed());
+}
+
+/* ------------------------------------------------------------------ */
+/* VM_MAYWRITE: a shared mapping of a read-only file stays read-only   */
+/* ------------------------------------------------------------------ */
+
+/* The host kernel's answer: errno of mprotect(PROT_WRITE) on a mapping of
+ * an O_RDONLY file (0 if it succeeded), shared or private. */
+static int host_mprotect_rdonly(int map_type)
+{
+	char path[] = "/tmp/rcuvfs-maywrite-XXXXXX";
+	int fd = mkstemp(path), rfd, err = 0;
+	void *p;
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(ftruncate(fd, (off_t)PG) == 0);
+	rfd = open(path, O_RDONLY);
+	unlink(path);
+	close(fd);
+	CU_ASSERT_FATAL(rfd >= 0);
+	p = mmap(NULL, PG, PROT_READ, map_type, rfd, 0);
+	CU_ASSERT_FATAL(p != MAP_FAILED);
+	if (mprotect(p, PG, PROT_READ | PROT_WRITE))
+		err = errno;
+	munmap(p, PG);
+	close(rfd);
+	return err;
+}
+
+/*
+ * As do_mmap and mprotect do: MAP_SHARED of an O_RDONLY file cannot be
+ * made writable (EACCES, the host kernel's answer too); MAP_PRIVATE can,
+ * and its writes never reach the file.  Before the fix mprotect made the
+ * shared mapping writable and the write reached the file.
+ */
+static void test_shared_rdonly_mprotect(void)
+{
+	struct task_struct *t = mmt_new_proc();
+	struct mm_struct *mm = t->mm;
+	struct file *w = mmt_make_file("/maywrite", 1, 0x40), *r = NULL;
+	unsigned char b = 0x77;
+
+	CU_ASSERT_FATAL(filp_open("/maywrite", O_RDONLY, 0, &r) == 0);
+	CU_ASSERT(host_mprotect_rdonly(MAP_SHARED) == EACCES);
+	CU_ASSERT(host_mprotect_rdonly(MAP_PRIVATE) == 0);
+	/* shared: PROT_WRITE refused at mmap and at mprotect */
+	CU_ASSERT(vm_mmap(mm, BASE, PG, RW, MAP_SHARED | MAP_FIXED, r, 0) == -EACCES);
+	CU_ASSERT(vm_mmap(mm, BASE, PG, PROT_READ, MAP_SHARED | MAP_FIXED, r, 0) == (long)BASE);
+	CU_ASSERT(vm_mprotect(mm, BASE, PG, RW) == -EACCES);
+	CU_ASSERT(mm_access(mm, BASE, &b, 1, true) == -EFAULT);
+	CU_ASSERT(mmt_file_has(w, 0, 0x40));
+	/* private: writable after mprotect, the write stays private */
+	CU_ASSERT(vm_mmap(mm, BASE + PG, PG, PROT_READ, MAP_PRIVATE | MAP_FIXED, r, 0) ==
+		  (long)(BASE + PG));
+	CU_ASSERT(vm_mprotect(mm, BASE + PG, PG, RW) == 0);
+	b = 0x77;
+	CU_ASSERT(mm_access(mm, BASE + PG, &b, 1, true) == 0);
+	b = 0;
+	CU_ASSERT(mm_access(mm, BASE + PG, &b, 1, false) == 0 && b == 0x77);
+	CU_ASSERT(mm_access(mm, BASE, &b, 1, false) == 0 && b == 0x40);
+	CU_ASSERT(mmt_file_has(w, 0, 0x40));
+	CU_ASSERT(mm_validate(mm) == 0);
+	task_exit(t);
+	fput(r);
+	fput(w);
+	CU_ASSERT(do_unlink("/maywrite") == 0);
+	CU_ASSERT(mmt_all_freed());
+}
+
 RVTEST_SUITE(mm_locking, rvtest_instance_init, rvtest_instance_cleanup,
-	     RVTEST(test_exit_mmap_vs_fsync))
+	     RVTEST(test_exit_mmap_vs_fsync), RVTEST(test_cow_fault_vs_truncate),
+	     RVTEST(test_shared_rdonly_mprotect))
