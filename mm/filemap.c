@@ -182,6 +182,9 @@ locked:
 		folio_put(folio);
 		return VM_FAULT_SIGBUS;
 	}
+	/* a fallocated folio a fault maps is data from now on (shmem_fault's
+	 * SGP_CACHE zeroes it and marks it uptodate) */
+	folio_clear_flag(folio, PG_unwritten);
 	*out = folio;
 	return ret;
 }

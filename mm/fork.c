@@ -73,7 +73,18 @@ int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
 		}
 		tmp->vm_mm = mm;
 		tmp->vm_lock_seq = mm->mm_lock_seq; /* born write-locked in the child */
-		ret = anon_vma_fork(tmp, mpnt);
+		/*
+		 * dup_mmap (kernel/fork.c, Linux 6.9): VM_WIPEONFORK gets a
+		 * clean slate in the child, with no anon_vma until its first
+		 * fault (no page is copied); the rest share the parent's
+		 * anon_vma tree.
+		 */
+		if (tmp->vm_flags & VM_WIPEONFORK) {
+			tmp->anon_vma = NULL;
+			ret = 0;
+		} else {
+			ret = anon_vma_fork(tmp, mpnt);
+		}
 		if (ret) {
 			if (tmp->vm_file)
 				mm_file_put(tmp->vm_file);
@@ -142,7 +153,10 @@ static void mm_exit_mm(struct task_struct *t)
 
 	if (!mm)
 		return;
+	RV_INJECT("exit_mm");
+	task_lock(t); /* exit_mm: get_task_mm sees the mm or NULL, never a freed one */
 	WRITE_ONCE(t->mm, NULL);
+	task_unlock(t);
 	mmput(mm);
 }
 

@@ -247,8 +247,7 @@ static void *unmapper(void *p)
 {
 	struct unmap_arg *u = p;
 
-	CU_ASSERT(vm_munmap(u->mm, u->addr, PG) == 0);
-	return NULL;
+	return MMT_RC(vm_munmap(u->mm, u->addr, PG));
 }
 
 /* vma_start_write waits for the VMA's readers (a fault in progress). */
@@ -271,7 +270,7 @@ static void test_vma_write_waits_for_reader(void)
 	CU_ASSERT(!__atomic_load_n(&th.done, __ATOMIC_ACQUIRE)); /* it cannot finish */
 	CU_ASSERT(v->vm_start == BASE && !v->detached);
 	vma_end_read(v);
-	mmt_thread_join(&th);
+	CU_ASSERT(mmt_thread_join_rc(&th) == 0);
 	CU_ASSERT(mm_map_count(mm) == 0);
 	mmt_exit(t2);
 	mmt_exit(t);
@@ -283,8 +282,7 @@ static void *fault_writer(void *p)
 	unsigned long addr = *(unsigned long *)p;
 	unsigned char c = 0x5a;
 
-	CU_ASSERT(rv_mm_write(addr, &c, 1) == 0);
-	return NULL;
+	return MMT_RC(rv_mm_write(addr, &c, 1));
 }
 
 /* A fault finds its VMA write-locked: falls back to mmap_lock and waits. */
@@ -311,7 +309,7 @@ static void test_fault_falls_back(void)
 	}
 	CU_ASSERT(!__atomic_load_n(&th.done, __ATOMIC_ACQUIRE));
 	mmap_write_unlock(mm);
-	mmt_thread_join(&th);
+	CU_ASSERT(mmt_thread_join_rc(&th) == 0);
 	CU_ASSERT(mmt_stat("vma_lock_misses") > misses);
 	CU_ASSERT(rv_mm_read(BASE, &c, 1) == 0);
 	CU_ASSERT(c == 0x5a);

@@ -265,7 +265,8 @@ static void test_fork_vma_lock_mode(void)
 struct writer_arg {
 	unsigned long addr;
 	int stop; /* atomic */
-	long writes;
+	long writes;  /* atomic */
+	long failed; /* writes that returned an error (the main thread asserts 0) */
 };
 
 static void *busy_writer(void *p)
@@ -274,8 +275,9 @@ static void *busy_writer(void *p)
 	unsigned char v = 0;
 
 	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE) && w->writes < 2000000) {
-		CU_ASSERT(rv_mm_write(w->addr + (unsigned long)(w->writes % 8) * PG, &v, 1) == 0);
-		w->writes++;
+		if (rv_mm_write(w->addr + (unsigned long)(w->writes % 8) * PG, &v, 1))
+			w->failed++;
+		__atomic_store_n(&w->writes, w->writes + 1, __ATOMIC_RELEASE);
 	}
 	return NULL;
 }
@@ -291,6 +293,11 @@ static void test_fork_with_concurrent_writer(void)
 	th = task_clone_thread(p);
 	CU_ASSERT_FATAL(th != NULL);
 	mmt_thread_start(&mt, th, busy_writer, &w);
+	/* the writer is running before the first fork (bounded wait) */
+	for (long i = 0; !__atomic_load_n(&w.writes, __ATOMIC_ACQUIRE); i++) {
+		CU_ASSERT_FATAL(i < 100000000);
+		sched_yield();
+	}
 	for (int i = 0; i < 20; i++) {
 		struct task_struct *c = task_fork(p);
 
@@ -301,6 +308,8 @@ static void test_fork_with_concurrent_writer(void)
 	}
 	__atomic_store_n(&w.stop, 1, __ATOMIC_RELEASE);
 	mmt_thread_join(&mt);
+	CU_ASSERT(w.writes > 0);
+	CU_ASSERT_EQUAL(w.failed, 0);
 	mmt_exit(th);
 	mmt_exit(p);
 	CU_ASSERT(mmt_all_freed());

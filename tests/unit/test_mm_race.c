@@ -147,8 +147,7 @@ static void *toucher(void *p)
 {
 	unsigned char v = 0x42;
 
-	CU_ASSERT(rv_mm_write(*(unsigned long *)p, &v, 1) == 0);
-	return NULL;
+	return MMT_RC(rv_mm_write(*(unsigned long *)p, &v, 1));
 }
 
 /* Returns the checker's count for the child. */
@@ -183,7 +182,7 @@ static int fork_race(void)
 		CU_ASSERT(!__atomic_load_n(&wth.done, __ATOMIC_ACQUIRE));
 	rv_inject_release("dup_mmap_before_copy");
 	mmt_thread_join(&fth);
-	mmt_thread_join(&wth);
+	CU_ASSERT(mmt_thread_join_rc(&wth) == 0);
 	rv_inject_clear_all();
 	CU_ASSERT_FATAL(fk.child != NULL);
 	bad = fork_check_child(fk.child->mm);

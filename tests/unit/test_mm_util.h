@@ -154,6 +154,14 @@ static inline void *mmt_thread_join(struct mmt_thread *th)
 	return th->ret;
 }
 
+/* A worker's int result (a model call's return), for the main thread to
+ * assert: workers never call CU_ASSERT. */
+#define MMT_RC(x) ((void *)(intptr_t)(x))
+static inline long mmt_thread_join_rc(struct mmt_thread *th)
+{
+	return (long)(intptr_t)mmt_thread_join(th);
+}
+
 /* A file at path of `pages` pages, page i filled with seed + i. */
 static inline struct file *mmt_make_file(const char *path, int pages, unsigned char seed)
 {
