@@ -323,15 +323,46 @@ out:
 
 #define MM_ACCESS_MAX_FAULTS 100000
 
+/*
+ * A fault for a remote access: the caller holds mmap_lock for read, as
+ * GUP's faultin_page does (handle_mm_fault without FAULT_FLAG_VMA_LOCK).
+ */
+static int fault_remote(struct mm_struct *mm, unsigned long address, unsigned int flags)
+{
+	struct vm_area_struct *vma = vma_lookup(mm, address);
+	vm_fault_t ret;
+
+	if (!vma || access_error(vma, flags))
+		return -EFAULT;
+	ret = handle_mm_fault(vma, address, flags);
+	if (ret & VM_FAULT_RETRY)
+		return 0; /* walk again */
+	return fault_result(ret);
+}
+
 int mm_access(struct mm_struct *mm, unsigned long addr, void *buf, size_t len, bool write)
 {
 	unsigned char *p = buf;
+	bool remote;
+	int ret = 0;
 
 	if (!mm)
 		return -EFAULT;
 	if (addr >= TASK_SIZE || len > TASK_SIZE - addr)
 		return -EFAULT;
 	rv_rcu_ensure();
+	/*
+	 * Another process's memory (access_remote_vm, mm/memory.c, Linux
+	 * 6.9; the caller holds an mm_users reference, from get_task_mm):
+	 * the whole access runs under mmap_lock for read, and its faults
+	 * are handled under it, never under a per-VMA lock.  So fork, which
+	 * holds the mm's mmap_lock for write, excludes remote accessors,
+	 * which is what lets fork_vma_lock=elide-single skip the VMA locks
+	 * of a single-threaded parent.
+	 */
+	remote = !rv_current || mm != rv_current->mm; /* no lazy task for a check */
+	if (remote)
+		mmap_read_lock(mm);
 	while (len) {
 		size_t off = addr & ~PAGE_MASK, n = PAGE_SIZE - off;
 		struct folio *folio;
@@ -340,7 +371,7 @@ int mm_access(struct mm_struct *mm, unsigned long addr, void *buf, size_t len, b
 		if (n > len)
 			n = len;
 		for (;;) {
-			int ret;
+			unsigned int flags = write ? FAULT_FLAG_WRITE : 0;
 
 			idx = tlb_enter(mm);
 			folio = tlb_miss_walk(mm, addr, write);
@@ -348,11 +379,13 @@ int mm_access(struct mm_struct *mm, unsigned long addr, void *buf, size_t len, b
 				break;
 			/* fault outside the section: a fault may flush this mm */
 			tlb_exit(mm, idx);
-			ret = handle_page_fault(mm, addr, write ? FAULT_FLAG_WRITE : 0);
+			ret = remote ? fault_remote(mm, addr, flags) : handle_page_fault(mm, addr, flags);
 			if (ret)
-				return ret;
-			if (++tries > MM_ACCESS_MAX_FAULTS)
-				return -EDEADLK; /* bounded: never livelock silently */
+				goto out;
+			if (++tries > MM_ACCESS_MAX_FAULTS) {
+				ret = -EDEADLK; /* bounded: never livelock silently */
+				goto out;
+			}
 			if (tries > 64)
 				sched_yield();
 		}
@@ -367,7 +400,10 @@ int mm_access(struct mm_struct *mm, unsigned long addr, void *buf, size_t len, b
 		p += n;
 		len -= n;
 	}
-	return 0;
+out:
+	if (remote)
+		mmap_read_unlock(mm);
+	return ret;
 }
 
 int rv_mm_read(unsigned long addr, void *buf, size_t len)

@@ -409,6 +409,9 @@ int handle_page_fault(struct mm_struct *mm, unsigned long address, unsigned int 
  * Model memory access: copy to/from model addresses page by page, each page
  * found by a lockless page-table walk (a TLB miss) that takes a folio
  * reference, faulting when the walk finds no usable PTE.  0 or -errno.
+ * When mm is not the calling task's (a remote access, as access_remote_vm)
+ * the caller holds an mm_users reference and the access runs under
+ * mmap_lock for read.
  */
 int mm_access(struct mm_struct *mm, unsigned long addr, void *buf, size_t len, bool write);
 int rv_mm_read(unsigned long addr, void *buf, size_t len);        /* current->mm */

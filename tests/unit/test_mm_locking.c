@@ -415,7 +415,103 @@ static void test_get_task_mm_vs_exit(void)
 	CU_ASSERT(mmt_all_freed());
 }
 
+/* ------------------------------------------------------------------ */
+/* a remote accessor vs fork of a single-threaded parent               */
+/* ------------------------------------------------------------------ */
+
+struct forker_arg {
+	struct task_struct *parent;
+	struct task_struct *child;
+};
+
+static void *forker_fn(void *p)
+{
+	struct forker_arg *fk = p;
+
+	fk->child = task_fork(fk->parent);
+	return NULL;
+}
+
+struct remote_arg {
+	struct task_struct *target;
+	unsigned long addr;
+	int ret;
+};
+
+/* Another process writes the target's memory, as process_vm_writev would. */
+static void *remote_write_fn(void *p)
+{
+	struct remote_arg *r = p;
+	struct mm_struct *mm = get_task_mm(r->target);
+	unsigned char v = 0x42;
+
+	r->ret = mm ? mm_access(mm, r->addr, &v, 1, true) : -ESRCH;
+	if (mm)
+		mmput(mm);
+	return NULL;
+}
+
+/*
+ * A single-threaded parent forks (so elide-single takes no VMA lock: it
+ * read mm_users == 1 before mmap_lock) while another process writes a
+ * never-touched VMA of it, fork being between anon_vma_fork and
+ * vma_needs_copy for that VMA.  A remote access takes mmap_lock for read
+ * (access_remote_vm), so it waits for fork; the child inherits nothing it
+ * cannot find by rmap.  Before the fix the remote write faulted under the
+ * per-VMA lock mid-copy: the child mapped a folio its rmap could not find
+ * (fork_check_child 1).
+ */
+static void test_remote_access_vs_fork(void)
+{
+	struct task_struct *drv = mmt_new_proc(), *p = new_proc_detached("parent");
+	struct task_struct *tr = new_proc_detached("remote");
+	struct forker_arg fk = { .parent = p };
+	struct remote_arg ra = { .target = p, .addr = BASE };
+	struct mm_struct *mm = p->mm;
+	struct mmt_thread fth, rth;
+	uint64_t locks;
+	unsigned char b = 0;
+	bool wrote;
+
+	CU_ASSERT(mmt_map(mm, BASE, PG, RW) == (long)BASE); /* never touched */
+	locks = mmt_stat("vma_write_locks");
+	CU_ASSERT(rv_inject_set_pause("dup_mmap_before_copy", 1) == 0);
+	mmt_thread_start(&fth, p, forker_fn, &fk); /* the parent's only task */
+	CU_ASSERT_FATAL(rv_inject_wait_arrivals("dup_mmap_before_copy", 1, 20000) == 0);
+	mmt_thread_start(&rth, tr, remote_write_fn, &ra);
+	wrote = wait_done_or(&rth, rwsem_queued, &mm->mmap_lock);
+	CU_ASSERT(!wrote); /* queued behind fork's mmap_lock */
+	rv_inject_release("dup_mmap_before_copy");
+	mmt_thread_join(&fth);
+	mmt_thread_join(&rth);
+	rv_inject_clear_all();
+	CU_ASSERT_FATAL(fk.child != NULL);
+	if (rv_sw.fork_vma_lock == FORK_VMA_LOCK_ELIDE_SINGLE)
+		CU_ASSERT(mmt_stat("vma_write_locks") == locks); /* the elision ran */
+	CU_ASSERT(ra.ret == 0);
+	CU_ASSERT(fork_check_child(fk.child->mm) == 0);
+	CU_ASSERT(mm_access(mm, BASE, &b, 1, false) == 0 && b == 0x42);
+	b = 0xff;
+	CU_ASSERT(mm_access(fk.child->mm, BASE, &b, 1, false) == 0 && b == 0); /* after fork */
+	mmt_exit(fk.child);
+	mmt_exit(tr);
+	mmt_exit(p);
+	mmt_exit(drv);
+	CU_ASSERT(mmt_all_freed());
+}
+
+static int init_elide(void)
+{
+	static const char *const s[] = { "fork_vma_lock=elide-single", NULL };
+
+	return rvtest_instance_with(s) ? -1 : 0;
+}
+
 RVTEST_SUITE(mm_locking, rvtest_instance_init, rvtest_instance_cleanup,
 	     RVTEST(test_exit_mmap_vs_fsync), RVTEST(test_cow_fault_vs_truncate),
 	     RVTEST(test_shared_rdonly_mprotect), RVTEST(test_wipeonfork_no_anon_vma),
 	     RVTEST(test_lock_vma_retry_replaced), RVTEST(test_get_task_mm_vs_exit))
+RVTEST_SUITE(mm_locking_elide, init_elide, rvtest_instance_cleanup,
+	     RVTEST(test_remote_access_vs_fork))
+RVTEST_SUITE(mm_locking_always, rvtest_instance_init, rvtest_instance_cleanup,
+	     RVTEST(test_remote_access_vs_fork))
