@@ -45,6 +45,7 @@ void vma_start_write(struct vm_area_struct *vma)
 
 	if (vma->vm_lock_seq == seq)
 		return; /* already write-locked in this mmap_lock section */
+	RV_INJECT("vma_start_write"); /* about to wait for the VMA's readers */
 	/* wait for the VMA's readers (faults) to leave, then mark it */
 	down_write(&vma->vm_lock);
 	WRITE_ONCE(vma->vm_lock_seq, seq);
@@ -277,6 +278,18 @@ retry:
 		rcu_read_unlock();
 		rv_stat_inc(vma_lock_replaced);
 		goto retry; /* the area was replaced with another one */
+	}
+	/*
+	 * anon_vma_fault=refuse, Linux 6.4's lock_vma_under_rcu: only
+	 * anonymous VMAs, and only those that already have an anon_vma
+	 * ("find_mergeable_anon_vma uses adjacent vmas which are not
+	 * locked"); everything else faults under mmap_lock.  6.7+ takes
+	 * every VMA and leaves the anon_vma to vmf_anon_prepare.
+	 */
+	if (rv_sw.anon_vma_fault == ANON_VMA_FAULT_REFUSE &&
+	    (!vma_is_anonymous(vma) || !READ_ONCE(vma->anon_vma))) {
+		vma_end_read(vma);
+		goto miss;
 	}
 	rcu_read_unlock();
 	return vma;

@@ -32,6 +32,8 @@ enum bkl_op_bits {
 enum fileref_scheme { FILEREF_INC_NOT_ZERO = 0, FILEREF_FILE_REF };
 enum fork_vma_lock_mode { FORK_VMA_LOCK_ALWAYS = 0, FORK_VMA_LOCK_ELIDE_SINGLE, FORK_VMA_LOCK_NEVER };
 enum rss_counters_mode { RSS_COUNTERS_GROUP = 0, RSS_COUNTERS_SINGLE };
+/* a fault under the per-VMA lock on a VMA without an anon_vma */
+enum anon_vma_fault_mode { ANON_VMA_FAULT_RETRY = 0, ANON_VMA_FAULT_REFUSE };
 
 struct rv_switches {
 	int filelock;      /* enum filelock_scheme */
@@ -41,6 +43,7 @@ struct rv_switches {
 	int lockref_relax; /* 0/1 */
 	int pte_recheck;   /* 0/1 */
 	int fork_vma_lock; /* enum fork_vma_lock_mode */
+	int anon_vma_fault; /* enum anon_vma_fault_mode */
 	int rss_counters;  /* enum rss_counters_mode */
 	long cache_pages;  /* page-cache capacity in pages; 0 = unlimited */
 	long io_latency_us;/* backing-store latency per folio */
