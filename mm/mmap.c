@@ -302,6 +302,7 @@ struct mm_struct *mm_alloc(void)
 		goto fail;
 	init_rwsem(&mm->mmap_lock);
 	spin_lock_init(&mm->page_table_lock);
+	spin_lock_init(&mm->tlb_flush_lock);
 	mm->mm_users = 1;
 	mm->mm_count = 1;
 	mm->mmap_base = MMAP_BASE;
@@ -405,6 +406,7 @@ void exit_mmap(struct mm_struct *mm)
 {
 	struct vma_array *a;
 	struct vm_area_struct *vma;
+	struct mmu_gather tlb;
 	int i;
 
 	/*
@@ -416,16 +418,19 @@ void exit_mmap(struct mm_struct *mm)
 	 * and truncate_pagecache before freeing pgtables"), unlink every VMA
 	 * from both before the page tables go.  Unlinking a file VMA takes
 	 * i_mmap_rwsem for write, so it waits for a walker that is inside
-	 * the VMA's page table.
+	 * the VMA's page table.  One mmu_gather for the whole mm, as
+	 * exit_mmap's tlb_gather_mmu_fullmm.
 	 */
 	mmap_write_lock(mm);
+	tlb_gather_mmu(&tlb, mm);
 	for_each_vma_idx(mm, i, vma)
-		zap_page_range(vma, vma->vm_start, vma->vm_end);
+		zap_page_range_tlb(&tlb, vma, vma->vm_start, vma->vm_end, false);
 	for_each_vma_idx(mm, i, vma) {
 		unlink_anon_vmas(vma);
 		vma_unlink_file(vma);
 	}
 	free_pgtables(mm, 0, TASK_SIZE);
+	tlb_finish_mmu(&tlb);
 	for_each_vma_idx(mm, i, vma)
 		remove_vma(vma); /* already unlinked: the file reference and the VMA */
 	a = mm->mm_mt;
@@ -782,6 +787,7 @@ int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len)
 {
 	unsigned long end, floor, ceiling;
 	struct vm_area_struct *prev, *next;
+	struct mmu_gather tlb;
 	int first, last, ret, n;
 
 	if ((start & ~PAGE_MASK) || start >= TASK_SIZE || len > TASK_SIZE - start)
@@ -802,8 +808,11 @@ int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len)
 		gone[k] = mm_vma_at(mm, first + k);
 		vma_start_write(gone[k]);
 	}
+	/* unmap_region: one mmu_gather for every VMA of the range */
+	tlb_gather_mmu(&tlb, mm);
 	for (int k = 0; k < n; k++)
-		zap_page_range(gone[k], gone[k]->vm_start, gone[k]->vm_end);
+		zap_page_range_tlb(&tlb, gone[k], gone[k]->vm_start, gone[k]->vm_end, false);
+	tlb_finish_mmu(&tlb);
 	prev = mm_vma_at(mm, first - 1);
 	next = mm_vma_at(mm, last + 1);
 	floor = prev ? prev->vm_end : 0;

@@ -73,7 +73,8 @@ static bool try_to_unmap(struct folio *folio)
 			locked = true;
 			break;
 		}
-		pte = ptep_get_and_clear(ptep);
+		/* try_to_unmap_one: clear and flush before the folio goes */
+		pte = ptep_clear_flush(vma, addr, ptep);
 		pt->nr_present--;
 		if (pte_dirty(pte))
 			folio_mark_dirty(folio);

@@ -119,9 +119,9 @@ static void test_exit_mmap_vs_fsync(void)
 
 		CU_ASSERT(vfs_read(f, &b, 1, &pos) == 1 && b == 0x5a);
 	}
-	task_exit(te);
-	task_exit(tf);
-	task_exit(drv);
+	mmt_exit(te);
+	mmt_exit(tf);
+	mmt_exit(drv);
 	fput(f);
 	CU_ASSERT(do_unlink("/exit-fsync") == 0);
 	CU_ASSERT(mmt_all_freed());
@@ -179,8 +179,8 @@ static void test_cow_fault_vs_truncate(void)
 	CU_ASSERT(mm_access(mm, BASE + PG, &b, 1, false) == -EIO);
 	CU_ASSERT(get_mm_counter(mm, MM_ANONPAGES) == 0);
 	CU_ASSERT(mm_access(mm, BASE, &b, 1, false) == 0 && b == 0x30);
-	task_exit(t);
-	task_exit(drv);
+	mmt_exit(t);
+	mmt_exit(drv);
 	fput(f);
 	CU_ASSERT(do_unlink("/cow-trunc") == 0);
 	CU_ASSERT(mmt_all_freed());
@@ -246,7 +246,7 @@ static void test_shared_rdonly_mprotect(void)
 	CU_ASSERT(mm_access(mm, BASE, &b, 1, false) == 0 && b == 0x40);
 	CU_ASSERT(mmt_file_has(w, 0, 0x40));
 	CU_ASSERT(mm_validate(mm) == 0);
-	task_exit(t);
+	mmt_exit(t);
 	fput(r);
 	fput(w);
 	CU_ASSERT(do_unlink("/maywrite") == 0);
@@ -300,8 +300,8 @@ static void test_wipeonfork_no_anon_vma(void)
 	CU_ASSERT(mm_access(c->mm, BASE, &b, 1, true) == 0);
 	CU_ASSERT(mm_access(p->mm, BASE, &b, 1, false) == 0 && b == 0x61);
 	CU_ASSERT(mm_validate(c->mm) == 0);
-	task_exit(c);
-	task_exit(p);
+	mmt_exit(c);
+	mmt_exit(p);
 	CU_ASSERT(mmt_all_freed());
 }
 
@@ -342,8 +342,8 @@ static void test_lock_vma_retry_replaced(void)
 	CU_ASSERT(mmt_stat("vma_lock_misses") == misses);
 	CU_ASSERT(mmt_stat("vma_lock_faults") == faults + 1);
 	CU_ASSERT(mm_access(mm, BASE, &b, 1, false) == 0 && b == 0x11);
-	task_exit(t);
-	task_exit(drv);
+	mmt_exit(t);
+	mmt_exit(drv);
 	CU_ASSERT(mmt_all_freed());
 }
 
@@ -409,9 +409,9 @@ static void test_get_task_mm_vs_exit(void)
 	mmput(g.mm);
 	mm_objects_count(&o);
 	CU_ASSERT(o.mms == mms - 1);
-	task_exit(te);
-	task_exit(tg);
-	task_exit(drv);
+	mmt_exit(te);
+	mmt_exit(tg);
+	mmt_exit(drv);
 	CU_ASSERT(mmt_all_freed());
 }
 
@@ -493,10 +493,10 @@ static void test_remote_access_vs_fork(void)
 	CU_ASSERT(mm_access(mm, BASE, &b, 1, false) == 0 && b == 0x42);
 	b = 0xff;
 	CU_ASSERT(mm_access(fk.child->mm, BASE, &b, 1, false) == 0 && b == 0); /* after fork */
-	task_exit(fk.child);
-	task_exit(tr);
-	task_exit(p);
-	task_exit(drv);
+	mmt_exit(fk.child);
+	mmt_exit(tr);
+	mmt_exit(p);
+	mmt_exit(drv);
 	CU_ASSERT(mmt_all_freed());
 }
 
