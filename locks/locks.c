@@ -1024,6 +1024,8 @@ static __always_inline int locks_lock_wait(struct file_lock_context *ctx, struct
 			rv_stat_inc(locks_interrupted);
 			break;
 		}
+		/* woken: the same point as a deferred request's retry */
+		RV_INJECT("locks_before_retry");
 	}
 	locks_delete_block(fl);
 	return error;
