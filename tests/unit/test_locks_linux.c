@@ -409,6 +409,55 @@ static void test_waiter_queues_behind_first_deferred(void)
 	run_waiter_queues_behind_first(TW_DEFER);
 }
 
+/*
+ * The range arithmetic of the in-place walk against a byte map: random
+ * F_SETLK requests of four owners on [0,64); each answer (0 or EAGAIN) and
+ * each owner's resulting ranges must match the map.
+ */
+static void test_ranges_match_byte_map(void)
+{
+	enum { N = 64, OWNERS = 4 };
+	char map[OWNERS][N]; /* 0, 'R', 'W' */
+	unsigned int seed = 13;
+
+	fixture_up();
+	memset(map, 0, sizeof(map));
+	for (int step = 0; step < 20000; step++) {
+		int o = rand_r(&seed) % OWNERS, t = rand_r(&seed) % 3;
+		int start = rand_r(&seed) % N, len = 1 + rand_r(&seed) % 12;
+		int type = t == 0 ? F_RDLCK : t == 1 ? F_WRLCK : F_UNLCK;
+		bool conflict = false;
+		char want[512] = "", *w = want;
+
+		if (start + len > N)
+			len = N - start;
+		for (int b = start; b < start + len && type != F_UNLCK; b++)
+			for (int q = 0; q < OWNERS; q++)
+				if (q != o && map[q][b] && (type == F_WRLCK || map[q][b] == 'W'))
+					conflict = true;
+		CU_ASSERT_EQUAL_FATAL(tl_lock(f1, o, type, start, len), conflict ? -EAGAIN : 0);
+		if (!conflict)
+			for (int b = start; b < start + len; b++)
+				map[o][b] = type == F_UNLCK ? 0 : type == F_RDLCK ? 'R' : 'W';
+		for (int b = 0; b < N;) {
+			int e = b;
+
+			if (!map[o][b]) {
+				b++;
+				continue;
+			}
+			while (e + 1 < N && map[o][e + 1] == map[o][b])
+				e++;
+			w += sprintf(w, "%s%c%d-%d", w == want ? "" : ",", map[o][b], b, e);
+			b = e + 1;
+		}
+		CU_ASSERT_STRING_EQUAL_FATAL(tl_ranges(101, o), want);
+	}
+	for (int o = 0; o < OWNERS; o++)
+		locks_remove_posix(f1, TL_OWNER(o));
+	fixture_down();
+}
+
 /* ---- a merge does not wake the waiters of the lock it extends --------------- */
 
 static long nr_retries;
@@ -645,7 +694,7 @@ static int init_bkl_bklops(void)
 	    RVTEST(test_ofd_waiter_in_graph_sleep), RVTEST(test_ofd_waiter_in_graph_deferred),     \
 	    RVTEST(test_posix_under_ofd_waiter_sleep),                                             \
 	    RVTEST(test_posix_under_ofd_waiter_deferred),                                          \
-	    RVTEST(test_getlk_reports_in_linux_order),                                             \
+	    RVTEST(test_getlk_reports_in_linux_order), RVTEST(test_ranges_match_byte_map),         \
 	    RVTEST(test_waiter_queues_behind_first_sleep),                                         \
 	    RVTEST(test_waiter_queues_behind_first_deferred),                                      \
 	    RVTEST(test_merge_does_not_wake_sleep), RVTEST(test_merge_does_not_wake_deferred),     \
