@@ -12,6 +12,15 @@
  *            PUNCH_HOLE (partial pages zeroed, whole ones freed, a shared
  *            mapping sees the zeroes), SEEK_DATA/SEEK_HOLE on fallocated
  *            never-written ranges, the modes tmpfs lacks.
+ * owner      (as root; the mount must allow other users) the root's mode,
+ *            and a setgid directory as inode_init_owner and mode_strip_sgid
+ *            treat it: files take its group, directories inherit S_ISGID,
+ *            a creator outside the group loses S_ISGID on a new file.
+ * ioctl      the file-attribute ioctls lsattr uses, unknown ioctls of each
+ *            direction and size (ENOTTY), lsattr's own output.
+ * xattr      extended attributes: XATTR_CREATE/REPLACE, ENODATA, ERANGE,
+ *            length queries, the name and value limits, listings (trusted.
+ *            hidden from nobody), the namespace rules as root and nobody.
  * fsx        a seeded fsx-style run (ARG operations, default 3000): writes,
  *            reads, truncates, fallocate with and without KEEP_SIZE, hole
  *            punches, mapped writes and reads, each checked against an
@@ -29,15 +38,19 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <linux/falloc.h>
+#include <linux/fs.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #define PG 4096L
@@ -154,6 +167,7 @@ static int run_fallocate(const char *dir)
 		RES("fallocate_6m_partly_fits", fallocate(fd, 0, 0, 6 << 20));
 		printf("used_after_partial: %ld\n", used_blocks(fd) - used0);
 		show_file("file_after_partial", fd);
+		RES("ftruncate_g", ftruncate(g, 0)); /* see ftruncate_0 below */
 		close(g);
 		unlink("g");
 	}
@@ -205,11 +219,272 @@ static int run_fallocate(const char *dir)
 	RES("collapse_range", fallocate(fd, FALLOC_FL_COLLAPSE_RANGE, 0, PG));
 	RES("insert_range", fallocate(fd, FALLOC_FL_INSERT_RANGE, 0, PG));
 	RES("einval_len0", fallocate(fd, 0, 0, 0));
+	/* freed before close: FUSE's RELEASE (and with it the orphan's
+	 * eviction) is asynchronous to close(2) and unlink */
+	RES("ftruncate_0", ftruncate(fd, 0));
 	close(fd);
 	unlink("f");
 	fd = open(".", O_RDONLY | O_DIRECTORY);
 	printf("used_at_end: %ld\n", used_blocks(fd) - used0);
 	close(fd);
+	return 0;
+}
+
+/* ---- owner: the root's mode, setgid directories -------------------- */
+
+static void show_owner(const char *name, const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st)) {
+		printf("%s: %s\n", name, errname(errno));
+		return;
+	}
+	printf("%s: mode %06o uid %u gid %u\n", name, st.st_mode, st.st_uid, st.st_gid);
+}
+
+/* Run fn as uid/gid (no supplementary groups) in a child; wait for it. */
+static void as_user(uid_t uid, gid_t gid, void (*fn)(void))
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setgid(gid) || setuid(uid))
+			_exit(3);
+		umask(022);
+		fn();
+		fflush(stdout);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+		printf("child: status %d\n", status);
+}
+
+static void create_mode(const char *path, mode_t mode)
+{
+	int fd = open(path, O_CREAT | O_EXCL | O_WRONLY, mode);
+
+	if (fd < 0)
+		printf("create %s: %s\n", path, errname(errno));
+	else
+		close(fd);
+}
+
+static void stranger_creates(void)
+{
+	create_mode("sgd/f", 0644);
+	RES("stranger.mkdir", mkdir("sgd/sub", 0777));
+	create_mode("sgd/sub/g", 0644);
+	create_mode("sgd/x", 02755);
+	RES("stranger.mknod_fifo", mknod("sgd/p", S_IFIFO | 02750, 0));
+	RES("stranger.symlink", symlink("f", "sgd/l"));
+}
+
+static void member_creates(void)
+{
+	create_mode("sgd/y", 02755);
+	RES("member.mkdir_0700", mkdir("sgd/msub", 0700));
+}
+
+static void stranger_in_plain(void)
+{
+	create_mode("plain/f", 02755);
+	RES("stranger.plain_mkdir", mkdir("plain/d", 0777));
+}
+
+static int run_owner(const char *dir)
+{
+	if (chdir(dir))
+		die(dir);
+	show_owner("root_dir", ".");
+	if (mkdir("sgd", 0777) || chmod("sgd", 02777) || chown("sgd", 0, 0))
+		die("sgd");
+	show_owner("sgd", "sgd");
+	as_user(65534, 65534, stranger_creates);
+	show_owner("stranger.file", "sgd/f");
+	show_owner("stranger.subdir", "sgd/sub");
+	show_owner("stranger.file_in_subdir", "sgd/sub/g");
+	show_owner("stranger.setgid_file", "sgd/x");
+	show_owner("stranger.fifo", "sgd/p");
+	show_owner("stranger.symlink", "sgd/l");
+	as_user(65534, 0, member_creates);
+	show_owner("member.setgid_file", "sgd/y");
+	show_owner("member.subdir", "sgd/msub");
+	create_mode("sgd/z", 02755);
+	show_owner("root.setgid_file", "sgd/z");
+	/* outside a setgid directory: the creator's group */
+	if (mkdir("plain", 0777) || chmod("plain", 0777))
+		die("plain");
+	as_user(65534, 65534, stranger_in_plain);
+	show_owner("stranger.plain_file", "plain/f");
+	show_owner("stranger.plain_subdir", "plain/d");
+	return 0;
+}
+
+/* ---- ioctl: file attributes and unknown commands --------------------- */
+
+static int run_ioctl(const char *dir)
+{
+	struct fsxattr fsx;
+	unsigned int flags = 0xdead;
+	char big[64];
+	int fd;
+
+	if (chdir(dir))
+		die(dir);
+	fd = open("io", O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		die("open io");
+	RES("getflags", ioctl(fd, FS_IOC_GETFLAGS, &flags));
+	printf("getflags.value: %#x\n", flags);
+	memset(&fsx, 0xff, sizeof(fsx));
+	RES("fsgetxattr", ioctl(fd, FS_IOC_FSGETXATTR, &fsx));
+	printf("fsgetxattr.xflags: %#x extsize %u projid %u\n", fsx.fsx_xflags, fsx.fsx_extsize,
+	       fsx.fsx_projid);
+	flags = 0;
+	RES("setflags_0", ioctl(fd, FS_IOC_SETFLAGS, &flags));
+	RES("unknown_io", ioctl(fd, _IO('x', 1)));
+	RES("unknown_ior_int", ioctl(fd, _IOR('x', 2, int), big));
+	RES("unknown_ior_16", ioctl(fd, _IOR('x', 3, char[16]), big));
+	RES("unknown_iow_8", ioctl(fd, _IOW('x', 4, uint64_t), big));
+	RES("unknown_iowr_4", ioctl(fd, _IOWR('x', 5, int), big));
+	close(fd);
+	fflush(stdout);
+	/* lsattr prints the flags, never "Invalid argument" */
+	if (access("/usr/bin/lsattr", X_OK) == 0) {
+		FILE *p = popen("/usr/bin/lsattr io 2>&1", "r");
+		char line[256] = "";
+
+		if (p) {
+			if (!fgets(line, sizeof(line), p))
+				line[0] = '\0';
+			pclose(p);
+		}
+		line[strcspn(line, "\n")] = '\0';
+		printf("lsattr: %s\n", line);
+	}
+	unlink("io");
+	return 0;
+}
+
+/* ---- xattr ---------------------------------------------------------- */
+
+/* A listing as "name,name,..." or the error. */
+static void show_list(const char *name, const char *path)
+{
+	char buf[1024];
+	ssize_t n = llistxattr(path, buf, sizeof(buf));
+
+	if (n < 0) {
+		printf("%s: %s\n", name, errname(errno));
+		return;
+	}
+	printf("%s:", name);
+	for (ssize_t i = 0; i < n; i += (ssize_t)strlen(buf + i) + 1)
+		printf(" %s", buf + i);
+	printf(" (%zd bytes)\n", n);
+}
+
+static void show_get(const char *name, const char *path, const char *attr, size_t size)
+{
+	char buf[256];
+	ssize_t n = lgetxattr(path, attr, size ? buf : NULL, size);
+
+	if (n < 0)
+		printf("%s: %s\n", name, errname(errno));
+	else if (!size)
+		printf("%s: length %zd\n", name, n);
+	else
+		printf("%s: \"%.*s\"\n", name, (int)n, buf);
+}
+
+static void nobody_xattrs(void)
+{
+	show_list("nobody.list", "xa/f");
+	show_get("nobody.get_user", "xa/f", "user.a", 64);
+	show_get("nobody.get_trusted", "xa/f", "trusted.t", 64);
+	show_get("nobody.get_security", "xa/f", "security.s", 64);
+	RES("nobody.set_user_readonly_file", setxattr("xa/f", "user.n", "v", 1, 0));
+	RES("nobody.set_trusted_own", setxattr("xa/own", "trusted.n", "v", 1, 0));
+	RES("nobody.set_security_own", setxattr("xa/own", "security.n", "v", 1, 0));
+	RES("nobody.set_user_own", setxattr("xa/own", "user.n", "v", 1, 0));
+	show_list("nobody.list_own", "xa/own");
+}
+
+static int run_xattr(const char *dir)
+{
+	static char big[65537];
+	char name[300];
+	int fd;
+
+	if (chdir(dir))
+		die(dir);
+	if (mkdir("xa", 0777) || chmod("xa", 0777))
+		die("xa");
+	fd = open("xa/f", O_CREAT | O_WRONLY, 0644);
+	if (fd < 0)
+		die("xa/f");
+	close(fd);
+	show_list("list_new", "xa/f");
+	RES("replace_missing", setxattr("xa/f", "user.a", "v1", 2, XATTR_REPLACE));
+	RES("create", setxattr("xa/f", "user.a", "v1", 2, XATTR_CREATE));
+	RES("create_again", setxattr("xa/f", "user.a", "v2", 2, XATTR_CREATE));
+	RES("replace", setxattr("xa/f", "user.a", "value3", 6, XATTR_REPLACE));
+	RES("bad_flags", setxattr("xa/f", "user.a", "v", 1, 8));
+	show_get("get", "xa/f", "user.a", 64);
+	show_get("get_length", "xa/f", "user.a", 0);
+	show_get("get_small", "xa/f", "user.a", 3);
+	show_get("get_missing", "xa/f", "user.zz", 64);
+	RES("set_empty", setxattr("xa/f", "user.empty", "", 0, 0));
+	show_get("get_empty", "xa/f", "user.empty", 64);
+	RES("set_trusted", setxattr("xa/f", "trusted.t", "tv", 2, 0));
+	RES("set_security", setxattr("xa/f", "security.s", "sv", 2, 0));
+	RES("set_b", setxattr("xa/f", "user.b", "b", 1, 0));
+	show_list("list", "xa/f");
+	{
+		char small[8];
+
+		RES("list_small", listxattr("xa/f", small, sizeof(small)));
+		RES("list_length", listxattr("xa/f", NULL, 0));
+	}
+	RES("remove", removexattr("xa/f", "user.empty"));
+	RES("remove_again", removexattr("xa/f", "user.empty"));
+	/* limits */
+	memcpy(name, "user.", 5);
+	memset(name + 5, 'n', 250);
+	name[255] = '\0';
+	RES("name_255", setxattr("xa/f", name, "v", 1, 0));
+	name[255] = 'n';
+	name[256] = '\0';
+	RES("name_256", setxattr("xa/f", name, "v", 1, 0));
+	RES("name_empty", setxattr("xa/f", "", "v", 1, 0));
+	RES("value_64k", setxattr("xa/f", "user.big", big, 65536, 0));
+	RES("value_64k_plus_1", setxattr("xa/f", "user.big2", big, 65537, 0));
+	show_get("get_64k_length", "xa/f", "user.big", 0);
+	RES("remove_big", removexattr("xa/f", "user.big"));
+	name[255] = '\0';
+	RES("remove_name_255", removexattr("xa/f", name));
+	/* namespaces */
+	RES("unknown_prefix", setxattr("xa/f", "foo.bar", "v", 1, 0));
+	RES("bare_user_prefix", setxattr("xa/f", "user.", "v", 1, 0));
+	if (symlink("f", "xa/l") || mkfifo("xa/p", 0644))
+		die("xa/l, xa/p");
+	RES("user_on_symlink", lsetxattr("xa/l", "user.x", "v", 1, 0));
+	RES("trusted_on_symlink", lsetxattr("xa/l", "trusted.x", "v", 1, 0));
+	show_list("list_symlink", "xa/l");
+	RES("user_on_fifo", setxattr("xa/p", "user.x", "v", 1, 0));
+	show_get("get_user_fifo", "xa/p", "user.x", 64);
+	RES("user_on_dir", setxattr("xa", "user.d", "v", 1, 0));
+	show_list("list_dir", "xa");
+	fd = open("xa/own", O_CREAT | O_WRONLY, 0644);
+	if (fd < 0 || fchown(fd, 65534, 65534))
+		die("xa/own");
+	close(fd);
+	fflush(stdout);
+	as_user(65534, 65534, nobody_xattrs);
 	return 0;
 }
 
@@ -345,13 +620,19 @@ int main(int argc, char **argv)
 	const char *mode = argc > 2 ? argv[2] : "";
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: %s DIR fallocate|fsx [ARG]\n", argv[0]);
+		fprintf(stderr, "usage: %s DIR fallocate|owner|ioctl|xattr|fsx [ARG]\n", argv[0]);
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	umask(022);
 	if (!strcmp(mode, "fallocate"))
 		return run_fallocate(argv[1]);
+	if (!strcmp(mode, "owner"))
+		return run_owner(argv[1]);
+	if (!strcmp(mode, "ioctl"))
+		return run_ioctl(argv[1]);
+	if (!strcmp(mode, "xattr"))
+		return run_xattr(argv[1]);
 	if (!strcmp(mode, "fsx"))
 		return run_fsx(argv[1], argc > 3 ? atol(argv[3]) : 3000);
 	fprintf(stderr, "parity: unknown mode %s\n", mode);
