@@ -32,20 +32,33 @@ static inline void spin_lock_init(spinlock_t *l)
 {
 	l->val = 0;
 }
+/*
+ * The value a holder stores: 1, or in the explorer build 2 for an explored
+ * task, so that a waiter knows whether to park (the holder runs only when
+ * scheduled) or to spin (a thread outside the run, which is never parked).
+ */
+#ifdef RCUVFS_EXPLORE
+#define RV_SPIN_HELD (RV_XACTIVE() ? 2u : 1u)
+#else
+#define RV_SPIN_HELD 1u
+#endif
 static __always_inline bool spin_trylock(spinlock_t *l)
 {
+	RV_XPOINT(RV_XP_SPIN_LOCK, l, "trylock");
 	return __atomic_load_n(&l->val, __ATOMIC_RELAXED) == 0 &&
-	       __atomic_exchange_n(&l->val, 1, __ATOMIC_ACQUIRE) == 0;
+	       __atomic_exchange_n(&l->val, RV_SPIN_HELD, __ATOMIC_ACQUIRE) == 0;
 }
 static __always_inline void spin_lock(spinlock_t *l)
 {
-	if (likely(__atomic_exchange_n(&l->val, 1, __ATOMIC_ACQUIRE) == 0))
+	RV_XPOINT(RV_XP_SPIN_LOCK, l, 0);
+	if (likely(__atomic_exchange_n(&l->val, RV_SPIN_HELD, __ATOMIC_ACQUIRE) == 0))
 		return;
 	__spin_lock_slow(l);
 }
 static __always_inline void spin_unlock(spinlock_t *l)
 {
 	__atomic_store_n(&l->val, 0, __ATOMIC_RELEASE);
+	RV_XPOINT(RV_XP_SPIN_UNLOCK, l, 0);
 }
 static __always_inline bool spin_is_locked(const spinlock_t *l)
 {
