@@ -47,6 +47,7 @@ struct rv_xtask {
 	uint64_t own;        /* points this task passed */
 	uint64_t others_at;  /* relax: X.progress - own when it parked */
 	int rcu_nesting;
+	int spin_held; /* spinlock_t's held */
 	struct rv_xstep pending; /* the point it waits at */
 	pthread_t th;
 };
@@ -67,6 +68,11 @@ static struct {
 } X;
 
 __thread struct rv_xtask *rv_xself;
+
+/* call_rcu callbacks of the explorer build, under xcb_lock (any thread). */
+static pthread_mutex_t xcb_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rcu_head *xcb_head, **xcb_tail = &xcb_head;
+static long xcb_queued; /* atomic: a hint read without the lock */
 
 static const char *const kind_names[RV_XP_NKINDS] = {
 	[RV_XP_START] = "start",
@@ -205,6 +211,85 @@ static void trace_add(int next, bool preempted)
 	s->preempted = preempted;
 }
 
+/* The link of a queued rcu_head: liburcu's own node, unused while we hold it. */
+static struct rcu_head **xcb_next(struct rcu_head *h)
+{
+	return (struct rcu_head **)&h->next;
+}
+
+void rv_xcall_rcu(struct rcu_head *head, void (*fn)(struct rcu_head *))
+{
+	head->func = fn;
+	*xcb_next(head) = NULL;
+	pthread_mutex_lock(&xcb_lock);
+	*xcb_tail = head;
+	xcb_tail = xcb_next(head);
+	__atomic_add_fetch(&xcb_queued, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&xcb_lock);
+}
+
+/* Run every queued callback (and those they queue). */
+static void xcb_drain(void)
+{
+	for (;;) {
+		struct rcu_head *h;
+
+		pthread_mutex_lock(&xcb_lock);
+		h = xcb_head;
+		xcb_head = NULL;
+		xcb_tail = &xcb_head;
+		__atomic_store_n(&xcb_queued, 0, __ATOMIC_RELAXED);
+		pthread_mutex_unlock(&xcb_lock);
+		if (!h)
+			return;
+		while (h) {
+			struct rcu_head *next = *xcb_next(h);
+
+			h->func(h);
+			h = next;
+		}
+	}
+}
+
+void rv_xrcu_barrier(void)
+{
+	urcu_memb_synchronize_rcu();
+	xcb_drain();
+}
+
+void rv_xspin_acquired(void)
+{
+	if (rv_xself)
+		rv_xself->spin_held++;
+}
+
+void rv_xspin_released(void)
+{
+	if (rv_xself)
+		rv_xself->spin_held--;
+}
+
+/* No explored task is in a read-side section or holds a spinlock. */
+static bool all_quiescent(void)
+{
+	for (int i = 0; i < X.n; i++)
+		if (X.t[i].rcu_nesting > 0 || X.t[i].spin_held > 0)
+			return false;
+	return true;
+}
+
+/* At a decision: run the callbacks whose grace period has elapsed. */
+static void run_callbacks(void)
+{
+	struct rv_xtask *self = rv_xself;
+
+	if (!__atomic_load_n(&xcb_queued, __ATOMIC_RELAXED) || !all_quiescent())
+		return;
+	rv_xself = NULL; /* the callbacks are not a task: they pass no point */
+	xcb_drain();
+	rv_xself = self;
+}
+
 /*
  * Who runs next, asked by the baton holder `cur` (-1: the driver, at the
  * start).  Returns a task, -1 when every task has finished, -2 when the run
@@ -213,9 +298,11 @@ static void trace_add(int next, bool preempted)
 static int decide(int cur)
 {
 	struct rv_xdecision d;
-	uint32_t en = enabled_mask();
+	uint32_t en;
 	int next;
 
+	run_callbacks();
+	en = enabled_mask();
 	if (!en) {
 		if (all_done())
 			return -1;

@@ -83,6 +83,21 @@ void rv_xrcu_lock(void);
 void rv_xrcu_unlock(void);
 /* Park while another explored task is inside a read-side section. */
 void rv_xsync_rcu_wait(void);
+/*
+ * call_rcu and rcu_barrier of the explorer build.  Callbacks are queued
+ * here, not in liburcu (whose worker batches for 10 ms, which would make
+ * every schedule's teardown wait), and run by the baton holder at a
+ * decision where no explored task is inside a read-side section or holds a
+ * spinlock (a grace period has elapsed for all of them, and a callback
+ * cannot wait for a parked task), or by rcu_barrier after a real
+ * synchronize_rcu.  Both points are deterministic.
+ */
+struct rcu_head;
+void rv_xcall_rcu(struct rcu_head *head, void (*fn)(struct rcu_head *));
+void rv_xrcu_barrier(void);
+/* spinlock_t bookkeeping of the explorer build (a task holding one). */
+void rv_xspin_acquired(void);
+void rv_xspin_released(void);
 
 #ifdef RCUVFS_EXPLORE
 #define RV_XACTIVE() __builtin_expect(rv_xself != 0, 0)

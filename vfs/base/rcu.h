@@ -52,8 +52,14 @@
 		urcu_memb_synchronize_rcu();                             \
 	} while (0)
 #endif
+#ifndef RCUVFS_EXPLORE
 #define call_rcu(head, fn)       urcu_memb_call_rcu((head), (fn))
 #define rcu_barrier()            urcu_memb_barrier()
+#else
+/* explorer build: callbacks run at deterministic points (explore.c) */
+#define call_rcu(head, fn)       rv_xcall_rcu((head), (fn))
+#define rcu_barrier()            rv_xrcu_barrier()
+#endif
 /* rcu_dereference(p) and rcu_assign_pointer(p, v) come from liburcu. */
 struct rcu_head;
 

@@ -44,20 +44,32 @@ static inline void spin_lock_init(spinlock_t *l)
 #endif
 static __always_inline bool spin_trylock(spinlock_t *l)
 {
+	bool ok;
+
 	RV_XPOINT(RV_XP_SPIN_LOCK, l, "trylock");
-	return __atomic_load_n(&l->val, __ATOMIC_RELAXED) == 0 &&
-	       __atomic_exchange_n(&l->val, RV_SPIN_HELD, __ATOMIC_ACQUIRE) == 0;
+	ok = __atomic_load_n(&l->val, __ATOMIC_RELAXED) == 0 &&
+	     __atomic_exchange_n(&l->val, RV_SPIN_HELD, __ATOMIC_ACQUIRE) == 0;
+	if (RV_XACTIVE() && ok)
+		rv_xspin_acquired();
+	return ok;
 }
 static __always_inline void spin_lock(spinlock_t *l)
 {
 	RV_XPOINT(RV_XP_SPIN_LOCK, l, 0);
-	if (likely(__atomic_exchange_n(&l->val, RV_SPIN_HELD, __ATOMIC_ACQUIRE) == 0))
+	if (likely(__atomic_exchange_n(&l->val, RV_SPIN_HELD, __ATOMIC_ACQUIRE) == 0)) {
+		if (RV_XACTIVE())
+			rv_xspin_acquired();
 		return;
+	}
 	__spin_lock_slow(l);
+	if (RV_XACTIVE())
+		rv_xspin_acquired();
 }
 static __always_inline void spin_unlock(spinlock_t *l)
 {
 	__atomic_store_n(&l->val, 0, __ATOMIC_RELEASE);
+	if (RV_XACTIVE())
+		rv_xspin_released();
 	RV_XPOINT(RV_XP_SPIN_UNLOCK, l, 0);
 }
 static __always_inline bool spin_is_locked(const spinlock_t *l)
