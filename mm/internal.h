@@ -74,9 +74,14 @@ static inline pte_t ptep_get_and_clear(pte_t *ptep)
 struct pt_page *pte_alloc(struct mm_struct *mm, unsigned long addr);
 /* Unmap [start, end) of a VMA: drop folio references, mapcounts and RSS. */
 void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned long end);
-/* The same, keeping anonymous folios when skip_anon; returns PTEs removed. */
+/* The same, keeping anonymous folios when skip_anon; returns PTEs removed.
+ * Flushes the TLB before the folios go (its own mmu_gather). */
 long zap_page_range_details(struct vm_area_struct *vma, unsigned long start, unsigned long end,
 			    bool skip_anon);
+/* Zap into the caller's mmu_gather (munmap, exit_mmap: one flush for all VMAs). */
+struct mmu_gather;
+long zap_page_range_tlb(struct mmu_gather *tlb, struct vm_area_struct *vma, unsigned long start,
+			unsigned long end, bool skip_anon);
 /* Free page-table pages wholly inside [floor, ceiling) (RCU-deferred). */
 void free_pgtables(struct mm_struct *mm, unsigned long floor, unsigned long ceiling);
 int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma);
@@ -118,6 +123,9 @@ static inline pte_t *folio_check_address(struct folio *folio, struct mm_struct *
 
 	if (!pt)
 		return NULL;
+	/* the table is loaded, its lock not yet taken: what keeps it
+	 * allocated is the VMA being on i_mmap (no RCU here) */
+	RV_INJECT("folio_check_address");
 	spin_lock(&pt->ptl);
 	ptep = &pt->ptes[pte_index(addr)];
 	pte = ptep_get(ptep);
@@ -129,6 +137,49 @@ static inline pte_t *folio_check_address(struct folio *folio, struct mm_struct *
 	spin_unlock(&pt->ptl);
 	return NULL;
 }
+
+/*
+ * mm/tlb.c: the model TLB.  A model access holds a translation from its
+ * page-table walk to the end of its copy (tlb_enter .. tlb_exit); a TLB
+ * flush of the mm waits for every such section that may have loaded a PTE
+ * from before the change, as a shootdown IPI waits for every CPU.
+ */
+static inline int tlb_enter(struct mm_struct *mm)
+{
+	int idx = __atomic_load_n(&mm->tlb_epoch, __ATOMIC_RELAXED) & 1;
+
+	/* seq_cst: a full barrier before the walk's PTE loads; pairs with the
+	 * smp_mb() in flush_tlb_mm after the PTE change */
+	__atomic_fetch_add(&mm->tlb_users[idx], 1, __ATOMIC_SEQ_CST);
+	return idx;
+}
+static inline void tlb_exit(struct mm_struct *mm, int idx)
+{
+	/* release: the copy is done before a waiting flush returns */
+	__atomic_fetch_sub(&mm->tlb_users[idx], 1, __ATOMIC_RELEASE);
+}
+void flush_tlb_mm(struct mm_struct *mm);
+void flush_tlb_range(struct vm_area_struct *vma, unsigned long start, unsigned long end);
+/* Clear the PTE and flush its translation (ptl held); returns the old PTE. */
+pte_t ptep_clear_flush(struct vm_area_struct *vma, unsigned long addr, pte_t *ptep);
+
+/*
+ * mmu_gather: zap clears PTEs and queues the folios whose PTE references
+ * it drops; tlb_flush_mmu / tlb_finish_mmu flush the TLB and only then put
+ * them (the kernel's tlb_gather_mmu .. tlb_finish_mmu).
+ */
+#define MMU_GATHER_BATCH 64
+struct mmu_gather {
+	struct mm_struct *mm;
+	bool need_flush;
+	int nr;
+	struct folio *folios[MMU_GATHER_BATCH];
+};
+void tlb_gather_mmu(struct mmu_gather *tlb, struct mm_struct *mm);
+/* A present PTE was cleared; folio (or NULL: the zero page) loses its reference after the flush. */
+void tlb_remove_folio(struct mmu_gather *tlb, struct folio *folio);
+void tlb_flush_mmu(struct mmu_gather *tlb);
+void tlb_finish_mmu(struct mmu_gather *tlb);
 
 /* mm/rmap.c */
 bool pte_maps_folio(struct mm_struct *mm, unsigned long addr, struct folio *folio);
@@ -142,6 +193,18 @@ void vma_unlink_file(struct vm_area_struct *vma);
 /* Append a VMA at the end of the tree (fork builds the child this way). */
 int vma_tree_append(struct mm_struct *mm, struct vm_area_struct *vma);
 void exit_mmap(struct mm_struct *mm);
+/*
+ * Set and clear VM_ flags on [start, end) (mmap_lock held for write):
+ * every page must be mapped (-ENOMEM), VMAs are split at the ends,
+ * write-locked before they change, and merged back.  With start = 0 and
+ * end = TASK_SIZE, holes are allowed (mlockall).
+ */
+int vma_modify_flags(struct mm_struct *mm, unsigned long start, unsigned long end,
+		     unsigned long set, unsigned long clear);
+
+/* mm/memory.c: fault in [start, start+len) under mmap_lock (read), as GUP does */
+int __mm_populate(struct mm_struct *mm, unsigned long start, unsigned long len,
+		  bool ignore_errors);
 
 /* mm/filemap.c: the file side (VFS page cache) */
 void mm_file_get(struct file *file);
@@ -164,10 +227,23 @@ struct vm_fault {
 	unsigned long address; /* page aligned */
 	unsigned int flags;    /* FAULT_FLAG_* */
 	unsigned long pgoff;   /* linear_page_index(vma, address) */
-	struct pt_page *pt;
+	struct pt_page *pt;    /* NULL until allocated if no page table existed */
 	pte_t *pte;
-	pte_t orig_pte;        /* the PTE as read locklessly */
+	pte_t orig_pte;        /* the PTE as read locklessly (FAULT_FLAG_ORIG_PTE_VALID) */
+	struct folio *io_folio; /* the folio this fault read from the store, if any */
+	pte_t found_pte;       /* what finish_fault_install found instead of none */
 };
+/* Allocate the page table of vmf->address if the fault found none. */
+static inline int vmf_pte_alloc(struct vm_fault *vmf)
+{
+	if (vmf->pt)
+		return 0;
+	vmf->pt = pte_alloc(vmf->vma->vm_mm, vmf->address);
+	if (!vmf->pt)
+		return -ENOMEM;
+	vmf->pte = &vmf->pt->ptes[pte_index(vmf->address)];
+	return 0;
+}
 /* Install folio at vmf->address if the PTE is still none (ptl taken inside).
  * Consumes the caller's folio reference either way; VM_FAULT_NOPAGE if raced. */
 vm_fault_t finish_fault_install(struct vm_fault *vmf, struct folio *folio, pte_t flags, int counter);

@@ -36,5 +36,6 @@ void up_write(struct rw_semaphore *sem);
 void downgrade_write(struct rw_semaphore *sem);
 bool rwsem_is_locked(const struct rw_semaphore *sem);
 bool rwsem_is_write_locked(const struct rw_semaphore *sem);
+bool rwsem_is_contended(struct rw_semaphore *sem); /* a waiter is queued */
 
 #endif /* RCUVFS_VFS_BASE_RWSEM_H */
