@@ -3,7 +3,8 @@
  * tests/explore/scn_mm.c - mm scenarios: a parent thread's first write
  * racing fork (every fork_vma_lock), and the NUMA scanner's PTE window
  * racing a file fault on a page whose file folio was reclaimed (every
- * pte_recheck).
+ * pte_recheck; the merged recheck covers VM_LOCKED VMAs only, so without
+ * mlock it still takes the spurious major fault).
  *
  * What users see is checked from outside the fault and fork code:
  *  - fork-write: after fork, the parent writes again; the child's copy must
@@ -160,10 +161,13 @@ static int numa_setup(struct xs_run *r)
 	memset(buf, 0x11, sizeof(buf));
 	if (vfs_write(np->f, buf, PAGE_SIZE, &pos) != (ssize_t)PAGE_SIZE)
 		return -EIO;
+	/* the seed: mlockall (its populate COWs the page); else an explicit COW */
+	if (xs_param_is(r, "mlock", "yes") && vm_mlockall(p->mm, MCL_CURRENT | MCL_FUTURE))
+		return -EIO;
 	if (vm_mmap(p->mm, XBASE, PAGE_SIZE, XRW, MAP_PRIVATE | MAP_FIXED, np->f, 0) !=
 	    (long)XBASE)
 		return -EIO;
-	/* COW the page, then reclaim the file folio: a page-cache lookup misses */
+	/* write the COW'd page, then reclaim the file folio: a lookup misses */
 	if (rv_mm_write(XBASE, &b, 1))
 		return -EIO;
 	mm_reclaim_folios(1000);
@@ -229,9 +233,14 @@ static struct xscenario numa_fault = {
 	.ntasks = 2,
 	.nops = {1, 1},
 	.opname = {{"task_numa_work"}, {"read"}},
+	.params = {{"mlock", {"yes", "no"},
+		    "mlockall before the mapping (the seed's program), or a plain private mapping"}},
 	.variants = {
 		{"pte_recheck=1", false},
+		{"pte_recheck=rfc", false},
+		{"pte_recheck=rfc,mlock=no", false},
 		{"pte_recheck=0", true},
+		{"pte_recheck=1,mlock=no", true}, /* as merged: VM_LOCKED VMAs only */
 	},
 	.priv_size = sizeof(struct numa_priv),
 	.setup = numa_setup,
