@@ -300,7 +300,14 @@ int rvf_op_setattr(const struct rvf_ctx *ctx, fuse_ino_t ino, const struct stat 
 			ia.ia_mtime = attr->st_mtim;
 		}
 	}
-	if (to_set & FUSE_SET_ATTR_CTIME)
+	/*
+	 * chown(path, -1, -1) reaches the kernel's notify_change as
+	 * ATTR_CTIME alone, which the kernel's FUSE client forwards only
+	 * with a writeback cache: here it is a SETATTR with nothing valid.
+	 * tmpfs (shmem_setattr via setattr_copy) sets ctime to now for it,
+	 * and so do we.
+	 */
+	if ((to_set & FUSE_SET_ATTR_CTIME) || !to_set)
 		ia.ia_valid |= ATTR_CTIME;
 	/* vfs_setattr takes the BKL itself when bkl_ops has setattr */
 	err = ia.ia_valid ? vfs_setattr(inode, &ia) : 0;
