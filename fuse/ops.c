@@ -944,3 +944,47 @@ int rvf_op_ioctl(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, unsigne
 	}
 	return 0;
 }
+
+/* ---- extended attributes (vfs/xattr.c); the control files have none ---- */
+
+int rvf_op_setxattr(const struct rvf_ctx *ctx, fuse_ino_t ino, const char *name,
+		    const void *value, size_t size, int flags)
+{
+	struct cred c;
+
+	if (rvf_ino_is_ctl(ino))
+		return -EPERM;
+	rvf_enter();
+	return vfs_setxattr(rvf_inode(ino), name, value, size, flags, ctx_cred(ctx, &c));
+}
+
+ssize_t rvf_op_getxattr(const struct rvf_ctx *ctx, fuse_ino_t ino, const char *name, void *buf,
+			size_t size)
+{
+	struct cred c;
+
+	if (rvf_ino_is_ctl(ino))
+		return -ENODATA;
+	rvf_enter();
+	return vfs_getxattr(rvf_inode(ino), name, buf, size, ctx_cred(ctx, &c));
+}
+
+ssize_t rvf_op_listxattr(const struct rvf_ctx *ctx, fuse_ino_t ino, char *buf, size_t size)
+{
+	struct cred c;
+
+	if (rvf_ino_is_ctl(ino))
+		return 0;
+	rvf_enter();
+	return vfs_listxattr(rvf_inode(ino), buf, size, ctx_cred(ctx, &c));
+}
+
+int rvf_op_removexattr(const struct rvf_ctx *ctx, fuse_ino_t ino, const char *name)
+{
+	struct cred c;
+
+	if (rvf_ino_is_ctl(ino))
+		return -EPERM;
+	rvf_enter();
+	return vfs_removexattr(rvf_inode(ino), name, ctx_cred(ctx, &c));
+}
