@@ -1210,22 +1210,36 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Canonical text of entry i and what waits on it: "T[w1[..],w2]". */
+static int cmp_str(const void *a, const void *b);
+
+/*
+ * Canonical text of entry i and what waits on it: "T <- [w1 <- [..], w2]".
+ * Siblings are sorted: an unlock wakes all of them at once, so their order
+ * in the queue decides nothing.
+ */
 static void fmt_tree(const struct lent *e, int n, int i, char *out, size_t len)
 {
+	char *kids[64];
+	int m = 0;
 	size_t pos = strlen(out);
-	bool first = true;
 
 	snprintf(out + pos, len - pos, "%s", e[i].text);
-	for (int k = i + 1; k < n; k++) {
+	for (int k = i + 1; k < n && m < 64; k++) {
 		if (e[k].parent != i)
 			continue;
-		pos = strlen(out);
-		snprintf(out + pos, len - pos, "%s", first ? " <- [" : ", ");
-		first = false;
-		fmt_tree(e, n, k, out, len);
+		kids[m] = calloc(1, len);
+		if (!kids[m])
+			break;
+		fmt_tree(e, n, k, kids[m], len);
+		m++;
 	}
-	if (!first) {
+	qsort(kids, (size_t)m, sizeof(kids[0]), cmp_str);
+	for (int k = 0; k < m; k++) {
+		pos = strlen(out);
+		snprintf(out + pos, len - pos, "%s%s", k ? ", " : " <- [", kids[k]);
+		free(kids[k]);
+	}
+	if (m) {
 		pos = strlen(out);
 		snprintf(out + pos, len - pos, "]");
 	}
@@ -1284,9 +1298,12 @@ struct rec {
 	struct step s;
 	struct reply r;
 	int kind; /* R_STEP, R_STATE, R_NOTE */
+	int fuse; /* scenario lines the FUSE limits change: FUSE_* */
 	char text[2048];
 };
 enum { R_STEP, R_STATE, R_NOTE };
+/* an OFD wait that the mount answers with EDEADLK at once, and its later answer */
+enum { FUSE_NONE, FUSE_OFD_WAIT, FUSE_OFD_REAP };
 
 struct transcript {
 	struct rec *v;
@@ -1334,7 +1351,7 @@ static void tr_state(struct transcript *tr, struct backend *b)
 		be_fail(b, "cannot read the lock listing %s", b->listing);
 }
 
-static void tr_note(struct transcript *tr, const char *fmt, ...)
+static struct rec *tr_note(struct transcript *tr, const char *fmt, ...)
 {
 	struct rec *x = tr_add(tr);
 	va_list ap;
@@ -1343,6 +1360,7 @@ static void tr_note(struct transcript *tr, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(x->text, sizeof(x->text), fmt, ap);
 	va_end(ap);
+	return x;
 }
 
 static void tr_free(struct transcript *tr)
@@ -1383,51 +1401,32 @@ enum sk {
 struct sstep {
 	int kind, p, t;
 	struct cmd c;
-	int n;
+	int n, n_fuse; /* S_WAITQ: requests waiting, on the host and through FUSE */
 	/* through the mount, this asynchronous OFD request fails with EDEADLK
 	 * at once instead of waiting (the daemon sees a POSIX owner) */
 	bool fuse_ofd_deadlk;
 };
 
-#define LK(P, T, CMD, SL, TY, S, L)                                                              \
-	{                                                                                        \
-		S_RUN, P, T, {.op = OP_FCNTL, .slot = SL, .cmd = CMD, .type = TY, .start = S, .len = L}, \
-		    0, false                                                                     \
-	}
-#define LKA(P, T, CMD, SL, TY, S, L)                                                             \
-	{                                                                                        \
-		S_ASYNC, P, T,                                                                   \
-		    {.op = OP_FCNTL, .slot = SL, .cmd = CMD, .type = TY, .start = S, .len = L}, 0,  \
-		    false                                                                        \
-	}
-#define FL(P, T, SL, CMD)                                                                        \
-	{                                                                                        \
-		S_RUN, P, T, {.op = OP_FLOCK, .slot = SL, .cmd = CMD}, 0, false                  \
-	}
-#define FLA(P, T, SL, CMD)                                                                       \
-	{                                                                                        \
-		S_ASYNC, P, T, {.op = OP_FLOCK, .slot = SL, .cmd = CMD}, 0, false                \
-	}
-#define WAITQ(N)                                                                                 \
-	{                                                                                        \
-		S_WAITQ, 0, 0, {0}, N, false                                                     \
-	}
-#define REAP(P, T)                                                                               \
-	{                                                                                        \
-		S_REAP, P, T, {0}, 0, false                                                      \
-	}
-#define SIG(P, T)                                                                                \
-	{                                                                                        \
-		S_SIGNAL, P, T, {0}, 0, false                                                    \
-	}
-#define STATE                                                                                    \
-	{                                                                                        \
-		S_STATE, 0, 0, {0}, 0, false                                                     \
-	}
-#define END                                                                                      \
-	{                                                                                        \
-		S_END, 0, 0, {0}, 0, false                                                       \
-	}
+#define FCMD(CMD, SL, TY, S, L)                                                                  \
+	{.op = OP_FCNTL, .slot = SL, .cmd = CMD, .type = TY, .start = S, .len = L}
+#define LK(P, T, CMD, SL, TY, S, L) {.kind = S_RUN, .p = P, .t = T, .c = FCMD(CMD, SL, TY, S, L)}
+#define LKA(P, T, CMD, SL, TY, S, L) {.kind = S_ASYNC, .p = P, .t = T, .c = FCMD(CMD, SL, TY, S, L)}
+/* an OFD wait that the daemon refuses with EDEADLK (see fuse-ofd-deadlock) */
+#define LKA_FUSE_DEADLK(P, T, SL, TY, S, L)                                                       \
+	{.kind = S_ASYNC,                                                                        \
+	 .p = P,                                                                                 \
+	 .t = T,                                                                                 \
+	 .c = FCMD(F_OFD_SETLKW, SL, TY, S, L),                                                  \
+	 .fuse_ofd_deadlk = true}
+#define FL(P, T, SL, CMD) {.kind = S_RUN, .p = P, .t = T, .c = {.op = OP_FLOCK, .slot = SL, .cmd = CMD}}
+#define FLA(P, T, SL, CMD)                                                                        \
+	{.kind = S_ASYNC, .p = P, .t = T, .c = {.op = OP_FLOCK, .slot = SL, .cmd = CMD}}
+#define WAITQ(N) {.kind = S_WAITQ, .n = N, .n_fuse = N}
+#define WAITQ_FUSE(N, NF) {.kind = S_WAITQ, .n = N, .n_fuse = NF}
+#define REAP(P, T) {.kind = S_REAP, .p = P, .t = T}
+#define SIG(P, T) {.kind = S_SIGNAL, .p = P, .t = T}
+#define STATE {.kind = S_STATE}
+#define END {.kind = S_END}
 
 struct scenario {
 	const char *name;
@@ -1441,18 +1440,20 @@ struct scenario {
 static const struct scenario scenarios[] = {
     {"posix-grant-order",
      /* H=p0 holds W[0,EOF]; A=p1 waits W[0,0]; B=p2 waits R[0,0] (behind
-      * A's request: it conflicts with it); C=p2.t1 cannot (same owner as
-      * B); after H unlocks, A is granted before B wakes, B queues on A */
+      * A's request: it conflicts with it); after H unlocks, A is granted
+      * before B wakes (B waits on A's request, woken when A is done), B
+      * queues on A's lock */
      {LK(0, 0, F_SETLK, 2, F_WRLCK, 0, 0), LKA(1, 0, F_SETLKW, 2, F_WRLCK, 0, 1), WAITQ(1),
       LKA(2, 0, F_SETLKW, 2, F_RDLCK, 0, 1), WAITQ(2), STATE, LK(0, 0, F_SETLK, 2, F_UNLCK, 0, 0),
       REAP(1, 0), WAITQ(1), STATE, LK(1, 0, F_SETLK, 2, F_UNLCK, 0, 0), REAP(2, 0), WAITQ(0),
       STATE, END}},
     {"posix-wake-disjoint",
-     /* waiters on disjoint ranges are all direct waiters of the holder */
+     /* waiters on disjoint ranges are all direct waiters of the holder; a
+      * partial unlock wakes them all, those still in conflict queue again */
      {LK(0, 0, F_SETLK, 2, F_WRLCK, 0, 20), LKA(1, 0, F_SETLKW, 2, F_WRLCK, 0, 5), WAITQ(1),
-      LKA(2, 0, F_SETLKW, 2, F_WRLCK, 10, 5), WAITQ(2), LKA(1, 1, F_SETLKW, 2, F_RDLCK, 3, 1),
-      WAITQ(3), STATE, LK(0, 0, F_SETLK, 2, F_UNLCK, 0, 10), REAP(1, 0), REAP(1, 1), WAITQ(1),
-      STATE, LK(0, 1, F_SETLK, 2, F_UNLCK, 0, 0), REAP(2, 0), STATE, END}},
+      LKA(2, 0, F_SETLKW, 2, F_WRLCK, 10, 5), WAITQ(2), LKA(2, 1, F_SETLKW, 2, F_RDLCK, 17, 1),
+      WAITQ(3), STATE, LK(0, 0, F_SETLK, 2, F_UNLCK, 0, 10), REAP(1, 0), WAITQ(2), STATE,
+      LK(0, 1, F_SETLK, 2, F_UNLCK, 0, 0), REAP(2, 0), REAP(2, 1), STATE, END}},
     {"posix-edeadlk-simple",
      /* A holds [0,0], B holds [1,1]; A waits for [1,1]; B asks [0,0] */
      {LK(0, 0, F_SETLK, 2, F_WRLCK, 0, 1), LK(1, 0, F_SETLK, 2, F_WRLCK, 1, 1),
@@ -1485,13 +1486,13 @@ static const struct scenario scenarios[] = {
       LK(1, 0, F_SETLK, 2, F_UNLCK, 0, 0), REAP(2, 1), STATE, END}},
     {"fuse-ofd-deadlock",
      /* OFD F (p0 s2) holds W[0,0]; C=p1 holds W[10,10] and waits W[0,0]
-      * behind F; F waits W[10,10]: on Linux a real deadlock nobody
-      * detects (OFD requests are never checked) until C is interrupted;
-      * through the mount F gets EDEADLK */
+      * behind F; F waits W[10,10]: on Linux a deadlock nobody detects (an
+      * OFD request is never checked) until C is interrupted and unlocks;
+      * through the mount F's request is a POSIX one: EDEADLK at once */
      {LK(0, 0, F_OFD_SETLK, 2, F_WRLCK, 0, 1), LK(1, 0, F_SETLK, 2, F_WRLCK, 10, 1),
-      LKA(1, 1, F_SETLKW, 2, F_WRLCK, 0, 1), WAITQ(1),
-      {S_ASYNC, 0, 0, {.op = OP_FCNTL, .slot = 2, .cmd = F_OFD_SETLKW, .type = F_WRLCK, .start = 10, .len = 1}, 0, true},
-      WAITQ(2), STATE, SIG(1, 1), REAP(1, 1), REAP(0, 0), STATE, END}},
+      LKA(1, 1, F_SETLKW, 2, F_WRLCK, 0, 1), WAITQ(1), LKA_FUSE_DEADLK(0, 0, 2, F_WRLCK, 10, 1),
+      WAITQ_FUSE(2, 1), STATE, SIG(1, 1), REAP(1, 1), LK(1, 0, F_SETLK, 2, F_UNLCK, 0, 0),
+      REAP(0, 0), STATE, END}},
     {"ofd-waiters",
      /* two descriptions of one process conflict: p0 s0 (shared) and s2 */
      {LK(0, 0, F_OFD_SETLK, 2, F_WRLCK, 0, 10), LKA(0, 1, F_OFD_SETLKW, 0, F_WRLCK, 5, 10),
@@ -1507,7 +1508,7 @@ static const struct scenario scenarios[] = {
     {"flock-shared-description",
      /* s0 is shared by every process: a flock through it is one lock */
      {FL(0, 0, 0, LOCK_EX), FL(1, 0, 0, LOCK_EX | LOCK_NB), FL(2, 0, 2, LOCK_SH | LOCK_NB),
-      FLA(2, 1, 3, LOCK_EX), FLA(1, 1, 2, LOCK_SH), WAITQ(1), STATE, FL(2, 0, 0, LOCK_UN),
+      FLA(1, 1, 2, LOCK_SH), WAITQ(1), STATE, FL(2, 0, 0, LOCK_UN),
       REAP(1, 1), STATE, END}},
     {"eintr",
      /* a POSIX, an OFD and a flock waiter, each interrupted */
@@ -1518,11 +1519,65 @@ static const struct scenario scenarios[] = {
 };
 #define NSCEN ((int)(sizeof(scenarios) / sizeof(scenarios[0])))
 
-static int run_scenario(struct backend *b, const struct scenario *sc, struct transcript *tr)
+static bool is_blocking(const struct cmd *c)
 {
+	if (c->op == OP_FCNTL)
+		return c->cmd == F_SETLKW || c->cmd == F_OFD_SETLKW;
+	return c->op == OP_FLOCK && !(c->cmd & LOCK_NB);
+}
+
+/*
+ * A blocking command expected to be answered at once (EDEADLK, or granted):
+ * its answer, or "waits" when the listing shows it queued instead (left
+ * pending: the scenario's end interrupts it).  A request that queued stays
+ * queued until a lock changes, so this does not depend on timing.
+ */
+static void run_or_queue(struct backend *b, const struct step *s, struct transcript *tr)
+{
+	int before = count_blocked(b);
 	struct reply r;
+	char cm[LINE];
+
+	if (be_submit(b, s->p, s->t, &s->c))
+		return;
+	for (int ms = 0; ms < WAIT_MS; ms += 2) {
+		if (be_ready(b, s->p, s->t, 2)) {
+			if (be_reap(b, s->p, s->t, &r) == 0)
+				tr_step(tr, b, s, &r);
+			return;
+		}
+		if (count_blocked(b) > before) {
+			fmt_cmd(cm, sizeof(cm), s);
+			tr_note(tr, "%s waits", cm);
+			return;
+		}
+	}
+	be_fail(b, "p%d.t%d: neither answered nor queued", s->p, s->t);
+}
+
+static bool line_matches(const struct rec *ref, const struct rec *got, const struct backend *bm,
+			 bool fuse, char *want, size_t len, long *normalised);
+
+static int run_scenario(struct backend *b, const struct scenario *sc, const struct transcript *ref,
+			bool fuse, struct transcript *tr)
+{
+	bool fuse_answered[NPROC][NTHR] = {{false}}, fuse_waiting[NPROC][NTHR] = {{false}};
+	struct reply r;
+	int checked = 0;
+	char want[2048];
+	long dummy = 0;
 
 	tr_note(tr, "scenario %s", sc->name);
+	for (int p = 0; p < NPROC; p++)
+		for (int sl = 2; sl < NSLOT; sl++) {
+			struct cmd o = {.op = OP_OPEN,
+					.slot = sl,
+					.cmd = slot_init[sl].flags,
+					.arg = slot_init[sl].file};
+
+			if (be_run(b, p, 0, &o, &r) || r.ret)
+				be_fail(b, "p%d: open slot %d: %s", p, sl, strerror(-r.ret));
+		}
 	for (int i = 0; sc->s[i].kind != S_END && !b->err[0]; i++) {
 		const struct sstep *x = &sc->s[i];
 		struct step s = {x->p, x->t, x->c};
@@ -1530,16 +1585,49 @@ static int run_scenario(struct backend *b, const struct scenario *sc, struct tra
 
 		switch (x->kind) {
 		case S_RUN:
+			if (is_blocking(&x->c)) {
+				run_or_queue(b, &s, tr);
+				break;
+			}
 			if (be_run(b, x->p, x->t, &x->c, &r) == 0)
 				tr_step(tr, b, &s, &r);
 			break;
 		case S_ASYNC:
-			be_submit(b, x->p, x->t, &x->c);
+			if (x->fuse_ofd_deadlk && b->mount) {
+				/* the daemon answers at once (checked by compare) */
+				if (be_run(b, x->p, x->t, &x->c, &r) == 0)
+					tr_step(tr, b, &s, &r);
+				fuse_answered[x->p][x->t] = true;
+				break;
+			}
+			if (be_submit(b, x->p, x->t, &x->c) == 0 && x->fuse_ofd_deadlk) {
+				char cm[LINE];
+
+				fmt_cmd(cm, sizeof(cm), &s);
+				struct rec *nr = tr_note(tr, "%s waits", cm);
+
+				nr->fuse = FUSE_OFD_WAIT;
+				nr->s = s;
+				fuse_waiting[x->p][x->t] = true;
+			}
 			break;
 		case S_REAP:
 			s.c = b->pend[x->p][x->t];
-			if (be_reap(b, x->p, x->t, &r) == 0)
+			if (fuse_answered[x->p][x->t]) {
+				fuse_answered[x->p][x->t] = false;
+				tr_note(tr, "p%d.t%d: answered when submitted", x->p, x->t);
+				break;
+			}
+			if (!b->pending[x->p][x->t]) {
+				tr_note(tr, "p%d.t%d: answered earlier", x->p, x->t);
+				break;
+			}
+			if (be_reap(b, x->p, x->t, &r) == 0) {
 				tr_step(tr, b, &s, &r);
+				if (fuse_waiting[x->p][x->t])
+					tr->v[tr->n - 1].fuse = FUSE_OFD_REAP;
+			}
+			fuse_waiting[x->p][x->t] = false;
 			break;
 		case S_SIGNAL:
 			be_signal(b, x->p, x->t);
@@ -1553,7 +1641,7 @@ static int run_scenario(struct backend *b, const struct scenario *sc, struct tra
 				bool answered = false;
 
 				k = count_blocked(b);
-				if (k == x->n)
+				if (k == (b->mount ? x->n_fuse : x->n))
 					break;
 				for (int p = 0; p < NPROC; p++)
 					for (int t = 0; t < NTHR; t++)
@@ -1570,8 +1658,17 @@ static int run_scenario(struct backend *b, const struct scenario *sc, struct tra
 					break;
 				usleep(2000);
 			}
-			if (k != x->n && k >= 0 && !tr->n)
-				be_fail(b, "waiting for %d blocked requests: %d", x->n, k);
+			if (k < 0)
+				be_fail(b, "cannot read the lock listing %s", b->listing);
+			break;
+		}
+		for (; ref && checked < tr->n; checked++)
+			if (checked >= ref->n ||
+			    !line_matches(&ref->v[checked], &tr->v[checked], b, fuse, want, sizeof(want),
+					  &dummy))
+				break;
+		if (ref && checked < tr->n) {
+			tr_note(tr, "(scenario stopped at its first difference)");
 			break;
 		}
 	}
@@ -1592,6 +1689,16 @@ static bool fuse_normalise(const struct rec *ref, const struct rec *mnt, const s
 	const struct cmd *c = &ref->s.c;
 	char cm[LINE], a[LINE], pb[32];
 
+	if (ref->fuse == FUSE_OFD_WAIT) {
+		/* the daemon's deadlock check sees F as a POSIX owner */
+		fmt_cmd(cm, sizeof(cm), &ref->s);
+		snprintf(out, len, "%s = -EDEADLK", cm);
+		return true;
+	}
+	if (ref->fuse == FUSE_OFD_REAP) {
+		snprintf(out, len, "p%d.t%d: answered when submitted", ref->s.p, ref->s.t);
+		return true;
+	}
 	if (ref->kind != R_STEP || c->op != OP_FCNTL || ref->r.ret < 0 ||
 	    ref->r.fl.l_type == F_UNLCK || mnt->kind != R_STEP)
 		return false;
@@ -1621,6 +1728,23 @@ static bool fuse_normalise(const struct rec *ref, const struct rec *mnt, const s
 	return false;
 }
 
+/*
+ * Whether `got` is the line `ref` predicts: the same text, or through the
+ * mount (fuse) the text the FUSE limits make of it (*normalised counts those
+ * that changed); want receives the expected text.  State lines are not
+ * compared through the mount.
+ */
+static bool line_matches(const struct rec *ref, const struct rec *got, const struct backend *bm,
+			 bool fuse, char *want, size_t len, long *normalised)
+{
+	snprintf(want, len, "%s", ref->text);
+	if (fuse && ref->kind == R_STATE && got->kind == R_STATE)
+		return true;
+	if (fuse && fuse_normalise(ref, got, bm, want, len) && strcmp(want, ref->text))
+		(*normalised)++;
+	return strcmp(want, got->text) == 0;
+}
+
 /* Differences printed per comparison (-k N); later lines may follow from the first. */
 static int max_diffs = 1;
 
@@ -1632,19 +1756,10 @@ static int compare(const char *what, const char *an, const struct transcript *a,
 	char exp[2048];
 
 	for (int i = 0; i < n && diffs < max_diffs; i++) {
-		const char *want = a->v[i].text;
-
-		if (fuse && a->v[i].kind == R_STATE)
-			continue;
-		if (fuse && fuse_normalise(&a->v[i], &b->v[i], bm, exp, sizeof(exp))) {
-			want = exp;
-			if (strcmp(exp, a->v[i].text))
-				(*normalised)++;
-		}
-		if (strcmp(want, b->v[i].text)) {
+		if (!line_matches(&a->v[i], &b->v[i], bm, fuse, exp, sizeof(exp), normalised)) {
 			printf("DIFF %s at line %d\n  %-6s %s\n", what, i, an, a->v[i].text);
-			if (want != a->v[i].text)
-				printf("  %-6s %s (expected through FUSE)\n", "", want);
+			if (strcmp(exp, a->v[i].text))
+				printf("  %-6s %s (expected through FUSE)\n", "", exp);
 			printf("  %-6s %s\n", bn, b->v[i].text);
 			if (i > 0)
 				printf("  previous: %s\n", a->v[i - 1].text);
@@ -1714,54 +1829,75 @@ static void usage(void)
 }
 
 /* One run on a fresh backend: a script (st != NULL) or every scenario. */
-static int run_one(int kind, const char *dir, bool mount, const struct rv_switches *sw,
-		   const struct step *st, int n, struct transcript *tr, struct backend *keep)
+static bool no_state; /* mount comparisons: no state lines on either side */
+
+static struct backend *be_new(int kind, const char *dir, bool mount)
 {
 	struct backend *b = calloc(1, sizeof(*b));
-	int r;
 
-	if (!b)
-		return -1;
+	if (!b) {
+		fprintf(stderr, "lockdiff: out of memory\n");
+		exit(2);
+	}
 	b->kind = kind;
 	b->dir = dir;
 	b->mount = mount;
-	r = kind == BE_HOST ? host_start(b) : model_start(b, sw);
-	if (!r) {
-		if (st) {
-			r = run_script(b, st, n, !mount, tr);
-		} else {
-			for (int i = 0; i < NSCEN && !r; i++) {
-				r = run_scenario(b, &scenarios[i], tr);
-				/* each scenario starts from no lock: end everything */
-				if (!r)
-					r = be_stop(b);
-				if (r)
-					break;
-				if (i + 1 < NSCEN) {
-					memset(b, 0, sizeof(*b));
-					b->kind = kind;
-					b->dir = dir;
-					b->mount = mount;
-					r = kind == BE_HOST ? host_start(b) : model_start(b, sw);
-				}
-			}
-			if (keep)
-				*keep = *b;
-			if (r)
-				fprintf(stderr, "lockdiff: %s run failed: %s\n",
-					kind == BE_HOST ? dir : "model", b->err);
-			free(b);
-			return r;
-		}
-	}
+	return b;
+}
+
+static int be_start(struct backend *b, const struct rv_switches *sw)
+{
+	return b->kind == BE_HOST ? host_start(b) : model_start(b, sw);
+}
+
+static int be_report(struct backend *b, int r)
+{
+	if (r)
+		fprintf(stderr, "lockdiff: %s run failed: %s\n", b->kind == BE_HOST ? b->dir : "model",
+			b->err);
+	return r;
+}
+
+/* One script on a fresh backend; *pids: the processes' pids (mapping). */
+static int run_one(int kind, const char *dir, bool mount, const struct rv_switches *sw,
+		   const struct step *st, int n, struct transcript *tr)
+{
+	struct backend *b = be_new(kind, dir, mount);
+	int r = be_start(b, sw);
+
+	if (!r)
+		r = run_script(b, st, n, !no_state, tr);
 	if (be_stop(b))
 		r = -1;
-	if (r)
-		fprintf(stderr, "lockdiff: %s run failed: %s\n", kind == BE_HOST ? dir : "model",
-			b->err);
-	if (keep)
-		*keep = *b;
+	r = be_report(b, r);
 	free(b);
+	return r;
+}
+
+/*
+ * Every scenario, each on a fresh backend (no lock left from the one
+ * before), into tr[i].  With ref, a scenario stops at its first line that
+ * differs from ref[i] (fuse: as the FUSE limits predict): what follows would
+ * follow from that difference, and a waiter Linux would not leave waiting
+ * could otherwise hang it.
+ */
+static int run_scenarios(int kind, const char *dir, bool mount, const struct rv_switches *sw,
+			 const struct transcript *ref, bool fuse, struct transcript *tr)
+{
+	int r = 0;
+
+	for (int i = 0; i < NSCEN && !r; i++) {
+		struct backend *b = be_new(kind, dir, mount);
+
+		r = be_start(b, sw);
+		if (!r)
+			r = run_scenario(b, &scenarios[i], ref ? &ref[i] : NULL, fuse, &tr[i]);
+		/* be_stop interrupts what still waits */
+		if (be_stop(b))
+			r = -1;
+		r = be_report(b, r);
+		free(b);
+	}
 	return r;
 }
 
@@ -1771,12 +1907,30 @@ static void print_tr(const struct transcript *tr)
 		printf("%s\n", tr->v[i].text);
 }
 
+/* Compare scenario transcripts one by one; the number that differ. */
+static int compare_scen(const char *what, const char *an, const struct transcript *a, const char *bn,
+			const struct transcript *b, const struct backend *bm, bool fuse,
+			long *normalised, long *lines)
+{
+	int bad = 0;
+	char w[600];
+
+	for (int i = 0; i < NSCEN; i++) {
+		snprintf(w, sizeof(w), "%s scenario %s", what, scenarios[i].name);
+		bad += compare(w, an, &a[i], bn, &b[i], bm, fuse, normalised) != 0;
+		*lines += a[i].n;
+	}
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
-	static struct backend bm;
+	static struct backend bm; /* the mount run's pids, for the normalisation */
+	static struct transcript sref[NSCEN], sgot[NSCEN];
 	struct rv_switches sw;
 	uint64_t lo, hi;
 	int steps, status = 0;
+	long lines = 0, normalised = 0;
 	struct step *st;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1788,33 +1942,34 @@ int main(int argc, char **argv)
 	}
 	if (argc < 3)
 		usage();
-	if (!strcmp(argv[1], "print") && argc >= 5) {
+	if (!strcmp(argv[1], "print") && argc == 5 && !strcmp(argv[2], "scen")) {
+		bool host = !strcmp(argv[3], "host");
+
+		if (!host && parse_sw(argv[4], &sw))
+			return 2;
+		status = run_scenarios(host ? BE_HOST : BE_MODEL, argv[4], false, &sw, NULL, false,
+				       sref);
+		for (int i = 0; i < NSCEN; i++)
+			print_tr(&sref[i]);
+		return status ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "print") && argc == 6) {
 		struct transcript tr = {0};
 		bool host = !strcmp(argv[2], "host");
 
-		if (!strcmp(argv[2], "scen")) {
-			host = !strcmp(argv[3], "host");
-			if (!host && parse_sw(argv[4], &sw))
-				return 2;
-			status = run_one(host ? BE_HOST : BE_MODEL, argv[4], false, &sw, NULL, 0, &tr,
-					 NULL);
-			print_tr(&tr);
-			return status ? 2 : 0;
-		}
-		if (argc != 6 || parse_seeds(argv[4], &lo, &hi) || (steps = atoi(argv[5])) <= 0)
+		if (parse_seeds(argv[4], &lo, &hi) || (steps = atoi(argv[5])) <= 0)
 			usage();
 		if (!host && parse_sw(argv[3], &sw))
 			return 2;
 		st = calloc((size_t)steps + NPROC * NSLOT, sizeof(*st));
 		int n = gen_script(lo, steps, st);
 
-		status = run_one(host ? BE_HOST : BE_MODEL, argv[3], false, &sw, st, n, &tr, NULL);
+		status = run_one(host ? BE_HOST : BE_MODEL, argv[3], false, &sw, st, n, &tr);
 		print_tr(&tr);
 		return status ? 2 : 0;
 	}
 	if (!strcmp(argv[1], "model") && argc >= 6) {
 		int nsw = argc - 5;
-		long lines = 0;
 
 		if (parse_seeds(argv[3], &lo, &hi) || (steps = atoi(argv[4])) <= 0)
 			usage();
@@ -1826,15 +1981,15 @@ int main(int argc, char **argv)
 			struct transcript ref = {0};
 			int n = gen_script(seed, steps, st);
 
-			/* the host run first: no fork once a model instance ran */
-			if (run_one(BE_HOST, argv[2], false, NULL, st, n, &ref, NULL))
+			/* the host run first: no fork while a model instance runs */
+			if (run_one(BE_HOST, argv[2], false, NULL, st, n, &ref))
 				return 2;
 			for (int i = 0; i < nsw; i++) {
 				struct transcript mt = {0};
 				char what[600];
 
 				parse_sw(argv[5 + i], &sw);
-				if (run_one(BE_MODEL, NULL, false, &sw, st, n, &mt, NULL))
+				if (run_one(BE_MODEL, NULL, false, &sw, st, n, &mt))
 					return 2;
 				snprintf(what, sizeof(what), "seed %llu %s", (unsigned long long)seed,
 					 argv[5 + i]);
@@ -1850,19 +2005,56 @@ int main(int argc, char **argv)
 		       status ? "DIFFERENCES" : "identical");
 		return status;
 	}
-	if (!strcmp(argv[1], "mount") && argc == 6) {
-		long lines = 0, normalised = 0;
+	if (!strcmp(argv[1], "scen-model") && argc >= 4) {
+		for (int i = 3; i < argc; i++)
+			if (parse_sw(argv[i], &sw))
+				return 2;
+		if (run_scenarios(BE_HOST, argv[2], false, NULL, NULL, false, sref))
+			return 2;
+		for (int i = 3; i < argc; i++) {
+			parse_sw(argv[i], &sw);
+			if (run_scenarios(BE_MODEL, NULL, false, &sw, sref, false, sgot))
+				return 2;
+			if (compare_scen(argv[i], "linux", sref, "model", sgot, NULL, false, NULL,
+					 &lines))
+				status = 1;
+			for (int k = 0; k < NSCEN; k++)
+				tr_free(&sgot[k]);
+		}
+		printf("lockdiff scen-model: %d scenarios x %d switch sets: %ld lines, %s\n", NSCEN,
+		       argc - 3, lines, status ? "DIFFERENCES" : "identical");
+		return status;
+	}
+	if (!strcmp(argv[1], "scen-mount") && argc == 4) {
+		if (run_scenarios(BE_HOST, argv[2], false, NULL, NULL, false, sref) ||
+		    run_scenarios(BE_HOST, argv[3], true, NULL, sref, true, sgot))
+			return 2;
+		/* the pids differ per scenario: compare each with its own */
+		for (int i = 0; i < NSCEN; i++) {
+			char w[128];
 
+			memcpy(bm.pid, sgot[i].pid, sizeof(bm.pid));
+			snprintf(w, sizeof(w), "scenario %s", scenarios[i].name);
+			status |= compare(w, "tmpfs", &sref[i], "mount", &sgot[i], &bm, true,
+					  &normalised) != 0;
+			lines += sref[i].n;
+		}
+		printf("lockdiff scen-mount: %d scenarios: %ld lines, %ld normalised, %s\n", NSCEN,
+		       lines, normalised, status ? "DIFFERENCES" : "identical but for the FUSE limits");
+		return status;
+	}
+	if (!strcmp(argv[1], "mount") && argc == 6) {
 		if (parse_seeds(argv[4], &lo, &hi) || (steps = atoi(argv[5])) <= 0)
 			usage();
 		st = calloc((size_t)steps + NPROC * NSLOT, sizeof(*st));
+		no_state = true;
 		for (uint64_t seed = lo; seed <= hi; seed++) {
 			struct transcript ref = {0}, mt = {0};
 			int n = gen_script(seed, steps, st);
 			char what[64];
 
-			if (run_one(BE_HOST, argv[2], false, NULL, st, n, &ref, NULL) ||
-			    run_one(BE_HOST, argv[3], true, NULL, st, n, &mt, &bm))
+			if (run_one(BE_HOST, argv[2], false, NULL, st, n, &ref) ||
+			    run_one(BE_HOST, argv[3], true, NULL, st, n, &mt))
 				return 2;
 			memcpy(bm.pid, mt.pid, sizeof(bm.pid));
 			snprintf(what, sizeof(what), "seed %llu", (unsigned long long)seed);
