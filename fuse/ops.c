@@ -844,12 +844,11 @@ int rvf_op_fallocate(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, int
 
 	if (rvf_ino_is_ctl(ino))
 		return -EBADF;
-	if (mode != 0)
-		return -EOPNOTSUPP;
 	rvf_enter();
 	file = rvf_fget(fh);
 	if (!file)
 		return -EBADF;
+	/* the modes tmpfs has (vfs_fallocate says EOPNOTSUPP to the others) */
 	err = vfs_fallocate(file, mode, off, len);
 	fput(file);
 	return err;

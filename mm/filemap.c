@@ -16,8 +16,10 @@
  *     per-VMA lock it does not do the I/O; it returns VM_FAULT_RETRY and
  *     the fault is redone under mmap_lock (6.4's behaviour for I/O).
  *   - The folio lock serializes installing a PTE against truncation: the
- *     fault checks folio->mapping under it, truncation removes the folio
- *     under it, and unmap_mapping_range catches PTEs installed before.
+ *     fault checks folio->mapping and i_size under it and installs the
+ *     PTE (a private COW copy too) before dropping it; truncation removes
+ *     the folio under it, and its second unmap_mapping_range catches PTEs
+ *     installed meanwhile.  Lock order: folio lock -> ptl.
  *   - folio_mkclean runs under the folio lock (writeback's caller holds
  *     it), then takes i_mmap_rwsem (read) and PTE locks: folio lock ->
  *     i_mmap_rwsem -> ptl.  Nobody takes a folio lock under i_mmap_rwsem.
@@ -80,7 +82,8 @@ void vma_unlink_file(struct vm_area_struct *vma)
 {
 	struct address_space *m = vma->vm_mapping;
 
-	if (!m)
+	/* exit_mmap unlinks before freeing page tables, remove_vma again */
+	if (!m || list_empty(&vma->shared))
 		return;
 	down_write(&m->i_mmap_rwsem);
 	list_del_init(&vma->shared);
@@ -92,10 +95,22 @@ static inline int64_t mapping_size(struct address_space *m)
 	return m->host ? __atomic_load_n(&m->host->i_size, __ATOMIC_ACQUIRE) : INT64_MAX;
 }
 
+static inline bool beyond_eof(struct address_space *m, int64_t index)
+{
+	return index >= (mapping_size(m) + PAGE_SIZE - 1) >> PAGE_SHIFT;
+}
+
 /*
- * filemap_fault: a referenced, uptodate page-cache folio for vmf->pgoff.
- * Minor if cached; otherwise a major fault (backing-store read) that is
- * only done under mmap_lock.
+ * filemap_fault (mm/filemap.c, Linux 6.9): a referenced, uptodate
+ * page-cache folio for vmf->pgoff, returned LOCKED (VM_FAULT_LOCKED in
+ * the kernel) after the two checks the kernel makes under the folio lock:
+ * the folio is still in this mapping ("Did it get truncated?": look it up
+ * again) and its index is below EOF (else VM_FAULT_SIGBUS).  Truncation
+ * sets i_size first and then takes every folio's lock to remove it, so a
+ * fault that passed both checks holds off truncate_inode_pages until its
+ * PTE is installed, and truncate's second unmap_mapping_range removes the
+ * PTE (a private COW copy included).  Minor if cached; otherwise a major
+ * fault (backing-store read) that is only done under mmap_lock.
  */
 static vm_fault_t filemap_fault(struct vm_fault *vmf, struct folio **out)
 {
@@ -105,21 +120,25 @@ static vm_fault_t filemap_fault(struct vm_fault *vmf, struct folio **out)
 	struct folio *folio;
 	int err;
 
-	if (index >= (mapping_size(m) + PAGE_SIZE - 1) >> PAGE_SHIFT)
+	if (beyond_eof(m, index))
 		return VM_FAULT_SIGBUS;
+retry_find:
 	folio = filemap_get_folio(m, index);
 	if (folio) {
-		if (!folio_test_uptodate(folio)) {
-			/* someone is filling it: wait on the folio lock */
-			folio_lock(folio);
+		/* found in the cache, not locked yet: truncation may take it */
+		RV_INJECT("filemap_fault_cached");
+		folio_lock(folio);
+		if (READ_ONCE(folio->mapping) != m) { /* truncated meanwhile */
 			folio_unlock(folio);
-			if (!folio_test_uptodate(folio)) {
-				folio_put(folio);
-				return VM_FAULT_SIGBUS;
-			}
+			folio_put(folio);
+			goto retry_find;
 		}
-		*out = folio;
-		return 0;
+		if (!folio_test_uptodate(folio)) {
+			folio_unlock(folio);
+			folio_put(folio);
+			return VM_FAULT_SIGBUS;
+		}
+		goto locked;
 	}
 	if (vmf->flags & FAULT_FLAG_VMA_LOCK)
 		return VM_FAULT_RETRY; /* I/O: redo under mmap_lock */
@@ -145,33 +164,37 @@ static vm_fault_t filemap_fault(struct vm_fault *vmf, struct folio **out)
 			return VM_FAULT_NOPAGE;
 		}
 	}
+	/* invalidate_lock shared: no folio is created beyond a new EOF */
 	down_read(&m->invalidate_lock);
-	if (index >= (mapping_size(m) + PAGE_SIZE - 1) >> PAGE_SHIFT)
+	if (beyond_eof(m, index))
 		err = -ERANGE;
 	else
-		err = filemap_grab_folio(m, index, FGP_CREAT, &folio);
+		err = filemap_grab_folio(m, index, FGP_CREAT | FGP_LOCK, &folio);
 	up_read(&m->invalidate_lock);
 	if (err == -ENOMEM)
 		return VM_FAULT_OOM;
 	if (err)
 		return VM_FAULT_SIGBUS;
+locked:
+	/* the size recheck under the folio lock */
+	if (beyond_eof(m, index)) {
+		folio_unlock(folio);
+		folio_put(folio);
+		return VM_FAULT_SIGBUS;
+	}
+	/* a fallocated folio a fault maps is data from now on (shmem_fault's
+	 * SGP_CACHE zeroes it and marks it uptodate) */
+	folio_clear_flag(folio, PG_unwritten);
 	*out = folio;
 	return ret;
 }
 
-/* Map a page-cache folio (reference consumed) after checking it is still cached. */
+/* Map a locked page-cache folio (lock and reference consumed). */
 static vm_fault_t finish_file_fault(struct vm_fault *vmf, struct folio *folio, pte_t flags)
 {
-	struct address_space *m = vmf->vma->vm_mapping;
 	vm_fault_t ret;
 
-	folio_lock(folio);
-	if (READ_ONCE(folio->mapping) != m) { /* truncated meanwhile */
-		folio_unlock(folio);
-		folio_put(folio);
-		return VM_FAULT_NOPAGE;
-	}
-	folio_get(folio); /* keep it across the unlock */
+	folio_get(folio); /* the PTE's reference, consumed by the install */
 	if (flags & _PAGE_DIRTY)
 		folio_mark_dirty(folio);
 	ret = finish_fault_install(vmf, folio, flags, MM_FILEPAGES);
@@ -204,24 +227,31 @@ static vm_fault_t __do_file_fault(struct vm_fault *vmf)
 		return ret | finish_file_fault(vmf, folio,
 					       _PAGE_ACCESSED | _PAGE_DIRTY | _PAGE_RW);
 	}
-	/* do_cow_fault: a private anonymous copy of the cache folio */
+	/*
+	 * do_cow_fault (mm/memory.c, Linux 6.9): a private anonymous copy of
+	 * the cache folio, installed while __do_fault's folio lock is still
+	 * held, so truncation (which takes that lock) cannot slip between
+	 * the checks filemap_fault made and the new PTE.
+	 */
 	if (anon_vma_prepare(vma))
 		return VM_FAULT_OOM;
-	ret = filemap_fault(vmf, &folio);
-	if (ret & (VM_FAULT_ERROR | VM_FAULT_RETRY | VM_FAULT_NOPAGE))
-		return ret;
 	new = mm_alloc_anon_folio();
-	if (!new) {
-		folio_put(folio);
+	if (!new)
 		return VM_FAULT_OOM;
+	ret = filemap_fault(vmf, &folio);
+	if (ret & (VM_FAULT_ERROR | VM_FAULT_RETRY | VM_FAULT_NOPAGE)) {
+		mm_folio_put(new);
+		return ret;
 	}
 	memcpy(mm_folio_data(new), mm_folio_data(folio), PAGE_SIZE);
-	folio_put(folio);
 	rv_stat_inc(file_faults_cow);
-	return ret | finish_fault_install(vmf, new,
-					  _PAGE_ACCESSED | _PAGE_DIRTY |
-						  ((vma->vm_flags & VM_WRITE) ? _PAGE_RW : 0),
-					  MM_ANONPAGES);
+	ret |= finish_fault_install(vmf, new,
+				    _PAGE_ACCESSED | _PAGE_DIRTY |
+					    ((vma->vm_flags & VM_WRITE) ? _PAGE_RW : 0),
+				    MM_ANONPAGES);
+	folio_unlock(folio);
+	folio_put(folio);
+	return ret;
 }
 
 vm_fault_t do_file_fault(struct vm_fault *vmf)
@@ -272,13 +302,14 @@ int rmap_walk_file(struct folio *folio, rmap_one_fn fn, void *arg)
  * mapping takes a write-protect fault (do_wp_page's shared case), which
  * makes the PTE writable and dirty and dirties the folio again.  Private
  * VMAs map page-cache folios read-only: nothing to clean.  Returns the
- * number of PTEs changed.
+ * number of PTEs changed.  Each PTE is cleared and flushed before the
+ * clean one is set (page_vma_mkclean_one): a writer that validated the
+ * old PTE finishes its copy before the flush returns, so writeback's copy
+ * after this sees its bytes.
  *
  * Locking: folio lock (held by the caller: no PTE can newly map the folio)
  * -> i_mmap_rwsem (read) -> PTE lock.  The page tables of a VMA on i_mmap
- * stay allocated (see the top).  No TLB to flush: a walker that validated
- * the PTE before this may still be copying into the folio; it re-reads the
- * PTE after its copy and re-dirties the folio (mm_write_recheck).
+ * stay allocated (see the top).
  */
 static int folio_mkclean(struct folio *folio)
 {
@@ -304,20 +335,20 @@ static int folio_mkclean(struct folio *folio)
 		if (!ptep)
 			continue;
 		if (pte & (_PAGE_RW | _PAGE_DIRTY)) {
-			pte = __atomic_fetch_and(ptep, ~(_PAGE_RW | _PAGE_DIRTY), __ATOMIC_ACQ_REL);
+			/* page_vma_mkclean_one: clear, flush (a writer that
+			 * validated the PTE finishes its copy first), then the
+			 * clean read-only PTE */
+			pte = ptep_clear_flush(vma, addr, ptep);
 			if (pte_dirty(pte))
 				folio_mark_dirty(folio);
+			set_pte(ptep, pte & ~(_PAGE_RW | _PAGE_DIRTY));
 			cleaned++;
 		}
 		spin_unlock(&pt->ptl);
 	}
 	up_read(&m->i_mmap_rwsem);
-	if (cleaned) {
-		/* the "TLB flush": writeback's copy comes after this; pairs
-		 * with the fence in mm_write_recheck */
-		smp_mb();
+	if (cleaned)
 		rv_stat_add(mkclean_ptes, (uint64_t)cleaned);
-	}
 	return cleaned;
 }
 

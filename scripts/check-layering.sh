@@ -5,6 +5,10 @@
 # - outside its folder, a file includes only the folder's public header
 #   (vfs/base/base.h, vfs/vfs.h, fdtable/fdtable.h, locks/locks.h, mm/mm.h),
 #   except white-box unit tests (tests/unit), which may include internals;
+#   vfs/base keeps one header per primitive beside its .c (spinlock.h,
+#   lockref.h, ...): base.h includes every one of them, and each states its
+#   locking rules in its file-top comment (a line starting " * Locking");
+# - project includes form no cycle (checked with tsort);
 # - every source file starts with an SPDX line (first or second line).
 set -u
 cd "$(dirname "$0")/.."
@@ -50,6 +54,25 @@ for f in $files; do
 		fi
 	done
 done
+# vfs/base: one header per primitive, all reachable through base.h
+for h in $(echo "$files" | grep '^vfs/base/[^/]*\.h$'); do
+	[ "$h" = vfs/base/base.h ] && continue
+	grep -q "^#include \"$h\"" vfs/base/base.h ||
+		{ echo "$h: not included by vfs/base/base.h"; status=1; }
+	head -30 "$h" | grep -q '^ \* Locking' ||
+		{ echo "$h: no ' * Locking' rules in its file-top comment"; status=1; }
+done
+# include cycles: tsort fails on a loop in "file included-file" pairs
+edges=$(for f in $files; do
+	grep -o '^#include "[^"]*"' "$f" | sed 's/#include "\(.*\)"/\1/' | while read -r inc; do
+		case "$inc" in */*) ;; *) inc="$(dirname "$f")/$inc" ;; esac
+		echo "$f $inc"
+	done
+done)
+if ! echo "$edges" | tsort >/dev/null 2>"${TMPDIR:-/tmp}/rcuvfs-tsort.$$"; then
+	echo "include cycle:"; sed 's/^/  /' "${TMPDIR:-/tmp}/rcuvfs-tsort.$$"; status=1
+fi
+rm -f "${TMPDIR:-/tmp}/rcuvfs-tsort.$$"
 if [ -s "${TMPDIR:-/tmp}/rcuvfs-layering.$$" ]; then status=1; fi
 rm -f "${TMPDIR:-/tmp}/rcuvfs-layering.$$"
 [ $status = 0 ] && echo "layering: ok"

@@ -26,7 +26,8 @@
  *  file operations (any struct file from filp_open/vfs_open_inode):
  *  vfs_read/vfs_write (advance *pos; pos NULL = use and advance f_pos
  *  under file->f_pos_lock), vfs_llseek (SEEK_SET/CUR/END/DATA/HOLE),
- *  vfs_fsync, vfs_fallocate (mode 0), vfs_ioctl (RCUVFS_IOC_*), and fput
+ *  vfs_fsync, vfs_fallocate (0, FALLOC_FL_KEEP_SIZE, FALLOC_FL_PUNCH_HOLE
+ *  with KEEP_SIZE), vfs_ioctl (RCUVFS_IOC_*), and fput
  *  from vfs/file.h to close.
  *
  *  bkl_ops (rv_sw.bkl_ops, fixed for the instance): open (do_dentry_open,
@@ -72,6 +73,7 @@
 #ifndef RCUVFS_VFS_FS_H
 #define RCUVFS_VFS_FS_H
 
+#include <linux/falloc.h>
 #include <linux/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -130,7 +132,7 @@ struct super_block {
 	struct rw_semaphore s_vfs_rename_mutex; /* cross-dir rename (write only) */
 	struct cds_lfht *s_dcache;		/* (parent, name) -> dentry */
 	uint64_t s_maxbytes;			/* per-file size limit */
-	long s_max_blocks;			/* size= limit in pages; 0 unlimited */
+	long s_max_blocks;			/* size limit in pages (size=, else RAM/2) */
 	long s_used_blocks;			/* atomic */
 	long s_nr_inodes;			/* atomic */
 	long s_nr_dentries;			/* atomic */

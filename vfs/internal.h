@@ -12,6 +12,9 @@
 /* super.c */
 int sb_reserve_blocks(struct super_block *sb, long n);
 void sb_release_blocks(struct super_block *sb, long n);
+/* The size limit in pages, as statfs reports it (size=, or tmpfs's default
+ * of half the host's RAM when size=0). */
+long sb_capacity_blocks(const struct super_block *sb);
 extern int rv_sb_shutting_down;
 
 /* inode.c */

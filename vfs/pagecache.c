@@ -329,6 +329,11 @@ repeat:
 			folio_put(f);
 			return -EIO;
 		}
+		/* shmem_get_folio_gfp, SGP_FALLOC on a folio fallocated
+		 * earlier: initialize it now, lest an undo of this call take
+		 * back the earlier call's guarantee */
+		if (fgp & FGP_FALLOC)
+			folio_clear_flag(f, PG_unwritten);
 		*out = f;
 		return 0;
 	}
@@ -364,6 +369,8 @@ repeat:
 		rv_stat_inc(store_folio_reads);
 	} else if (!(fgp & FGP_NOFILL)) {
 		memset(f->data, 0, PAGE_SIZE);
+		if (fgp & FGP_FALLOC)
+			folio_set_flag(f, PG_unwritten);
 	}
 	folio_mark_uptodate(f);
 	if (!(fgp & FGP_LOCK))
@@ -404,6 +411,9 @@ int filemap_writeback_folio(struct folio *f)
 		folio_set_flag(f, PG_dirty);
 	} else {
 		folio_set_flag(f, PG_stored);
+		/* stored zeroes are data (shmem_writeout marks a fallocated
+		 * folio uptodate before it swaps it out) */
+		folio_clear_flag(f, PG_unwritten);
 		rv_stat_inc(store_folio_writes);
 	}
 	folio_clear_flag(f, PG_writeback);
@@ -431,7 +441,9 @@ int filemap_write_and_wait_range(struct address_space *m, int64_t start, int64_t
 		if (!f)
 			break;
 		folio_lock(f);
-		if (f->mapping == m) {
+		/* fallocated, never written: zeroes with a block, nothing to
+		 * sync (tmpfs's fsync is a no-op; storing it would make it data) */
+		if (f->mapping == m && !folio_test_flag(f, PG_unwritten)) {
 			err = filemap_writeback_folio(f);
 			if (err && !ret)
 				ret = err;
@@ -445,19 +457,38 @@ int filemap_write_and_wait_range(struct address_space *m, int64_t start, int64_t
 	return ret;
 }
 
-void truncate_inode_pages(struct address_space *m, int64_t lstart)
+/* Zero bytes [from, to) of the folio at idx, a partial page of a truncated
+ * or punched range (truncate_inode_partial_folio); the store learns it at
+ * the next writeback. */
+static void zero_partial_folio(struct address_space *m, int64_t idx, size_t from, size_t to)
 {
+	struct folio *f = NULL;
+
+	if (filemap_grab_folio(m, idx, FGP_LOCK, &f) == -ENOENT && store_has(m, idx))
+		filemap_grab_folio(m, idx, FGP_LOCK | FGP_CREAT, &f);
+	if (!f)
+		return; /* a hole: nothing to zero */
+	memset((char *)f->data + from, 0, to - from);
+	if (store_has(m, idx))
+		folio_mark_dirty(f);
+	folio_unlock(f);
+	folio_put(f);
+}
+
+void truncate_inode_pages_range(struct address_space *m, int64_t lstart, int64_t lend)
+{
+	/* whole pages: [start, end) */
 	uint64_t start = (uint64_t)((lstart + PAGE_SIZE - 1) >> PAGE_SHIFT);
-	long partial = lstart & (PAGE_SIZE - 1);
+	uint64_t end = lend < 0 ? UINT64_MAX : (uint64_t)(lend + 1) >> PAGE_SHIFT;
+	size_t soff = (size_t)(lstart & (PAGE_SIZE - 1));
 	uint64_t idx = start;
 	long dropped;
 
-	/* whole folios at and beyond start */
-	for (;;) {
+	while (idx < end) {
 		struct folio *f;
 
 		rcu_read_lock();
-		f = xa_find(&m->i_pages, &idx, UINT64_MAX);
+		f = xa_find(&m->i_pages, &idx, end - 1);
 		if (f && !folio_try_get(f)) {
 			rcu_read_unlock();
 			cpu_relax();
@@ -469,37 +500,98 @@ void truncate_inode_pages(struct address_space *m, int64_t lstart)
 		RV_INJECT("truncate_before_folio_lock");
 		folio_lock(f);
 		if (f->mapping == m && f->index == (int64_t)idx) {
+			/*
+			 * truncate_cleanup_folio: a fault may have mapped it
+			 * after the caller's unmap_mapping_range (it held the
+			 * folio lock then); unmap it now, under the lock, so no
+			 * PTE outlives the removal.  Page-cache PTEs only: a
+			 * private COW copy is the process's own page.
+			 */
+			if (folio_mapcount(f) > 0 && vfs_hooks.unmap_mapping_range)
+				vfs_hooks.unmap_mapping_range(m, (int64_t)idx << PAGE_SHIFT, PAGE_SIZE,
+							      0);
 			__filemap_remove_folio(m, f);
 			rv_stat_inc(folio_truncations);
 		}
 		folio_unlock(f);
 		folio_put(f);
+		if (idx == UINT64_MAX)
+			break;
 		idx++;
 	}
-	/* the partial folio: zero past lstart (and make the store agree) */
-	if (partial) {
-		int64_t pidx = lstart >> PAGE_SHIFT;
-		struct folio *f = NULL;
-
-		if (filemap_grab_folio(m, pidx, FGP_LOCK, &f) == -ENOENT && store_has(m, pidx))
-			filemap_grab_folio(m, pidx, FGP_LOCK | FGP_CREAT, &f);
-		if (f) {
-			memset((char *)f->data + partial, 0, PAGE_SIZE - partial);
-			if (store_has(m, pidx))
-				folio_mark_dirty(f);
-			folio_unlock(f);
-			folio_put(f);
-		}
+	/* the partial folios: zero the part inside the range */
+	if (lend < 0) {
+		if (soff)
+			zero_partial_folio(m, lstart >> PAGE_SHIFT, soff, PAGE_SIZE);
+	} else if ((lstart >> PAGE_SHIFT) == (lend >> PAGE_SHIFT)) {
+		if (soff || (lend & (PAGE_SIZE - 1)) != PAGE_SIZE - 1)
+			zero_partial_folio(m, lstart >> PAGE_SHIFT, soff,
+					   (size_t)(lend & (PAGE_SIZE - 1)) + 1);
+	} else {
+		if (soff)
+			zero_partial_folio(m, lstart >> PAGE_SHIFT, soff, PAGE_SIZE);
+		if ((lend & (PAGE_SIZE - 1)) != PAGE_SIZE - 1)
+			zero_partial_folio(m, lend >> PAGE_SHIFT, 0,
+					   (size_t)(lend & (PAGE_SIZE - 1)) + 1);
 	}
-	/* the store's pages beyond: each was counted once (cache removal
-	 * above skipped the release for indices the store held) */
-	if (m->a_store && m->a_store->truncate) {
-		dropped = m->a_store->truncate(m, (int64_t)start, -1);
+	/* the store's whole pages inside: each was counted once (the cache
+	 * removal above skipped the release for indices the store held) */
+	if (start < end && m->a_store && m->a_store->truncate) {
+		dropped = m->a_store->truncate(m, (int64_t)start,
+					       end == UINT64_MAX ? -1 : (int64_t)(end - 1));
 		if (dropped) {
 			__atomic_fetch_sub(&m->nrblocks, dropped, __ATOMIC_RELAXED);
 			sb_release_blocks(m->host->i_sb, dropped);
 		}
 	}
+}
+
+void truncate_inode_pages(struct address_space *m, int64_t lstart)
+{
+	truncate_inode_pages_range(m, lstart, -1);
+}
+
+void filemap_unfalloc_range(struct address_space *m, int64_t start, int64_t end)
+{
+	uint64_t idx = (uint64_t)start;
+
+	while (end >= 0 && idx <= (uint64_t)end) {
+		struct folio *f;
+
+		rcu_read_lock();
+		f = xa_find(&m->i_pages, &idx, (uint64_t)end);
+		if (f && !folio_try_get(f)) {
+			rcu_read_unlock();
+			cpu_relax();
+			continue;
+		}
+		rcu_read_unlock();
+		if (!f)
+			break;
+		folio_lock(f);
+		/* written or faulted meanwhile: somebody's data now, keep it */
+		if (f->mapping == m && f->index == (int64_t)idx &&
+		    folio_test_flag(f, PG_unwritten) && !folio_mapcount(f))
+			__filemap_remove_folio(m, f);
+		folio_unlock(f);
+		folio_put(f);
+		idx++;
+	}
+}
+
+/* Whether the cache holds data at idx (a folio that is not PG_unwritten). */
+static bool cache_has_data(struct address_space *m, uint64_t idx)
+{
+	struct folio *f;
+	bool data;
+
+	rcu_read_lock();
+	f = xa_load(&m->i_pages, idx);
+	/* a recycled folio's flags may be stale: as racy as the kernel's
+	 * lockless mapping_seek_hole_data, never unsafe (typesafe by RCU) */
+	data = f && !folio_test_flag(f, PG_unwritten);
+	rcu_read_unlock();
+	return data;
 }
 
 int64_t mapping_seek_data(struct address_space *m, int64_t pos, int64_t end, bool data)
@@ -510,12 +602,20 @@ int64_t mapping_seek_data(struct address_space *m, int64_t pos, int64_t end, boo
 	if (data) {
 		uint64_t ci = (uint64_t)idx;
 		int64_t si = -1, best = -1;
-		void *f;
+		struct folio *f;
 
-		rcu_read_lock();
-		f = xa_find(&m->i_pages, &ci, UINT64_MAX);
-		rcu_read_unlock();
-		if (f)
+		for (;;) {
+			rcu_read_lock();
+			f = xa_find(&m->i_pages, &ci, UINT64_MAX);
+			if (f && folio_test_flag(f, PG_unwritten) && (int64_t)ci < (end >> PAGE_SHIFT)) {
+				rcu_read_unlock();
+				ci++; /* fallocated, never written: a hole */
+				continue;
+			}
+			rcu_read_unlock();
+			break;
+		}
+		if (f && !folio_test_flag(f, PG_unwritten))
 			best = (int64_t)ci;
 		if (m->a_store && m->a_store->next_index)
 			si = m->a_store->next_index(m, idx);
@@ -526,12 +626,7 @@ int64_t mapping_seek_data(struct address_space *m, int64_t pos, int64_t end, boo
 		res = best << PAGE_SHIFT;
 	} else {
 		for (;;) {
-			bool present;
-
-			rcu_read_lock();
-			present = xa_load(&m->i_pages, (uint64_t)idx) != NULL;
-			rcu_read_unlock();
-			if (!present && !store_has(m, idx))
+			if (!cache_has_data(m, (uint64_t)idx) && !store_has(m, idx))
 				break;
 			if ((idx << PAGE_SHIFT) >= end)
 				break;
@@ -603,6 +698,7 @@ ssize_t filemap_write_at(struct address_space *m, const void *buf, size_t count,
 			return done ? (ssize_t)done : err;
 		memcpy((char *)f->data + off, (const char *)buf + done, n);
 		folio_mark_dirty(f);
+		folio_clear_flag(f, PG_unwritten); /* data now (shmem_write_end) */
 		folio_unlock(f);
 		folio_put(f);
 		done += n;

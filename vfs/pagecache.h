@@ -69,6 +69,18 @@
  * block from the superblock before creating a folio the store does not
  * hold, and fails with -ENOSPC beyond the limit.  Reading a hole never
  * allocates.
+ *
+ * Fallocated folios (Linux 6.x shmem_fallocate/shmem_get_folio_gfp): a
+ * folio fallocate creates holds its block but stays "unwritten" until data
+ * reaches it, and SEEK_DATA/SEEK_HOLE treat it as a hole.  shmem marks that
+ * state by leaving the folio !uptodate; the model keeps PG_uptodate for
+ * "filled" (lookups wait on it) and marks the state with PG_unwritten
+ * instead.  A write into the folio, a fault that maps it, a second
+ * fallocate over it (shmem's SGP_FALLOC initializes an earlier fallocated
+ * folio so that an undo cannot take it back) and reclaim's writeback
+ * (shmem_writeout zeroes and marks it uptodate) clear the flag; fsync
+ * leaves it (tmpfs's fsync does nothing).  A failed fallocate removes the
+ * folios it created that are still unwritten (filemap_unfalloc_range).
  */
 #ifndef RCUVFS_VFS_PAGECACHE_H
 #define RCUVFS_VFS_PAGECACHE_H
@@ -132,6 +144,9 @@ enum pageflags {
 	PG_waiters,    /* someone sleeps in folio_lock (hint) */
 	PG_stored,     /* the backing store holds this folio's contents as of its
 			* fill or last writeback (see folio_store_current) */
+	PG_unwritten,  /* fallocated and never written: zeroes that hold a block
+			* but read as a hole for SEEK_DATA (shmem's fallocated
+			* folio, which it leaves !uptodate; see below) */
 	__NR_PAGEFLAGS,
 };
 
@@ -301,6 +316,8 @@ struct folio *filemap_get_folio(struct address_space *mapping, int64_t index);
 #define FGP_LOCK   0x1 /* return the folio locked */
 #define FGP_CREAT  0x2 /* create it if absent (reserving space) */
 #define FGP_NOFILL 0x4 /* with FGP_CREAT: caller overwrites the whole page; skip read */
+#define FGP_FALLOC 0x8 /* fallocate (shmem's SGP_FALLOC): a folio it creates is
+			* PG_unwritten; an existing PG_unwritten one becomes data */
 /*
  * Find or create the folio at index.  With FGP_CREAT a missing folio is
  * allocated (a block reserved from the superblock if the store does not
@@ -332,8 +349,20 @@ int filemap_write_and_wait_range(struct address_space *mapping, int64_t start, i
  * past lstart) and drop the store's pages there.  Caller holds
  * invalidate_lock exclusive (truncate_pagecache does). */
 void truncate_inode_pages(struct address_space *mapping, int64_t lstart);
+/* The kernel's truncate_inode_pages_range: bytes [lstart, lend] (lend < 0:
+ * to the end).  Whole folios inside are removed (a folio still mapped is
+ * first unmapped under its lock, as truncate_cleanup_folio does), partial
+ * ones zeroed over the range; the store drops its whole pages inside and
+ * their blocks are released.  Caller holds invalidate_lock exclusive. */
+void truncate_inode_pages_range(struct address_space *mapping, int64_t lstart, int64_t lend);
+/* fallocate's undo on failure (shmem_undo_range with unfalloc): remove the
+ * folios of [start, end] pages that are still PG_unwritten, releasing their
+ * blocks.  Caller holds i_rwsem exclusive. */
+void filemap_unfalloc_range(struct address_space *mapping, int64_t start, int64_t end);
 /* First byte >= pos that has data (SEEK_DATA) / no data (SEEK_HOLE) with
- * page granularity, not beyond `end`; returns end if none. */
+ * page granularity, not beyond `end`; returns end if none.  A PG_unwritten
+ * folio is a hole, as shmem's !uptodate fallocated folio is to
+ * mapping_seek_hole_data. */
 int64_t mapping_seek_data(struct address_space *mapping, int64_t pos, int64_t end, bool data);
 /* Copy bytes out of / into the cache at pos (no i_size logic; used by the
  * file operations).  read: holes read as zeroes, no allocation. */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * vfs/read_write.c - file operations on a struct file: read, write, lseek
- * (SEEK_DATA/SEEK_HOLE included), fsync and fallocate (mode 0), all through
- * the page cache (pagecache.c).
+ * (SEEK_DATA/SEEK_HOLE included), fsync and fallocate (tmpfs's modes: 0,
+ * FALLOC_FL_KEEP_SIZE, FALLOC_FL_PUNCH_HOLE), all through the page cache
+ * (pagecache.c).
  *
  * Locking: write, fallocate and truncate hold the inode's i_rwsem
  * exclusive (the kernel's inode_lock), which orders page-cache updates with
@@ -160,8 +161,10 @@ int64_t vfs_llseek(struct file *file, int64_t offset, int whence)
 			goto out;
 		}
 		res = mapping_seek_data(inode->i_mapping, offset, size, whence == SEEK_DATA);
-		if (whence == SEEK_DATA && res >= size)
-			res = -ENXIO;
+		if (whence == SEEK_DATA && res >= size) {
+			res = -ENXIO; /* only holes up to EOF */
+			goto out;
+		}
 		break;
 	default:
 		res = -EINVAL;
@@ -187,40 +190,106 @@ int vfs_fsync(struct file *file, int datasync)
 	return filemap_write_and_wait_range(inode->i_mapping, 0, INT64_MAX);
 }
 
+/*
+ * FALLOC_FL_PUNCH_HOLE (shmem_fallocate's punch, Linux 6.x): unmap the whole
+ * pages of the range from every mapping through i_mmap, then drop them and
+ * zero the partial ones (truncate_pagecache_range).  Private COW copies
+ * stay (unmap_mapping_range with even_cows 0, as the kernel does).  shmem
+ * holds faults off the range with its shmem_falloc wait queue; the model's
+ * faults take invalidate_lock shared before they instantiate a folio, so
+ * punch holds it exclusive (filemap_invalidate_lock, as ext4 and xfs punch).
+ * A fault on a folio still cached may map it between the unmap and the
+ * removal; truncate_inode_pages_range unmaps such a folio again under its
+ * lock.  i_rwsem held.
+ */
+static void punch_hole(struct inode *inode, int64_t offset, int64_t len)
+{
+	struct address_space *m = inode->i_mapping;
+	int64_t unmap_start = (offset + PAGE_SIZE - 1) & PAGE_MASK;
+	int64_t unmap_end = ((offset + len) & PAGE_MASK) - 1;
+
+	down_write(&m->invalidate_lock);
+	if (unmap_end > unmap_start && vfs_hooks.unmap_mapping_range)
+		vfs_hooks.unmap_mapping_range(m, unmap_start, 1 + unmap_end - unmap_start, 0);
+	RV_INJECT("punch_hole_after_unmap");
+	truncate_inode_pages_range(m, offset, offset + len - 1);
+	up_write(&m->invalidate_lock);
+}
+
+/*
+ * Allocate [offset, offset+len) (shmem_fallocate without PUNCH_HOLE): a
+ * request larger than the file system fails at once (shmem's "avoid a
+ * swapstorm" check against max_blocks; here against the capacity statfs
+ * reports); each missing page gets a zeroed PG_unwritten folio and a block;
+ * on failure the folios this call created that are still unwritten go
+ * again (shmem_undo_range with unfalloc), so a failed fallocate leaves the
+ * space it found.  i_rwsem held.
+ */
+static int falloc_range(struct inode *inode, int64_t offset, int64_t len)
+{
+	struct address_space *m = inode->i_mapping;
+	int64_t first = offset >> PAGE_SHIFT, last = (offset + len - 1) >> PAGE_SHIFT, idx;
+	int err = 0;
+
+	if (last - first + 1 > sb_capacity_blocks(inode->i_sb))
+		return -ENOSPC;
+	for (idx = first; idx <= last; idx++) {
+		struct folio *f;
+
+		err = filemap_grab_folio(m, idx, FGP_CREAT | FGP_FALLOC, &f);
+		if (err)
+			break;
+		folio_put(f);
+		RV_INJECT("fallocate_page");
+	}
+	if (err && idx > first)
+		filemap_unfalloc_range(m, first, idx - 1);
+	return err;
+}
+
+/* Every mode bit Linux 6.x's vfs_fallocate knows (FALLOC_FL_SUPPORTED_MASK). */
+#define FALLOC_FL_KNOWN                                                                            \
+	(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE | FALLOC_FL_COLLAPSE_RANGE |                   \
+	 FALLOC_FL_ZERO_RANGE | FALLOC_FL_INSERT_RANGE | FALLOC_FL_UNSHARE_RANGE)
+
 int vfs_fallocate(struct file *file, int mode, int64_t offset, int64_t len)
 {
 	struct inode *inode = file->f_inode;
-	int64_t end, idx, last;
+	int64_t end;
 	int err = 0;
 
 	rv_rcu_ensure();
-	if (mode != 0)
-		return -EOPNOTSUPP;
+	/* fs/open.c vfs_fallocate's checks, in its order */
 	if (offset < 0 || len <= 0)
 		return -EINVAL;
+	if (mode & ~FALLOC_FL_KNOWN)
+		return -EOPNOTSUPP;
+	if ((mode & FALLOC_FL_PUNCH_HOLE) && !(mode & FALLOC_FL_KEEP_SIZE))
+		return -EOPNOTSUPP;
 	if (!(file->f_mode & FMODE_WRITE))
 		return -EBADF;
+	if (S_ISFIFO(inode->i_mode))
+		return -ESPIPE;
 	if (S_ISDIR(inode->i_mode))
 		return -EISDIR;
 	if (!S_ISREG(inode->i_mode))
 		return -ENODEV;
 	if (offset > INT64_MAX - len || (uint64_t)(offset + len) > inode->i_sb->s_maxbytes)
 		return -EFBIG;
+	/* shmem_fallocate: the two modes tmpfs has */
+	if (mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE))
+		return -EOPNOTSUPP;
 	end = offset + len;
 	down_write(&inode->i_rwsem);
-	last = (end - 1) >> PAGE_SHIFT;
-	for (idx = offset >> PAGE_SHIFT; idx <= last; idx++) {
-		struct folio *f;
-
-		err = filemap_grab_folio(inode->i_mapping, idx, FGP_CREAT, &f);
-		if (err)
-			break;
-		folio_put(f);
+	if (mode & FALLOC_FL_PUNCH_HOLE) {
+		punch_hole(inode, offset, len);
+	} else {
+		err = falloc_range(inode, offset, len);
+		if (!err && !(mode & FALLOC_FL_KEEP_SIZE) && end > i_size_read(inode))
+			inode_set_size(inode, end);
 	}
-	if (!err && end > i_size_read(inode))
-		inode_set_size(inode, end);
 	if (!err)
-		inode_touch(inode, false, true);
+		inode_touch(inode, true, true); /* file_modified */
 	up_write(&inode->i_rwsem);
 	return err;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * vfs/super.c - the superblock (the instance's one mount), space accounting
- * for the size= limit, statfs, and the vfs subsystem's init/teardown.
+ * for the size limit (size=, or half the host's RAM as tmpfs), statfs, and the vfs subsystem's init/teardown.
  *
  * Locking: rv_sb is set at init and cleared at teardown, when no other
  * thread uses the model.  s_used_blocks, s_nr_* and s_next_ino are atomics.
@@ -13,6 +13,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <urcu/rculfhash.h>
 
 #define RCUVFS_MAGIC 0x52435546 /* "RCUF" */
@@ -21,15 +22,26 @@ struct super_block *rv_sb;
 struct vfs_hooks vfs_hooks;
 int rv_sb_shutting_down;
 
+long sb_capacity_blocks(const struct super_block *sb)
+{
+	return sb->s_max_blocks;
+}
+
+/* shmem_default_max_blocks: half the host's RAM, in pages. */
+static long default_max_blocks(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+
+	if (pages <= 0 || psz <= 0)
+		return (1L << 40) / PAGE_SIZE;
+	return (long)((uint64_t)pages * (uint64_t)psz / 2 / PAGE_SIZE);
+}
+
 int sb_reserve_blocks(struct super_block *sb, long n)
 {
 	long max = sb->s_max_blocks;
 	long cur = __atomic_load_n(&sb->s_used_blocks, __ATOMIC_RELAXED);
 
-	if (!max) {
-		__atomic_fetch_add(&sb->s_used_blocks, n, __ATOMIC_RELAXED);
-		return 0;
-	}
 	do {
 		if (cur + n > max)
 			return -ENOSPC;
@@ -52,12 +64,7 @@ void vfs_statfs(struct kstatfs *st)
 	memset(st, 0, sizeof(*st));
 	st->f_type = sb->s_magic;
 	st->f_bsize = PAGE_SIZE;
-	if (sb->s_max_blocks) {
-		st->f_blocks = sb->s_max_blocks;
-	} else {
-		/* unlimited: report a large, fixed capacity (tmpfs reports RAM/2) */
-		st->f_blocks = (1ULL << 40) / PAGE_SIZE;
-	}
+	st->f_blocks = (uint64_t)sb_capacity_blocks(sb);
 	st->f_bfree = st->f_blocks > (uint64_t)used ? st->f_blocks - used : 0;
 	st->f_bavail = st->f_bfree;
 	st->f_files = 1ULL << 32;
@@ -112,7 +119,10 @@ static int vfs_init(void)
 	seqlock_init(&sb->s_rename_lock);
 	init_rwsem(&sb->s_vfs_rename_mutex);
 	sb->s_maxbytes = INT64_MAX;
-	sb->s_max_blocks = (long)((rv_sw.size + PAGE_SIZE - 1) / PAGE_SIZE);
+	/* size=0: tmpfs's default size, so that statfs, fallocate and every
+	 * write see one bound and the daemon's page data stays below it */
+	sb->s_max_blocks = rv_sw.size ? (long)((rv_sw.size + PAGE_SIZE - 1) / PAGE_SIZE)
+				      : default_max_blocks();
 	sb->s_magic = RCUVFS_MAGIC;
 	sb->s_next_ino = 1;
 	rv_sb_shutting_down = 0;

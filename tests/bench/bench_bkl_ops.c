@@ -13,7 +13,7 @@
  * `none` rows are the paths as they run with the switch off: one load of
  * the read-mostly rv_sw.bkl_ops and a predicted branch each.  Built against
  * a tree without the switch (the same file compiles there without the ioctl
- * row), they give the off-cost comparison in README.md (VFS chapter, bkl_ops).
+ * row), they give the off-cost comparison in docs/vfs.md (bkl_ops).
  *
  * Reported, never pass/fail.  Usage:
  *   bench_bkl_ops [iterations] [rounds] [only-config]

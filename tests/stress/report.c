@@ -2,7 +2,7 @@
 /*
  * tests/stress/report.c - the end-of-run table, --json and --csv.
  *
- * The JSON and CSV formats are documented in README.md (rcuvfs-stress chapter, "Output formats") and are kept
+ * The JSON and CSV formats are documented in docs/stress.md ("Output formats") and are kept
  * stable: fields are only ever added.  Runs only in the parent, after every
  * run has finished; no locking.
  */

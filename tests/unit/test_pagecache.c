@@ -171,19 +171,123 @@ static void test_fallocate(void)
 	vfs_getattr(f->f_inode, &st);
 	CU_ASSERT_EQUAL(st.size, 3 * PAGE_SIZE + 1);
 	CU_ASSERT_EQUAL(st.blocks, 3 * (PAGE_SIZE / 512));
-	CU_ASSERT_EQUAL(vfs_llseek(f, 0, SEEK_DATA), PAGE_SIZE);
+	/* fallocated, never written: a hole to SEEK_DATA, as on tmpfs */
+	ERR(vfs_llseek(f, 0, SEEK_DATA), ENXIO);
+	CU_ASSERT_EQUAL(vfs_llseek(f, 0, SEEK_HOLE), 0);
 	CU_ASSERT_EQUAL(vfs_read(f, buf, sizeof(buf), &pos), (ssize_t)sizeof(buf));
 	CU_ASSERT(all_bytes(buf, sizeof(buf), 0));
+	/* reading and fsync leave it a hole; a write makes its page data */
+	OK(vfs_fsync(f, 0));
+	ERR(vfs_llseek(f, 0, SEEK_DATA), ENXIO);
+	pos = 2 * PAGE_SIZE + 5;
+	CU_ASSERT_EQUAL(vfs_write(f, "w", 1, &pos), 1);
+	CU_ASSERT_EQUAL(vfs_llseek(f, 0, SEEK_DATA), 2 * PAGE_SIZE);
+	CU_ASSERT_EQUAL(vfs_llseek(f, 2 * PAGE_SIZE, SEEK_HOLE), 3 * PAGE_SIZE);
 	/* within the size: the size does not change */
 	OK(vfs_fallocate(f, 0, 0, 10));
 	vfs_getattr(f->f_inode, &st);
 	CU_ASSERT_EQUAL(st.size, 3 * PAGE_SIZE + 1);
 	CU_ASSERT_EQUAL(st.blocks, 4 * (PAGE_SIZE / 512));
-	ERR(vfs_fallocate(f, 1 /* FALLOC_FL_KEEP_SIZE */, 0, 10), EOPNOTSUPP);
+	/* a second fallocate over a fallocated page initializes it (shmem's
+	 * SGP_FALLOC), so it is data from then on */
+	OK(vfs_fallocate(f, 0, PAGE_SIZE, PAGE_SIZE));
+	CU_ASSERT_EQUAL(vfs_llseek(f, 0, SEEK_DATA), PAGE_SIZE);
 	ERR(vfs_fallocate(f, 0, -1, 10), EINVAL);
 	ERR(vfs_fallocate(f, 0, 0, 0), EINVAL);
+	/* the modes tmpfs lacks, and a punch that would change the size */
+	ERR(vfs_fallocate(f, FALLOC_FL_ZERO_RANGE, 0, 10), EOPNOTSUPP);
+	ERR(vfs_fallocate(f, FALLOC_FL_COLLAPSE_RANGE, 0, PAGE_SIZE), EOPNOTSUPP);
+	ERR(vfs_fallocate(f, FALLOC_FL_PUNCH_HOLE, 0, 10), EOPNOTSUPP);
+	ERR(vfs_fallocate(f, 0x8000, 0, 10), EOPNOTSUPP);
 	fput(f);
 	OK(do_unlink("/fa"));
+}
+
+static void test_fallocate_keep_size(void)
+{
+	struct file *f = open_rw("/fk");
+	struct kstat st;
+	int64_t pos = 0;
+
+	CU_ASSERT_EQUAL(vfs_write(f, "abc", 3, &pos), 3);
+	OK(vfs_fallocate(f, FALLOC_FL_KEEP_SIZE, 0, 4 * PAGE_SIZE));
+	vfs_getattr(f->f_inode, &st);
+	CU_ASSERT_EQUAL(st.size, 3);
+	CU_ASSERT_EQUAL(st.blocks, 4 * (PAGE_SIZE / 512));
+	/* beyond EOF too: blocks, no size */
+	OK(vfs_fallocate(f, FALLOC_FL_KEEP_SIZE, 10 * PAGE_SIZE, PAGE_SIZE));
+	vfs_getattr(f->f_inode, &st);
+	CU_ASSERT_EQUAL(st.size, 3);
+	CU_ASSERT_EQUAL(st.blocks, 5 * (PAGE_SIZE / 512));
+	/* truncation gives them back */
+	OK(vfs_truncate(f->f_inode, 0));
+	vfs_getattr(f->f_inode, &st);
+	CU_ASSERT_EQUAL(st.blocks, 0);
+	fput(f);
+	OK(do_unlink("/fk"));
+}
+
+static void test_punch_hole(void)
+{
+	static char buf[4 * PAGE_SIZE], back[4 * PAGE_SIZE];
+	struct file *f = open_rw("/ph");
+	struct address_space *m = f->f_inode->i_mapping;
+	struct kstat st;
+	int64_t pos = 0;
+
+	memset(buf, 'p', sizeof(buf));
+	CU_ASSERT_EQUAL(vfs_write(f, buf, sizeof(buf), &pos), (ssize_t)sizeof(buf));
+	/* page 3 in the store only: punch must drop it there too */
+	OK(vfs_fsync(f, 0));
+	{
+		struct folio *folio = filemap_get_folio(m, 3);
+
+		CU_ASSERT_FATAL(folio != NULL);
+		folio_lock(folio);
+		OK(filemap_remove_folio(folio));
+		folio_unlock(folio);
+		folio_put(folio);
+	}
+	/* bytes 100 .. 3*PAGE_SIZE+99: page 0 and 3 partial, 1 and 2 whole */
+	OK(vfs_fallocate(f, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 100, 3 * PAGE_SIZE));
+	vfs_getattr(f->f_inode, &st);
+	CU_ASSERT_EQUAL(st.size, 4 * PAGE_SIZE);
+	CU_ASSERT_EQUAL(st.blocks, 2 * (PAGE_SIZE / 512));
+	pos = 0;
+	CU_ASSERT_EQUAL(vfs_read(f, back, sizeof(back), &pos), (ssize_t)sizeof(back));
+	CU_ASSERT(all_bytes(back, 100, 'p'));
+	CU_ASSERT(all_bytes(back + 100, 3 * PAGE_SIZE, 0));
+	CU_ASSERT(all_bytes(back + 3 * PAGE_SIZE + 100, PAGE_SIZE - 100, 'p'));
+	CU_ASSERT_EQUAL(vfs_llseek(f, 0, SEEK_HOLE), PAGE_SIZE);
+	CU_ASSERT_EQUAL(vfs_llseek(f, PAGE_SIZE, SEEK_DATA), 3 * PAGE_SIZE);
+	/* the store's copy of page 3 was zeroed too: evict and re-read */
+	OK(vfs_fsync(f, 0));
+	{
+		struct folio *folio = filemap_get_folio(m, 3);
+
+		CU_ASSERT_FATAL(folio != NULL);
+		folio_lock(folio);
+		OK(filemap_remove_folio(folio));
+		folio_unlock(folio);
+		folio_put(folio);
+	}
+	pos = 3 * PAGE_SIZE;
+	CU_ASSERT_EQUAL(vfs_read(f, back, PAGE_SIZE, &pos), PAGE_SIZE);
+	CU_ASSERT(all_bytes(back, 100, 0));
+	CU_ASSERT(all_bytes(back + 100, PAGE_SIZE - 100, 'p'));
+	/* within one page, and beyond EOF (nothing there: no error) */
+	OK(vfs_fallocate(f, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 3 * PAGE_SIZE + 200, 10));
+	pos = 3 * PAGE_SIZE + 190;
+	CU_ASSERT_EQUAL(vfs_read(f, back, 30, &pos), 30);
+	CU_ASSERT(all_bytes(back, 10, 'p'));
+	CU_ASSERT(all_bytes(back + 10, 10, 0));
+	CU_ASSERT(all_bytes(back + 20, 10, 'p'));
+	OK(vfs_fallocate(f, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 1LL << 30, PAGE_SIZE));
+	vfs_getattr(f->f_inode, &st);
+	CU_ASSERT_EQUAL(st.size, 4 * PAGE_SIZE);
+	CU_ASSERT_EQUAL(st.blocks, 2 * (PAGE_SIZE / 512));
+	fput(f);
+	OK(do_unlink("/ph"));
 }
 
 static void test_fsync_store_reclaim(void)
@@ -307,6 +411,7 @@ static void test_xarray(void)
 
 RVTEST_SUITE(pagecache, rvtest_instance_init, rvtest_instance_cleanup, RVTEST(test_read_write),
 	     RVTEST(test_truncate_partial), RVTEST(test_sparse_4g), RVTEST(test_fallocate),
+	     RVTEST(test_fallocate_keep_size), RVTEST(test_punch_hole),
 	     RVTEST(test_fsync_store_reclaim), RVTEST(test_folio_api), RVTEST(test_xarray));
 
 /* ---- the size= limit ------------------------------------------------- */
@@ -342,7 +447,20 @@ static void test_enospc(void)
 	OK(vfs_truncate(f->f_inode, 8 * PAGE_SIZE));
 	vfs_statfs(&sfs);
 	CU_ASSERT_EQUAL(sfs.f_bfree, 8);
+	/* a failed fallocate gives back what it took (shmem_undo_range):
+	 * 9 pages do not fit in the 8 free, and none stays reserved */
 	ERR(vfs_fallocate(f, 0, 8 * PAGE_SIZE, 9 * PAGE_SIZE), ENOSPC);
+	vfs_statfs(&sfs);
+	CU_ASSERT_EQUAL(sfs.f_bfree, 8);
+	vfs_getattr(f->f_inode, &st);
+	CU_ASSERT_EQUAL(st.size, 8 * PAGE_SIZE);
+	ERR(vfs_fallocate(f, FALLOC_FL_KEEP_SIZE, 4 * PAGE_SIZE, 13 * PAGE_SIZE), ENOSPC);
+	vfs_statfs(&sfs);
+	CU_ASSERT_EQUAL(sfs.f_bfree, 8);
+	/* beyond the capacity statfs reports: refused at once */
+	ERR(vfs_fallocate(f, 0, 0, 1LL << 40), ENOSPC);
+	vfs_statfs(&sfs);
+	CU_ASSERT_EQUAL(sfs.f_bfree, 8);
 	OK(vfs_fallocate(f, 0, 8 * PAGE_SIZE, 4 * PAGE_SIZE));
 	vfs_getattr(f->f_inode, &st);
 	CU_ASSERT(st.blocks >= 12 * (PAGE_SIZE / 512));

@@ -210,6 +210,17 @@ bool rwsem_is_locked(const struct rw_semaphore *sem)
 	return (rwsem_count(sem) & ~RWSEM_WAITERS) != 0;
 }
 
+/* The kernel's rwsem_is_contended: a task is queued waiting for sem. */
+bool rwsem_is_contended(struct rw_semaphore *sem)
+{
+	bool queued;
+
+	spin_lock(&sem->wait_lock);
+	queued = !list_empty(&sem->wait_list);
+	spin_unlock(&sem->wait_lock);
+	return queued;
+}
+
 bool rwsem_is_write_locked(const struct rw_semaphore *sem)
 {
 	return (rwsem_count(sem) & RWSEM_WRITER) != 0;

@@ -59,7 +59,7 @@ static const struct sw_desc sw_table[] = {
 	{ "io_latency_us", SW_LONG, OFF(io_latency_us), NULL,
 	  "backing-store latency per folio read or write, microseconds" },
 	{ "size", SW_U64, OFF(size), NULL,
-	  "filesystem size limit in bytes, suffixes k/m/g/t (0: unlimited)" },
+	  "filesystem size limit in bytes, suffixes k/m/g/t (0: half of RAM, as tmpfs)" },
 };
 #undef OFF
 

@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tests/integration/parity.c - checks of the mount as a file system, run on
+ * an rcuvfs mount and on a tmpfs mounted alike; parity.sh compares the two
+ * outputs mode by mode, so each mode is one question "does rcuvfs answer
+ * what Linux's tmpfs answers".
+ *
+ *   rcuvfs-parity DIR MODE [ARG]
+ *
+ * fallocate  (DIR mounted with size=16m) a failed fallocate leaves the
+ *            space it found, the request is bounded by statfs, KEEP_SIZE,
+ *            PUNCH_HOLE (partial pages zeroed, whole ones freed, a shared
+ *            mapping sees the zeroes), SEEK_DATA/SEEK_HOLE on fallocated
+ *            never-written ranges, the modes tmpfs lacks.
+ * fsx        a seeded fsx-style run (ARG operations, default 3000): writes,
+ *            reads, truncates, fallocate with and without KEEP_SIZE, hole
+ *            punches, mapped writes and reads, each checked against an
+ *            in-memory copy; prints the first mismatch or "ok".
+ *
+ * Output: "name: result" lines; nothing that differs between two correct
+ * file systems (inode numbers, times, device numbers).
+ * Exit status: 0 when the mode ran (the comparison decides), 2 on a setup
+ * failure.
+ *
+ * Locking: none; single-threaded apart from forked children.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define PG 4096L
+
+static const char *errname(int err)
+{
+	const char *n;
+
+	if (!err)
+		return "ok";
+	n = strerrorname_np(err);
+	return n ? n : "E?";
+}
+
+/* Print the result of a call returning -1/errno on failure. */
+#define RES(name, expr)                                                                            \
+	do {                                                                                       \
+		errno = 0;                                                                         \
+		long __r = (long)(expr);                                                           \
+		printf("%s: %s\n", (name), __r < 0 ? errname(errno) : "ok");                       \
+	} while (0)
+
+static void die(const char *what)
+{
+	fprintf(stderr, "parity: %s: %s\n", what, strerror(errno));
+	exit(2);
+}
+
+/* Blocks in use on the file system of fd (statfs). */
+static long used_blocks(int fd)
+{
+	struct statvfs s;
+
+	if (fstatvfs(fd, &s))
+		die("fstatvfs");
+	return (long)(s.f_blocks - s.f_bfree);
+}
+
+static void show_file(const char *name, int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		die("fstat");
+	printf("%s: size %lld blocks %lld\n", name, (long long)st.st_size,
+	       (long long)st.st_blocks);
+}
+
+static void show_seek(const char *name, int fd, off_t off, int whence)
+{
+	off_t r = lseek(fd, off, whence);
+
+	if (r < 0)
+		printf("%s: %s\n", name, errname(errno));
+	else
+		printf("%s: %lld\n", name, (long long)r);
+}
+
+/* Runs of equal bytes in [off, off+len): "Nxc ..." */
+static void show_runs(const char *name, int fd, off_t off, size_t len)
+{
+	static unsigned char buf[1 << 16];
+	ssize_t n;
+	size_t i, start = 0;
+
+	if (len > sizeof(buf))
+		len = sizeof(buf);
+	n = pread(fd, buf, len, off);
+	if (n < 0) {
+		printf("%s: %s\n", name, errname(errno));
+		return;
+	}
+	printf("%s:", name);
+	for (i = 1; i <= (size_t)n; i++) {
+		if (i == (size_t)n || buf[i] != buf[start]) {
+			printf(" %zux%02x", i - start, buf[start]);
+			start = i;
+		}
+	}
+	printf(" (%zd bytes)\n", n);
+}
+
+static int run_fallocate(const char *dir)
+{
+	static char buf[3 * PG];
+	long used0;
+	char *map;
+	int fd;
+
+	if (chdir(dir))
+		die(dir);
+	fd = open("f", O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		die("open f");
+	used0 = used_blocks(fd);
+	/* beyond the file system: refused, nothing kept (shmem_fallocate) */
+	printf("posix_fallocate_1t: %s\n", errname(posix_fallocate(fd, 0, 1LL << 40)));
+	printf("used_after_1t: %ld\n", used_blocks(fd) - used0);
+	show_file("file_after_1t", fd);
+	/* larger than what is free: allocated, then undone */
+	RES("fallocate_20m", fallocate(fd, 0, 0, 20 << 20));
+	printf("used_after_20m: %ld\n", used_blocks(fd) - used0);
+	show_file("file_after_20m", fd);
+	RES("fallocate_keep_20m", fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, 20 << 20));
+	printf("used_after_keep_20m: %ld\n", used_blocks(fd) - used0);
+	/* fill most of it with another file, then a fallocate that only
+	 * partly fits is undone as well */
+	{
+		int g = open("g", O_RDWR | O_CREAT | O_TRUNC, 0644);
+
+		if (g < 0)
+			die("open g");
+		RES("fallocate_g_12m", fallocate(g, 0, 0, 12 << 20));
+		RES("fallocate_6m_partly_fits", fallocate(fd, 0, 0, 6 << 20));
+		printf("used_after_partial: %ld\n", used_blocks(fd) - used0);
+		show_file("file_after_partial", fd);
+		close(g);
+		unlink("g");
+	}
+	/* fallocated, never written: a hole to SEEK_DATA */
+	RES("fallocate_8k", fallocate(fd, 0, 0, 2 * PG));
+	show_file("file_8k", fd);
+	show_seek("seek_data_0", fd, 0, SEEK_DATA);
+	show_seek("seek_hole_0", fd, 0, SEEK_HOLE);
+	show_runs("read_8k", fd, 0, 2 * PG);
+	RES("fsync", fsync(fd));
+	show_seek("seek_data_after_fsync", fd, 0, SEEK_DATA);
+	RES("write_at_4k", pwrite(fd, "x", 1, PG));
+	show_seek("seek_data_after_write", fd, 0, SEEK_DATA);
+	show_seek("seek_hole_after_write", fd, PG, SEEK_HOLE);
+	RES("fallocate_again_0_4k", fallocate(fd, 0, 0, PG));
+	show_seek("seek_data_after_second_fallocate", fd, 0, SEEK_DATA);
+	/* KEEP_SIZE */
+	RES("keep_size", fallocate(fd, FALLOC_FL_KEEP_SIZE, 2 * PG, 2 * PG));
+	show_file("file_keep_size", fd);
+	RES("keep_size_beyond", fallocate(fd, FALLOC_FL_KEEP_SIZE, 100 * PG, PG));
+	show_file("file_keep_size_beyond", fd);
+	/* PUNCH_HOLE */
+	RES("punch_without_keep", fallocate(fd, FALLOC_FL_PUNCH_HOLE, 0, PG));
+	memset(buf, 'y', sizeof(buf));
+	RES("write_12k", pwrite(fd, buf, sizeof(buf), 0));
+	RES("punch_100_8k", fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 100, 2 * PG));
+	show_file("file_punched", fd);
+	show_runs("read_punched", fd, 0, 3 * PG);
+	show_seek("seek_hole_punched", fd, 0, SEEK_HOLE);
+	show_seek("seek_data_punched_4k", fd, PG, SEEK_DATA);
+	RES("punch_beyond_eof", fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 1 << 30, PG));
+	show_file("file_punch_beyond_eof", fd);
+	RES("punch_to_eof", fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 1 << 30));
+	show_file("file_punch_all", fd);
+	/* a shared mapping sees a punch */
+	RES("write_12k_again", pwrite(fd, buf, sizeof(buf), 0));
+	map = mmap(NULL, 3 * PG, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		die("mmap");
+	printf("mapped_before: %c%c%c\n", map[0], map[PG], map[2 * PG]);
+	RES("punch_mapped_4k", fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, PG, PG));
+	printf("mapped_after: %02x %02x %02x\n", map[0], map[PG], map[2 * PG]);
+	map[PG + 1] = 'm';
+	RES("msync", msync(map, 3 * PG, MS_SYNC));
+	munmap(map, 3 * PG);
+	show_runs("read_after_mapped_write", fd, PG, PG);
+	/* the modes tmpfs does not have */
+	RES("zero_range", fallocate(fd, FALLOC_FL_ZERO_RANGE, 0, PG));
+	RES("collapse_range", fallocate(fd, FALLOC_FL_COLLAPSE_RANGE, 0, PG));
+	RES("insert_range", fallocate(fd, FALLOC_FL_INSERT_RANGE, 0, PG));
+	RES("einval_len0", fallocate(fd, 0, 0, 0));
+	close(fd);
+	unlink("f");
+	fd = open(".", O_RDONLY | O_DIRECTORY);
+	printf("used_at_end: %ld\n", used_blocks(fd) - used0);
+	close(fd);
+	return 0;
+}
+
+/* ---- fsx: random operations checked against a copy in memory ---------- */
+
+#define FSX_MAX (256 * 1024L)
+
+static uint64_t fsx_rand_state;
+
+static uint64_t fsx_rand(void)
+{
+	/* xorshift64*: the same sequence on every file system */
+	fsx_rand_state ^= fsx_rand_state >> 12;
+	fsx_rand_state ^= fsx_rand_state << 25;
+	fsx_rand_state ^= fsx_rand_state >> 27;
+	return fsx_rand_state * 2685821657736338717ULL;
+}
+
+static int run_fsx(const char *dir, long nops)
+{
+	static unsigned char good[FSX_MAX], buf[FSX_MAX];
+	static const char *const names[] = {"write",  "read",	 "truncate", "fallocate",
+					    "keep",   "punch",	 "mapwrite", "mapread"};
+	off_t size = 0;
+	int fd;
+
+	if (chdir(dir))
+		die(dir);
+	fd = open("fsx", O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		die("open fsx");
+	fsx_rand_state = 0x9e3779b97f4a7c15ULL;
+	for (long op = 0; op < nops; op++) {
+		int kind = (int)(fsx_rand() % 8);
+		off_t off = (off_t)(fsx_rand() % FSX_MAX);
+		size_t len = (size_t)(fsx_rand() % (3 * PG)) + 1;
+		const char *what = names[kind];
+		int bad = 0;
+
+		if ((off_t)(off + len) > FSX_MAX)
+			len = (size_t)(FSX_MAX - off);
+		switch (kind) {
+		case 0: /* write */
+			for (size_t i = 0; i < len; i++)
+				buf[i] = (unsigned char)(fsx_rand() | 1);
+			if (pwrite(fd, buf, len, off) != (ssize_t)len)
+				bad = 1;
+			memcpy(good + off, buf, len);
+			if (off + (off_t)len > size)
+				size = off + (off_t)len;
+			break;
+		case 1: /* read */
+			if (off >= size)
+				break;
+			if ((off_t)(off + len) > size)
+				len = (size_t)(size - off);
+			if (pread(fd, buf, len, off) != (ssize_t)len || memcmp(buf, good + off, len))
+				bad = 1;
+			break;
+		case 2: /* truncate */
+			if (ftruncate(fd, off))
+				bad = 1;
+			if (off < size) /* beyond the size, good[] is always zero */
+				memset(good + off, 0, (size_t)(size - off));
+			size = off;
+			break;
+		case 3: /* fallocate */
+		case 4: /* keep */
+			if (fallocate(fd, kind == 4 ? FALLOC_FL_KEEP_SIZE : 0, off, (off_t)len))
+				bad = 1;
+			if (kind == 3 && off + (off_t)len > size)
+				size = off + (off_t)len;
+			break;
+		case 5: /* punch */
+			if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, (off_t)len))
+				bad = 1;
+			memset(good + off, 0, len);
+			break;
+		case 6: /* mapwrite within the file */
+		case 7: { /* mapread */
+			off_t moff = off & ~(PG - 1);
+			size_t mlen;
+			unsigned char *m;
+
+			if (off >= size)
+				break;
+			if ((off_t)(off + len) > size)
+				len = (size_t)(size - off);
+			mlen = (size_t)(off - moff) + len;
+			m = mmap(NULL, mlen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, moff);
+			if (m == MAP_FAILED) {
+				bad = 1;
+				break;
+			}
+			if (kind == 6) {
+				for (size_t i = 0; i < len; i++)
+					good[off + (off_t)i] = m[off - moff + (off_t)i] =
+					    (unsigned char)(fsx_rand() | 1);
+				if (msync(m, mlen, MS_SYNC))
+					bad = 1;
+			} else if (memcmp(m + (off - moff), good + off, len)) {
+				bad = 1;
+			}
+			munmap(m, mlen);
+			break;
+		}
+		}
+		if (!bad) {
+			struct stat st;
+
+			if (fstat(fd, &st) || st.st_size != size)
+				bad = 2;
+		}
+		if (bad) {
+			printf("fsx: op %ld %s off %lld len %zu: %s\n", op, what, (long long)off, len,
+			       bad == 2 ? "size differs" : errno ? errname(errno) : "data differs");
+			close(fd);
+			return 0;
+		}
+	}
+	/* the whole file at the end, read back */
+	if (pread(fd, buf, (size_t)size, 0) != (ssize_t)size || memcmp(buf, good, (size_t)size))
+		printf("fsx: final contents differ\n");
+	else
+		printf("fsx: %ld operations ok, size %lld\n", nops, (long long)size);
+	close(fd);
+	unlink("fsx");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 2 ? argv[2] : "";
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: %s DIR fallocate|fsx [ARG]\n", argv[0]);
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	umask(022);
+	if (!strcmp(mode, "fallocate"))
+		return run_fallocate(argv[1]);
+	if (!strcmp(mode, "fsx"))
+		return run_fsx(argv[1], argc > 3 ? atol(argv[3]) : 3000);
+	fprintf(stderr, "parity: unknown mode %s\n", mode);
+	return 2;
+}

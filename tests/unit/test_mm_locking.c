@@ -1,0 +1,517 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tests/unit/test_mm_locking.c - mm paths whose locking follows a named
+ * kernel function, each shown against the race it closes.  Every race is
+ * driven with injection points and rendezvous (no sleeps): a thread parks
+ * at a point, the test observes from outside what the other side could do
+ * meanwhile (a queued waiter on a lock, a page table still allocated, the
+ * data a process reads), then releases it.  Workers record, the main
+ * thread asserts.
+ */
+#include "test_mm_util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define BASE 0x20000000UL
+#define RW   (PROT_READ | PROT_WRITE)
+#define SPIN_LIMIT 100000000L /* bounds every wait; never reached when correct */
+
+/* A model process with a fresh address space, not attached to any thread. */
+static struct task_struct *new_proc_detached(const char *comm)
+{
+	struct task_struct *t = task_create_process(comm);
+
+	CU_ASSERT_FATAL(t != NULL);
+	CU_ASSERT_FATAL(exec_mm(t) == 0);
+	return t;
+}
+
+/* Wait until `th` finished or cond(arg) holds; returns whether th finished. */
+static bool wait_done_or(struct mmt_thread *th, bool (*cond)(void *), void *arg)
+{
+	for (long i = 0;; i++) {
+		if (__atomic_load_n(&th->done, __ATOMIC_ACQUIRE))
+			return true;
+		if (cond(arg))
+			return false;
+		CU_ASSERT_FATAL(i < SPIN_LIMIT);
+		sched_yield();
+	}
+}
+
+static bool rwsem_queued(void *sem)
+{
+	return rwsem_is_contended(sem);
+}
+
+/* ------------------------------------------------------------------ */
+/* exit_mmap unlinks the VMAs from rmap before freeing page tables     */
+/* ------------------------------------------------------------------ */
+
+struct fsync_arg {
+	struct file *f;
+	int ret;
+};
+
+static void *fsync_fn(void *p)
+{
+	struct fsync_arg *a = p;
+
+	a->ret = vfs_fsync(a->f, 0);
+	return NULL;
+}
+
+static void *exit_fn(void *p)
+{
+	task_exit(p);
+	return NULL;
+}
+
+/*
+ * fsync's folio_mkclean walks i_mmap and is parked inside a VMA's page
+ * table (loaded, not yet locked) when the process exits.  exit_mmap must
+ * not free that table while the VMA is still on i_mmap: it unlinks the
+ * VMA first, which waits for the walker (i_mmap_rwsem).  Before the fix
+ * the table was freed under the walker (ASan: use-after-free in
+ * folio_check_address).
+ */
+static void test_exit_mmap_vs_fsync(void)
+{
+	struct task_struct *drv = mmt_new_proc(), *t = new_proc_detached("exiting");
+	struct task_struct *tf = new_proc_detached("fsync"), *te = new_proc_detached("exiter");
+	struct file *f = mmt_make_file("/exit-fsync", 1, 0x10);
+	struct address_space *m = f->f_mapping;
+	struct mm_struct *mm = t->mm;
+	struct fsync_arg fa = { .f = f };
+	struct mmt_thread fth, eth;
+	unsigned char v = 0x5a;
+	long ptes_at_block;
+	bool exited;
+
+	CU_ASSERT(vm_mmap(mm, BASE, PG, RW, MAP_SHARED | MAP_FIXED, f, 0) == (long)BASE);
+	CU_ASSERT(mm_access(mm, BASE, &v, 1, true) == 0); /* dirty, mapped */
+	CU_ASSERT(mm_nr_ptes(mm) == 1);
+	CU_ASSERT(rv_inject_set_pause("folio_check_address", 1) == 0);
+	mmt_thread_start(&fth, tf, fsync_fn, &fa);
+	CU_ASSERT_FATAL(rv_inject_wait_arrivals("folio_check_address", 1, 20000) == 0);
+	/* the walker holds i_mmap_rwsem (read) and a pointer to the table */
+	mmgrab(mm); /* keep the struct to look at it */
+	mmt_thread_start(&eth, te, exit_fn, t);
+	exited = wait_done_or(&eth, rwsem_queued, &m->i_mmap_rwsem);
+	ptes_at_block = mm_nr_ptes(mm);
+	CU_ASSERT(!exited); /* it must wait for the walker on i_mmap_rwsem */
+	CU_ASSERT(ptes_at_block == 1); /* the walker's table is still there */
+	rv_inject_release("folio_check_address");
+	mmt_thread_join(&fth);
+	mmt_thread_join(&eth);
+	rv_inject_clear_all();
+	CU_ASSERT(fa.ret == 0);
+	CU_ASSERT(mm_nr_ptes(mm) == 0);
+	mmdrop(mm);
+	CU_ASSERT(mmt_file_has(f, 0, 0x5a) == 0); /* one byte changed, not the page */
+	{
+		unsigned char b = 0;
+		int64_t pos = 0;
+
+		CU_ASSERT(vfs_read(f, &b, 1, &pos) == 1 && b == 0x5a);
+	}
+	mmt_exit(te);
+	mmt_exit(tf);
+	mmt_exit(drv);
+	fput(f);
+	CU_ASSERT(do_unlink("/exit-fsync") == 0);
+	CU_ASSERT(mmt_all_freed());
+}
+
+/* ------------------------------------------------------------------ */
+/* private COW fault vs truncate                                       */
+/* ------------------------------------------------------------------ */
+
+struct access_arg {
+	struct mm_struct *mm;
+	unsigned long addr;
+	unsigned char val;
+	bool write;
+	int ret;
+};
+
+static void *access_fn(void *p)
+{
+	struct access_arg *a = p;
+
+	a->ret = mm_access(a->mm, a->addr, &a->val, 1, a->write);
+	return NULL;
+}
+
+/*
+ * A private write fault on page 1 found the folio in the page cache and
+ * is about to copy it when the file is truncated to one page (truncate
+ * runs whole: unmap, remove the folio, unmap again).  As do_cow_fault
+ * does under __do_fault's folio lock, the fault must see the folio gone
+ * and then the new EOF: the access fails (SIGBUS: -EIO) and nothing stays
+ * mapped beyond EOF.  Before the fix the copy was installed after the
+ * truncate and page 1 stayed mapped and readable.
+ */
+static void test_cow_fault_vs_truncate(void)
+{
+	struct task_struct *drv = mmt_new_proc(), *t = new_proc_detached("cow");
+	struct file *f = mmt_make_file("/cow-trunc", 2, 0x30);
+	struct mm_struct *mm = t->mm;
+	struct access_arg a = { .mm = mm, .addr = BASE + PG, .val = 0x99, .write = true };
+	struct mmt_thread th;
+	unsigned char b = 0;
+
+	CU_ASSERT(vm_mmap(mm, BASE, 2 * PG, RW, MAP_PRIVATE | MAP_FIXED, f, 0) == (long)BASE);
+	CU_ASSERT(mm_access(mm, BASE, &b, 1, false) == 0 && b == 0x30);
+	CU_ASSERT(rv_inject_set_pause("filemap_fault_cached", 1) == 0);
+	mmt_thread_start(&th, t, access_fn, &a);
+	CU_ASSERT_FATAL(rv_inject_wait_arrivals("filemap_fault_cached", 1, 20000) == 0);
+	CU_ASSERT(vfs_truncate(f->f_inode, PG) == 0);
+	rv_inject_release("filemap_fault_cached");
+	mmt_thread_join(&th);
+	rv_inject_clear_all();
+	CU_ASSERT(a.ret == -EIO);
+	CU_ASSERT(mm_pte_read(mm, BASE + PG) == 0);
+	CU_ASSERT(mm_access(mm, BASE + PG, &b, 1, false) == -EIO);
+	CU_ASSERT(get_mm_counter(mm, MM_ANONPAGES) == 0);
+	CU_ASSERT(mm_access(mm, BASE, &b, 1, false) == 0 && b == 0x30);
+	mmt_exit(t);
+	mmt_exit(drv);
+	fput(f);
+	CU_ASSERT(do_unlink("/cow-trunc") == 0);
+	CU_ASSERT(mmt_all_freed());
+}
+
+/* ------------------------------------------------------------------ */
+/* VM_MAYWRITE: a shared mapping of a read-only file stays read-only   */
+/* ------------------------------------------------------------------ */
+
+/* The host kernel's answer: errno of mprotect(PROT_WRITE) on a mapping of
+ * an O_RDONLY file (0 if it succeeded), shared or private. */
+static int host_mprotect_rdonly(int map_type)
+{
+	char path[] = "/tmp/rcuvfs-maywrite-XXXXXX";
+	int fd = mkstemp(path), rfd, err = 0;
+	void *p;
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(ftruncate(fd, (off_t)PG) == 0);
+	rfd = open(path, O_RDONLY);
+	unlink(path);
+	close(fd);
+	CU_ASSERT_FATAL(rfd >= 0);
+	p = mmap(NULL, PG, PROT_READ, map_type, rfd, 0);
+	CU_ASSERT_FATAL(p != MAP_FAILED);
+	if (mprotect(p, PG, PROT_READ | PROT_WRITE))
+		err = errno;
+	munmap(p, PG);
+	close(rfd);
+	return err;
+}
+
+/*
+ * As do_mmap and mprotect do: MAP_SHARED of an O_RDONLY file cannot be
+ * made writable (EACCES, the host kernel's answer too); MAP_PRIVATE can,
+ * and its writes never reach the file.  Before the fix mprotect made the
+ * shared mapping writable and the write reached the file.
+ */
+static void test_shared_rdonly_mprotect(void)
+{
+	struct task_struct *t = mmt_new_proc();
+	struct mm_struct *mm = t->mm;
+	struct file *w = mmt_make_file("/maywrite", 1, 0x40), *r = NULL;
+	unsigned char b = 0x77;
+
+	CU_ASSERT_FATAL(filp_open("/maywrite", O_RDONLY, 0, &r) == 0);
+	CU_ASSERT(host_mprotect_rdonly(MAP_SHARED) == EACCES);
+	CU_ASSERT(host_mprotect_rdonly(MAP_PRIVATE) == 0);
+	/* shared: PROT_WRITE refused at mmap and at mprotect */
+	CU_ASSERT(vm_mmap(mm, BASE, PG, RW, MAP_SHARED | MAP_FIXED, r, 0) == -EACCES);
+	CU_ASSERT(vm_mmap(mm, BASE, PG, PROT_READ, MAP_SHARED | MAP_FIXED, r, 0) == (long)BASE);
+	CU_ASSERT(vm_mprotect(mm, BASE, PG, RW) == -EACCES);
+	CU_ASSERT(mm_access(mm, BASE, &b, 1, true) == -EFAULT);
+	CU_ASSERT(mmt_file_has(w, 0, 0x40));
+	/* private: writable after mprotect, the write stays private */
+	CU_ASSERT(vm_mmap(mm, BASE + PG, PG, PROT_READ, MAP_PRIVATE | MAP_FIXED, r, 0) ==
+		  (long)(BASE + PG));
+	CU_ASSERT(vm_mprotect(mm, BASE + PG, PG, RW) == 0);
+	b = 0x77;
+	CU_ASSERT(mm_access(mm, BASE + PG, &b, 1, true) == 0);
+	b = 0;
+	CU_ASSERT(mm_access(mm, BASE + PG, &b, 1, false) == 0 && b == 0x77);
+	CU_ASSERT(mm_access(mm, BASE, &b, 1, false) == 0 && b == 0x40);
+	CU_ASSERT(mmt_file_has(w, 0, 0x40));
+	CU_ASSERT(mm_validate(mm) == 0);
+	mmt_exit(t);
+	fput(r);
+	fput(w);
+	CU_ASSERT(do_unlink("/maywrite") == 0);
+	CU_ASSERT(mmt_all_freed());
+}
+
+/* ------------------------------------------------------------------ */
+/* dup_mmap: VM_WIPEONFORK VMAs start without an anon_vma              */
+/* ------------------------------------------------------------------ */
+
+/*
+ * As dup_mmap does: the child's copy of a VM_WIPEONFORK VMA gets neither
+ * the parent's pages nor its anon_vma tree; its first write prepares an
+ * anon_vma of its own.  Before the fix fork linked it into the parent's
+ * tree (one more anon_vma, two more chain links, visited by every rmap
+ * walk of the parent's folios).
+ */
+static void test_wipeonfork_no_anon_vma(void)
+{
+	struct task_struct *p = mmt_new_proc(), *c;
+	struct mm_objects before, after;
+	struct vm_area_struct *cv;
+	unsigned char b = 0x61;
+
+	CU_ASSERT(mmt_map(p->mm, BASE, PG, RW) == (long)BASE);
+	CU_ASSERT(rv_mm_write(BASE, &b, 1) == 0);
+	mmap_write_lock(p->mm);
+	vma_lookup(p->mm, BASE)->vm_flags |= VM_WIPEONFORK; /* madvise(MADV_WIPEONFORK) */
+	mmap_write_unlock(p->mm);
+	rcu_barrier();
+	mm_objects_count(&before);
+	c = task_fork(p);
+	CU_ASSERT_FATAL(c != NULL);
+	mm_objects_count(&after);
+	CU_ASSERT(after.anon_vmas == before.anon_vmas);
+	CU_ASSERT(after.avcs == before.avcs);
+	mmap_read_lock(c->mm);
+	cv = vma_lookup(c->mm, BASE);
+	CU_ASSERT_FATAL(cv != NULL);
+	CU_ASSERT(cv->anon_vma == NULL && list_empty(&cv->anon_vma_chain));
+	mmap_read_unlock(c->mm);
+	/* the parent's folio: found once, in the parent */
+	{
+		struct folio *fo = mm_folio_from_pte(mm_pte_read(p->mm, BASE));
+
+		CU_ASSERT(rmap_walk(fo, NULL, NULL) == 1);
+	}
+	b = 0xff;
+	CU_ASSERT(mm_access(c->mm, BASE, &b, 1, false) == 0 && b == 0); /* wiped */
+	b = 0x62;
+	CU_ASSERT(mm_access(c->mm, BASE, &b, 1, true) == 0);
+	CU_ASSERT(mm_access(p->mm, BASE, &b, 1, false) == 0 && b == 0x61);
+	CU_ASSERT(mm_validate(c->mm) == 0);
+	mmt_exit(c);
+	mmt_exit(p);
+	CU_ASSERT(mmt_all_freed());
+}
+
+/* ------------------------------------------------------------------ */
+/* lock_vma_under_rcu retries on a detached VMA                        */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A fault found the VMA under RCU and is about to read-lock it when
+ * mmap(MAP_FIXED) replaces it.  As lock_vma_under_rcu does, the detached
+ * VMA sends the lookup round again, and the fault completes under the new
+ * VMA's lock; before the fix it fell back to mmap_lock.
+ */
+static void test_lock_vma_retry_replaced(void)
+{
+	struct task_struct *drv = mmt_new_proc(), *t = new_proc_detached("replaced");
+	struct mm_struct *mm = t->mm;
+	struct access_arg a = { .mm = mm, .addr = BASE, .val = 0x11, .write = true };
+	uint64_t faults, misses, replaced;
+	struct mmt_thread th;
+	unsigned char b = 0;
+
+	CU_ASSERT(mmt_map(mm, BASE, PG, RW) == (long)BASE);
+	faults = mmt_stat("vma_lock_faults");
+	misses = mmt_stat("vma_lock_misses");
+	replaced = mmt_stat("vma_lock_replaced");
+	CU_ASSERT(rv_inject_set_pause("lock_vma_under_rcu", 1) == 0);
+	mmt_thread_start(&th, t, access_fn, &a);
+	CU_ASSERT_FATAL(rv_inject_wait_arrivals("lock_vma_under_rcu", 1, 20000) == 0);
+	/* a new VMA in the same place (different protection: no merge) */
+	CU_ASSERT(vm_mmap(mm, BASE, PG, PROT_READ | PROT_WRITE | PROT_EXEC,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0) == (long)BASE);
+	rv_inject_release("lock_vma_under_rcu");
+	mmt_thread_join(&th);
+	rv_inject_clear_all();
+	CU_ASSERT(a.ret == 0);
+	CU_ASSERT(mmt_stat("vma_lock_replaced") == replaced + 1);
+	CU_ASSERT(mmt_stat("vma_lock_misses") == misses);
+	CU_ASSERT(mmt_stat("vma_lock_faults") == faults + 1);
+	CU_ASSERT(mm_access(mm, BASE, &b, 1, false) == 0 && b == 0x11);
+	mmt_exit(t);
+	mmt_exit(drv);
+	CU_ASSERT(mmt_all_freed());
+}
+
+/* ------------------------------------------------------------------ */
+/* get_task_mm under task_lock                                         */
+/* ------------------------------------------------------------------ */
+
+struct gtm_arg {
+	struct task_struct *t;
+	struct mm_struct *mm;
+};
+
+static void *get_task_mm_fn(void *p)
+{
+	struct gtm_arg *g = p;
+
+	g->mm = get_task_mm(g->t);
+	return NULL;
+}
+
+/*
+ * get_task_mm has loaded t->mm and not yet taken its reference when t
+ * exits.  As in the kernel, it holds task_lock across both, so exit_mm
+ * cannot clear t->mm and drop the last reference in between: the caller
+ * gets a usable mm, freed only by its own mmput.  Before the fix nothing
+ * stopped the exit, and the mm was freed under the caller.
+ */
+static void test_get_task_mm_vs_exit(void)
+{
+	struct task_struct *drv = mmt_new_proc(), *t = new_proc_detached("target");
+	struct task_struct *tg = new_proc_detached("getter"), *te = new_proc_detached("exiter");
+	struct gtm_arg g = { .t = t };
+	struct mmt_thread gth, eth;
+	struct mm_objects o;
+	unsigned char b = 0x21;
+	long mms;
+
+	mm_objects_count(&o);
+	mms = o.mms; /* t's among them */
+	CU_ASSERT(mmt_map(t->mm, BASE, PG, RW) == (long)BASE);
+	CU_ASSERT(mm_access(t->mm, BASE, &b, 1, true) == 0);
+	CU_ASSERT(rv_inject_set_pause("get_task_mm", 1) == 0);
+	CU_ASSERT(rv_inject_set_delay("exit_mm", 0, 0) == 0);
+	mmt_thread_start(&gth, tg, get_task_mm_fn, &g);
+	CU_ASSERT_FATAL(rv_inject_wait_arrivals("get_task_mm", 1, 20000) == 0);
+	mmt_thread_start(&eth, te, exit_fn, t);
+	CU_ASSERT_FATAL(rv_inject_wait_arrivals("exit_mm", 1, 20000) == 0);
+	if (!spin_is_locked(&t->alloc_lock)) {
+		/* nothing holds the exit back: it frees the mm under the getter */
+		mmt_thread_join(&eth);
+		mm_objects_count(&o);
+		CU_ASSERT(o.mms == mms); /* fails: the getter's mm is gone */
+	}
+	rv_inject_release("get_task_mm");
+	mmt_thread_join(&gth);
+	mmt_thread_join(&eth);
+	rv_inject_clear_all();
+	CU_ASSERT_FATAL(g.mm != NULL);
+	mm_objects_count(&o);
+	CU_ASSERT(o.mms == mms); /* t exited, the getter holds its mm */
+	b = 0;
+	CU_ASSERT(mm_access(g.mm, BASE, &b, 1, false) == 0 && b == 0x21);
+	mmput(g.mm);
+	mm_objects_count(&o);
+	CU_ASSERT(o.mms == mms - 1);
+	mmt_exit(te);
+	mmt_exit(tg);
+	mmt_exit(drv);
+	CU_ASSERT(mmt_all_freed());
+}
+
+/* ------------------------------------------------------------------ */
+/* a remote accessor vs fork of a single-threaded parent               */
+/* ------------------------------------------------------------------ */
+
+struct forker_arg {
+	struct task_struct *parent;
+	struct task_struct *child;
+};
+
+static void *forker_fn(void *p)
+{
+	struct forker_arg *fk = p;
+
+	fk->child = task_fork(fk->parent);
+	return NULL;
+}
+
+struct remote_arg {
+	struct task_struct *target;
+	unsigned long addr;
+	int ret;
+};
+
+/* Another process writes the target's memory, as process_vm_writev would. */
+static void *remote_write_fn(void *p)
+{
+	struct remote_arg *r = p;
+	struct mm_struct *mm = get_task_mm(r->target);
+	unsigned char v = 0x42;
+
+	r->ret = mm ? mm_access(mm, r->addr, &v, 1, true) : -ESRCH;
+	if (mm)
+		mmput(mm);
+	return NULL;
+}
+
+/*
+ * A single-threaded parent forks (so elide-single takes no VMA lock: it
+ * read mm_users == 1 before mmap_lock) while another process writes a
+ * never-touched VMA of it, fork being between anon_vma_fork and
+ * vma_needs_copy for that VMA.  A remote access takes mmap_lock for read
+ * (access_remote_vm), so it waits for fork; the child inherits nothing it
+ * cannot find by rmap.  Before the fix the remote write faulted under the
+ * per-VMA lock mid-copy: the child mapped a folio its rmap could not find
+ * (fork_check_child 1).
+ */
+static void test_remote_access_vs_fork(void)
+{
+	struct task_struct *drv = mmt_new_proc(), *p = new_proc_detached("parent");
+	struct task_struct *tr = new_proc_detached("remote");
+	struct forker_arg fk = { .parent = p };
+	struct remote_arg ra = { .target = p, .addr = BASE };
+	struct mm_struct *mm = p->mm;
+	struct mmt_thread fth, rth;
+	uint64_t locks;
+	unsigned char b = 0;
+	bool wrote;
+
+	CU_ASSERT(mmt_map(mm, BASE, PG, RW) == (long)BASE); /* never touched */
+	locks = mmt_stat("vma_write_locks");
+	CU_ASSERT(rv_inject_set_pause("dup_mmap_before_copy", 1) == 0);
+	mmt_thread_start(&fth, p, forker_fn, &fk); /* the parent's only task */
+	CU_ASSERT_FATAL(rv_inject_wait_arrivals("dup_mmap_before_copy", 1, 20000) == 0);
+	mmt_thread_start(&rth, tr, remote_write_fn, &ra);
+	wrote = wait_done_or(&rth, rwsem_queued, &mm->mmap_lock);
+	CU_ASSERT(!wrote); /* queued behind fork's mmap_lock */
+	rv_inject_release("dup_mmap_before_copy");
+	mmt_thread_join(&fth);
+	mmt_thread_join(&rth);
+	rv_inject_clear_all();
+	CU_ASSERT_FATAL(fk.child != NULL);
+	if (rv_sw.fork_vma_lock == FORK_VMA_LOCK_ELIDE_SINGLE)
+		CU_ASSERT(mmt_stat("vma_write_locks") == locks); /* the elision ran */
+	CU_ASSERT(ra.ret == 0);
+	CU_ASSERT(fork_check_child(fk.child->mm) == 0);
+	CU_ASSERT(mm_access(mm, BASE, &b, 1, false) == 0 && b == 0x42);
+	b = 0xff;
+	CU_ASSERT(mm_access(fk.child->mm, BASE, &b, 1, false) == 0 && b == 0); /* after fork */
+	mmt_exit(fk.child);
+	mmt_exit(tr);
+	mmt_exit(p);
+	mmt_exit(drv);
+	CU_ASSERT(mmt_all_freed());
+}
+
+static int init_elide(void)
+{
+	static const char *const s[] = { "fork_vma_lock=elide-single", NULL };
+
+	return rvtest_instance_with(s) ? -1 : 0;
+}
+
+RVTEST_SUITE(mm_locking, rvtest_instance_init, rvtest_instance_cleanup,
+	     RVTEST(test_exit_mmap_vs_fsync), RVTEST(test_cow_fault_vs_truncate),
+	     RVTEST(test_shared_rdonly_mprotect), RVTEST(test_wipeonfork_no_anon_vma),
+	     RVTEST(test_lock_vma_retry_replaced), RVTEST(test_get_task_mm_vs_exit))
+RVTEST_SUITE(mm_locking_elide, init_elide, rvtest_instance_cleanup,
+	     RVTEST(test_remote_access_vs_fork))
+RVTEST_SUITE(mm_locking_always, rvtest_instance_init, rvtest_instance_cleanup,
+	     RVTEST(test_remote_access_vs_fork))

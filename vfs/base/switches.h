@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vfs/base/switches.h - the switches: every historic design, chosen at instance creation.
+ *
+ * Locking: rv_sw is read-mostly: written only while no instance is live
+ * (instance.c), read without a lock on hot paths.
+ *
+ * Included through vfs/base/base.h, the folder's public header; code outside
+ * vfs/base includes only that.
+ */
+#ifndef RCUVFS_VFS_BASE_SWITCHES_H
+#define RCUVFS_VFS_BASE_SWITCHES_H
+
+#include "vfs/base/compiler.h"
+#include <stdio.h>
+
+/*
+ * The historic designs, chosen at instance creation and fixed for its life.
+ * One vocabulary everywhere (mount options, rcuvfs-stress -o, config, stats).
+ * Hot paths read the global `rv_sw` (read-mostly, written only while no
+ * instance is live).
+ */
+enum filelock_scheme { FILELOCK_GLOBAL = 0, FILELOCK_BKL, FILELOCK_INODE };
+enum bkl_kind { BKL_SPIN = 0, BKL_SEM_FIFO, BKL_SEM_STEAL };
+enum bkl_op_bits {
+	BKL_OP_OPEN = 1u << 0,
+	BKL_OP_RELEASE = 1u << 1,
+	BKL_OP_SETATTR = 1u << 2,
+	BKL_OP_IOCTL = 1u << 3,
+	BKL_OP_LOCK = 1u << 4,
+};
+enum fileref_scheme { FILEREF_INC_NOT_ZERO = 0, FILEREF_FILE_REF };
+enum fork_vma_lock_mode { FORK_VMA_LOCK_ALWAYS = 0, FORK_VMA_LOCK_ELIDE_SINGLE, FORK_VMA_LOCK_NEVER };
+enum rss_counters_mode { RSS_COUNTERS_GROUP = 0, RSS_COUNTERS_SINGLE };
+
+struct rv_switches {
+	int filelock;      /* enum filelock_scheme */
+	int bkl;           /* enum bkl_kind */
+	unsigned bkl_ops;  /* enum bkl_op_bits */
+	int fileref;       /* enum fileref_scheme */
+	int lockref_relax; /* 0/1 */
+	int pte_recheck;   /* 0/1 */
+	int fork_vma_lock; /* enum fork_vma_lock_mode */
+	int rss_counters;  /* enum rss_counters_mode */
+	long cache_pages;  /* page-cache capacity in pages; 0 = unlimited */
+	long io_latency_us;/* backing-store latency per folio */
+	uint64_t size;     /* filesystem size limit in bytes; 0 = unlimited */
+};
+extern struct rv_switches rv_sw; /* the live instance's switches */
+void rv_switches_default(struct rv_switches *sw);
+/* Set one switch from text; 0, or -EINVAL with a message in err. */
+int rv_switch_set(struct rv_switches *sw, const char *name, const char *value, char *err,
+		  size_t errlen);
+/* Whether `name` is a switch. */
+bool rv_switch_known(const char *name);
+/* Format one switch's value. */
+int rv_switch_format(const struct rv_switches *sw, const char *name, char *buf, size_t len);
+/* "name=value\n" for every switch; returns bytes needed. */
+size_t rv_switches_format(const struct rv_switches *sw, char *buf, size_t len);
+/* Help text: one line per switch with values and default. */
+void rv_switches_help(FILE *out, const char *prefix);
+/* Iterate switch names in table order. */
+const char *rv_switch_name(int i); /* NULL past the end */
+
+#endif /* RCUVFS_VFS_BASE_SWITCHES_H */
