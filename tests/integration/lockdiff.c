@@ -546,6 +546,7 @@ struct backend {
 	struct task_struct *driver;
 	bool pending[NPROC][NTHR];
 	struct cmd pend[NPROC][NTHR];
+	long files0;   /* mount: files the daemon holds besides the script's */
 	char err[512]; /* why the run failed */
 };
 
@@ -1369,15 +1370,145 @@ static void tr_free(struct transcript *tr)
 	memset(tr, 0, sizeof(*tr));
 }
 
+/*
+ * The open file descriptions of a script run, tracked from the answers (the
+ * mount's release wait below needs their number).
+ */
+struct descs {
+	int slot[NPROC][NSLOT]; /* description index, -1: closed */
+	int ref[NPROC * NSLOT + 2];
+	bool opath[NPROC * NSLOT + 2];
+	int n;
+};
+
+static void descs_init(struct descs *d)
+{
+	memset(d, 0, sizeof(*d));
+	for (int p = 0; p < NPROC; p++)
+		for (int s = 0; s < NSLOT; s++)
+			d->slot[p][s] = s < 2 ? s : -1;
+	d->ref[0] = d->ref[1] = NPROC; /* the driver's copies are closed */
+	d->n = 2;
+}
+
+static void descs_put(struct descs *d, int i)
+{
+	if (i >= 0)
+		d->ref[i]--;
+}
+
+/* Apply a step that succeeded; false when it cannot be tracked. */
+static bool descs_step(struct descs *d, const struct step *s)
+{
+	int *sl = d->slot[s->p], a = s->c.slot;
+
+	if (a < 0)
+		return true;
+	switch (s->c.op) {
+	case OP_OPEN: {
+		int i = 2;
+
+		while (i < d->n && d->ref[i] > 0) /* reuse a dead index */
+			i++;
+		if (i == d->n) {
+			if ((size_t)d->n == sizeof(d->ref) / sizeof(d->ref[0]))
+				return false;
+			d->n++;
+		}
+		descs_put(d, sl[a]);
+		sl[a] = i;
+		d->ref[i] = 1;
+		d->opath[i] = s->c.cmd == O_PATH;
+		return true;
+	}
+	case OP_CLOSE:
+		descs_put(d, sl[a]);
+		sl[a] = -1;
+		return true;
+	case OP_DUP2:
+		if (sl[a] >= 0)
+			d->ref[sl[a]]++;
+		descs_put(d, sl[s->c.slot2]);
+		sl[s->c.slot2] = sl[a];
+		return true;
+	}
+	return true;
+}
+
+/* Open descriptions the daemon has (O_PATH ones never reach it). */
+static long descs_live(const struct descs *d)
+{
+	long n = 0;
+
+	for (int i = 0; i < d->n; i++)
+		n += d->ref[i] > 0 && !d->opath[i];
+	return n;
+}
+
+/* The daemon's count of live model files (opened, not yet released). */
+static long mount_files(struct backend *b)
+{
+	char path[4200], line[256];
+	long allocs = -1, frees = -1, v;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/.rcuvfs/stats", b->dir);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "file_allocs %ld", &v) == 1)
+			allocs = v;
+		else if (sscanf(line, "file_frees %ld", &v) == 1)
+			frees = v;
+	}
+	fclose(f);
+	return allocs < 0 || frees < 0 ? -1 : allocs - frees;
+}
+
+/*
+ * Through the mount a description's last close returns before the daemon
+ * has released it (the kernel sends RELEASE in the background), so its
+ * flock and OFD locks outlive close() for a moment: a documented FUSE limit
+ * that would make the next step's answer depend on timing.  After a step
+ * that may drop a description, wait (bounded) until the daemon holds as
+ * many files as the script has descriptions; its file_frees count is raised
+ * after the file's locks are gone.
+ */
+static void mount_quiesce(struct backend *b, const struct descs *d)
+{
+	long want = descs_live(d) + b->files0, got = -1;
+
+	for (int ms = 0; ms < WAIT_MS; ms++) {
+		got = mount_files(b);
+		if (got == want)
+			return;
+		usleep(1000);
+	}
+	be_fail(b, "the daemon holds %ld files, the script %ld descriptions", got, want);
+}
+
 /* Run a random script; state lines when `state`. */
 static int run_script(struct backend *b, const struct step *st, int n, bool state,
 		      struct transcript *tr)
 {
+	struct descs d;
 	struct reply r;
 
+	descs_init(&d);
+	if (b->mount) {
+		/* files the daemon holds besides the script's (none expected) */
+		b->files0 = 0;
+		mount_quiesce(b, &d);
+	}
 	for (int i = 0; i < n && !b->err[0]; i++) {
 		if (be_run(b, st[i].p, st[i].t, &st[i].c, &r))
 			break;
+		if (r.ret == 0 && !descs_step(&d, &st[i]))
+			be_fail(b, "too many descriptions to track");
+		if (b->mount && r.ret == 0 &&
+		    (st[i].c.op == OP_CLOSE || st[i].c.op == OP_DUP2 || st[i].c.op == OP_DUPCLOSE))
+			mount_quiesce(b, &d);
 		tr_step(tr, b, &st[i], &r);
 		if (state && (i % STATE_EVERY == STATE_EVERY - 1 || i == n - 1))
 			tr_state(tr, b);
