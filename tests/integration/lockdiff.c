@@ -2097,6 +2097,8 @@ int main(int argc, char **argv)
 
 		status = run_one(host ? BE_HOST : BE_MODEL, argv[3], false, &sw, st, n, &tr);
 		print_tr(&tr);
+		tr_free(&tr);
+		free(st);
 		return status ? 2 : 0;
 	}
 	if (!strcmp(argv[1], "model") && argc >= 6) {
@@ -2113,15 +2115,19 @@ int main(int argc, char **argv)
 			int n = gen_script(seed, steps, st);
 
 			/* the host run first: no fork while a model instance runs */
-			if (run_one(BE_HOST, argv[2], false, NULL, st, n, &ref))
+			if (run_one(BE_HOST, argv[2], false, NULL, st, n, &ref)) {
+				free(st);
 				return 2;
+			}
 			for (int i = 0; i < nsw; i++) {
 				struct transcript mt = {0};
 				char what[600];
 
 				parse_sw(argv[5 + i], &sw);
-				if (run_one(BE_MODEL, NULL, false, &sw, st, n, &mt))
+				if (run_one(BE_MODEL, NULL, false, &sw, st, n, &mt)) {
+					free(st);
 					return 2;
+				}
 				snprintf(what, sizeof(what), "seed %llu %s", (unsigned long long)seed,
 					 argv[5 + i]);
 				if (compare(what, "linux", &ref, "model", &mt, NULL, false, NULL))
@@ -2131,6 +2137,7 @@ int main(int argc, char **argv)
 			}
 			tr_free(&ref);
 		}
+		free(st);
 		printf("lockdiff model: seeds %llu-%llu x %d steps x %d switch sets: %ld lines, %s\n",
 		       (unsigned long long)lo, (unsigned long long)hi, steps, nsw, lines,
 		       status ? "DIFFERENCES" : "identical");
@@ -2185,8 +2192,10 @@ int main(int argc, char **argv)
 			char what[64];
 
 			if (run_one(BE_HOST, argv[2], false, NULL, st, n, &ref) ||
-			    run_one(BE_HOST, argv[3], true, NULL, st, n, &mt))
+			    run_one(BE_HOST, argv[3], true, NULL, st, n, &mt)) {
+				free(st);
 				return 2;
+			}
 			memcpy(bm.pid, mt.pid, sizeof(bm.pid));
 			snprintf(what, sizeof(what), "seed %llu", (unsigned long long)seed);
 			if (compare(what, "tmpfs", &ref, "mount", &mt, &bm, true, &normalised))
@@ -2195,6 +2204,7 @@ int main(int argc, char **argv)
 			tr_free(&ref);
 			tr_free(&mt);
 		}
+		free(st);
 		printf("lockdiff mount: seeds %llu-%llu x %d steps: %ld lines, %ld normalised, %s\n",
 		       (unsigned long long)lo, (unsigned long long)hi, steps, lines, normalised,
 		       status ? "DIFFERENCES" : "identical but for the FUSE limits");
