@@ -116,7 +116,8 @@ mount_rcuvfs() {
 		fail "rcuvfs did not mount at $MNT: $(cat "$IT_TMP/$name.log")"
 		return 1
 	fi
-	chmod 755 "$MNT"
+	# the root is 1777 as on tmpfs; IT_KEEP_ROOT_MODE=1 leaves it so
+	[ -n "${IT_KEEP_ROOT_MODE:-}" ] || chmod 755 "$MNT"
 }
 
 # unmount_rcuvfs MNT PID: fusermount3 -u, then the daemon must exit with 0

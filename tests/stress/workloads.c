@@ -102,9 +102,9 @@ const struct stress_workload stress_workloads[] = {
      "fork_unstable_vmas unless fork_vma_lock=never",
      WL_VERIFIES, 0, NULL, &stress_model_fork_race, MM, WP_PAGES | WP_WINDOW_NS},
     {"numa-race",
-     "seed-003: tasks write and read their COW'd private file mapping while a NUMA "
-     "scanner thread (task_numa_work) and reclaim run; --verify checks data, and "
-     "spurious_majflt = 0 when pte_recheck=1",
+     "seed-003: tasks mlockall and write and read their COW'd private file mapping "
+     "while a NUMA scanner thread (task_numa_work) and reclaim run; --verify checks "
+     "data, and spurious_majflt = 0 when pte_recheck=1 or rfc",
      WL_VERIFIES, 0, NULL, &stress_model_numa_race, MM, WP_PAGES | WP_WINDOW_NS},
 };
 const int stress_nworkloads = sizeof(stress_workloads) / sizeof(stress_workloads[0]);

@@ -12,13 +12,14 @@
 #include "vfs/base/base.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct rv_switches rv_sw;
 
-enum sw_type { SW_ENUM, SW_BITS, SW_LONG, SW_U64 };
+enum sw_type { SW_ENUM, SW_BITS, SW_LONG, SW_U64, SW_MODE };
 
 struct sw_desc {
 	const char *name;
@@ -33,6 +34,7 @@ static const char *const v_bkl[] = { "spin", "sem-fifo", "sem-steal", NULL };
 static const char *const v_bkl_ops[] = { "open", "release", "setattr", "ioctl", "lock", NULL };
 static const char *const v_fileref[] = { "inc-not-zero", "file-ref", NULL };
 static const char *const v_bool[] = { "0", "1", NULL };
+static const char *const v_pte_recheck[] = { "0", "1", "rfc", NULL }; /* by enum value */
 static const char *const v_fork[] = { "always", "elide-single", "never", NULL };
 static const char *const v_rss[] = { "group", "single", NULL };
 
@@ -48,8 +50,10 @@ static const struct sw_desc sw_table[] = {
 	  "struct file refcount: atomic_long_inc_not_zero (6.7) or file_ref (6.13)" },
 	{ "lockref_relax", SW_ENUM, OFF(lockref_relax), v_bool,
 	  "cpu_relax() in the lockref cmpxchg retry loop (1: pre-2024 kernels)" },
-	{ "pte_recheck", SW_ENUM, OFF(pte_recheck), v_bool,
-	  "filemap_fault rechecks the PTE under the PTE lock before a major fault" },
+	{ "pte_recheck", SW_ENUM, OFF(pte_recheck), v_pte_recheck,
+	  "filemap_fault PTE recheck before a major fault: 1 as merged in 6.9 (VM_LOCKED VMAs, "
+	  "lockless look first), rfc (the seed's patch: every VMA with a page table, under the "
+	  "PTE lock), 0 none" },
 	{ "fork_vma_lock", SW_ENUM, OFF(fork_vma_lock), v_fork,
 	  "dup_mmap write-locks the parent's VMAs: always, not for single-threaded parents, never" },
 	{ "rss_counters", SW_ENUM, OFF(rss_counters), v_rss,
@@ -60,6 +64,8 @@ static const struct sw_desc sw_table[] = {
 	  "backing-store latency per folio read or write, microseconds" },
 	{ "size", SW_U64, OFF(size), NULL,
 	  "filesystem size limit in bytes, suffixes k/m/g/t (0: half of RAM, as tmpfs)" },
+	{ "mode", SW_MODE, OFF(mode), NULL,
+	  "permission bits of the root directory, octal (tmpfs's mode=; default 1777)" },
 };
 #undef OFF
 
@@ -71,12 +77,13 @@ void rv_switches_default(struct rv_switches *sw)
 	sw->bkl_ops = 0;
 	sw->fileref = FILEREF_INC_NOT_ZERO;
 	sw->lockref_relax = 0;
-	sw->pte_recheck = 1;
+	sw->pte_recheck = PTE_RECHECK_MERGED;
 	sw->fork_vma_lock = FORK_VMA_LOCK_ALWAYS;
 	sw->rss_counters = RSS_COUNTERS_GROUP;
 	sw->cache_pages = 0;
 	sw->io_latency_us = 0;
 	sw->size = 0;
+	sw->mode = 01777;
 }
 
 static const struct sw_desc *sw_find(const char *name)
@@ -236,12 +243,26 @@ int rv_switch_set(struct rv_switches *sw, const char *name, const char *value, c
 			*(uint64_t *)field = v;
 		break;
 	}
+	case SW_MODE: {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(value, &end, 8);
+		ret = (!*value || *end || errno || v > 07777) ? -EINVAL : 0;
+		if (!ret)
+			*(unsigned *)field = (unsigned)v;
+		break;
+	}
 	}
 	if (ret) {
 		if (d->values) {
 			list_values(d->values, vals, sizeof(vals));
 			snprintf(err, errlen, "bad value '%s' for %s (expected %s%s)", value, name,
 				 vals, d->type == SW_BITS ? " joined by '+', or none/all" : "");
+		} else if (d->type == SW_MODE) {
+			snprintf(err, errlen, "bad value '%s' for %s (expected octal 0..7777)", value,
+				 name);
 		} else {
 			snprintf(err, errlen, "bad value '%s' for %s (expected a non-negative number%s)",
 				 value, name, d->type == SW_U64 ? " with optional k/m/g/t" : "");
@@ -282,6 +303,8 @@ static int format_desc(const struct sw_desc *d, const struct rv_switches *sw, ch
 		return snprintf(buf, len, "%ld", *(const long *)field);
 	case SW_U64:
 		return snprintf(buf, len, "%" PRIu64, *(const uint64_t *)field);
+	case SW_MODE:
+		return snprintf(buf, len, "%04o", *(const unsigned *)field);
 	}
 	return -EINVAL;
 }
