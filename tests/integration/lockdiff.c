@@ -1629,7 +1629,8 @@ static const struct scenario scenarios[] = {
      {LK(0, 0, F_OFD_SETLK, 2, F_WRLCK, 0, 10), LKA(0, 1, F_OFD_SETLKW, 0, F_WRLCK, 5, 10),
       WAITQ(1), LKA(1, 0, F_OFD_SETLKW, 2, F_RDLCK, 0, 1), WAITQ(2), STATE,
       LK(0, 0, F_OFD_SETLK, 2, F_UNLCK, 0, 0), REAP(0, 1), REAP(1, 0), STATE,
-      LK(2, 0, F_OFD_GETLK, 2, F_WRLCK, 0, 0), END}},
+      /* both were granted at once, in either order: query each alone */
+      LK(2, 0, F_OFD_GETLK, 2, F_WRLCK, 0, 1), LK(2, 0, F_OFD_GETLK, 2, F_WRLCK, 5, 1), END}},
     {"flock-waiters",
      /* H=p0 EX; A=p1 EX waits; B=p2 SH waits behind A; H unlocks: A, then
       * B behind A; A unlocks: B */
