@@ -16,7 +16,9 @@
  *   lockdiff scen-model DIR SW...          the blocking scenarios, host vs model
  *   lockdiff scen-mount TMPFS MNT          the blocking scenarios, tmpfs vs mount
  *   lockdiff print host DIR SEED STEPS | print model SW SEED STEPS
+ *   lockdiff print scen host DIR | print scen model SW
  *                                          one transcript, for reading
+ *   -k N (first): print up to N differences per comparison, not just one
  *
  * SEEDS is N or A-B.  Exit status 0: no difference; 1: a difference (the
  * seed, the step and both lines are printed); 2: the run itself failed.
@@ -60,6 +62,9 @@
  *   - an OFD waiter can get EDEADLK (scenario "fuse-ofd-deadlock").
  * State lines are not compared through the mount (the kernel has no lock
  * records of a FUSE file; the daemon's listing shows OFD locks as POSIX).
+ * The kernel sends a description's RELEASE after close() has returned, so
+ * after each step that may drop one the driver waits until the daemon's
+ * live file count equals the script's open descriptions (mount_quiesce).
  *
  * Locking: the driver is one thread; each worker touches only its own
  * process's slot table, and only while the driver waits for its answer
@@ -1105,11 +1110,25 @@ struct lent {
 	int parent; /* index of the entry it is blocked on, -1 for held */
 };
 
-static int read_listing(struct backend *b, char **out)
+/*
+ * The listing's text into *out.  *snapshot: whether it is one consistent
+ * picture.  The model's and the daemon's are (taken under the lock-list
+ * locks; the daemon's control file is a snapshot made at open).
+ * /proc/locks is a seq_file: each read() is made under the kernel's
+ * file_rwsem, but between two read()s other processes may add or remove
+ * locks, and the next read() resumes at a position that no longer means
+ * the same entry (an entry is printed twice or not at all).  A read() that
+ * returns less than a page minus a line ended at the end of the list
+ * within one pass: that one is a snapshot.
+ */
+static int read_listing(struct backend *b, char **out, bool *snapshot)
 {
-	size_t need;
+	size_t need, cap = 65536, n = 0;
+	ssize_t got;
 	char *buf;
+	int fd;
 
+	*snapshot = true;
 	if (b->kind == BE_MODEL) {
 		need = locks_format_proc(NULL, 0);
 		buf = malloc(need + 1);
@@ -1119,14 +1138,19 @@ static int read_listing(struct backend *b, char **out)
 		*out = buf;
 		return 0;
 	}
-	FILE *f = fopen(b->listing, "r");
-	size_t cap = 65536, n = 0, got;
-
-	if (!f)
+	fd = open(b->listing, O_RDONLY);
+	if (fd < 0)
 		return -errno;
 	buf = malloc(cap);
-	while (buf && (got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-		n += got;
+	while (buf) {
+		got = read(fd, buf + n, cap - n - 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		if (n == 0 && !b->mount && (size_t)got + 256 > (size_t)sysconf(_SC_PAGESIZE))
+			*snapshot = false; /* the first read() may have stopped at a full page */
+		n += (size_t)got;
 		if (cap - n - 1 == 0) {
 			char *nb = realloc(buf, cap * 2);
 
@@ -1138,8 +1162,10 @@ static int read_listing(struct backend *b, char **out)
 			buf = nb;
 			cap *= 2;
 		}
+		if (*snapshot && !b->mount)
+			break; /* complete: a further read() could repeat entries */
 	}
-	fclose(f);
+	close(fd);
 	if (!buf)
 		return -ENOMEM;
 	buf[n] = 0;
@@ -1151,12 +1177,12 @@ static int read_listing(struct backend *b, char **out)
  * The entries on the script's files: "f0 POSIX W p1 0-EOF", each blocked
  * request with its depth under the held lock (the listing's "->" lines).
  */
-static int parse_listing(struct backend *b, struct lent *e, int max)
+static int parse_listing(struct backend *b, struct lent *e, int max, bool *snapshot)
 {
 	char *buf = NULL, *line, *save = NULL;
 	int n = 0;
 
-	if (read_listing(b, &buf))
+	if (read_listing(b, &buf, snapshot))
 		return -1;
 	for (line = strtok_r(buf, "\n", &save); line && n < max;
 	     line = strtok_r(NULL, "\n", &save)) {
@@ -1247,22 +1273,25 @@ static void fmt_tree(const struct lent *e, int n, int i, char *out, size_t len)
 }
 
 /*
- * "state: ..." for the held locks (sorted: the listing's order is that of
- * the global list, which neither side promises) with their waiters in
- * queue order.
+ * One reading: "state: ..." for the held locks (sorted: the listing's order
+ * is that of the global list, which neither side promises) with their
+ * waiters; *blocked: the number of waiters.
  */
-static int fmt_state(struct backend *b, char *out, size_t len)
+static int fmt_state_once(struct backend *b, char *out, size_t len, int *blocked, bool *snapshot)
 {
 	static struct lent e[512];
 	char *items[512];
-	int n = parse_listing(b, e, 512), m = 0;
+	int n = parse_listing(b, e, 512, snapshot), m = 0;
 	size_t pos;
 
 	if (n < 0)
 		return -1;
+	*blocked = 0;
 	for (int i = 0; i < n; i++) {
-		if (e[i].parent >= 0)
+		if (e[i].parent >= 0) {
+			(*blocked)++;
 			continue;
+		}
 		items[m] = calloc(1, 2048);
 		if (!items[m])
 			return -1;
@@ -1283,14 +1312,45 @@ static int fmt_state(struct backend *b, char *out, size_t len)
 	return 0;
 }
 
+#define STABLE_READS 3
+
+/*
+ * The listing, canonical.  A /proc/locks longer than a page is read in
+ * several passes that need not agree (read_listing); our own entries change
+ * only when the script acts, so such a reading counts once STABLE_READS
+ * consecutive readings agree.
+ */
+static int fmt_state(struct backend *b, char *out, size_t len, int *blocked)
+{
+	int same = 0, nb = 0;
+	char *prev = calloc(1, len);
+	bool snap;
+
+	if (!prev)
+		return -1;
+	for (int tries = 0; tries < 1000; tries++) {
+		if (fmt_state_once(b, out, len, &nb, &snap)) {
+			free(prev);
+			return -1;
+		}
+		same = tries && !strcmp(out, prev) && nb == *blocked ? same + 1 : 1;
+		*blocked = nb;
+		if (snap || same >= STABLE_READS) {
+			free(prev);
+			return 0;
+		}
+		snprintf(prev, len, "%s", out);
+	}
+	free(prev);
+	return -1;
+}
+
 static int count_blocked(struct backend *b)
 {
-	static struct lent e[512];
-	int n = parse_listing(b, e, 512), k = 0;
+	static char text[8192];
+	int k = 0;
 
-	for (int i = 0; i < n; i++)
-		k += e[i].parent >= 0;
-	return n < 0 ? -1 : k;
+	return fmt_state(b, text, sizeof(text), &k) ? -1 : k;
 }
 
 /* ---- transcripts -------------------------------------------------------- */
@@ -1300,7 +1360,7 @@ struct rec {
 	struct reply r;
 	int kind; /* R_STEP, R_STATE, R_NOTE */
 	int fuse; /* scenario lines the FUSE limits change: FUSE_* */
-	char text[2048];
+	char text[4096];
 };
 enum { R_STEP, R_STATE, R_NOTE };
 /* an OFD wait that the mount answers with EDEADLK at once, and its later answer */
@@ -1347,8 +1407,10 @@ static void tr_state(struct transcript *tr, struct backend *b)
 {
 	struct rec *x = tr_add(tr);
 
+	int k = 0;
+
 	x->kind = R_STATE;
-	if (fmt_state(b, x->text, sizeof(x->text)))
+	if (fmt_state(b, x->text, sizeof(x->text), &k))
 		be_fail(b, "cannot read the lock listing %s", b->listing);
 }
 
@@ -1689,6 +1751,7 @@ static void run_or_queue(struct backend *b, const struct step *s, struct transcr
 
 static bool line_matches(const struct rec *ref, const struct rec *got, const struct backend *bm,
 			 bool fuse, char *want, size_t len, long *normalised);
+static long norm_scratch; /* the scenario runner's early checks: not counted */
 
 static int run_scenario(struct backend *b, const struct scenario *sc, const struct transcript *ref,
 			bool fuse, struct transcript *tr)
@@ -1696,8 +1759,7 @@ static int run_scenario(struct backend *b, const struct scenario *sc, const stru
 	bool fuse_answered[NPROC][NTHR] = {{false}}, fuse_waiting[NPROC][NTHR] = {{false}};
 	struct reply r;
 	int checked = 0;
-	char want[2048];
-	long dummy = 0;
+	char want[4096];
 
 	tr_note(tr, "scenario %s", sc->name);
 	for (int p = 0; p < NPROC; p++)
@@ -1797,7 +1859,7 @@ static int run_scenario(struct backend *b, const struct scenario *sc, const stru
 		for (; ref && checked < tr->n; checked++)
 			if (checked >= ref->n ||
 			    !line_matches(&ref->v[checked], &tr->v[checked], b, fuse, want, sizeof(want),
-					  &dummy))
+					  &norm_scratch))
 				break;
 		if (ref && checked < tr->n) {
 			tr_note(tr, "(scenario stopped at its first difference)");
@@ -1810,6 +1872,11 @@ static int run_scenario(struct backend *b, const struct scenario *sc, const stru
 
 /* ---- comparing ---------------------------------------------------------- */
 
+/* Lines changed by each normalisation (see the file comment). */
+enum { NORM_OFD_GETLK_PID, NORM_GETLK_OFD_HOLDER, NORM_OFD_DEADLK, NORM_N };
+static long norm_count[NORM_N];
+static int norm_last; /* the kind fuse_normalise applied */
+
 /*
  * Through the mount: the answer the FUSE protocol predicts from the tmpfs
  * one, in the mount's own terms (see the file comment).  Returns the text
@@ -1821,6 +1888,7 @@ static bool fuse_normalise(const struct rec *ref, const struct rec *mnt, const s
 	const struct cmd *c = &ref->s.c;
 	char cm[LINE], a[LINE], pb[32];
 
+	norm_last = NORM_OFD_DEADLK;
 	if (ref->fuse == FUSE_OFD_WAIT) {
 		/* the daemon's deadlock check sees F as a POSIX owner */
 		fmt_cmd(cm, sizeof(cm), &ref->s);
@@ -1836,6 +1904,7 @@ static bool fuse_normalise(const struct rec *ref, const struct rec *mnt, const s
 		return false;
 	if (c->cmd == F_OFD_GETLK) {
 		/* the kernel's FUSE client reports -1 for every holder */
+		norm_last = NORM_OFD_GETLK_PID;
 		fmt_cmd(cm, sizeof(cm), &ref->s);
 		fmt_reply(a, sizeof(a), bm, &ref->s, &ref->r, "-1");
 		snprintf(out, len, "%s %s", cm, a);
@@ -1851,6 +1920,7 @@ static bool fuse_normalise(const struct rec *ref, const struct rec *mnt, const s
 				p = k;
 		if (p < 0)
 			return false;
+		norm_last = NORM_GETLK_OFD_HOLDER;
 		snprintf(pb, sizeof(pb), "p%d", p);
 		fmt_cmd(cm, sizeof(cm), &ref->s);
 		fmt_reply(a, sizeof(a), bm, &ref->s, &ref->r, pb);
@@ -1870,11 +1940,19 @@ static bool line_matches(const struct rec *ref, const struct rec *got, const str
 			 bool fuse, char *want, size_t len, long *normalised)
 {
 	snprintf(want, len, "%s", ref->text);
+	norm_last = -1;
 	if (fuse && ref->kind == R_STATE && got->kind == R_STATE)
 		return true;
+	bool match;
+
 	if (fuse && fuse_normalise(ref, got, bm, want, len) && strcmp(want, ref->text))
 		(*normalised)++;
-	return strcmp(want, got->text) == 0;
+	else
+		norm_last = -1;
+	match = strcmp(want, got->text) == 0;
+	if (match && norm_last >= 0 && normalised != &norm_scratch)
+		norm_count[norm_last]++;
+	return match;
 }
 
 /* Differences printed per comparison (-k N); later lines may follow from the first. */
@@ -1885,7 +1963,7 @@ static int compare(const char *what, const char *an, const struct transcript *a,
 		   const struct transcript *b, const struct backend *bm, bool fuse, long *normalised)
 {
 	int n = a->n < b->n ? a->n : b->n, diffs = 0;
-	char exp[2048];
+	char exp[4096];
 
 	for (int i = 0; i < n && diffs < max_diffs; i++) {
 		if (!line_matches(&a->v[i], &b->v[i], bm, fuse, exp, sizeof(exp), normalised)) {
@@ -2039,6 +2117,14 @@ static void print_tr(const struct transcript *tr)
 		printf("%s\n", tr->v[i].text);
 }
 
+static void print_norm(void)
+{
+	printf("  normalised and matched: %ld F_OFD_GETLK l_pid -1, %ld F_GETLK OFD holder's pid, "
+	       "%ld OFD waits refused with EDEADLK\n",
+	       norm_count[NORM_OFD_GETLK_PID], norm_count[NORM_GETLK_OFD_HOLDER],
+	       norm_count[NORM_OFD_DEADLK]);
+}
+
 /* Compare scenario transcripts one by one; the number that differ. */
 static int compare_scen(const char *what, const char *an, const struct transcript *a, const char *bn,
 			const struct transcript *b, const struct backend *bm, bool fuse,
@@ -2180,6 +2266,7 @@ int main(int argc, char **argv)
 		}
 		printf("lockdiff scen-mount: %d scenarios: %ld lines, %ld normalised, %s\n", NSCEN,
 		       lines, normalised, status ? "DIFFERENCES" : "identical but for the FUSE limits");
+		print_norm();
 		return status;
 	}
 	if (!strcmp(argv[1], "mount") && argc == 6) {
@@ -2209,6 +2296,7 @@ int main(int argc, char **argv)
 		printf("lockdiff mount: seeds %llu-%llu x %d steps: %ld lines, %ld normalised, %s\n",
 		       (unsigned long long)lo, (unsigned long long)hi, steps, lines, normalised,
 		       status ? "DIFFERENCES" : "identical but for the FUSE limits");
+		print_norm();
 		return status;
 	}
 	usage();
