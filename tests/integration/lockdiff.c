@@ -228,8 +228,13 @@ static void gen_fcntl(struct cmd *c)
 
 static void gen_flock(struct cmd *c)
 {
-	static const int bad[] = {0, LOCK_NB, LOCK_SH | LOCK_EX, LOCK_SH | LOCK_EX | LOCK_NB,
-				  LOCK_MAND | LOCK_SH, LOCK_MAND | LOCK_EX | LOCK_NB, 64 | LOCK_SH};
+	static const int bad[] = {0,
+				  LOCK_NB,
+				  LOCK_SH | LOCK_EX,
+				  LOCK_SH | LOCK_EX | LOCK_NB,
+				  LOCK_MAND | LOCK_SH,
+				  LOCK_MAND | LOCK_EX | LOCK_NB,
+				  64 | LOCK_SH};
 	int r = rn(100);
 
 	c->op = OP_FLOCK;
@@ -258,7 +263,8 @@ static int gen_script(uint64_t seed, int nsteps, struct step *st)
 			gs[p][s] = (struct gslot){true, slot_init[s].file, slot_init[s].flags};
 			if (s < 2)
 				continue;
-			st[n++] = (struct step){p, 0,
+			st[n++] = (struct step){p,
+						0,
 						{.op = OP_OPEN,
 						 .slot = s,
 						 .cmd = slot_init[s].flags,
@@ -324,9 +330,9 @@ static int gen_script(uint64_t seed, int nsteps, struct step *st)
 
 /* ---- executing one command ---------------------------------------------- */
 
-static int slots_host[NSLOT];			 /* host: this process's fds */
-static int slots_model[NPROC][NSLOT];		 /* model: each process's fds */
-static char host_path[NFILE][4096];		 /* host files */
+static int slots_host[NSLOT];	      /* host: this process's fds */
+static int slots_model[NPROC][NSLOT]; /* model: each process's fds */
+static char host_path[NFILE][4096];   /* host files */
 static const char *const model_path[NFILE] = {"/ld0", "/ld1"};
 
 static int slot_fd(const int *slots, int slot)
@@ -543,9 +549,9 @@ struct backend {
 	char dev[32];	     /* host /proc/locks: "maj:min:" of the files */
 	uint64_t ino[NFILE]; /* inode numbers of the files */
 	int cmdfd[NPROC][NTHR], repfd[NPROC][NTHR];
-	pid_t pid[NPROC];     /* tgid of each script process */
+	pid_t pid[NPROC]; /* tgid of each script process */
 	pid_t tid[NPROC][NTHR];
-	pid_t child[NPROC];   /* host: the forked processes */
+	pid_t child[NPROC]; /* host: the forked processes */
 	pthread_t thr[NPROC][NTHR];
 	struct task_struct *task[NPROC][NTHR];
 	struct task_struct *driver;
@@ -953,17 +959,28 @@ static const char *errname(int e)
 	static char buf[16];
 
 	switch (e) {
-	case EAGAIN: return "EAGAIN";
-	case EBADF: return "EBADF";
-	case EINVAL: return "EINVAL";
-	case EDEADLK: return "EDEADLK";
-	case EINTR: return "EINTR";
-	case EOVERFLOW: return "EOVERFLOW";
-	case ENOLCK: return "ENOLCK";
-	case EACCES: return "EACCES";
-	case ENOENT: return "ENOENT";
-	case EMFILE: return "EMFILE";
-	case ENOSYS: return "ENOSYS";
+	case EAGAIN:
+		return "EAGAIN";
+	case EBADF:
+		return "EBADF";
+	case EINVAL:
+		return "EINVAL";
+	case EDEADLK:
+		return "EDEADLK";
+	case EINTR:
+		return "EINTR";
+	case EOVERFLOW:
+		return "EOVERFLOW";
+	case ENOLCK:
+		return "ENOLCK";
+	case EACCES:
+		return "EACCES";
+	case ENOENT:
+		return "ENOENT";
+	case EMFILE:
+		return "EMFILE";
+	case ENOSYS:
+		return "ENOSYS";
 	}
 	snprintf(buf, sizeof(buf), "E%d", e);
 	return buf;
@@ -974,9 +991,12 @@ static const char *typename(int t)
 	static char buf[16];
 
 	switch (t) {
-	case F_RDLCK: return "R";
-	case F_WRLCK: return "W";
-	case F_UNLCK: return "U";
+	case F_RDLCK:
+		return "R";
+	case F_WRLCK:
+		return "W";
+	case F_UNLCK:
+		return "U";
 	}
 	snprintf(buf, sizeof(buf), "T%d", t);
 	return buf;
@@ -985,12 +1005,18 @@ static const char *typename(int t)
 static const char *cmdname(int c)
 {
 	switch (c) {
-	case F_GETLK: return "F_GETLK";
-	case F_SETLK: return "F_SETLK";
-	case F_SETLKW: return "F_SETLKW";
-	case F_OFD_GETLK: return "F_OFD_GETLK";
-	case F_OFD_SETLK: return "F_OFD_SETLK";
-	case F_OFD_SETLKW: return "F_OFD_SETLKW";
+	case F_GETLK:
+		return "F_GETLK";
+	case F_SETLK:
+		return "F_SETLK";
+	case F_SETLKW:
+		return "F_SETLKW";
+	case F_OFD_GETLK:
+		return "F_OFD_GETLK";
+	case F_OFD_SETLK:
+		return "F_OFD_SETLK";
+	case F_OFD_SETLKW:
+		return "F_OFD_SETLKW";
 	}
 	return "F_?";
 }
@@ -1001,9 +1027,15 @@ static const char *flockname(int c)
 	const char *base;
 
 	switch (c & ~LOCK_NB) {
-	case LOCK_SH: base = "SH"; break;
-	case LOCK_EX: base = "EX"; break;
-	case LOCK_UN: base = "UN"; break;
+	case LOCK_SH:
+		base = "SH";
+		break;
+	case LOCK_EX:
+		base = "EX";
+		break;
+	case LOCK_UN:
+		base = "UN";
+		break;
 	default:
 		snprintf(buf, sizeof(buf), "0x%x", c);
 		return buf;
@@ -1048,10 +1080,18 @@ static void fmt_cmd(char *out, size_t len, const struct step *s)
 					      : "O_PATH",
 			 c->slot);
 		break;
-	case OP_CLOSE: snprintf(out, len, "close(%s)", slot); break;
-	case OP_DUPCLOSE: snprintf(out, len, "dup+close(%s)", slot); break;
-	case OP_DUP2: snprintf(out, len, "dup2(%s, s%d)", slot, c->slot2); break;
-	case OP_LSEEK: snprintf(out, len, "lseek(%s, %lld)", slot, (long long)c->arg); break;
+	case OP_CLOSE:
+		snprintf(out, len, "close(%s)", slot);
+		break;
+	case OP_DUPCLOSE:
+		snprintf(out, len, "dup+close(%s)", slot);
+		break;
+	case OP_DUP2:
+		snprintf(out, len, "dup2(%s, s%d)", slot, c->slot2);
+		break;
+	case OP_LSEEK:
+		snprintf(out, len, "lseek(%s, %lld)", slot, (long long)c->arg);
+		break;
 	case OP_TRUNC:
 		snprintf(out, len, "truncate(f%lld, %lld)", (long long)c->arg, (long long)c->len);
 		break;
@@ -1064,8 +1104,12 @@ static void fmt_cmd(char *out, size_t len, const struct step *s)
 						 : "WHENCE?",
 			 (long long)c->start, (long long)c->len, c->pidf);
 		break;
-	case OP_FLOCK: snprintf(out, len, "flock(%s, %s)", slot, flockname(c->cmd)); break;
-	default: snprintf(out, len, "op%d", c->op); break;
+	case OP_FLOCK:
+		snprintf(out, len, "flock(%s, %s)", slot, flockname(c->cmd));
+		break;
+	default:
+		snprintf(out, len, "op%d", c->op);
+		break;
 	}
 }
 
@@ -1224,8 +1268,10 @@ static int parse_listing(struct backend *b, struct lent *e, int max, bool *snaps
 		if (arrow && e[n].parent < 0)
 			continue; /* the held lock was on another file */
 		snprintf(e[n].text, sizeof(e[n].text), "f%d %s %s %s %s-%s", f, kind,
-			 type[0] == 'W' ? "W" : type[0] == 'R' ? "R" : type, pidname(b, pid, pb, sizeof(pb)),
-			 s0, s1);
+			 type[0] == 'W'	  ? "W"
+			 : type[0] == 'R' ? "R"
+					  : type,
+			 pidname(b, pid, pb, sizeof(pb)), s0, s1);
 		n++;
 	}
 	free(buf);
@@ -1600,26 +1646,56 @@ struct sstep {
 	bool fuse_ofd_deadlk;
 };
 
-#define FCMD(CMD, SL, TY, S, L)                                                                  \
-	{.op = OP_FCNTL, .slot = SL, .cmd = CMD, .type = TY, .start = S, .len = L}
-#define LK(P, T, CMD, SL, TY, S, L) {.kind = S_RUN, .p = P, .t = T, .c = FCMD(CMD, SL, TY, S, L)}
-#define LKA(P, T, CMD, SL, TY, S, L) {.kind = S_ASYNC, .p = P, .t = T, .c = FCMD(CMD, SL, TY, S, L)}
+#define FCMD(CMD, SL, TY, S, L)                                                                    \
+	{                                                                                          \
+		.op = OP_FCNTL, .slot = SL, .cmd = CMD, .type = TY, .start = S, .len = L           \
+	}
+#define LK(P, T, CMD, SL, TY, S, L)                                                                \
+	{                                                                                          \
+		.kind = S_RUN, .p = P, .t = T, .c = FCMD(CMD, SL, TY, S, L)                        \
+	}
+#define LKA(P, T, CMD, SL, TY, S, L)                                                               \
+	{                                                                                          \
+		.kind = S_ASYNC, .p = P, .t = T, .c = FCMD(CMD, SL, TY, S, L)                      \
+	}
 /* an OFD wait that the daemon refuses with EDEADLK (see fuse-ofd-deadlock) */
-#define LKA_FUSE_DEADLK(P, T, SL, TY, S, L)                                                       \
-	{.kind = S_ASYNC,                                                                        \
-	 .p = P,                                                                                 \
-	 .t = T,                                                                                 \
-	 .c = FCMD(F_OFD_SETLKW, SL, TY, S, L),                                                  \
-	 .fuse_ofd_deadlk = true}
-#define FL(P, T, SL, CMD) {.kind = S_RUN, .p = P, .t = T, .c = {.op = OP_FLOCK, .slot = SL, .cmd = CMD}}
-#define FLA(P, T, SL, CMD)                                                                        \
-	{.kind = S_ASYNC, .p = P, .t = T, .c = {.op = OP_FLOCK, .slot = SL, .cmd = CMD}}
-#define WAITQ(N) {.kind = S_WAITQ, .n = N, .n_fuse = N}
-#define WAITQ_FUSE(N, NF) {.kind = S_WAITQ, .n = N, .n_fuse = NF}
-#define REAP(P, T) {.kind = S_REAP, .p = P, .t = T}
-#define SIG(P, T) {.kind = S_SIGNAL, .p = P, .t = T}
-#define STATE {.kind = S_STATE}
-#define END {.kind = S_END}
+#define LKA_FUSE_DEADLK(P, T, SL, TY, S, L)                                                        \
+	{                                                                                          \
+		.kind = S_ASYNC, .p = P, .t = T, .c = FCMD(F_OFD_SETLKW, SL, TY, S, L),            \
+		.fuse_ofd_deadlk = true                                                            \
+	}
+#define FL(P, T, SL, CMD)                                                                          \
+	{                                                                                          \
+		.kind = S_RUN, .p = P, .t = T, .c = {.op = OP_FLOCK, .slot = SL, .cmd = CMD }      \
+	}
+#define FLA(P, T, SL, CMD)                                                                         \
+	{                                                                                          \
+		.kind = S_ASYNC, .p = P, .t = T, .c = {.op = OP_FLOCK, .slot = SL, .cmd = CMD }    \
+	}
+#define WAITQ(N)                                                                                   \
+	{                                                                                          \
+		.kind = S_WAITQ, .n = N, .n_fuse = N                                               \
+	}
+#define WAITQ_FUSE(N, NF)                                                                          \
+	{                                                                                          \
+		.kind = S_WAITQ, .n = N, .n_fuse = NF                                              \
+	}
+#define REAP(P, T)                                                                                 \
+	{                                                                                          \
+		.kind = S_REAP, .p = P, .t = T                                                     \
+	}
+#define SIG(P, T)                                                                                  \
+	{                                                                                          \
+		.kind = S_SIGNAL, .p = P, .t = T                                                   \
+	}
+#define STATE                                                                                      \
+	{                                                                                          \
+		.kind = S_STATE                                                                    \
+	}
+#define END                                                                                        \
+	{                                                                                          \
+		.kind = S_END                                                                      \
+	}
 
 struct scenario {
 	const char *name;
@@ -1638,8 +1714,8 @@ static const struct scenario scenarios[] = {
       * queues on A's lock */
      {LK(0, 0, F_SETLK, 2, F_WRLCK, 0, 0), LKA(1, 0, F_SETLKW, 2, F_WRLCK, 0, 1), WAITQ(1),
       LKA(2, 0, F_SETLKW, 2, F_RDLCK, 0, 1), WAITQ(2), STATE, LK(0, 0, F_SETLK, 2, F_UNLCK, 0, 0),
-      REAP(1, 0), WAITQ(1), STATE, LK(1, 0, F_SETLK, 2, F_UNLCK, 0, 0), REAP(2, 0), WAITQ(0),
-      STATE, END}},
+      REAP(1, 0), WAITQ(1), STATE, LK(1, 0, F_SETLK, 2, F_UNLCK, 0, 0), REAP(2, 0), WAITQ(0), STATE,
+      END}},
     {"posix-wake-disjoint",
      /* waiters on disjoint ranges are all direct waiters of the holder; a
       * partial unlock wakes them all, those still in conflict queue again */
@@ -1667,7 +1743,7 @@ static const struct scenario scenarios[] = {
      {LK(1, 0, F_SETLK, 2, F_WRLCK, 10, 1), LK(0, 0, F_OFD_SETLK, 2, F_WRLCK, 0, 1),
       LKA(0, 0, F_OFD_SETLKW, 2, F_WRLCK, 10, 1), WAITQ(1), LK(1, 0, F_SETLKW, 2, F_WRLCK, 0, 1),
       STATE, LK(1, 0, F_SETLK, 2, F_UNLCK, 0, 0), REAP(0, 0), STATE, END}},
-    {"posix-under-ofd-no-deadlock",
+    {"posix-behind-ofd-and-posix",
      /* OFD F (p0 s2) holds W[0,0]; C=p1 holds W[10,10] and waits W[0,0]
       * behind F (an OFD blocker: C is not in the wait graph); B=p2 holds
       * W[20,20], waits W[10,10] behind C; C's owner asks W[20,20]:
@@ -1702,14 +1778,29 @@ static const struct scenario scenarios[] = {
     {"flock-shared-description",
      /* s0 is shared by every process: a flock through it is one lock */
      {FL(0, 0, 0, LOCK_EX), FL(1, 0, 0, LOCK_EX | LOCK_NB), FL(2, 0, 2, LOCK_SH | LOCK_NB),
-      FLA(1, 1, 2, LOCK_SH), WAITQ(1), STATE, FL(2, 0, 0, LOCK_UN),
-      REAP(1, 1), STATE, END}},
+      FLA(1, 1, 2, LOCK_SH), WAITQ(1), STATE, FL(2, 0, 0, LOCK_UN), REAP(1, 1), STATE, END}},
     {"eintr",
      /* a POSIX, an OFD and a flock waiter, each interrupted */
-     {LK(0, 0, F_SETLK, 2, F_WRLCK, 0, 0), FL(0, 0, 3, LOCK_EX), LKA(1, 0, F_SETLKW, 2, F_RDLCK, 5, 1),
-      WAITQ(1), LKA(2, 0, F_OFD_SETLKW, 2, F_WRLCK, 0, 1), WAITQ(2), FLA(1, 1, 3, LOCK_SH),
-      WAITQ(3), STATE, SIG(1, 0), REAP(1, 0), WAITQ(2), SIG(2, 0), REAP(2, 0), WAITQ(1),
-      SIG(1, 1), REAP(1, 1), WAITQ(0), STATE, END}},
+     {LK(0, 0, F_SETLK, 2, F_WRLCK, 0, 0),
+      FL(0, 0, 3, LOCK_EX),
+      LKA(1, 0, F_SETLKW, 2, F_RDLCK, 5, 1),
+      WAITQ(1),
+      LKA(2, 0, F_OFD_SETLKW, 2, F_WRLCK, 0, 1),
+      WAITQ(2),
+      FLA(1, 1, 3, LOCK_SH),
+      WAITQ(3),
+      STATE,
+      SIG(1, 0),
+      REAP(1, 0),
+      WAITQ(2),
+      SIG(2, 0),
+      REAP(2, 0),
+      WAITQ(1),
+      SIG(1, 1),
+      REAP(1, 1),
+      WAITQ(0),
+      STATE,
+      END}},
 };
 #define NSCEN ((int)(sizeof(scenarios) / sizeof(scenarios[0])))
 
@@ -1844,8 +1935,10 @@ static int run_scenario(struct backend *b, const struct scenario *sc, const stru
 
 							be_reap(b, p, t, &r);
 							tr_step(tr, b, &a, &r);
-							tr_note(tr, "answered before %d requests waited",
-								x->n);
+							tr_note(
+							    tr,
+							    "answered before %d requests waited",
+							    x->n);
 							answered = true;
 						}
 				if (answered)
@@ -1858,8 +1951,8 @@ static int run_scenario(struct backend *b, const struct scenario *sc, const stru
 		}
 		for (; ref && checked < tr->n; checked++)
 			if (checked >= ref->n ||
-			    !line_matches(&ref->v[checked], &tr->v[checked], b, fuse, want, sizeof(want),
-					  &norm_scratch))
+			    !line_matches(&ref->v[checked], &tr->v[checked], b, fuse, want,
+					  sizeof(want), &norm_scratch))
 				break;
 		if (ref && checked < tr->n) {
 			tr_note(tr, "(scenario stopped at its first difference)");
@@ -1960,7 +2053,8 @@ static int max_diffs = 1;
 
 /* Print the first max_diffs differences; 0 when equal. */
 static int compare(const char *what, const char *an, const struct transcript *a, const char *bn,
-		   const struct transcript *b, const struct backend *bm, bool fuse, long *normalised)
+		   const struct transcript *b, const struct backend *bm, bool fuse,
+		   long *normalised)
 {
 	int n = a->n < b->n ? a->n : b->n, diffs = 0;
 	char exp[4096];
@@ -2026,15 +2120,14 @@ static int parse_sw(const char *text, struct rv_switches *sw)
 
 static void usage(void)
 {
-	fprintf(stderr,
-		"usage: lockdiff [-k MAXDIFFS] model DIR SEEDS STEPS SWITCHES...\n"
-		"       lockdiff mount TMPFS_DIR MOUNT_DIR SEEDS STEPS\n"
-		"       lockdiff scen-model DIR SWITCHES...\n"
-		"       lockdiff scen-mount TMPFS_DIR MOUNT_DIR\n"
-		"       lockdiff print host DIR SEED STEPS\n"
-		"       lockdiff print model SWITCHES SEED STEPS\n"
-		"       lockdiff print scen host DIR | print scen model SWITCHES\n"
-		"SEEDS: N or A-B; SWITCHES: e.g. filelock=inode,bkl_ops=lock\n");
+	fprintf(stderr, "usage: lockdiff [-k MAXDIFFS] model DIR SEEDS STEPS SWITCHES...\n"
+			"       lockdiff mount TMPFS_DIR MOUNT_DIR SEEDS STEPS\n"
+			"       lockdiff scen-model DIR SWITCHES...\n"
+			"       lockdiff scen-mount TMPFS_DIR MOUNT_DIR\n"
+			"       lockdiff print host DIR SEED STEPS\n"
+			"       lockdiff print model SWITCHES SEED STEPS\n"
+			"       lockdiff print scen host DIR | print scen model SWITCHES\n"
+			"SEEDS: N or A-B; SWITCHES: e.g. filelock=inode,bkl_ops=lock\n");
 	exit(2);
 }
 
@@ -2063,8 +2156,8 @@ static int be_start(struct backend *b, const struct rv_switches *sw)
 static int be_report(struct backend *b, int r)
 {
 	if (r)
-		fprintf(stderr, "lockdiff: %s run failed: %s\n", b->kind == BE_HOST ? b->dir : "model",
-			b->err);
+		fprintf(stderr, "lockdiff: %s run failed: %s\n",
+			b->kind == BE_HOST ? b->dir : "model", b->err);
 	return r;
 }
 
@@ -2126,9 +2219,9 @@ static void print_norm(void)
 }
 
 /* Compare scenario transcripts one by one; the number that differ. */
-static int compare_scen(const char *what, const char *an, const struct transcript *a, const char *bn,
-			const struct transcript *b, const struct backend *bm, bool fuse,
-			long *normalised, long *lines)
+static int compare_scen(const char *what, const char *an, const struct transcript *a,
+			const char *bn, const struct transcript *b, const struct backend *bm,
+			bool fuse, long *normalised, long *lines)
 {
 	int bad = 0;
 	char w[600];
@@ -2215,8 +2308,8 @@ int main(int argc, char **argv)
 					free(st);
 					return 2;
 				}
-				snprintf(what, sizeof(what), "seed %llu %s", (unsigned long long)seed,
-					 argv[5 + i]);
+				snprintf(what, sizeof(what), "seed %llu %s",
+					 (unsigned long long)seed, argv[5 + i]);
 				if (compare(what, "linux", &ref, "model", &mt, NULL, false, NULL))
 					status = 1;
 				lines += ref.n;
@@ -2225,9 +2318,10 @@ int main(int argc, char **argv)
 			tr_free(&ref);
 		}
 		free(st);
-		printf("lockdiff model: seeds %llu-%llu x %d steps x %d switch sets: %ld lines, %s\n",
-		       (unsigned long long)lo, (unsigned long long)hi, steps, nsw, lines,
-		       status ? "DIFFERENCES" : "identical");
+		printf(
+		    "lockdiff model: seeds %llu-%llu x %d steps x %d switch sets: %ld lines, %s\n",
+		    (unsigned long long)lo, (unsigned long long)hi, steps, nsw, lines,
+		    status ? "DIFFERENCES" : "identical");
 		return status;
 	}
 	if (!strcmp(argv[1], "scen-model") && argc >= 4) {
@@ -2265,7 +2359,8 @@ int main(int argc, char **argv)
 			lines += sref[i].n;
 		}
 		printf("lockdiff scen-mount: %d scenarios: %ld lines, %ld normalised, %s\n", NSCEN,
-		       lines, normalised, status ? "DIFFERENCES" : "identical but for the FUSE limits");
+		       lines, normalised,
+		       status ? "DIFFERENCES" : "identical but for the FUSE limits");
 		print_norm();
 		return status;
 	}
@@ -2293,9 +2388,10 @@ int main(int argc, char **argv)
 			tr_free(&mt);
 		}
 		free(st);
-		printf("lockdiff mount: seeds %llu-%llu x %d steps: %ld lines, %ld normalised, %s\n",
-		       (unsigned long long)lo, (unsigned long long)hi, steps, lines, normalised,
-		       status ? "DIFFERENCES" : "identical but for the FUSE limits");
+		printf(
+		    "lockdiff mount: seeds %llu-%llu x %d steps: %ld lines, %ld normalised, %s\n",
+		    (unsigned long long)lo, (unsigned long long)hi, steps, lines, normalised,
+		    status ? "DIFFERENCES" : "identical but for the FUSE limits");
 		print_norm();
 		return status;
 	}
