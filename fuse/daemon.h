@@ -178,8 +178,10 @@ int rvf_op_statfs(const struct rvf_ctx *ctx, fuse_ino_t ino, struct statvfs *st)
 int rvf_op_access(const struct rvf_ctx *ctx, fuse_ino_t ino, int mask);
 int rvf_op_fallocate(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, int mode, off_t off,
 		     off_t len);
+/* in/in_size: what the caller passed (write direction); out gets *out_len
+ * bytes (at most out_size).  Unknown commands and short buffers: -ENOTTY. */
 int rvf_op_ioctl(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, unsigned int cmd,
-		 void *out, size_t out_size, size_t *out_len);
+		 const void *in, size_t in_size, void *out, size_t out_size, size_t *out_len);
 int rvf_op_lseek(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, off_t off, int whence,
 		 off_t *out);
 

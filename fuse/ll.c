@@ -411,7 +411,7 @@ static void lo_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg
 		     size_t out_bufsz)
 {
 	struct rvf_ctx c = req_ctx(req);
-	uint64_t out;
+	char out[64];
 	size_t len;
 	int err;
 
@@ -420,12 +420,12 @@ static void lo_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg
 		fuse_reply_err(req, ENOSYS);
 		return;
 	}
-	err = rvf_op_ioctl(&c, ino, fi->fh, cmd, &out,
+	err = rvf_op_ioctl(&c, ino, fi->fh, cmd, in_buf, in_bufsz, out,
 			   out_bufsz < sizeof(out) ? out_bufsz : sizeof(out), &len);
 	if (err)
 		fuse_reply_err(req, -err);
 	else
-		fuse_reply_ioctl(req, 0, len ? &out : NULL, len);
+		fuse_reply_ioctl(req, 0, len ? out : NULL, len);
 }
 
 const struct fuse_lowlevel_ops rvf_ll_ops = {

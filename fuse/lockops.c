@@ -419,7 +419,10 @@ void rvf_ll_getlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, str
 	file = lk_file(req, ino, fi);
 	if (!file)
 		return;
-	err = fcntl_getlk(file, F_GETLK, lock, (fl_owner_t)(uintptr_t)fi->lock_owner);
+	/* the kernel forwards F_OFD_GETLK as a GETLK owned by the open file, an
+	 * F_UNLCK one (which lock do I hold here?) included: the test below
+	 * fcntl answers both (a plain F_GETLK of F_UNLCK never gets here) */
+	err = locks_test_lock(file, lock, (fl_owner_t)(uintptr_t)fi->lock_owner);
 	fput(file);
 	if (err)
 		fuse_reply_err(req, -err);

@@ -200,6 +200,9 @@ static const struct cred *ctx_cred(const struct rvf_ctx *ctx, struct cred *c)
 {
 	c->fsuid = ctx->uid;
 	c->fsgid = ctx->gid;
+	/* the kernel's vfs_prepare_mode ran above FUSE, with the caller's
+	 * supplementary groups the request does not carry */
+	c->mode_prepared = ctx->req != NULL;
 	return c;
 }
 
@@ -875,36 +878,62 @@ int rvf_op_lseek(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, off_t o
 }
 
 /*
- * ioctl: rcuvfs's restricted commands (RCUVFS_IOC_*, vfs_ioctl; under the
- * BKL with bkl_ops=ioctl).  _IOR commands return their uint64_t in out.
+ * The ioctls the model answers, with what each reads and writes: rcuvfs's
+ * restricted commands (RCUVFS_IOC_*, under the BKL with bkl_ops=ioctl) and
+ * the file-attribute ones the kernel's fuse_fileattr_get/set send for
+ * lsattr/chattr (FS_IOC_GETFLAGS/SETFLAGS with a 4-byte word, whatever the
+ * command's encoded size, and FS_IOC_FSGETXATTR/FSSETXATTR).  Anything
+ * else, including a known number with a buffer too small, is ENOTTY: the
+ * answer of a file system without that ioctl (vfs_ioctl's -ENOIOCTLCMD).
  */
+static const struct {
+	unsigned int cmd;
+	size_t in, out;
+} rvf_ioctls[] = {
+    {RCUVFS_IOC_NOP, 0, 0},
+    {RCUVFS_IOC_GETGEN, 0, sizeof(uint64_t)},
+    {RCUVFS_IOC_GETVERSION, 0, sizeof(uint64_t)},
+    {FS_IOC_GETFLAGS, 0, sizeof(unsigned int)},
+    {FS_IOC_SETFLAGS, sizeof(unsigned int), 0},
+    {FS_IOC_FSGETXATTR, 0, sizeof(struct fsxattr)},
+    {FS_IOC_FSSETXATTR, sizeof(struct fsxattr), 0},
+};
+
 int rvf_op_ioctl(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, unsigned int cmd,
-		 void *out, size_t out_size, size_t *out_len)
+		 const void *in, size_t in_size, void *out, size_t out_size, size_t *out_len)
 {
+	union {
+		uint64_t u64;
+		unsigned int flags;
+		struct fsxattr fsx;
+	} buf;
 	struct file *file;
-	uint64_t val = 0;
+	size_t i;
 	long ret;
 
 	*out_len = 0;
 	if (rvf_ino_is_ctl(ino))
 		return -ENOTTY;
-	if (_IOC_DIR(cmd) & _IOC_READ) {
-		if (_IOC_SIZE(cmd) != sizeof(val) || out_size < sizeof(val))
-			return -EINVAL;
-	} else if (_IOC_DIR(cmd) != _IOC_NONE) {
+	for (i = 0; i < ARRAY_SIZE(rvf_ioctls); i++)
+		if (rvf_ioctls[i].cmd == cmd)
+			break;
+	if (i == ARRAY_SIZE(rvf_ioctls) || in_size < rvf_ioctls[i].in ||
+	    out_size < rvf_ioctls[i].out)
 		return -ENOTTY;
-	}
+	memset(&buf, 0, sizeof(buf));
+	if (rvf_ioctls[i].in)
+		memcpy(&buf, in, rvf_ioctls[i].in);
 	rvf_enter();
 	file = rvf_fget(fh);
 	if (!file)
 		return -EBADF;
-	ret = vfs_ioctl(file, cmd, (unsigned long)(uintptr_t)&val);
+	ret = vfs_ioctl(file, cmd, (unsigned long)(uintptr_t)&buf);
 	fput(file);
 	if (ret < 0)
 		return (int)ret;
-	if (_IOC_DIR(cmd) & _IOC_READ) {
-		memcpy(out, &val, sizeof(val));
-		*out_len = sizeof(val);
+	if (rvf_ioctls[i].out) {
+		memcpy(out, &buf, rvf_ioctls[i].out);
+		*out_len = rvf_ioctls[i].out;
 	}
 	return 0;
 }

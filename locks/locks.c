@@ -5,12 +5,16 @@
  *
  * Data.  Each inode that ever had a lock has a file_lock_context with two
  * lists of held locks, flc_flock and flc_posix (OFD locks are POSIX locks
- * whose owner is the struct file).  Requests that wait hang in a blocker
- * tree under the held lock they conflict with (fl_blocker, fl_blocked_
- * requests, fl_blocked_member): a new waiter that conflicts with a waiter
- * already there becomes that waiter's child, so an unlock wakes only the
- * first level, as Linux 5.x does.  Waiting POSIX (non-OFD) requests are also
- * on blocked_hash, keyed by owner, for deadlock detection across inodes.
+ * whose owner is the struct file).  flc_posix is in Linux's order (see
+ * posix_lock_ctx): each owner's locks contiguous and sorted by start, a new
+ * owner's at the tail, so F_GETLK and a waiter find the conflicting lock
+ * Linux finds; flc_flock in arrival order.  Requests that wait hang in a
+ * blocker tree under the held lock they conflict with (fl_blocker, fl_
+ * blocked_requests, fl_blocked_member): a new waiter that conflicts with a
+ * waiter already there becomes that waiter's child, so an unlock wakes only
+ * the first level, as Linux 5.x does.  A waiter queued under a POSIX
+ * (non-OFD) lock or request is also on blocked_hash, keyed by owner, for
+ * deadlock detection across inodes (__locks_insert_block).
  * Held locks are on a global list (one list, or LOCK_SHARDS per-thread
  * shards under the inode scheme) for the /proc/locks listing.
  *
@@ -598,6 +602,12 @@ static void locks_wake_up_blocks(struct file_lock *blocker)
 /*
  * Queue waiter behind blocker; if a waiter already queued there conflicts
  * with it, behind that one instead (recursively).  Blocked lock held.
+ * As Linux 6.x __locks_insert_block (the test is on the blocker since OFD
+ * locks came, 3.15):
+ * the waiter enters the deadlock graph (blocked_hash) when the blocker it
+ * finally queues under is a POSIX, non-OFD lock or request, whatever the
+ * waiter's own flags: an OFD waiter queued under a process's lock is in it,
+ * a process's waiter queued under an OFD request is not.
  */
 static void __locks_insert_block(struct file_lock *blocker, struct file_lock *waiter,
 				 bool (*conflict)(const struct file_lock *,
@@ -615,7 +625,7 @@ new_blocker:
 	}
 	waiter->fl_blocker = blocker;
 	list_add_tail(&waiter->fl_blocked_member, &blocker->fl_blocked_requests);
-	if ((waiter->fl_flags & (FL_POSIX | FL_OFDLCK)) == FL_POSIX)
+	if ((blocker->fl_flags & (FL_POSIX | FL_OFDLCK)) == FL_POSIX)
 		list_add_tail(&waiter->fl_link, &blocked_hash[blocked_hash_key(waiter->fl_owner)]);
 	nr_blocked++;
 }
@@ -687,7 +697,13 @@ static bool lk_claim(struct file_lock *request)
 
 /*
  * Queue request behind blocker (conflict path with FL_SLEEP).  List lock
- * held.  Returns FILE_LOCK_DEFERRED, or -ECANCELED for a cancelled request.
+ * held.  Returns FILE_LOCK_DEFERRED, -EDEADLK, or -ECANCELED for a
+ * cancelled request.  As Linux 6.x posix_lock_inode: the requests queued
+ * behind this one are woken before the deadlock check, so the check never
+ * walks from one of them up to this request: a woken waiter that blocks
+ * again would otherwise see a cycle through its own waiters that is not
+ * there.  The woken ones re-evaluate; flock
+ * (flock_lock_inode -> locks_insert_block) wakes them too, after queueing.
  */
 static int locks_block_on(struct file_lock *blocker, struct file_lock *request,
 			  bool (*conflict)(const struct file_lock *, const struct file_lock *))
@@ -695,29 +711,52 @@ static int locks_block_on(struct file_lock *blocker, struct file_lock *request,
 	int error = FILE_LOCK_DEFERRED;
 
 	blocked_lock_nested();
-	if (conflict == posix_locks_conflict && posix_locks_deadlock(request, blocker)) {
-		error = -EDEADLK;
-	} else if ((request->fl_flags & FL_DEFERRED) &&
-		   __atomic_load_n(&request->fl_req->state, __ATOMIC_ACQUIRE) != FLR_WAITING) {
+	if ((request->fl_flags & FL_DEFERRED) &&
+	    __atomic_load_n(&request->fl_req->state, __ATOMIC_ACQUIRE) != FLR_WAITING) {
 		error = -ECANCELED;
 	} else {
-		/* requests that queued behind this one re-evaluate */
 		__locks_wake_up_blocks(request);
-		__locks_insert_block(blocker, request, conflict);
+		if (conflict == posix_locks_conflict && posix_locks_deadlock(request, blocker))
+			error = -EDEADLK;
+		else
+			__locks_insert_block(blocker, request, conflict);
 	}
 	blocked_unlock_nested();
 	return error;
+}
+
+/*
+ * A granted request's waiters move to the lock record that now stands for
+ * it (Linux 6.x locks_move_blocks, called where posix_lock_inode and
+ * flock_lock_inode insert a new record): they stay queued, in their order
+ * and graph membership, instead of waking.  List lock held (no waiter can be
+ * added to the request meanwhile).
+ */
+static void locks_move_blocks(struct file_lock *new, struct file_lock *request)
+{
+	if (list_empty(&request->fl_blocked_requests))
+		return;
+	blocked_lock_nested();
+	while (!list_empty(&request->fl_blocked_requests)) {
+		struct file_lock *fl = list_first_entry(&request->fl_blocked_requests,
+							struct file_lock, fl_blocked_member);
+
+		list_move_tail(&fl->fl_blocked_member, &new->fl_blocked_requests);
+		fl->fl_blocker = new;
+	}
+	blocked_unlock_nested();
 }
 
 /* ------------------------------------------------------------------ */
 /* held-lock list changes (list lock held)                             */
 /* ------------------------------------------------------------------ */
 
+/* Insert fl before `before` (the list head: at the tail). */
 static void locks_insert_lock_ctx(struct file_lock *fl, struct file_lock_context *ctx,
-				  struct list_head *head)
+				  struct list_head *before)
 {
 	fl->fl_ctx = ctx;
-	list_add_tail(&fl->fl_list, head);
+	list_add_tail(&fl->fl_list, before);
 	locks_insert_global_locks(fl);
 }
 
@@ -787,14 +826,31 @@ void locks_free_lock_context(struct inode *inode)
  * Apply a POSIX/OFD request to ctx.  Returns 0, FILE_LOCK_DEFERRED (queued
  * in the tree), -EAGAIN (conflict, no FL_SLEEP; *conflock filled), -EDEADLK,
  * -ENOLCK, or -ECANCELED (a deferred request was cancelled).
+ *
+ * Follows Linux 6.x posix_lock_inode (the list walk is unchanged since
+ * 2.6): the first conflicting lock in list order blocks the request; then
+ * the owner's locks, which are contiguous in the list and sorted by start,
+ * are walked from the owner's first one.  A lock of the same type that
+ * overlaps or touches the request is extended in place and stands for it
+ * (its waiters are not woken: it only grew), later ones it absorbs are
+ * deleted; a lock of the other type that the request covers is replaced at
+ * its place by the new record (the old one's waiters wake); partial overlaps
+ * are trimmed in place (their waiters wake); a split keeps the original
+ * record as the right part and inserts the left part before it.  A new
+ * record goes before the first of the owner's locks that lies wholly after
+ * it, or at the tail (a new owner's locks start at the tail).  Unlike
+ * Linux, which allocates two records up front, the second one (a split) is
+ * allocated only when the lists show a split, with the list lock dropped.
  */
 static int posix_lock_ctx(struct file_lock_context *ctx, struct file_lock *request,
 			  struct file_lock *conflock)
 {
 	struct file_lock *new_fl, *new_fl2 = NULL, *fl, *tmp;
+	struct file_lock *cur, *left, *right;
 	struct list_head dispose = LIST_HEAD_INIT(dispose);
 	int64_t start = request->fl_start, end = request->fl_end;
 	bool unlock = request->fl_type == F_UNLCK;
+	bool added;
 	int error;
 
 	rv_stat_inc(locks_posix_calls);
@@ -840,52 +896,89 @@ retry:
 	error = 0;
 
 	/*
-	 * The owner's locks never overlap each other and two of the same type
-	 * are never adjacent.  Same type: absorb overlapping or adjacent ones
-	 * into [start, end].  Other type (or unlock): cut [start, end] out.
+	 * [start, end] is the request's range, grown by merges; cur is the
+	 * record that stands for the request once it merged with or replaced
+	 * one (Linux reassigns `request`); `added` as in Linux (an unlock
+	 * never adds a record).
 	 */
-	list_for_each_entry_safe(fl, tmp, &ctx->flc_posix, fl_list)
-	{
-		if (fl->fl_owner != request->fl_owner)
-			continue;
+	cur = left = right = NULL;
+	added = unlock;
+	list_for_each_entry(fl, &ctx->flc_posix,
+			    fl_list) if (fl->fl_owner == request->fl_owner) break;
+	for (tmp = list_entry(fl->fl_list.next, struct file_lock, fl_list);
+	     &fl->fl_list != &ctx->flc_posix && fl->fl_owner == request->fl_owner;
+	     fl = tmp, tmp = list_entry(tmp->fl_list.next, struct file_lock, fl_list)) {
 		if (fl->fl_type == request->fl_type) {
-			if (fl->fl_end < start - 1 || fl->fl_start - 1 > end)
+			/* start - 1, not end + 1: end may be OFFSET_MAX */
+			if (fl->fl_end < start - 1)
 				continue;
+			if (fl->fl_start - 1 > end)
+				break; /* wholly after: the new record goes here */
 			if (fl->fl_start < start)
 				start = fl->fl_start;
 			if (fl->fl_end > end)
 				end = fl->fl_end;
-			locks_delete_lock_ctx(fl, &dispose);
+			if (added) {
+				locks_delete_lock_ctx(fl, &dispose);
+				continue;
+			}
+			cur = fl;
+			added = true;
 			continue;
 		}
-		if (fl->fl_end < start || fl->fl_start > end)
+		if (fl->fl_end < start)
 			continue;
-		if (fl->fl_start < start && fl->fl_end > end) {
-			/* split: fl keeps the left part, a new record the right */
-			struct file_lock *right = new_fl2;
-
-			new_fl2 = NULL;
-			locks_copy_lock(right, fl);
-			right->fl_start = end + 1;
-			locks_insert_lock_ctx(right, ctx, &ctx->flc_posix);
-			locks_set_range(fl, fl->fl_start, start - 1);
-			locks_wake_up_blocks(fl);
-		} else if (fl->fl_start < start) {
-			locks_set_range(fl, fl->fl_start, start - 1);
-			locks_wake_up_blocks(fl);
-		} else if (fl->fl_end > end) {
-			locks_set_range(fl, end + 1, fl->fl_end);
-			locks_wake_up_blocks(fl);
-		} else {
+		if (fl->fl_start > end)
+			break;
+		if (fl->fl_start < start)
+			left = fl;
+		if (fl->fl_end > end) {
+			right = fl;
+			break;
+		}
+		if (fl->fl_start >= start) {
+			/* wholly covered */
+			if (added) {
+				locks_delete_lock_ctx(fl, &dispose);
+				continue;
+			}
+			/* the new record takes fl's place */
+			locks_copy_lock(new_fl, request);
+			locks_move_blocks(new_fl, request);
+			cur = new_fl;
+			new_fl = NULL;
+			locks_insert_lock_ctx(cur, ctx, &fl->fl_list);
 			locks_delete_lock_ctx(fl, &dispose);
+			added = true;
 		}
 	}
-	if (!unlock) {
+	/* fl: where the walk stopped (the list head when it ran off the end) */
+	if (!added) {
 		locks_copy_lock(new_fl, request);
-		new_fl->fl_start = start;
-		new_fl->fl_end = end;
-		locks_insert_lock_ctx(new_fl, ctx, &ctx->flc_posix);
+		locks_move_blocks(new_fl, request);
+		cur = new_fl;
 		new_fl = NULL;
+		cur->fl_start = start;
+		cur->fl_end = end;
+		locks_insert_lock_ctx(cur, ctx, &fl->fl_list);
+		fl = cur;
+	} else if (cur && (cur->fl_start != start || cur->fl_end != end)) {
+		locks_set_range(cur, start, end);
+	}
+	if (right) {
+		if (left == right) {
+			/* split: a copy before fl becomes the left part */
+			left = new_fl2;
+			new_fl2 = NULL;
+			locks_copy_lock(left, right);
+			locks_insert_lock_ctx(left, ctx, &fl->fl_list);
+		}
+		locks_set_range(right, end + 1, right->fl_end);
+		locks_wake_up_blocks(right);
+	}
+	if (left) {
+		locks_set_range(left, left->fl_start, start - 1);
+		locks_wake_up_blocks(left);
 	}
 out:
 	flc_unlock(ctx);
@@ -900,6 +993,18 @@ out_unlocked:
 	return error;
 }
 
+/*
+ * posix_test_lock (Linux 6.x, with posix_test_locks_conflict since 6.4): the
+ * first lock in list order that conflicts with fl, or, for an fl of type
+ * F_UNLCK, the first lock of fl's own owner that overlaps it.
+ */
+static bool posix_test_locks_conflict(const struct file_lock *caller, const struct file_lock *sys)
+{
+	if (caller->fl_type == F_UNLCK)
+		return caller->fl_owner == sys->fl_owner && locks_overlap(caller, sys);
+	return posix_locks_conflict(caller, sys);
+}
+
 static void posix_test_lock_ctx(struct file_lock_context *ctx, struct file_lock *fl)
 {
 	struct file_lock *cfl;
@@ -912,7 +1017,7 @@ static void posix_test_lock_ctx(struct file_lock_context *ctx, struct file_lock 
 	flc_lock(ctx);
 	list_for_each_entry(cfl, &ctx->flc_posix, fl_list)
 	{
-		if (posix_locks_conflict(fl, cfl)) {
+		if (posix_test_locks_conflict(fl, cfl)) {
 			locks_copy_conflock(fl, cfl);
 			goto out;
 		}
@@ -982,7 +1087,9 @@ static int flock_lock_ctx(struct file_lock_context *ctx, struct file_lock *reque
 		error = -ECANCELED;
 		goto out;
 	}
+	/* flock_lock_inode (6.x): waiters move, the record goes to the tail */
 	locks_copy_lock(new_fl, request);
+	locks_move_blocks(new_fl, request);
 	locks_insert_lock_ctx(new_fl, ctx, &ctx->flc_flock);
 	new_fl = NULL;
 out:
@@ -1024,6 +1131,8 @@ static __always_inline int locks_lock_wait(struct file_lock_context *ctx, struct
 			rv_stat_inc(locks_interrupted);
 			break;
 		}
+		/* woken: the same point as a deferred request's retry */
+		RV_INJECT("locks_before_retry");
 	}
 	locks_delete_block(fl);
 	return error;
@@ -1059,11 +1168,22 @@ static void locks_retry_req(struct file_lock_req *req)
 
 	if (__atomic_load_n(&req->state, __ATOMIC_ACQUIRE) != FLR_WAITING)
 		return;
+	/*
+	 * Under the BKL when bkl_ops=lock, as the entry points (2.6 held it
+	 * across the whole of fcntl_setlk and flock, retries included); the
+	 * queue runs after lk_exit dropped the caller's, and grant() runs
+	 * without it.
+	 */
+	if (lk_bkl_ops_lock)
+		lock_kernel();
 	RV_INJECT("locks_before_retry");
 	error = locks_apply(fl->fl_ctx, fl, NULL);
+	if (error != FILE_LOCK_DEFERRED)
+		locks_delete_block(fl);
+	if (lk_bkl_ops_lock)
+		unlock_kernel();
 	if (error == FILE_LOCK_DEFERRED)
 		return; /* queued again */
-	locks_delete_block(fl);
 	if (error == -ECANCELED)
 		return;
 	/* 0 was claimed under the list lock; an error still needs the claim */
@@ -1314,6 +1434,41 @@ static int flock_to_posix_lock(struct file *filp, struct file_lock *fl, const st
 	}
 }
 
+/* The answer of a test into *l (posix_lock_to_flock). */
+static void posix_lock_to_flock(struct flock *l, const struct file_lock *fl)
+{
+	l->l_type = fl->fl_type;
+	if (fl->fl_type != F_UNLCK) {
+		l->l_pid = (fl->fl_flags & FL_OFDLCK) ? -1 : fl->fl_pid;
+		l->l_start = fl->fl_start;
+		l->l_len = fl->fl_end == OFFSET_MAX ? 0 : fl->fl_end - fl->fl_start + 1;
+		l->l_whence = SEEK_SET;
+	}
+}
+
+int locks_test_lock(struct file *filp, struct flock *l, fl_owner_t owner)
+{
+	struct file_lock fl;
+	int error;
+
+	if (!lk_file_ok(filp))
+		return -EBADF;
+	locks_init_lock(&fl);
+	error = flock_to_posix_lock(filp, &fl, l);
+	if (error)
+		return error;
+	fl.fl_flags = FL_POSIX;
+	fl.fl_owner = owner;
+	posix_test_lock(filp, &fl);
+	posix_lock_to_flock(l, &fl);
+	return 0;
+}
+
+/*
+ * As Linux 6.x fcntl_getlk: F_GETLK wants F_RDLCK or F_WRLCK; F_OFD_GETLK
+ * also takes F_UNLCK (since 6.4: "which lock does this description hold
+ * here?"), and l_pid 0.
+ */
 int fcntl_getlk(struct file *filp, unsigned int cmd, struct flock *l, fl_owner_t owner)
 {
 	struct file_lock fl;
@@ -1323,7 +1478,7 @@ int fcntl_getlk(struct file *filp, unsigned int cmd, struct flock *l, fl_owner_t
 		return -EINVAL;
 	if (!lk_file_ok(filp))
 		return -EBADF;
-	if (l->l_type != F_RDLCK && l->l_type != F_WRLCK)
+	if (cmd != F_OFD_GETLK && l->l_type != F_RDLCK && l->l_type != F_WRLCK)
 		return -EINVAL;
 	locks_init_lock(&fl);
 	error = flock_to_posix_lock(filp, &fl, l);
@@ -1338,13 +1493,7 @@ int fcntl_getlk(struct file *filp, unsigned int cmd, struct flock *l, fl_owner_t
 		fl.fl_owner = filp;
 	}
 	posix_test_lock(filp, &fl);
-	l->l_type = fl.fl_type;
-	if (fl.fl_type != F_UNLCK) {
-		l->l_pid = (fl.fl_flags & FL_OFDLCK) ? -1 : fl.fl_pid;
-		l->l_start = fl.fl_start;
-		l->l_len = fl.fl_end == OFFSET_MAX ? 0 : fl.fl_end - fl.fl_start + 1;
-		l->l_whence = SEEK_SET;
-	}
+	posix_lock_to_flock(l, &fl);
 	return 0;
 }
 

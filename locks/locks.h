@@ -125,10 +125,19 @@ int flock_lock_file(struct file *filp, unsigned int cmd, pid_t pid, struct file_
 
 /*
  * fcntl(2) F_GETLK / F_OFD_GETLK: fills *fl with the first conflicting lock
- * (l_whence SEEK_SET, l_pid -1 for OFD and flock-free), or l_type F_UNLCK.
- * `owner` is the POSIX owner asking (ignored for OFD).
+ * in the inode's list order (l_whence SEEK_SET, l_pid -1 for an OFD lock),
+ * or l_type F_UNLCK.  F_OFD_GETLK with l_type F_UNLCK reports the first lock
+ * the description itself holds on the range (Linux 6.4+).  `owner` is the
+ * POSIX owner asking (ignored for OFD).
  */
 int fcntl_getlk(struct file *filp, unsigned int cmd, struct flock *fl, fl_owner_t owner);
+/*
+ * The test below fcntl (vfs_test_lock): as F_GETLK for `owner`, but l_type
+ * F_UNLCK is allowed for any owner and reports owner's own first lock on the
+ * range.  The FUSE daemon answers GETLK with it (the kernel forwards
+ * F_OFD_GETLK as a GETLK whose owner is the open file).
+ */
+int locks_test_lock(struct file *filp, struct flock *l, fl_owner_t owner);
 /*
  * fcntl(2) F_SETLK, F_SETLKW, F_OFD_SETLK, F_OFD_SETLKW.  `owner`/`pid`
  * identify the POSIX owner (ignored for OFD: owner is filp, pid -1).  With

@@ -302,13 +302,14 @@ int rmap_walk_file(struct folio *folio, rmap_one_fn fn, void *arg)
  * mapping takes a write-protect fault (do_wp_page's shared case), which
  * makes the PTE writable and dirty and dirties the folio again.  Private
  * VMAs map page-cache folios read-only: nothing to clean.  Returns the
- * number of PTEs changed.
+ * number of PTEs changed.  Each PTE is cleared and flushed before the
+ * clean one is set (page_vma_mkclean_one): a writer that validated the
+ * old PTE finishes its copy before the flush returns, so writeback's copy
+ * after this sees its bytes.
  *
  * Locking: folio lock (held by the caller: no PTE can newly map the folio)
  * -> i_mmap_rwsem (read) -> PTE lock.  The page tables of a VMA on i_mmap
- * stay allocated (see the top).  No TLB to flush: a walker that validated
- * the PTE before this may still be copying into the folio; it re-reads the
- * PTE after its copy and re-dirties the folio (mm_write_recheck).
+ * stay allocated (see the top).
  */
 static int folio_mkclean(struct folio *folio)
 {
@@ -334,20 +335,20 @@ static int folio_mkclean(struct folio *folio)
 		if (!ptep)
 			continue;
 		if (pte & (_PAGE_RW | _PAGE_DIRTY)) {
-			pte = __atomic_fetch_and(ptep, ~(_PAGE_RW | _PAGE_DIRTY), __ATOMIC_ACQ_REL);
+			/* page_vma_mkclean_one: clear, flush (a writer that
+			 * validated the PTE finishes its copy first), then the
+			 * clean read-only PTE */
+			pte = ptep_clear_flush(vma, addr, ptep);
 			if (pte_dirty(pte))
 				folio_mark_dirty(folio);
+			set_pte(ptep, pte & ~(_PAGE_RW | _PAGE_DIRTY));
 			cleaned++;
 		}
 		spin_unlock(&pt->ptl);
 	}
 	up_read(&m->i_mmap_rwsem);
-	if (cleaned) {
-		/* the "TLB flush": writeback's copy comes after this; pairs
-		 * with the fence in mm_write_recheck */
-		smp_mb();
+	if (cleaned)
 		rv_stat_add(mkclean_ptes, (uint64_t)cleaned);
-	}
 	return cleaned;
 }
 

@@ -6,10 +6,11 @@
  * rmap fields (folio->private = anon_vma, folio->index), the shared zero
  * page, and the PTE encoding.
  *
- * Folios come from a SLAB_TYPESAFE_BY_RCU cache: a lockless page-table
- * walker (mm_access) that read a PTE under RCU may call mm_folio_try_get on
- * a folio freed meanwhile; the get fails on a zero count, or succeeds on a
- * reused folio and the walker's cmpxchg of the PTE then fails.
+ * The model CPU (mm_access) uses a folio it found in a PTE without a
+ * reference of its own: a folio loses a PTE's reference only after a TLB
+ * flush of that mm, which waits for the access (mm/tlb.c).  Other lockless
+ * lookups (the fork checker) use mm_folio_try_get on these
+ * SLAB_TYPESAFE_BY_RCU folios and re-read the PTE.
  *
  * Counts: each PTE mapping a folio holds one reference and one map count
  * (atomics).  The zero folio is never counted.

@@ -18,9 +18,15 @@
  *                 is itself forking, and other mm users (get_task_mm) go
  *                 through mmap_lock, which fork holds
  *   never         the pre-fix kernel
- * Injection points in the per-VMA loop (for the fork-race reproduction):
+ * Without the VMA write lock, a parent thread's write-protect fault can
+ * COW a page during the copy, before fork's TLB flush at the end: a third
+ * parent thread still writing through its stale writable translation then
+ * writes into the old page, which now belongs to the child, and the
+ * parent loses that write (the corruption users reported, SEEDS.md s.4).
+ * Injection points (for the fork-race reproductions):
  *   "dup_mmap_vma"          after the lock decision, before anything is read
  *   "dup_mmap_before_copy"  after anon_vma_fork, before vma_needs_copy
+ *   "dup_mmap_flush"        after the copy, before flush_tlb_mm(oldmm)
  */
 #include "mm/internal.h"
 
@@ -67,7 +73,18 @@ int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
 		}
 		tmp->vm_mm = mm;
 		tmp->vm_lock_seq = mm->mm_lock_seq; /* born write-locked in the child */
-		ret = anon_vma_fork(tmp, mpnt);
+		/*
+		 * dup_mmap (kernel/fork.c, Linux 6.9): VM_WIPEONFORK gets a
+		 * clean slate in the child, with no anon_vma until its first
+		 * fault (no page is copied); the rest share the parent's
+		 * anon_vma tree.
+		 */
+		if (tmp->vm_flags & VM_WIPEONFORK) {
+			tmp->anon_vma = NULL;
+			ret = 0;
+		} else {
+			ret = anon_vma_fork(tmp, mpnt);
+		}
 		if (ret) {
 			if (tmp->vm_file)
 				mm_file_put(tmp->vm_file);
@@ -91,6 +108,16 @@ int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
 		}
 	}
 	mmap_write_unlock(mm);
+	/*
+	 * copy_page_range write-protected the parent's PTEs without flushing:
+	 * until here another parent thread may still write through a writable
+	 * translation.  dup_mmap (6.4) flushes once before mmap_lock goes, so
+	 * the first write-protect fault after fork (it needs mmap_lock or, with
+	 * the VMA write-locked, waits for it) copies a page no stale writer
+	 * can still change.
+	 */
+	RV_INJECT("dup_mmap_flush");
+	flush_tlb_mm(oldmm);
 	mmap_write_unlock(oldmm);
 	return ret;
 }
@@ -126,7 +153,10 @@ static void mm_exit_mm(struct task_struct *t)
 
 	if (!mm)
 		return;
+	RV_INJECT("exit_mm");
+	task_lock(t); /* exit_mm: get_task_mm sees the mm or NULL, never a freed one */
 	WRITE_ONCE(t->mm, NULL);
+	task_unlock(t);
 	mmput(mm);
 }
 

@@ -74,9 +74,14 @@ static inline pte_t ptep_get_and_clear(pte_t *ptep)
 struct pt_page *pte_alloc(struct mm_struct *mm, unsigned long addr);
 /* Unmap [start, end) of a VMA: drop folio references, mapcounts and RSS. */
 void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned long end);
-/* The same, keeping anonymous folios when skip_anon; returns PTEs removed. */
+/* The same, keeping anonymous folios when skip_anon; returns PTEs removed.
+ * Flushes the TLB before the folios go (its own mmu_gather). */
 long zap_page_range_details(struct vm_area_struct *vma, unsigned long start, unsigned long end,
 			    bool skip_anon);
+/* Zap into the caller's mmu_gather (munmap, exit_mmap: one flush for all VMAs). */
+struct mmu_gather;
+long zap_page_range_tlb(struct mmu_gather *tlb, struct vm_area_struct *vma, unsigned long start,
+			unsigned long end, bool skip_anon);
 /* Free page-table pages wholly inside [floor, ceiling) (RCU-deferred). */
 void free_pgtables(struct mm_struct *mm, unsigned long floor, unsigned long ceiling);
 int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma);
@@ -132,6 +137,49 @@ static inline pte_t *folio_check_address(struct folio *folio, struct mm_struct *
 	spin_unlock(&pt->ptl);
 	return NULL;
 }
+
+/*
+ * mm/tlb.c: the model TLB.  A model access holds a translation from its
+ * page-table walk to the end of its copy (tlb_enter .. tlb_exit); a TLB
+ * flush of the mm waits for every such section that may have loaded a PTE
+ * from before the change, as a shootdown IPI waits for every CPU.
+ */
+static inline int tlb_enter(struct mm_struct *mm)
+{
+	int idx = __atomic_load_n(&mm->tlb_epoch, __ATOMIC_RELAXED) & 1;
+
+	/* seq_cst: a full barrier before the walk's PTE loads; pairs with the
+	 * smp_mb() in flush_tlb_mm after the PTE change */
+	__atomic_fetch_add(&mm->tlb_users[idx], 1, __ATOMIC_SEQ_CST);
+	return idx;
+}
+static inline void tlb_exit(struct mm_struct *mm, int idx)
+{
+	/* release: the copy is done before a waiting flush returns */
+	__atomic_fetch_sub(&mm->tlb_users[idx], 1, __ATOMIC_RELEASE);
+}
+void flush_tlb_mm(struct mm_struct *mm);
+void flush_tlb_range(struct vm_area_struct *vma, unsigned long start, unsigned long end);
+/* Clear the PTE and flush its translation (ptl held); returns the old PTE. */
+pte_t ptep_clear_flush(struct vm_area_struct *vma, unsigned long addr, pte_t *ptep);
+
+/*
+ * mmu_gather: zap clears PTEs and queues the folios whose PTE references
+ * it drops; tlb_flush_mmu / tlb_finish_mmu flush the TLB and only then put
+ * them (the kernel's tlb_gather_mmu .. tlb_finish_mmu).
+ */
+#define MMU_GATHER_BATCH 64
+struct mmu_gather {
+	struct mm_struct *mm;
+	bool need_flush;
+	int nr;
+	struct folio *folios[MMU_GATHER_BATCH];
+};
+void tlb_gather_mmu(struct mmu_gather *tlb, struct mm_struct *mm);
+/* A present PTE was cleared; folio (or NULL: the zero page) loses its reference after the flush. */
+void tlb_remove_folio(struct mmu_gather *tlb, struct folio *folio);
+void tlb_flush_mmu(struct mmu_gather *tlb);
+void tlb_finish_mmu(struct mmu_gather *tlb);
 
 /* mm/rmap.c */
 bool pte_maps_folio(struct mm_struct *mm, unsigned long addr, struct folio *folio);

@@ -11,12 +11,21 @@
  * change it, re-checking that the PTE is still what it read; when it is
  * not, it installs nothing and returns VM_FAULT_NOPAGE (the access retries).
  *
- * mm_access plays the CPU: for each page it walks the page table under RCU
- * (a TLB miss), takes a folio reference that it validates against the PTE,
- * sets ACCESSED/DIRTY with a cmpxchg as hardware does, and copies.  With no
- * usable PTE it faults and walks again.  After writing a file page it
- * re-reads the PTE and re-dirties the folio if writeback's folio_mkclean
- * cleaned the PTE during the copy (mm_write_recheck: no TLB flush here).
+ * mm_access plays the CPU: for each page it opens a "translation in use"
+ * section (tlb_enter, mm/tlb.c), walks the page table under RCU (a TLB
+ * miss), sets ACCESSED/DIRTY with a cmpxchg on the very PTE it read, as
+ * hardware does, copies, and closes the section.  With no usable PTE it
+ * leaves the section, faults and walks again.  The translation stays
+ * usable until the section ends even if the PTE changes meanwhile (a stale
+ * TLB entry); whoever changes a PTE in a way that matters flushes the TLB,
+ * which waits for the section, as the kernel does:
+ *   wp_page_copy      ptep_clear_flush before the new PTE (this file)
+ *   dup_mmap          flush_tlb_mm(oldmm) at the end (mm/fork.c)
+ *   zap / munmap / exit_mmap / unmap_mapping_range   mmu_gather (mm/pgtable.c)
+ *   change_protection, change_prot_numa   flush_tlb_range (mm/pgtable.c)
+ *   try_to_unmap, folio_mkclean   ptep_clear_flush (mm/vmscan.c, mm/filemap.c)
+ * A folio whose PTE was cleared loses the PTE's reference only after such
+ * a flush, so the section needs no folio reference of its own.
  */
 #include "mm/internal.h"
 
@@ -128,6 +137,9 @@ static vm_fault_t do_wp_page(struct vm_fault *vmf)
 	}
 	if (!special)
 		memcpy(mm_folio_data(new), mm_folio_data(old), PAGE_SIZE);
+	/* copied, not yet installed: a write through a stale translation of
+	 * the old PTE would land in `old` now (the fork race) */
+	RV_INJECT("wp_page_copy");
 	spin_lock(&pt->ptl);
 	if (ptep_get(vmf->pte) != orig) {
 		spin_unlock(&pt->ptl);
@@ -136,6 +148,9 @@ static vm_fault_t do_wp_page(struct vm_fault *vmf)
 		rv_stat_inc(fault_nopage);
 		return VM_FAULT_NOPAGE;
 	}
+	/* wp_page_copy (mm/memory.c): clear and flush the old PTE, then set
+	 * the new one; the flush waits for accesses still using the old one */
+	ptep_clear_flush(vma, vmf->address, vmf->pte);
 	folio_add_new_anon_rmap(new, vma, vmf->address);
 	add_mm_counter(vma->vm_mm, MM_ANONPAGES, 1);
 	if (!special)
@@ -274,16 +289,19 @@ int handle_page_fault(struct mm_struct *mm, unsigned long address, unsigned int 
 }
 
 /*
- * The model CPU's TLB miss: a lockless walk that returns the folio mapped
- * at addr with a reference, after setting ACCESSED (and DIRTY for a write)
- * in the very PTE it validated; NULL when a fault is needed.
+ * The model CPU's TLB miss: a lockless walk, inside the caller's
+ * translation-in-use section, that returns the folio mapped at addr after
+ * setting ACCESSED (and DIRTY for a write) in the very PTE it read; NULL
+ * when a fault is needed.  The successful cmpxchg proves the PTE still
+ * mapped the folio when the translation was "loaded"; from then on only a
+ * TLB flush, which waits for the section, ends its use.
  */
 static struct folio *tlb_miss_walk(struct mm_struct *mm, unsigned long addr, bool write)
 {
 	struct folio *folio = NULL;
 	pte_t *ptep, pte, want;
 
-	rcu_read_lock();
+	rcu_read_lock(); /* the page-table page is freed after a grace period */
 	ptep = mm_pte_lookup(mm, addr);
 	if (!ptep)
 		goto out;
@@ -291,93 +309,101 @@ static struct folio *tlb_miss_walk(struct mm_struct *mm, unsigned long addr, boo
 	for (int tries = 0; tries < 16; tries++) {
 		if (!(pte & _PAGE_PRESENT) || (write && !pte_write(pte)))
 			goto out;
-		folio = mm_folio_from_pte(pte);
-		if (!mm_folio_try_get(folio)) {
-			folio = NULL;
+		want = pte | _PAGE_ACCESSED | (write ? _PAGE_DIRTY : 0);
+		if (want == pte || __atomic_compare_exchange_n(ptep, &pte, want, false,
+							       __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			folio = mm_folio_from_pte(pte);
 			goto out;
 		}
-		want = pte | _PAGE_ACCESSED | (write ? _PAGE_DIRTY : 0);
-		/* success proves the PTE still names this folio after our get */
-		if (__atomic_compare_exchange_n(ptep, &pte, want, false, __ATOMIC_ACQ_REL,
-						__ATOMIC_ACQUIRE))
-			goto out;
-		mm_folio_put(folio);
-		folio = NULL;
 	}
 out:
 	rcu_read_unlock();
 	return folio;
 }
 
-/*
- * The model has no TLB flush.  folio_mkclean may write-protect and clean
- * the PTE of a shared file page between our walk and the end of our copy,
- * and writeback may then copy the folio before our bytes land: the folio
- * would be clean with our bytes missing from the store.  Like a store that
- * completes after the flush, re-dirty the folio when the PTE is no longer
- * the writable, dirty one naming it.  The fence orders the copy before the
- * PTE load (pairs with the one in folio_mkclean): either we see the PTE
- * changed, or writeback's copy sees our bytes.
- */
-static void mm_write_recheck(struct mm_struct *mm, unsigned long addr, struct folio *folio)
-{
-	const pte_t want = _PAGE_PRESENT | _PAGE_RW | _PAGE_DIRTY;
-	struct pt_page *pt;
-	pte_t pte = 0;
-
-	smp_mb();
-	rcu_read_lock(); /* the page-table page is freed after a grace period */
-	pt = pt_lookup(mm, addr);
-	if (pt)
-		pte = ptep_get(&pt->ptes[pte_index(addr)]);
-	rcu_read_unlock();
-	if ((pte & want) != want || pteval_to_folio((uintptr_t)pte) != folio)
-		mm_folio_mark_dirty(folio);
-}
-
 #define MM_ACCESS_MAX_FAULTS 100000
+
+/*
+ * A fault for a remote access: the caller holds mmap_lock for read, as
+ * GUP's faultin_page does (handle_mm_fault without FAULT_FLAG_VMA_LOCK).
+ */
+static int fault_remote(struct mm_struct *mm, unsigned long address, unsigned int flags)
+{
+	struct vm_area_struct *vma = vma_lookup(mm, address);
+	vm_fault_t ret;
+
+	if (!vma || access_error(vma, flags))
+		return -EFAULT;
+	ret = handle_mm_fault(vma, address, flags);
+	if (ret & VM_FAULT_RETRY)
+		return 0; /* walk again */
+	return fault_result(ret);
+}
 
 int mm_access(struct mm_struct *mm, unsigned long addr, void *buf, size_t len, bool write)
 {
 	unsigned char *p = buf;
+	bool remote;
+	int ret = 0;
 
 	if (!mm)
 		return -EFAULT;
 	if (addr >= TASK_SIZE || len > TASK_SIZE - addr)
 		return -EFAULT;
 	rv_rcu_ensure();
+	/*
+	 * Another process's memory (access_remote_vm, mm/memory.c, Linux
+	 * 6.9; the caller holds an mm_users reference, from get_task_mm):
+	 * the whole access runs under mmap_lock for read, and its faults
+	 * are handled under it, never under a per-VMA lock.  So fork, which
+	 * holds the mm's mmap_lock for write, excludes remote accessors,
+	 * which is what lets fork_vma_lock=elide-single skip the VMA locks
+	 * of a single-threaded parent.
+	 */
+	remote = !rv_current || mm != rv_current->mm; /* no lazy task for a check */
+	if (remote)
+		mmap_read_lock(mm);
 	while (len) {
 		size_t off = addr & ~PAGE_MASK, n = PAGE_SIZE - off;
 		struct folio *folio;
-		int tries = 0;
+		int tries = 0, idx;
 
 		if (n > len)
 			n = len;
-		while (!(folio = tlb_miss_walk(mm, addr, write))) {
-			int ret = handle_page_fault(mm, addr, write ? FAULT_FLAG_WRITE : 0);
+		for (;;) {
+			unsigned int flags = write ? FAULT_FLAG_WRITE : 0;
 
+			idx = tlb_enter(mm);
+			folio = tlb_miss_walk(mm, addr, write);
+			if (folio)
+				break;
+			/* fault outside the section: a fault may flush this mm */
+			tlb_exit(mm, idx);
+			ret = remote ? fault_remote(mm, addr, flags) : handle_page_fault(mm, addr, flags);
 			if (ret)
-				return ret;
-			if (++tries > MM_ACCESS_MAX_FAULTS)
-				return -EDEADLK; /* bounded: never livelock silently */
+				goto out;
+			if (++tries > MM_ACCESS_MAX_FAULTS) {
+				ret = -EDEADLK; /* bounded: never livelock silently */
+				goto out;
+			}
 			if (tries > 64)
 				sched_yield();
 		}
-		/* the PTE is validated, the copy not yet done (a TLB entry in use) */
+		/* the translation is in use, the copy not yet done */
 		RV_INJECT("mm_access_copy");
-		if (write) {
+		if (write)
 			memcpy((unsigned char *)mm_folio_data(folio) + off, p, n);
-			if (!folio_test_anon(folio)) /* a shared file page */
-				mm_write_recheck(mm, addr, folio);
-		} else {
+		else
 			memcpy(p, (unsigned char *)mm_folio_data(folio) + off, n);
-		}
-		mm_folio_put(folio);
+		tlb_exit(mm, idx);
 		addr += n;
 		p += n;
 		len -= n;
 	}
-	return 0;
+out:
+	if (remote)
+		mmap_read_unlock(mm);
+	return ret;
 }
 
 int rv_mm_read(unsigned long addr, void *buf, size_t len)

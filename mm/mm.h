@@ -25,6 +25,8 @@
  *                                  assignment of vma->anon_vma.
  *   pt_page->ptl (spinlock)        changes of the PTEs of one page-table page
  *                                  that depend on their old value.
+ *   mm->tlb_flush_lock (spinlock)  a TLB flush that waits for translations
+ *                                  in use (taken under ptl; takes nothing).
  * Lock-free:
  *   - the VMA tree under rcu_read_lock (lookups re-validate under the VMA lock;
  *     VMAs and the tree's arrays are freed through RCU);
@@ -225,6 +227,10 @@ struct mm_struct {
 	unsigned long task_size;
 	int rss_mode;                      /* enum rss_counters_mode at creation */
 	struct percpu_counter rss_stat[NR_MM_COUNTERS];
+	/* the model TLB (mm/tlb.c): translations in use, counted per epoch */
+	int tlb_epoch __attribute__((aligned(64))); /* atomic; flipped under tlb_flush_lock */
+	long tlb_users[2];                 /* atomic: sections open, by epoch & 1 */
+	spinlock_t tlb_flush_lock;         /* serializes flushes that must wait */
 };
 
 /* ------------------------------------------------------------------ */
@@ -403,6 +409,9 @@ int handle_page_fault(struct mm_struct *mm, unsigned long address, unsigned int 
  * Model memory access: copy to/from model addresses page by page, each page
  * found by a lockless page-table walk (a TLB miss) that takes a folio
  * reference, faulting when the walk finds no usable PTE.  0 or -errno.
+ * When mm is not the calling task's (a remote access, as access_remote_vm)
+ * the caller holds an mm_users reference and the access runs under
+ * mmap_lock for read.
  */
 int mm_access(struct mm_struct *mm, unsigned long addr, void *buf, size_t len, bool write);
 int rv_mm_read(unsigned long addr, void *buf, size_t len);        /* current->mm */
@@ -505,5 +514,12 @@ struct mm_objects {
 void mm_objects_count(struct mm_objects *o);
 /* Check the tree's invariants (sorted, disjoint, bounds); 0 or -EINVAL with a message. */
 int mm_validate(struct mm_struct *mm);
+/*
+ * mm_validate plus page tables, rmap and RSS (mm/check.c): every present
+ * anonymous PTE found by rmap, every file PTE's VMA on i_mmap and below
+ * EOF, RSS equal to the PTEs, page tables only under live VMAs.  Call at a
+ * quiescent point; 0 or -EINVAL with messages on stderr.
+ */
+int mm_check(struct mm_struct *mm);
 
 #endif /* RCUVFS_MM_H */

@@ -244,23 +244,39 @@ struct vm_area_struct *find_vma_rcu(struct mm_struct *mm, unsigned long addr)
 }
 
 RV_STAT_DEFINE(vma_lock_misses, "lock_vma_under_rcu failures (fall back to mmap_lock)");
+RV_STAT_DEFINE(vma_lock_replaced,
+	       "lock_vma_under_rcu lookups retried: the VMA was detached (the kernel's VMA_LOCK_MISS)");
 
+/*
+ * lock_vma_under_rcu (mm/memory.c, Linux 6.4 to 6.14; 6.15's vma_start_read
+ * reports a detached VMA as -EAGAIN to the same retry): a VMA found
+ * detached once its read lock is held was replaced by another one (munmap,
+ * MAP_FIXED over it): count the miss and look again instead of falling
+ * back to mmap_lock.  A failed trylock or changed bounds fall back.
+ */
 struct vm_area_struct *lock_vma_under_rcu(struct mm_struct *mm, unsigned long addr)
 {
 	struct vm_area_struct *vma;
 
 	rv_rcu_ensure();
+retry:
 	rcu_read_lock();
 	vma = find_vma_rcu(mm, addr);
 	if (!vma || addr < READ_ONCE(vma->vm_start))
 		goto miss;
+	RV_INJECT("lock_vma_under_rcu");
 	if (!vma_start_read(vma))
 		goto miss;
 	/* bounds and detached are stable now that we hold the read lock */
-	if (unlikely(READ_ONCE(vma->detached) || addr < vma->vm_start || addr >= vma->vm_end ||
-		     vma->vm_mm != mm)) {
+	if (unlikely(addr < vma->vm_start || addr >= vma->vm_end || vma->vm_mm != mm)) {
 		vma_end_read(vma);
 		goto miss;
+	}
+	if (unlikely(READ_ONCE(vma->detached))) {
+		vma_end_read(vma);
+		rcu_read_unlock();
+		rv_stat_inc(vma_lock_replaced);
+		goto retry; /* the area was replaced with another one */
 	}
 	rcu_read_unlock();
 	return vma;
@@ -286,6 +302,7 @@ struct mm_struct *mm_alloc(void)
 		goto fail;
 	init_rwsem(&mm->mmap_lock);
 	spin_lock_init(&mm->page_table_lock);
+	spin_lock_init(&mm->tlb_flush_lock);
 	mm->mm_users = 1;
 	mm->mm_count = 1;
 	mm->mmap_base = MMAP_BASE;
@@ -389,6 +406,7 @@ void exit_mmap(struct mm_struct *mm)
 {
 	struct vma_array *a;
 	struct vm_area_struct *vma;
+	struct mmu_gather tlb;
 	int i;
 
 	/*
@@ -400,16 +418,19 @@ void exit_mmap(struct mm_struct *mm)
 	 * and truncate_pagecache before freeing pgtables"), unlink every VMA
 	 * from both before the page tables go.  Unlinking a file VMA takes
 	 * i_mmap_rwsem for write, so it waits for a walker that is inside
-	 * the VMA's page table.
+	 * the VMA's page table.  One mmu_gather for the whole mm, as
+	 * exit_mmap's tlb_gather_mmu_fullmm.
 	 */
 	mmap_write_lock(mm);
+	tlb_gather_mmu(&tlb, mm);
 	for_each_vma_idx(mm, i, vma)
-		zap_page_range(vma, vma->vm_start, vma->vm_end);
+		zap_page_range_tlb(&tlb, vma, vma->vm_start, vma->vm_end, false);
 	for_each_vma_idx(mm, i, vma) {
 		unlink_anon_vmas(vma);
 		vma_unlink_file(vma);
 	}
 	free_pgtables(mm, 0, TASK_SIZE);
+	tlb_finish_mmu(&tlb);
 	for_each_vma_idx(mm, i, vma)
 		remove_vma(vma); /* already unlinked: the file reference and the VMA */
 	a = mm->mm_mt;
@@ -420,12 +441,22 @@ void exit_mmap(struct mm_struct *mm)
 	mmap_write_unlock(mm);
 }
 
+/*
+ * get_task_mm (kernel/fork.c, Linux 6.9): under task_lock, t->mm cannot be
+ * cleared by exit_mm (or replaced by exec) and so still holds the task's
+ * own mm_users reference: a plain mmget is safe.  Without the lock the mm
+ * could be freed between the load and the get.
+ */
 struct mm_struct *get_task_mm(struct task_struct *t)
 {
-	struct mm_struct *mm = READ_ONCE(t->mm);
+	struct mm_struct *mm;
 
-	if (mm && !mmget_not_zero(mm))
-		mm = NULL;
+	task_lock(t);
+	mm = t->mm;
+	RV_INJECT("get_task_mm");
+	if (mm)
+		mmget(mm);
+	task_unlock(t);
 	return mm;
 }
 
@@ -435,8 +466,10 @@ int exec_mm(struct task_struct *t)
 
 	if (!mm)
 		return -ENOMEM;
+	task_lock(t); /* exec_mmap */
 	old = t->mm;
 	WRITE_ONCE(t->mm, mm);
+	task_unlock(t);
 	if (old)
 		mmput(old);
 	return 0;
@@ -747,6 +780,7 @@ int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len)
 {
 	unsigned long end, floor, ceiling;
 	struct vm_area_struct *prev, *next;
+	struct mmu_gather tlb;
 	int first, last, ret, n;
 
 	if ((start & ~PAGE_MASK) || start >= TASK_SIZE || len > TASK_SIZE - start)
@@ -767,8 +801,11 @@ int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len)
 		gone[k] = mm_vma_at(mm, first + k);
 		vma_start_write(gone[k]);
 	}
+	/* unmap_region: one mmu_gather for every VMA of the range */
+	tlb_gather_mmu(&tlb, mm);
 	for (int k = 0; k < n; k++)
-		zap_page_range(gone[k], gone[k]->vm_start, gone[k]->vm_end);
+		zap_page_range_tlb(&tlb, gone[k], gone[k]->vm_start, gone[k]->vm_end, false);
+	tlb_finish_mmu(&tlb);
 	prev = mm_vma_at(mm, first - 1);
 	next = mm_vma_at(mm, last + 1);
 	floor = prev ? prev->vm_end : 0;

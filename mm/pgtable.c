@@ -14,6 +14,11 @@
  * under its ptl, except for the ACCESSED/DIRTY bits, which the model's
  * "hardware" (mm_access) sets with cmpxchg, and the RW bit that fork clears
  * with an atomic and, so a set of D by the walker is never lost.
+ *
+ * TLB flushes (mm/tlb.c) follow the kernel: zap frees folios only after
+ * its mmu_gather flushed; change_protection and change_prot_numa flush the
+ * range when they took a permission away; copy_page_range does not flush,
+ * dup_mmap flushes the parent once at the end (flush_tlb_mm).
  */
 #include "mm/internal.h"
 
@@ -87,8 +92,10 @@ static void add_mm_rss_vec(struct mm_struct *mm, const long *rss)
 
 /*
  * Unmap [start, end) of vma.  Caller holds mmap_lock for write and has
- * write-locked the VMA (or the mm is dying), so no fault runs here; lockless
- * walkers may still hold folio references, which keep the folios alive.
+ * write-locked the VMA (or the mm is dying), so no fault runs here.  Model
+ * accesses that validated a PTE before it was cleared may still be copying
+ * into its folio: the mmu_gather flushes the TLB (waiting for them) before
+ * the folios lose the PTEs' references.
  */
 void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned long end)
 {
@@ -98,10 +105,24 @@ void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned lo
 /*
  * With skip_anon (hole punch), anonymous folios (private COW copies) stay.
  * unmap_mapping_range calls this holding only i_mmap_rwsem: every change is
- * under the PTE lock, so concurrent faults are safe.
+ * under the PTE lock, so concurrent faults are safe.  Its own mmu_gather,
+ * as the kernel's zap_page_range_single.
  */
 long zap_page_range_details(struct vm_area_struct *vma, unsigned long start, unsigned long end,
 			    bool skip_anon)
+{
+	struct mmu_gather tlb;
+	long zapped;
+
+	tlb_gather_mmu(&tlb, vma->vm_mm);
+	zapped = zap_page_range_tlb(&tlb, vma, start, end, skip_anon);
+	tlb_finish_mmu(&tlb);
+	return zapped;
+}
+
+/* zap_pte_range: mapcounts and RSS go now, folio references after the flush. */
+long zap_page_range_tlb(struct mmu_gather *tlb, struct vm_area_struct *vma, unsigned long start,
+			unsigned long end, bool skip_anon)
 {
 	struct mm_struct *mm = vma->vm_mm;
 	long rss[NR_MM_COUNTERS] = { 0 }, zapped = 0;
@@ -127,14 +148,16 @@ long zap_page_range_details(struct vm_area_struct *vma, unsigned long start, uns
 			pte = ptep_get_and_clear(ptep);
 			pt->nr_present--;
 			zapped++;
-			if (pte_special(pte))
+			if (pte_special(pte)) {
+				tlb_remove_folio(tlb, NULL);
 				continue;
+			}
 			folio = mm_folio_from_pte(pte);
 			if (pte_dirty(pte) && !mm_folio_is_anon(folio))
 				mm_folio_mark_dirty(folio);
 			rss[mm_counter_of(vma, folio)]--;
 			mm_folio_mapcount_dec(folio);
-			mm_folio_put(folio);
+			tlb_remove_folio(tlb, folio);
 		}
 		spin_unlock(&pt->ptl);
 	}
@@ -234,6 +257,7 @@ void change_protection(struct vm_area_struct *vma, unsigned long start, unsigned
 {
 	struct mm_struct *mm = vma->vm_mm;
 	unsigned long flags = vma->vm_flags;
+	bool flush = false;
 
 	for (unsigned long addr = start, next; addr < end; addr = next) {
 		struct pt_page *pt = pt_lookup(mm, addr);
@@ -264,9 +288,16 @@ void change_protection(struct vm_area_struct *vma, unsigned long start, unsigned
 			} while (new != old &&
 				 !__atomic_compare_exchange_n(ptep, &old, new, false,
 							      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+			/* a permission taken away must leave every TLB */
+			if (!pte_none(old) && (new & ~old & _PAGE_PROTNONE ||
+					       (old & ~new & (_PAGE_RW | _PAGE_PRESENT))))
+				flush = true;
 		}
 		spin_unlock(&pt->ptl);
 	}
+	/* do_mprotect_pkey's mmu_gather: tlb_finish_mmu flushes the range */
+	if (flush)
+		flush_tlb_range(vma, start, end);
 }
 
 /*
@@ -306,5 +337,8 @@ long change_prot_numa(struct vm_area_struct *vma, unsigned long start, unsigned 
 		}
 		spin_unlock(&pt->ptl);
 	}
+	/* change_prot_numa's mmu_gather (tlb_finish_mmu) */
+	if (changed)
+		flush_tlb_range(vma, start, end);
 	return changed;
 }

@@ -65,7 +65,8 @@ static bool try_to_unmap(struct folio *folio)
 		ptep = folio_check_address(folio, vma->vm_mm, addr, &pt, &pte);
 		if (!ptep)
 			continue;
-		pte = ptep_get_and_clear(ptep);
+		/* try_to_unmap_one: clear and flush before the folio goes */
+		pte = ptep_clear_flush(vma, addr, ptep);
 		pt->nr_present--;
 		if (pte_dirty(pte))
 			folio_mark_dirty(folio);

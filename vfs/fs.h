@@ -74,6 +74,7 @@
 #define RCUVFS_VFS_FS_H
 
 #include <linux/falloc.h>
+#include <linux/fs.h>
 #include <linux/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -117,7 +118,11 @@ extern struct vfs_hooks vfs_hooks;
 /* ------------------------------------------------------------------ */
 struct cred {
 	uid_t fsuid;
-	gid_t fsgid;
+	gid_t fsgid; /* the model has no supplementary groups: fsgid is the one */
+	/* the mode already went through vfs_prepare_mode (umask, and
+	 * mode_strip_sgid with the caller's supplementary groups): the FUSE
+	 * daemon, below the kernel's VFS, sets it */
+	bool mode_prepared;
 };
 
 /* ------------------------------------------------------------------ */

@@ -2,7 +2,10 @@
 /*
  * vfs/ioctl.c - vfs_ioctl: a restricted set of rcuvfs's own ioctl commands
  * (RCUVFS_IOC_*, vfs/fs.h), so that the BKL's historic ioctl path exists in
- * the model and can be reached through FUSE.
+ * the model and can be reached through FUSE, and the file-attribute
+ * ioctls lsattr/chattr use (FS_IOC_GETFLAGS/SETFLAGS, FS_IOC_FSGETXATTR/
+ * FSSETXATTR).  Anything else is -ENOTTY, as for a file system without
+ * ->unlocked_ioctl.
  *
  * Locking: with bkl_ops=ioctl the command runs under the BKL, as 2.6.26's
  * vfs_ioctl ran every file system's ->ioctl (unlocked_ioctl came later);
@@ -12,13 +15,51 @@
  */
 #include "vfs/internal.h"
 
+#include <string.h>
+
 RV_STAT_DEFINE(vfs_ioctls, "vfs_ioctl calls");
+
+/*
+ * The file-attribute ioctls (fs/ioctl.c ioctl_getflags/ioctl_fssetxattr ->
+ * vfs_fileattr_get/set; through FUSE, fuse_fileattr_get/set send them as
+ * FUSE_IOCTL with a 4-byte flags word or a struct fsxattr).  The model
+ * keeps no attribute flags: they read as 0, and setting 0 (what chattr
+ * writes back for an unchanged file) succeeds; any flag is EOPNOTSUPP
+ * (tmpfs's shmem_fileattr_set keeps APPEND, IMMUTABLE, NODUMP, NOATIME).
+ */
+static long fileattr_ioctl(struct file *file, unsigned int cmd, void *arg)
+{
+	struct fsxattr *fa = arg;
+
+	if (!arg)
+		return -EFAULT;
+	switch (cmd) {
+	case FS_IOC_GETFLAGS:
+		*(unsigned int *)arg = 0; /* ioctl_getflags writes an int */
+		return 0;
+	case FS_IOC_SETFLAGS:
+		return *(const unsigned int *)arg ? -EOPNOTSUPP : 0;
+	case FS_IOC_FSGETXATTR:
+		memset(fa, 0, sizeof(*fa));
+		return 0;
+	case FS_IOC_FSSETXATTR:
+		return fa->fsx_xflags || fa->fsx_extsize || fa->fsx_projid || fa->fsx_cowextsize
+			   ? -EOPNOTSUPP
+			   : 0;
+	}
+	return -ENOTTY;
+}
 
 static long rcuvfs_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	uint64_t *out = (uint64_t *)arg;
 
 	switch (cmd) {
+	case FS_IOC_GETFLAGS:
+	case FS_IOC_SETFLAGS:
+	case FS_IOC_FSGETXATTR:
+	case FS_IOC_FSSETXATTR:
+		return fileattr_ioctl(file, cmd, (void *)arg);
 	case RCUVFS_IOC_NOP:
 		return 0;
 	case RCUVFS_IOC_GETGEN:

@@ -476,15 +476,46 @@ static int dir_name_check(struct dentry *dir, const char *name, uint32_t len, st
 	return err ? err : check_name(name, len);
 }
 
+/*
+ * mode_strip_sgid (fs/inode.c, Linux 6.0+, applied by vfs_prepare_mode
+ * before ->create/->mknod): a non-directory created group-executable and
+ * setgid in a setgid directory keeps S_ISGID only if the creator is in the
+ * directory's group (the group the file gets) or capable (CAP_FSETID; in
+ * the model: fsuid 0).  NULL cred is root.
+ */
+static uint32_t mode_strip_sgid(const struct inode *dir, uint32_t mode, const struct cred *cred)
+{
+	if ((mode & (S_ISGID | S_IXGRP)) != (S_ISGID | S_IXGRP))
+		return mode;
+	if (S_ISDIR(mode) || !(dir->i_mode & S_ISGID))
+		return mode;
+	if (!cred || cred->mode_prepared || cred->fsuid == 0 || cred->fsgid == dir->i_gid)
+		return mode;
+	return mode & ~(uint32_t)S_ISGID;
+}
+
 /* Create an object at the negative dentry d; dir i_rwsem held exclusive. */
 static int __create_locked(struct inode *dinode, struct dentry *d, uint32_t mode, dev_t rdev,
 			   const char *target, const struct cred *cred, struct inode **out)
 {
-	struct inode *inode = new_inode(dinode->i_sb, mode, cred);
+	struct inode *inode;
 	int err;
 
+	mode = mode_strip_sgid(dinode, mode, cred);
+	inode = new_inode(dinode->i_sb, mode, cred);
 	if (!inode)
 		return -ENOMEM;
+	/*
+	 * inode_init_owner (fs/inode.c, 6.x): in a setgid directory the new
+	 * inode takes the directory's group, and a new directory inherits
+	 * S_ISGID; elsewhere the creator's fsgid (new_inode set it).  Not
+	 * published yet: no lock needed.
+	 */
+	if (dinode->i_mode & S_ISGID) {
+		inode->i_gid = dinode->i_gid;
+		if (S_ISDIR(mode))
+			inode->i_mode |= S_ISGID;
+	}
 	inode->i_rdev = rdev;
 	if (S_ISLNK(mode)) {
 		inode->i_link = strdup(target);

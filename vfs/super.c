@@ -138,7 +138,7 @@ static int vfs_init(void)
 		goto out_inode;
 	rv_sb = sb;
 
-	root = new_inode(sb, S_IFDIR | 0755, NULL);
+	root = new_inode(sb, S_IFDIR | (rv_sw.mode & 07777), NULL);
 	if (!root) {
 		err = -ENOMEM;
 		goto out_dcache;

@@ -57,7 +57,8 @@ measure() { # name daemon args...
 		callgrind_control -d "$DPID" >/dev/null 2>&1
 		sleep 0.5
 		ir=$(dump_ir)
-		printf "%-16s %-6s %12.0f\n" "$name" "$mode" "$(echo "$ir / $N" | bc -l)"
+		awk -v n="$name" -v m="$mode" -v ir="$ir" -v N="$N" \
+			'BEGIN { printf "%-16s %-6s %12.0f\n", n, m, ir / N }'
 		echo "$name $mode $ir" >>"$TMP/raw"
 	done
 	fusermount3 -u "$TMP/m"

@@ -6,7 +6,8 @@
 # temporary directory, unmount, and check that no daemon is left.
 #
 # Every test script sources this, sets BIN (build/bin) and calls it_setup.
-# A test that cannot run here (not root, no /dev/fuse) exits 77 (CTest SKIP).
+# A test that cannot run here (not root, no /dev/fuse) exits 77 (CTest SKIP),
+# except in CI (CI=true), where FUSE is there and a skip fails the run.
 
 set -u
 IT_FAILS=0
@@ -15,13 +16,22 @@ IT_MOUNTS=()
 
 it_setup() {
 	if [ "$(id -u)" != 0 ] || [ ! -c /dev/fuse ] || ! command -v fusermount3 >/dev/null; then
-		echo "SKIP: needs root, /dev/fuse and fusermount3"
-		exit 77
+		it_skip "needs root, /dev/fuse and fusermount3"
 	fi
 	[ -x "$BIN/rcuvfs" ] || { echo "FAIL: $BIN/rcuvfs not built"; exit 1; }
 	IT_TMP=$(mktemp -d /tmp/rcuvfs-it.XXXXXX)
 	chmod 755 "$IT_TMP" # unprivileged checks must reach the mounts
 	trap it_cleanup EXIT
+}
+
+# it_skip REASON: exit 77 (CTest: skipped), or 1 in CI, where nothing may skip.
+it_skip() {
+	if [ "${CI:-}" = true ]; then
+		echo "FAIL: cannot run in CI (CI=true): $*"
+		exit 1
+	fi
+	echo "SKIP: $*"
+	exit 77
 }
 
 it_cleanup() {
@@ -106,7 +116,8 @@ mount_rcuvfs() {
 		fail "rcuvfs did not mount at $MNT: $(cat "$IT_TMP/$name.log")"
 		return 1
 	fi
-	chmod 755 "$MNT"
+	# the root is 1777 as on tmpfs; IT_KEEP_ROOT_MODE=1 leaves it so
+	[ -n "${IT_KEEP_ROOT_MODE:-}" ] || chmod 755 "$MNT"
 }
 
 # unmount_rcuvfs MNT PID: fusermount3 -u, then the daemon must exit with 0

@@ -758,23 +758,34 @@ static void *many_thread(void *arg)
 	return NULL;
 }
 
-/* Other requests while every worker would be parked if waits parked them. */
-static int many_side_requests(void)
+/*
+ * Other requests while every worker would be parked if waits parked them:
+ * NULL when all succeed, else the first that failed (the test fails).
+ */
+static const char *many_side_requests(void)
 {
 	char p2[4200], buf[64];
 	struct stat st;
-	int fd, ok;
+	const char *bad = NULL;
+	int fd;
 
 	snprintf(p2, sizeof(p2), "%s/lk.side", dir);
 	fd = open(p2, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
-		return 0;
-	ok = write(fd, "side", 4) == 4 && pread(fd, buf, 4, 0) == 4 && !memcmp(buf, "side", 4) &&
-	     fstat(fd, &st) == 0 && stat(dir, &st) == 0;
+		return "create";
+	if (write(fd, "side", 4) != 4)
+		bad = "write";
+	else if (pread(fd, buf, 4, 0) != 4 || memcmp(buf, "side", 4))
+		bad = "read";
+	else if (fstat(fd, &st) || stat(dir, &st))
+		bad = "stat";
 	/* a lock on another file is granted at once */
-	ok = ok && flock(fd, LOCK_EX | LOCK_NB) == 0 && flock(fd, LOCK_UN) == 0;
+	else if (flock(fd, LOCK_EX | LOCK_NB) || flock(fd, LOCK_UN))
+		bad = "flock on another file";
 	close(fd);
-	return ok && unlink(p2) == 0;
+	if (!bad && unlink(p2))
+		bad = "unlink";
+	return bad;
 }
 
 static int cmd_many(int argc, char **argv)
@@ -782,6 +793,7 @@ static int cmd_many(int argc, char **argv)
 	pthread_attr_t attr;
 	pthread_t *th;
 	int n, fd, i, rounds = 0;
+	const char *side_bad;
 	struct stat st;
 
 	if (argc < 5)
@@ -814,7 +826,9 @@ static int cmd_many(int argc, char **argv)
 		usleep(5000);
 	}
 	printf("blocked: %d\n", count_blocked());
-	printf("side requests while blocked: %s\n", many_side_requests() ? "ok" : "FAILED");
+	side_bad = many_side_requests();
+	printf("side requests while blocked: %s%s\n", side_bad ? "FAILED: " : "ok",
+	       side_bad ? side_bad : "");
 	if (unlock_fd(fd))
 		die("unlock");
 	for (i = 0; i < n; i++)
@@ -824,7 +838,7 @@ static int cmd_many(int argc, char **argv)
 	printf("blocked after: %d\n", count_blocked());
 	unlink(path);
 	free(th);
-	return many_done == n && !many_bad ? 0 : 1;
+	return many_done == n && !many_bad && !side_bad ? 0 : 1;
 }
 
 /* ---- grant vs interrupt race -------------------------------------------- */

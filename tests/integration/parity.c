@@ -12,6 +12,12 @@
  *            PUNCH_HOLE (partial pages zeroed, whole ones freed, a shared
  *            mapping sees the zeroes), SEEK_DATA/SEEK_HOLE on fallocated
  *            never-written ranges, the modes tmpfs lacks.
+ * owner      (as root; the mount must allow other users) the root's mode,
+ *            and a setgid directory as inode_init_owner and mode_strip_sgid
+ *            treat it: files take its group, directories inherit S_ISGID,
+ *            a creator outside the group loses S_ISGID on a new file.
+ * ioctl      the file-attribute ioctls lsattr uses, unknown ioctls of each
+ *            direction and size (ENOTTY), lsattr's own output.
  * fsx        a seeded fsx-style run (ARG operations, default 3000): writes,
  *            reads, truncates, fallocate with and without KEEP_SIZE, hole
  *            punches, mapped writes and reads, each checked against an
@@ -29,11 +35,14 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <linux/falloc.h>
+#include <linux/fs.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -154,6 +163,7 @@ static int run_fallocate(const char *dir)
 		RES("fallocate_6m_partly_fits", fallocate(fd, 0, 0, 6 << 20));
 		printf("used_after_partial: %ld\n", used_blocks(fd) - used0);
 		show_file("file_after_partial", fd);
+		RES("ftruncate_g", ftruncate(g, 0)); /* see ftruncate_0 below */
 		close(g);
 		unlink("g");
 	}
@@ -205,11 +215,154 @@ static int run_fallocate(const char *dir)
 	RES("collapse_range", fallocate(fd, FALLOC_FL_COLLAPSE_RANGE, 0, PG));
 	RES("insert_range", fallocate(fd, FALLOC_FL_INSERT_RANGE, 0, PG));
 	RES("einval_len0", fallocate(fd, 0, 0, 0));
+	/* freed before close: FUSE's RELEASE (and with it the orphan's
+	 * eviction) is asynchronous to close(2) and unlink */
+	RES("ftruncate_0", ftruncate(fd, 0));
 	close(fd);
 	unlink("f");
 	fd = open(".", O_RDONLY | O_DIRECTORY);
 	printf("used_at_end: %ld\n", used_blocks(fd) - used0);
 	close(fd);
+	return 0;
+}
+
+/* ---- owner: the root's mode, setgid directories -------------------- */
+
+static void show_owner(const char *name, const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st)) {
+		printf("%s: %s\n", name, errname(errno));
+		return;
+	}
+	printf("%s: mode %06o uid %u gid %u\n", name, st.st_mode, st.st_uid, st.st_gid);
+}
+
+/* Run fn as uid/gid (no supplementary groups) in a child; wait for it. */
+static void as_user(uid_t uid, gid_t gid, void (*fn)(void))
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setgid(gid) || setuid(uid))
+			_exit(3);
+		umask(022);
+		fn();
+		fflush(stdout);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+		printf("child: status %d\n", status);
+}
+
+static void create_mode(const char *path, mode_t mode)
+{
+	int fd = open(path, O_CREAT | O_EXCL | O_WRONLY, mode);
+
+	if (fd < 0)
+		printf("create %s: %s\n", path, errname(errno));
+	else
+		close(fd);
+}
+
+static void stranger_creates(void)
+{
+	create_mode("sgd/f", 0644);
+	RES("stranger.mkdir", mkdir("sgd/sub", 0777));
+	create_mode("sgd/sub/g", 0644);
+	create_mode("sgd/x", 02755);
+	RES("stranger.mknod_fifo", mknod("sgd/p", S_IFIFO | 02750, 0));
+	RES("stranger.symlink", symlink("f", "sgd/l"));
+}
+
+static void member_creates(void)
+{
+	create_mode("sgd/y", 02755);
+	RES("member.mkdir_0700", mkdir("sgd/msub", 0700));
+}
+
+static void stranger_in_plain(void)
+{
+	create_mode("plain/f", 02755);
+	RES("stranger.plain_mkdir", mkdir("plain/d", 0777));
+}
+
+static int run_owner(const char *dir)
+{
+	if (chdir(dir))
+		die(dir);
+	show_owner("root_dir", ".");
+	if (mkdir("sgd", 0777) || chmod("sgd", 02777) || chown("sgd", 0, 0))
+		die("sgd");
+	show_owner("sgd", "sgd");
+	as_user(65534, 65534, stranger_creates);
+	show_owner("stranger.file", "sgd/f");
+	show_owner("stranger.subdir", "sgd/sub");
+	show_owner("stranger.file_in_subdir", "sgd/sub/g");
+	show_owner("stranger.setgid_file", "sgd/x");
+	show_owner("stranger.fifo", "sgd/p");
+	show_owner("stranger.symlink", "sgd/l");
+	as_user(65534, 0, member_creates);
+	show_owner("member.setgid_file", "sgd/y");
+	show_owner("member.subdir", "sgd/msub");
+	create_mode("sgd/z", 02755);
+	show_owner("root.setgid_file", "sgd/z");
+	/* outside a setgid directory: the creator's group */
+	if (mkdir("plain", 0777) || chmod("plain", 0777))
+		die("plain");
+	as_user(65534, 65534, stranger_in_plain);
+	show_owner("stranger.plain_file", "plain/f");
+	show_owner("stranger.plain_subdir", "plain/d");
+	return 0;
+}
+
+/* ---- ioctl: file attributes and unknown commands --------------------- */
+
+static int run_ioctl(const char *dir)
+{
+	struct fsxattr fsx;
+	unsigned int flags = 0xdead;
+	char big[64];
+	int fd;
+
+	if (chdir(dir))
+		die(dir);
+	fd = open("io", O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		die("open io");
+	RES("getflags", ioctl(fd, FS_IOC_GETFLAGS, &flags));
+	printf("getflags.value: %#x\n", flags);
+	memset(&fsx, 0xff, sizeof(fsx));
+	RES("fsgetxattr", ioctl(fd, FS_IOC_FSGETXATTR, &fsx));
+	printf("fsgetxattr.xflags: %#x extsize %u projid %u\n", fsx.fsx_xflags, fsx.fsx_extsize,
+	       fsx.fsx_projid);
+	flags = 0;
+	RES("setflags_0", ioctl(fd, FS_IOC_SETFLAGS, &flags));
+	RES("unknown_io", ioctl(fd, _IO('x', 1)));
+	RES("unknown_ior_int", ioctl(fd, _IOR('x', 2, int), big));
+	RES("unknown_ior_16", ioctl(fd, _IOR('x', 3, char[16]), big));
+	RES("unknown_iow_8", ioctl(fd, _IOW('x', 4, uint64_t), big));
+	RES("unknown_iowr_4", ioctl(fd, _IOWR('x', 5, int), big));
+	close(fd);
+	fflush(stdout);
+	/* lsattr prints the flags, never "Invalid argument" */
+	if (access("/usr/bin/lsattr", X_OK) == 0) {
+		FILE *p = popen("/usr/bin/lsattr io 2>&1", "r");
+		char line[256] = "";
+
+		if (p) {
+			if (!fgets(line, sizeof(line), p))
+				line[0] = '\0';
+			pclose(p);
+		}
+		line[strcspn(line, "\n")] = '\0';
+		printf("lsattr: %s\n", line);
+	}
+	unlink("io");
 	return 0;
 }
 
@@ -345,13 +498,17 @@ int main(int argc, char **argv)
 	const char *mode = argc > 2 ? argv[2] : "";
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: %s DIR fallocate|fsx [ARG]\n", argv[0]);
+		fprintf(stderr, "usage: %s DIR fallocate|owner|ioctl|fsx [ARG]\n", argv[0]);
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	umask(022);
 	if (!strcmp(mode, "fallocate"))
 		return run_fallocate(argv[1]);
+	if (!strcmp(mode, "owner"))
+		return run_owner(argv[1]);
+	if (!strcmp(mode, "ioctl"))
+		return run_ioctl(argv[1]);
 	if (!strcmp(mode, "fsx"))
 		return run_fsx(argv[1], argc > 3 ? atol(argv[3]) : 3000);
 	fprintf(stderr, "parity: unknown mode %s\n", mode);

@@ -4,10 +4,28 @@
 
 #include <CUnit/Basic.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static struct rvtest_suite *suites, **suites_tail = &suites;
+static pthread_t rvtest_main_thread;
+static unsigned long rvtest_worker_asserts;
+
+#undef CU_assertImplementation
+CU_BOOL rvtest_assert(CU_BOOL value, unsigned int line, const char *cond, const char *file,
+		      const char *func, CU_BOOL fatal)
+{
+	if (pthread_equal(pthread_self(), rvtest_main_thread))
+		return CU_assertImplementation(value, line, cond, file, func, fatal);
+	/* report the first few; every one fails the program */
+	if (__atomic_fetch_add(&rvtest_worker_asserts, 1, __ATOMIC_RELAXED) < 5)
+		fprintf(stderr,
+			"rvtest: %s:%u: CU_ASSERT(%s) on a worker thread: workers record, "
+			"the main thread asserts\n",
+			file, line, cond);
+	return value;
+}
 
 void rvtest_register(struct rvtest_suite *s)
 {
@@ -87,11 +105,83 @@ void rvtest_run_threads(int n, void *(*fn)(void *), void **args)
 	pthread_barrier_destroy(&bar);
 }
 
+static void rvtest_usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+		"usage: %s [--list] [SUITE [TEST]]\n"
+		"Run this program's CUnit suites (all, one suite, or one test of it).\n"
+		"  --list     print every SUITE and SUITE TEST pair, one a line, and exit\n"
+		"  --help     this text\n"
+		"Exit status: 0 all passed, 1 an assertion or a suite init failed,\n"
+		"2 bad usage (unknown suite or test, unknown option).\n",
+		prog);
+}
+
+static const struct rvtest_suite *rvtest_find_suite(const char *name)
+{
+	for (const struct rvtest_suite *s = suites; s; s = s->next)
+		if (!strcmp(s->name, name))
+			return s;
+	return NULL;
+}
+
+static int rvtest_has_case(const struct rvtest_suite *s, const char *name)
+{
+	for (const struct rvtest_case *c = s->cases; c->name; c++)
+		if (!strcmp(c->name, name))
+			return 1;
+	return 0;
+}
+
 int rvtest_main(int argc, char **argv)
 {
-	const char *only_suite = argc > 1 ? argv[1] : NULL;
-	const char *only_test = argc > 2 ? argv[2] : NULL;
+	const char *only_suite = NULL, *only_test = NULL;
 	unsigned fails;
+	int nargs = 0;
+
+	rvtest_main_thread = pthread_self();
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--list")) {
+			for (const struct rvtest_suite *s = suites; s; s = s->next) {
+				printf("%s\n", s->name);
+				for (const struct rvtest_case *c = s->cases; c->name; c++)
+					printf("%s %s\n", s->name, c->name);
+			}
+			return 0;
+		}
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			rvtest_usage(stdout, argv[0]);
+			return 0;
+		}
+		if (argv[i][0] == '-') {
+			fprintf(stderr, "%s: unknown option %s\n", argv[0], argv[i]);
+			rvtest_usage(stderr, argv[0]);
+			return 2;
+		}
+		if (nargs == 0)
+			only_suite = argv[i];
+		else if (nargs == 1)
+			only_test = argv[i];
+		else {
+			fprintf(stderr, "%s: too many arguments\n", argv[0]);
+			rvtest_usage(stderr, argv[0]);
+			return 2;
+		}
+		nargs++;
+	}
+	if (only_suite) {
+		const struct rvtest_suite *s = rvtest_find_suite(only_suite);
+
+		if (!s) {
+			fprintf(stderr, "%s: no suite %s (--list shows them)\n", argv[0], only_suite);
+			return 2;
+		}
+		if (only_test && !rvtest_has_case(s, only_test)) {
+			fprintf(stderr, "%s: suite %s has no test %s (--list shows them)\n", argv[0],
+				only_suite, only_test);
+			return 2;
+		}
+	}
 
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
@@ -116,6 +206,11 @@ int rvtest_main(int argc, char **argv)
 		CU_get_number_of_tests_failed();
 	printf("\n");
 	CU_cleanup_registry();
+	if (rvtest_worker_asserts) {
+		fprintf(stderr, "rvtest: %lu CU_ASSERTs ran on worker threads (see above): failed\n",
+			rvtest_worker_asserts);
+		return 1;
+	}
 	return fails ? 1 : 0;
 }
 

@@ -5,7 +5,9 @@
  * A test program defines its suites with RVTEST_SUITE and calls
  * rvtest_main(argc, argv).  It prints CUnit's run summary (CI logs show it)
  * and exits non-zero when any assertion failed.  `prog SUITE [TEST]` runs
- * one suite or one test.
+ * one suite or one test (an unknown one is a usage error, exit 2), `prog
+ * --list` lists them; CMake registers one CTest test per suite
+ * (tests/unit/rvtest.cmake), so a new RVTEST_SUITE needs nothing else.
  */
 #ifndef RCUVFS_TESTS_RVTEST_H
 #define RCUVFS_TESTS_RVTEST_H
@@ -25,6 +27,16 @@ struct rvtest_suite {
 	struct rvtest_suite *next;
 };
 void rvtest_register(struct rvtest_suite *s);
+
+/*
+ * CUnit is not thread-safe: its asserts belong on the main thread (workers
+ * record what they saw, the main thread asserts it).  Every CU_ASSERT* goes
+ * through rvtest_assert; one on another thread is not passed to CUnit but
+ * reported, and makes the program fail.
+ */
+CU_BOOL rvtest_assert(CU_BOOL value, unsigned int line, const char *cond, const char *file,
+		      const char *func, CU_BOOL fatal);
+#define CU_assertImplementation rvtest_assert
 int rvtest_main(int argc, char **argv); /* main() lives in rvtest.c */
 
 #define RVTEST_SUITE(nm, initfn, cleanupfn, ...)                                 \

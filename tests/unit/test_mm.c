@@ -37,7 +37,7 @@ static void test_mmap_lookup(void)
 			  NULL, 0) == -EINVAL);
 	CU_ASSERT(vm_mmap(mm, 0, PG, PROT_READ, MAP_PRIVATE, NULL, 0) == -EBADF);
 	CU_ASSERT(vm_munmap(mm, BASE + 1, PG) == -EINVAL);
-	task_exit(t);
+	mmt_exit(t);
 	CU_ASSERT(mmt_all_freed());
 }
 
@@ -94,7 +94,7 @@ static void test_merge_split(void)
 		CU_ASSERT(rv_mm_read(BASE - PG, buf, PG) == 0);
 		CU_ASSERT(memcmp(buf, z, PG) == 0);
 	}
-	task_exit(t);
+	mmt_exit(t);
 	CU_ASSERT(mmt_all_freed());
 }
 
@@ -122,7 +122,7 @@ static void test_many_vmas(void)
 		CU_ASSERT(vm_munmap(mm, BASE + 2UL * i * PG, PG) == 0);
 	CU_ASSERT(mm_map_count(mm) == n / 2);
 	CU_ASSERT(mm_validate(mm) == 0);
-	task_exit(t);
+	mmt_exit(t);
 	CU_ASSERT(mmt_all_freed());
 }
 
@@ -178,8 +178,8 @@ static void test_rcu_lookup_during_updates(void)
 	mmt_thread_join(&th);
 	CU_ASSERT(c.bad == 0);
 	CU_ASSERT(c.found > 0);
-	task_exit(reader);
-	task_exit(t);
+	mmt_exit(reader);
+	mmt_exit(t);
 	CU_ASSERT(mmt_all_freed());
 }
 
@@ -234,7 +234,7 @@ static void test_vma_lock_rules(void)
 	CU_ASSERT(vma_start_read(v) && vma_start_read(v2));
 	vma_end_read(v);
 	vma_end_read(v2);
-	task_exit(t);
+	mmt_exit(t);
 	CU_ASSERT(mmt_all_freed());
 }
 
@@ -247,8 +247,7 @@ static void *unmapper(void *p)
 {
 	struct unmap_arg *u = p;
 
-	CU_ASSERT(vm_munmap(u->mm, u->addr, PG) == 0);
-	return NULL;
+	return MMT_RC(vm_munmap(u->mm, u->addr, PG));
 }
 
 /* vma_start_write waits for the VMA's readers (a fault in progress). */
@@ -271,10 +270,10 @@ static void test_vma_write_waits_for_reader(void)
 	CU_ASSERT(!__atomic_load_n(&th.done, __ATOMIC_ACQUIRE)); /* it cannot finish */
 	CU_ASSERT(v->vm_start == BASE && !v->detached);
 	vma_end_read(v);
-	mmt_thread_join(&th);
+	CU_ASSERT(mmt_thread_join_rc(&th) == 0);
 	CU_ASSERT(mm_map_count(mm) == 0);
-	task_exit(t2);
-	task_exit(t);
+	mmt_exit(t2);
+	mmt_exit(t);
 	CU_ASSERT(mmt_all_freed());
 }
 
@@ -283,8 +282,7 @@ static void *fault_writer(void *p)
 	unsigned long addr = *(unsigned long *)p;
 	unsigned char c = 0x5a;
 
-	CU_ASSERT(rv_mm_write(addr, &c, 1) == 0);
-	return NULL;
+	return MMT_RC(rv_mm_write(addr, &c, 1));
 }
 
 /* A fault finds its VMA write-locked: falls back to mmap_lock and waits. */
@@ -311,7 +309,7 @@ static void test_fault_falls_back(void)
 	}
 	CU_ASSERT(!__atomic_load_n(&th.done, __ATOMIC_ACQUIRE));
 	mmap_write_unlock(mm);
-	mmt_thread_join(&th);
+	CU_ASSERT(mmt_thread_join_rc(&th) == 0);
 	CU_ASSERT(mmt_stat("vma_lock_misses") > misses);
 	CU_ASSERT(rv_mm_read(BASE, &c, 1) == 0);
 	CU_ASSERT(c == 0x5a);
@@ -320,8 +318,8 @@ static void test_fault_falls_back(void)
 	CU_ASSERT(mmt_map(mm, BASE + 2 * PG, PG, PROT_READ | PROT_WRITE) == (long)(BASE + 2 * PG));
 	CU_ASSERT(rv_mm_write(BASE + 2 * PG, &c, 1) == 0);
 	CU_ASSERT(mmt_stat("vma_lock_faults") > vl);
-	task_exit(t2);
-	task_exit(t);
+	mmt_exit(t2);
+	mmt_exit(t);
 	CU_ASSERT(mmt_all_freed());
 }
 
@@ -384,7 +382,7 @@ static void test_anon_faults(void)
 	CU_ASSERT(mm_nr_ptes(mm) == 0);
 	rcu_barrier();
 	CU_ASSERT(mm_anon_folios_live() == 0);
-	task_exit(t);
+	mmt_exit(t);
 	CU_ASSERT(mmt_all_freed());
 }
 
@@ -401,7 +399,7 @@ static void test_access_errors(void)
 	CU_ASSERT(mmt_map(mm, BASE + 2 * PG, PG, PROT_NONE) == (long)(BASE + 2 * PG));
 	CU_ASSERT(rv_mm_read(BASE + 2 * PG, &c, 1) == -EFAULT);
 	CU_ASSERT(rv_mm_read(TASK_SIZE - 1, &c, 2) == -EFAULT);
-	task_exit(t);
+	mmt_exit(t);
 	CU_ASSERT(mmt_all_freed());
 }
 
@@ -437,7 +435,7 @@ static void test_mprotect_and_wp_reuse(void)
 	CU_ASSERT(mmt_stat("cow_faults") == cow);
 	CU_ASSERT(mm_folio_from_pte(mm_pte_read(mm, BASE)) == f);
 	CU_ASSERT(get_mm_counter(mm, MM_ANONPAGES) == 2);
-	task_exit(t);
+	mmt_exit(t);
 	CU_ASSERT(mmt_all_freed());
 }
 
@@ -463,7 +461,7 @@ static void test_numa_hint(void)
 	mmt_fill(BASE, 3 * PG, 61);
 	CU_ASSERT(mmt_check(BASE, 3 * PG, 61));
 	CU_ASSERT(get_mm_counter(mm, MM_ANONPAGES) == 3);
-	task_exit(t);
+	mmt_exit(t);
 	CU_ASSERT(mmt_all_freed());
 }
 
@@ -487,7 +485,7 @@ static void test_pgtable_span(void)
 	CU_ASSERT(mm_nr_ptes(mm) == 1);
 	CU_ASSERT(mmt_check(a + PGDIR_SIZE + 2 * PG, 2 * PG, 11));
 	CU_ASSERT(get_mm_counter(mm, MM_ANONPAGES) == 2);
-	task_exit(t);
+	mmt_exit(t);
 	CU_ASSERT(mmt_all_freed());
 }
 

@@ -60,7 +60,7 @@ static void test_private_read_and_cow(void)
 	CU_ASSERT(vm_mmap(mm, BASE + 16 * PG, 8 * PG, PROT_READ, MAP_PRIVATE | MAP_FIXED, f, 0) ==
 		  (long)(BASE + 16 * PG));
 	CU_ASSERT(rv_mm_read(BASE + 21 * PG, &c, 1) == -EIO);
-	task_exit(t);
+	mmt_exit(t);
 	drop_file(f, "/p");
 	CU_ASSERT(mmt_all_freed());
 }
@@ -98,8 +98,8 @@ static void test_shared_write(void)
 
 		CU_ASSERT(rmap_walk(fo, NULL, NULL) == 2);
 	}
-	task_exit(c);
-	task_exit(t);
+	mmt_exit(c);
+	mmt_exit(t);
 	drop_file(f, "/s");
 	CU_ASSERT(mmt_all_freed());
 }
@@ -140,7 +140,7 @@ static void test_truncate_and_punch(void)
 	CU_ASSERT(mm_pte_read(mm, BASE + 16 * PG) != 0 && mm_pte_read(mm, BASE + 19 * PG) != 0);
 	CU_ASSERT(mmt_check(BASE + 18 * PG, PG, 90));
 	CU_ASSERT(mmt_check(BASE + 17 * PG, PG, 41)); /* refaults from the cache */
-	task_exit(t);
+	mmt_exit(t);
 	drop_file(f, "/t");
 	drop_file(g, "/h");
 	CU_ASSERT(mmt_all_freed());
@@ -173,7 +173,7 @@ static void test_major_fault_retry(void)
 	/* cached now: a minor fault elsewhere */
 	CU_ASSERT(mmt_check(BASE, PG, 50));
 	CU_ASSERT(mmt_stat("majflt") == maj + 1);
-	task_exit(t);
+	mmt_exit(t);
 	drop_file(f, "/m");
 	CU_ASSERT(mmt_all_freed());
 }
@@ -188,7 +188,7 @@ static void test_file_mmap_errors(void)
 	CU_ASSERT(vm_mmap(t->mm, BASE, PG, RW, MAP_PRIVATE | MAP_FIXED, ro, 0) == (long)BASE);
 	CU_ASSERT(vm_mmap(t->mm, BASE, PG, PROT_READ, MAP_SHARED | MAP_FIXED, ro, 0) == (long)BASE);
 	fput(ro);
-	task_exit(t);
+	mmt_exit(t);
 	drop_file(f, "/e");
 	CU_ASSERT(mmt_all_freed());
 }

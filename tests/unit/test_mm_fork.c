@@ -51,8 +51,8 @@ static void test_cow_isolation(void)
 	}
 	CU_ASSERT(get_mm_counter(pm, MM_ANONPAGES) == 8);
 	CU_ASSERT(get_mm_counter(cm, MM_ANONPAGES) == 8);
-	task_exit(c);
-	task_exit(p);
+	mmt_exit(c);
+	mmt_exit(p);
 	CU_ASSERT(mmt_all_freed());
 }
 
@@ -112,17 +112,17 @@ static void test_rmap_walk_fork(void)
 	mmt_fill_mm(gc->mm, BASE + 3 * PG, PG, 33);
 	CU_ASSERT(rmap_walk(mm_folio_from_pte(mm_pte_read(gc->mm, BASE + 3 * PG)), NULL, NULL) ==
 		  1);
-	task_exit(c[1]);
+	mmt_exit(c[1]);
 	CU_ASSERT(rmap_walk(f, NULL, NULL) == 3);
-	task_exit(gc);
+	mmt_exit(gc);
 	CU_ASSERT(rmap_walk(f, NULL, NULL) == 2);
 	/* after a split the walk still finds the mapping in the right piece */
 	CU_ASSERT(vm_mprotect(p->mm, BASE, PG, PROT_READ) == 0);
 	CU_ASSERT(rmap_walk(f, NULL, NULL) == 2);
-	task_exit(c[0]);
-	task_exit(c[2]);
+	mmt_exit(c[0]);
+	mmt_exit(c[2]);
 	CU_ASSERT(rmap_walk(f, NULL, NULL) == 1);
-	task_exit(p);
+	mmt_exit(p);
 	CU_ASSERT(rmap_walk(f, NULL, NULL) == 0);
 	mm_folio_put(f);
 	CU_ASSERT(mmt_all_freed());
@@ -157,10 +157,10 @@ static void test_fork_lazy_vmas(void)
 
 		CU_ASSERT_FATAL(c2 != NULL);
 		CU_ASSERT(mm_map_count(c2->mm) == 0);
-		task_exit(c2);
+		mmt_exit(c2);
 	}
-	task_exit(c);
-	task_exit(p);
+	mmt_exit(c);
+	mmt_exit(p);
 	CU_ASSERT(mmt_all_freed());
 }
 
@@ -174,10 +174,10 @@ static void test_threads_share_mm(void)
 	CU_ASSERT(p->mm->mm_users == 2);
 	CU_ASSERT(mmt_map(p->mm, BASE, PG, RW) == (long)BASE);
 	mmt_fill(BASE, PG, 4);
-	task_exit(p); /* the thread keeps the mm alive */
+	mmt_exit(p); /* the thread keeps the mm alive */
 	CU_ASSERT(th->mm->mm_users == 1);
 	CU_ASSERT(mmt_check_mm(th->mm, BASE, PG, 4));
-	task_exit(th);
+	mmt_exit(th);
 	CU_ASSERT(mmt_all_freed());
 }
 
@@ -210,8 +210,8 @@ static void test_rss_exact(void)
 	CU_ASSERT(vm_munmap(c->mm, BASE + 30 * PG, 34 * PG) == 0);
 	CU_ASSERT(get_mm_counter(c->mm, MM_ANONPAGES) == 30);
 	CU_ASSERT(get_mm_counter(c->mm, MM_FILEPAGES) == 0);
-	task_exit(c);
-	task_exit(p);
+	mmt_exit(c);
+	mmt_exit(p);
 	CU_ASSERT(mmt_stat("mm_bad_rss") == 0);
 	CU_ASSERT(mmt_all_freed());
 }
@@ -246,7 +246,7 @@ static void test_fork_vma_lock_mode(void)
 	CU_ASSERT_FATAL(c != NULL);
 	CU_ASSERT((long)(mmt_stat("vma_write_locks") - before) == expect_single);
 	CU_ASSERT(mmt_check_mm(c->mm, BASE, PG, 1));
-	task_exit(c);
+	mmt_exit(c);
 	/* multithreaded parent */
 	th = task_clone_thread(p);
 	CU_ASSERT_FATAL(th != NULL);
@@ -255,9 +255,9 @@ static void test_fork_vma_lock_mode(void)
 	CU_ASSERT_FATAL(c != NULL);
 	CU_ASSERT((long)(mmt_stat("vma_write_locks") - before) == expect_multi);
 	CU_ASSERT(mm_map_count(c->mm) == n);
-	task_exit(c);
-	task_exit(th);
-	task_exit(p);
+	mmt_exit(c);
+	mmt_exit(th);
+	mmt_exit(p);
 	CU_ASSERT(mmt_all_freed());
 }
 
@@ -265,7 +265,8 @@ static void test_fork_vma_lock_mode(void)
 struct writer_arg {
 	unsigned long addr;
 	int stop; /* atomic */
-	long writes;
+	long writes;  /* atomic */
+	long failed; /* writes that returned an error (the main thread asserts 0) */
 };
 
 static void *busy_writer(void *p)
@@ -274,8 +275,9 @@ static void *busy_writer(void *p)
 	unsigned char v = 0;
 
 	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE) && w->writes < 2000000) {
-		CU_ASSERT(rv_mm_write(w->addr + (unsigned long)(w->writes % 8) * PG, &v, 1) == 0);
-		w->writes++;
+		if (rv_mm_write(w->addr + (unsigned long)(w->writes % 8) * PG, &v, 1))
+			w->failed++;
+		__atomic_store_n(&w->writes, w->writes + 1, __ATOMIC_RELEASE);
 	}
 	return NULL;
 }
@@ -291,18 +293,25 @@ static void test_fork_with_concurrent_writer(void)
 	th = task_clone_thread(p);
 	CU_ASSERT_FATAL(th != NULL);
 	mmt_thread_start(&mt, th, busy_writer, &w);
+	/* the writer is running before the first fork (bounded wait) */
+	for (long i = 0; !__atomic_load_n(&w.writes, __ATOMIC_ACQUIRE); i++) {
+		CU_ASSERT_FATAL(i < 100000000);
+		sched_yield();
+	}
 	for (int i = 0; i < 20; i++) {
 		struct task_struct *c = task_fork(p);
 
 		CU_ASSERT_FATAL(c != NULL);
 		CU_ASSERT(mm_validate(c->mm) == 0);
 		CU_ASSERT(mmt_check_mm(c->mm, BASE, 64 * PG, 5));
-		task_exit(c);
+		mmt_exit(c);
 	}
 	__atomic_store_n(&w.stop, 1, __ATOMIC_RELEASE);
 	mmt_thread_join(&mt);
-	task_exit(th);
-	task_exit(p);
+	CU_ASSERT(w.writes > 0);
+	CU_ASSERT_EQUAL(w.failed, 0);
+	mmt_exit(th);
+	mmt_exit(p);
 	CU_ASSERT(mmt_all_freed());
 }
 

@@ -119,9 +119,9 @@ static void test_exit_mmap_vs_fsync(void)
 
 		CU_ASSERT(vfs_read(f, &b, 1, &pos) == 1 && b == 0x5a);
 	}
-	task_exit(te);
-	task_exit(tf);
-	task_exit(drv);
+	mmt_exit(te);
+	mmt_exit(tf);
+	mmt_exit(drv);
 	fput(f);
 	CU_ASSERT(do_unlink("/exit-fsync") == 0);
 	CU_ASSERT(mmt_all_freed());
@@ -179,8 +179,8 @@ static void test_cow_fault_vs_truncate(void)
 	CU_ASSERT(mm_access(mm, BASE + PG, &b, 1, false) == -EIO);
 	CU_ASSERT(get_mm_counter(mm, MM_ANONPAGES) == 0);
 	CU_ASSERT(mm_access(mm, BASE, &b, 1, false) == 0 && b == 0x30);
-	task_exit(t);
-	task_exit(drv);
+	mmt_exit(t);
+	mmt_exit(drv);
 	fput(f);
 	CU_ASSERT(do_unlink("/cow-trunc") == 0);
 	CU_ASSERT(mmt_all_freed());
@@ -246,13 +246,272 @@ static void test_shared_rdonly_mprotect(void)
 	CU_ASSERT(mm_access(mm, BASE, &b, 1, false) == 0 && b == 0x40);
 	CU_ASSERT(mmt_file_has(w, 0, 0x40));
 	CU_ASSERT(mm_validate(mm) == 0);
-	task_exit(t);
+	mmt_exit(t);
 	fput(r);
 	fput(w);
 	CU_ASSERT(do_unlink("/maywrite") == 0);
 	CU_ASSERT(mmt_all_freed());
 }
 
+/* ------------------------------------------------------------------ */
+/* dup_mmap: VM_WIPEONFORK VMAs start without an anon_vma              */
+/* ------------------------------------------------------------------ */
+
+/*
+ * As dup_mmap does: the child's copy of a VM_WIPEONFORK VMA gets neither
+ * the parent's pages nor its anon_vma tree; its first write prepares an
+ * anon_vma of its own.  Before the fix fork linked it into the parent's
+ * tree (one more anon_vma, two more chain links, visited by every rmap
+ * walk of the parent's folios).
+ */
+static void test_wipeonfork_no_anon_vma(void)
+{
+	struct task_struct *p = mmt_new_proc(), *c;
+	struct mm_objects before, after;
+	struct vm_area_struct *cv;
+	unsigned char b = 0x61;
+
+	CU_ASSERT(mmt_map(p->mm, BASE, PG, RW) == (long)BASE);
+	CU_ASSERT(rv_mm_write(BASE, &b, 1) == 0);
+	mmap_write_lock(p->mm);
+	vma_lookup(p->mm, BASE)->vm_flags |= VM_WIPEONFORK; /* madvise(MADV_WIPEONFORK) */
+	mmap_write_unlock(p->mm);
+	rcu_barrier();
+	mm_objects_count(&before);
+	c = task_fork(p);
+	CU_ASSERT_FATAL(c != NULL);
+	mm_objects_count(&after);
+	CU_ASSERT(after.anon_vmas == before.anon_vmas);
+	CU_ASSERT(after.avcs == before.avcs);
+	mmap_read_lock(c->mm);
+	cv = vma_lookup(c->mm, BASE);
+	CU_ASSERT_FATAL(cv != NULL);
+	CU_ASSERT(cv->anon_vma == NULL && list_empty(&cv->anon_vma_chain));
+	mmap_read_unlock(c->mm);
+	/* the parent's folio: found once, in the parent */
+	{
+		struct folio *fo = mm_folio_from_pte(mm_pte_read(p->mm, BASE));
+
+		CU_ASSERT(rmap_walk(fo, NULL, NULL) == 1);
+	}
+	b = 0xff;
+	CU_ASSERT(mm_access(c->mm, BASE, &b, 1, false) == 0 && b == 0); /* wiped */
+	b = 0x62;
+	CU_ASSERT(mm_access(c->mm, BASE, &b, 1, true) == 0);
+	CU_ASSERT(mm_access(p->mm, BASE, &b, 1, false) == 0 && b == 0x61);
+	CU_ASSERT(mm_validate(c->mm) == 0);
+	mmt_exit(c);
+	mmt_exit(p);
+	CU_ASSERT(mmt_all_freed());
+}
+
+/* ------------------------------------------------------------------ */
+/* lock_vma_under_rcu retries on a detached VMA                        */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A fault found the VMA under RCU and is about to read-lock it when
+ * mmap(MAP_FIXED) replaces it.  As lock_vma_under_rcu does, the detached
+ * VMA sends the lookup round again, and the fault completes under the new
+ * VMA's lock; before the fix it fell back to mmap_lock.
+ */
+static void test_lock_vma_retry_replaced(void)
+{
+	struct task_struct *drv = mmt_new_proc(), *t = new_proc_detached("replaced");
+	struct mm_struct *mm = t->mm;
+	struct access_arg a = { .mm = mm, .addr = BASE, .val = 0x11, .write = true };
+	uint64_t faults, misses, replaced;
+	struct mmt_thread th;
+	unsigned char b = 0;
+
+	CU_ASSERT(mmt_map(mm, BASE, PG, RW) == (long)BASE);
+	faults = mmt_stat("vma_lock_faults");
+	misses = mmt_stat("vma_lock_misses");
+	replaced = mmt_stat("vma_lock_replaced");
+	CU_ASSERT(rv_inject_set_pause("lock_vma_under_rcu", 1) == 0);
+	mmt_thread_start(&th, t, access_fn, &a);
+	CU_ASSERT_FATAL(rv_inject_wait_arrivals("lock_vma_under_rcu", 1, 20000) == 0);
+	/* a new VMA in the same place (different protection: no merge) */
+	CU_ASSERT(vm_mmap(mm, BASE, PG, PROT_READ | PROT_WRITE | PROT_EXEC,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0) == (long)BASE);
+	rv_inject_release("lock_vma_under_rcu");
+	mmt_thread_join(&th);
+	rv_inject_clear_all();
+	CU_ASSERT(a.ret == 0);
+	CU_ASSERT(mmt_stat("vma_lock_replaced") == replaced + 1);
+	CU_ASSERT(mmt_stat("vma_lock_misses") == misses);
+	CU_ASSERT(mmt_stat("vma_lock_faults") == faults + 1);
+	CU_ASSERT(mm_access(mm, BASE, &b, 1, false) == 0 && b == 0x11);
+	mmt_exit(t);
+	mmt_exit(drv);
+	CU_ASSERT(mmt_all_freed());
+}
+
+/* ------------------------------------------------------------------ */
+/* get_task_mm under task_lock                                         */
+/* ------------------------------------------------------------------ */
+
+struct gtm_arg {
+	struct task_struct *t;
+	struct mm_struct *mm;
+};
+
+static void *get_task_mm_fn(void *p)
+{
+	struct gtm_arg *g = p;
+
+	g->mm = get_task_mm(g->t);
+	return NULL;
+}
+
+/*
+ * get_task_mm has loaded t->mm and not yet taken its reference when t
+ * exits.  As in the kernel, it holds task_lock across both, so exit_mm
+ * cannot clear t->mm and drop the last reference in between: the caller
+ * gets a usable mm, freed only by its own mmput.  Before the fix nothing
+ * stopped the exit, and the mm was freed under the caller.
+ */
+static void test_get_task_mm_vs_exit(void)
+{
+	struct task_struct *drv = mmt_new_proc(), *t = new_proc_detached("target");
+	struct task_struct *tg = new_proc_detached("getter"), *te = new_proc_detached("exiter");
+	struct gtm_arg g = { .t = t };
+	struct mmt_thread gth, eth;
+	struct mm_objects o;
+	unsigned char b = 0x21;
+	long mms;
+
+	mm_objects_count(&o);
+	mms = o.mms; /* t's among them */
+	CU_ASSERT(mmt_map(t->mm, BASE, PG, RW) == (long)BASE);
+	CU_ASSERT(mm_access(t->mm, BASE, &b, 1, true) == 0);
+	CU_ASSERT(rv_inject_set_pause("get_task_mm", 1) == 0);
+	CU_ASSERT(rv_inject_set_delay("exit_mm", 0, 0) == 0);
+	mmt_thread_start(&gth, tg, get_task_mm_fn, &g);
+	CU_ASSERT_FATAL(rv_inject_wait_arrivals("get_task_mm", 1, 20000) == 0);
+	mmt_thread_start(&eth, te, exit_fn, t);
+	CU_ASSERT_FATAL(rv_inject_wait_arrivals("exit_mm", 1, 20000) == 0);
+	if (!spin_is_locked(&t->alloc_lock)) {
+		/* nothing holds the exit back: it frees the mm under the getter */
+		mmt_thread_join(&eth);
+		mm_objects_count(&o);
+		CU_ASSERT(o.mms == mms); /* fails: the getter's mm is gone */
+	}
+	rv_inject_release("get_task_mm");
+	mmt_thread_join(&gth);
+	mmt_thread_join(&eth);
+	rv_inject_clear_all();
+	CU_ASSERT_FATAL(g.mm != NULL);
+	mm_objects_count(&o);
+	CU_ASSERT(o.mms == mms); /* t exited, the getter holds its mm */
+	b = 0;
+	CU_ASSERT(mm_access(g.mm, BASE, &b, 1, false) == 0 && b == 0x21);
+	mmput(g.mm);
+	mm_objects_count(&o);
+	CU_ASSERT(o.mms == mms - 1);
+	mmt_exit(te);
+	mmt_exit(tg);
+	mmt_exit(drv);
+	CU_ASSERT(mmt_all_freed());
+}
+
+/* ------------------------------------------------------------------ */
+/* a remote accessor vs fork of a single-threaded parent               */
+/* ------------------------------------------------------------------ */
+
+struct forker_arg {
+	struct task_struct *parent;
+	struct task_struct *child;
+};
+
+static void *forker_fn(void *p)
+{
+	struct forker_arg *fk = p;
+
+	fk->child = task_fork(fk->parent);
+	return NULL;
+}
+
+struct remote_arg {
+	struct task_struct *target;
+	unsigned long addr;
+	int ret;
+};
+
+/* Another process writes the target's memory, as process_vm_writev would. */
+static void *remote_write_fn(void *p)
+{
+	struct remote_arg *r = p;
+	struct mm_struct *mm = get_task_mm(r->target);
+	unsigned char v = 0x42;
+
+	r->ret = mm ? mm_access(mm, r->addr, &v, 1, true) : -ESRCH;
+	if (mm)
+		mmput(mm);
+	return NULL;
+}
+
+/*
+ * A single-threaded parent forks (so elide-single takes no VMA lock: it
+ * read mm_users == 1 before mmap_lock) while another process writes a
+ * never-touched VMA of it, fork being between anon_vma_fork and
+ * vma_needs_copy for that VMA.  A remote access takes mmap_lock for read
+ * (access_remote_vm), so it waits for fork; the child inherits nothing it
+ * cannot find by rmap.  Before the fix the remote write faulted under the
+ * per-VMA lock mid-copy: the child mapped a folio its rmap could not find
+ * (fork_check_child 1).
+ */
+static void test_remote_access_vs_fork(void)
+{
+	struct task_struct *drv = mmt_new_proc(), *p = new_proc_detached("parent");
+	struct task_struct *tr = new_proc_detached("remote");
+	struct forker_arg fk = { .parent = p };
+	struct remote_arg ra = { .target = p, .addr = BASE };
+	struct mm_struct *mm = p->mm;
+	struct mmt_thread fth, rth;
+	uint64_t locks;
+	unsigned char b = 0;
+	bool wrote;
+
+	CU_ASSERT(mmt_map(mm, BASE, PG, RW) == (long)BASE); /* never touched */
+	locks = mmt_stat("vma_write_locks");
+	CU_ASSERT(rv_inject_set_pause("dup_mmap_before_copy", 1) == 0);
+	mmt_thread_start(&fth, p, forker_fn, &fk); /* the parent's only task */
+	CU_ASSERT_FATAL(rv_inject_wait_arrivals("dup_mmap_before_copy", 1, 20000) == 0);
+	mmt_thread_start(&rth, tr, remote_write_fn, &ra);
+	wrote = wait_done_or(&rth, rwsem_queued, &mm->mmap_lock);
+	CU_ASSERT(!wrote); /* queued behind fork's mmap_lock */
+	rv_inject_release("dup_mmap_before_copy");
+	mmt_thread_join(&fth);
+	mmt_thread_join(&rth);
+	rv_inject_clear_all();
+	CU_ASSERT_FATAL(fk.child != NULL);
+	if (rv_sw.fork_vma_lock == FORK_VMA_LOCK_ELIDE_SINGLE)
+		CU_ASSERT(mmt_stat("vma_write_locks") == locks); /* the elision ran */
+	CU_ASSERT(ra.ret == 0);
+	CU_ASSERT(fork_check_child(fk.child->mm) == 0);
+	CU_ASSERT(mm_access(mm, BASE, &b, 1, false) == 0 && b == 0x42);
+	b = 0xff;
+	CU_ASSERT(mm_access(fk.child->mm, BASE, &b, 1, false) == 0 && b == 0); /* after fork */
+	mmt_exit(fk.child);
+	mmt_exit(tr);
+	mmt_exit(p);
+	mmt_exit(drv);
+	CU_ASSERT(mmt_all_freed());
+}
+
+static int init_elide(void)
+{
+	static const char *const s[] = { "fork_vma_lock=elide-single", NULL };
+
+	return rvtest_instance_with(s) ? -1 : 0;
+}
+
 RVTEST_SUITE(mm_locking, rvtest_instance_init, rvtest_instance_cleanup,
 	     RVTEST(test_exit_mmap_vs_fsync), RVTEST(test_cow_fault_vs_truncate),
-	     RVTEST(test_shared_rdonly_mprotect))
+	     RVTEST(test_shared_rdonly_mprotect), RVTEST(test_wipeonfork_no_anon_vma),
+	     RVTEST(test_lock_vma_retry_replaced), RVTEST(test_get_task_mm_vs_exit))
+RVTEST_SUITE(mm_locking_elide, init_elide, rvtest_instance_cleanup,
+	     RVTEST(test_remote_access_vs_fork))
+RVTEST_SUITE(mm_locking_always, rvtest_instance_init, rvtest_instance_cleanup,
+	     RVTEST(test_remote_access_vs_fork))

@@ -105,7 +105,7 @@ static void test_punch_mapped(void)
 	CU_ASSERT(mem_is(BASE + 9 * PG, PG, 0));
 	CU_ASSERT(file_is(f, PG, PG, 0) && file_is(f, 2 * PG, PG, 0));
 	/* re-faulted shared pages are holes again (zero-filled, one block) */
-	task_exit(t);
+	mmt_exit(t);
 	fput(f);
 	CU_ASSERT(do_unlink("/pm") == 0);
 	CU_ASSERT(mmt_all_freed());
@@ -146,8 +146,8 @@ static void test_punch_vs_fault(void)
 	mmt_fill(BASE + PG, PG, 99);
 	CU_ASSERT(file_is(f, PG, PG, 99));
 	CU_ASSERT(mem_is(BASE, PG, 20) && mem_is(BASE + 3 * PG, PG, 23));
-	task_exit(p);
-	task_exit(t);
+	mmt_exit(p);
+	mmt_exit(t);
 	fput(f);
 	CU_ASSERT(do_unlink("/pf") == 0);
 	CU_ASSERT(mmt_all_freed());
@@ -186,8 +186,8 @@ static void test_punch_vs_reclaim(void)
 	CU_ASSERT(vfs_llseek(f, 0, SEEK_HOLE) == PG);
 	CU_ASSERT(vfs_llseek(f, PG, SEEK_DATA) == 3 * PG);
 	CU_ASSERT(blocks_of(f) == 2 * (PG / 512));
-	task_exit(p);
-	task_exit(t);
+	mmt_exit(p);
+	mmt_exit(t);
 	fput(f);
 	CU_ASSERT(do_unlink("/pr") == 0);
 	CU_ASSERT(mmt_all_freed());

@@ -108,9 +108,9 @@ static void seed003(int recheck)
 	}
 	CU_ASSERT(get_mm_counter(mm, MM_ANONPAGES) == 1);
 	CU_ASSERT(get_mm_counter(mm, MM_FILEPAGES) == 0);
-	task_exit(tf);
-	task_exit(ts);
-	task_exit(t);
+	mmt_exit(tf);
+	mmt_exit(ts);
+	mmt_exit(t);
 	fput(f);
 	CU_ASSERT(do_unlink("/seed3") == 0);
 	CU_ASSERT(mmt_all_freed());
@@ -147,8 +147,7 @@ static void *toucher(void *p)
 {
 	unsigned char v = 0x42;
 
-	CU_ASSERT(rv_mm_write(*(unsigned long *)p, &v, 1) == 0);
-	return NULL;
+	return MMT_RC(rv_mm_write(*(unsigned long *)p, &v, 1));
 }
 
 /* Returns the checker's count for the child. */
@@ -183,20 +182,22 @@ static int fork_race(void)
 		CU_ASSERT(!__atomic_load_n(&wth.done, __ATOMIC_ACQUIRE));
 	rv_inject_release("dup_mmap_before_copy");
 	mmt_thread_join(&fth);
-	mmt_thread_join(&wth);
+	CU_ASSERT(mmt_thread_join_rc(&wth) == 0);
 	rv_inject_clear_all();
 	CU_ASSERT_FATAL(fk.child != NULL);
 	bad = fork_check_child(fk.child->mm);
+	/* mm_check finds the same inconsistency from the page tables */
+	CU_ASSERT((mm_check(fk.child->mm) != 0) == (bad != 0));
 	/* the parent's data is right in every mode */
 	{
 		unsigned char v = 0;
 
 		CU_ASSERT(mm_access(mm, BASE, &v, 1, false) == 0 && v == 0x42);
 	}
-	task_exit(fk.child);
-	task_exit(tfork);
-	task_exit(t2);
-	task_exit(t);
+	task_exit(fk.child); /* checked above */
+	mmt_exit(tfork);
+	mmt_exit(t2);
+	mmt_exit(t);
 	CU_ASSERT(mmt_all_freed());
 	return bad;
 }
@@ -213,6 +214,178 @@ static void test_fork_race(void)
 		CU_ASSERT(bad == 0);
 		CU_ASSERT(mmt_stat("fork_unstable_vmas") == before);
 	}
+}
+
+/* ------------------------------------------------------------------ */
+/* fork race, as users hit it: a parent write lost through a stale TLB */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Three threads of one parent and one page P, written (so it has an
+ * anon_vma and a writable PTE) with 0x11:
+ *   A  writes 0xAA at P+0; its translation is loaded (writable PTE) and it
+ *      is parked before the copy (mm_access_copy): a store in flight
+ *      through a TLB entry fork has not flushed yet;
+ *   F  forks; parked after copy_page_range write-protected P, before
+ *      dup_mmap's flush_tlb_mm (dup_mmap_flush);
+ *   B  writes 0xBB at P+1: a write-protect fault.
+ * never: B's fault takes the per-VMA lock, wp_page_copy copies P (without
+ * A's byte); parked there (wp_page_copy) while A's store lands in the old
+ * page, which is the child's from now on.  always / elide-single: B's
+ * fault finds the VMA write-locked, waits for mmap_lock, and fork's flush
+ * (after A finished) comes before the copy.  Checked from outside by
+ * reading both address spaces: every write that returned must be in the
+ * parent.
+ */
+struct wr_arg {
+	unsigned long addr;
+	unsigned char val;
+	int ret;
+};
+
+static void *writer_one(void *p)
+{
+	struct wr_arg *w = p;
+
+	w->ret = rv_mm_write(w->addr, &w->val, 1);
+	return NULL;
+}
+
+static unsigned char read_byte(struct mm_struct *mm, unsigned long addr)
+{
+	unsigned char v = 0;
+
+	CU_ASSERT(mm_access(mm, addr, &v, 1, false) == 0);
+	return v;
+}
+
+static void test_fork_lost_write(void)
+{
+	struct task_struct *t = mmt_new_proc(), *ta, *tb, *tf;
+	struct mm_struct *mm = t->mm;
+	struct forker_arg fk = { .parent = t };
+	struct wr_arg wa = { .addr = BASE, .val = 0xAA, .ret = -1 };
+	struct wr_arg wb = { .addr = BASE + 1, .val = 0xBB, .ret = -1 };
+	struct mmt_thread ath, bth, fth;
+	bool never = rv_sw.fork_vma_lock == FORK_VMA_LOCK_NEVER;
+	unsigned char pa, pb, ca, cb;
+	uint64_t misses;
+
+	CU_ASSERT(mmt_map(mm, BASE, PG, RW) == (long)BASE);
+	mmt_fill(BASE, PG, 0x11);
+	ta = task_clone_thread(t);
+	tb = task_clone_thread(t);
+	tf = task_clone_thread(t);
+	CU_ASSERT_FATAL(ta && tb && tf);
+	CU_ASSERT(rv_inject_set_pause("mm_access_copy", 1) == 0);
+	CU_ASSERT(rv_inject_set_pause("dup_mmap_flush", 1) == 0);
+	CU_ASSERT(rv_inject_set_pause("wp_page_copy", 1) == 0);
+	/* A: translation loaded, store not yet done */
+	mmt_thread_start(&ath, ta, writer_one, &wa);
+	CU_ASSERT_FATAL(rv_inject_wait_arrivals("mm_access_copy", 1, WAIT_MS) == 0);
+	/* F: the PTE is write-protected and shared with the child, no flush yet */
+	mmt_thread_start(&fth, tf, forker, &fk);
+	CU_ASSERT_FATAL(rv_inject_wait_arrivals("dup_mmap_flush", 1, WAIT_MS) == 0);
+	CU_ASSERT(!pte_write(mm_pte_read(mm, BASE)));
+	/* B: COWs during fork (never), or waits for fork (the fix) */
+	misses = mmt_stat("vma_lock_misses");
+	mmt_thread_start(&bth, tb, writer_one, &wb);
+	for (long i = 0; rv_inject_arrivals("wp_page_copy") == 0 &&
+			 mmt_stat("vma_lock_misses") == misses;
+	     i++) {
+		CU_ASSERT_FATAL(i < 100000000);
+		sched_yield();
+	}
+	CU_ASSERT(rv_inject_arrivals("wp_page_copy") == (never ? 1 : 0));
+	/* A's store lands (in the page that is the child's, under never) */
+	rv_inject_release("mm_access_copy");
+	mmt_thread_join(&ath);
+	CU_ASSERT(wa.ret == 0);
+	rv_inject_release("wp_page_copy");
+	rv_inject_release("dup_mmap_flush");
+	mmt_thread_join(&fth);
+	mmt_thread_join(&bth);
+	rv_inject_clear_all();
+	CU_ASSERT(wb.ret == 0);
+	CU_ASSERT_FATAL(fk.child != NULL);
+
+	/* from outside: what each address space holds */
+	pa = read_byte(mm, BASE);
+	pb = read_byte(mm, BASE + 1);
+	ca = read_byte(fk.child->mm, BASE);
+	cb = read_byte(fk.child->mm, BASE + 1);
+	CU_ASSERT(pb == 0xBB);
+	CU_ASSERT(cb == 0x11); /* B wrote after the child's snapshot */
+	if (never) {
+		/* A's write returned, and the parent does not have it: the
+		 * child got it instead */
+		CU_ASSERT(pa == 0x11);
+		CU_ASSERT(ca == 0xAA);
+	} else {
+		/* A's store finished before fork's flush: in both */
+		CU_ASSERT(pa == 0xAA);
+		CU_ASSERT(ca == 0xAA);
+	}
+	mmt_exit(fk.child);
+	mmt_exit(tf);
+	mmt_exit(tb);
+	mmt_exit(ta);
+	mmt_exit(t);
+	CU_ASSERT(mmt_all_freed());
+}
+
+/*
+ * The TLB itself: a store whose translation was loaded before fork
+ * write-protected the page holds up fork's flush (tlb_flush_waits), so fork
+ * cannot return, and no write-protect fault can copy the page, until the
+ * store is done.  Without a flush that waits, fork returns, a parent write
+ * COWs the page, and the parked store then lands in the child's page.
+ */
+static void test_fork_flush_waits(void)
+{
+	struct task_struct *t = mmt_new_proc(), *ta, *tf;
+	struct mm_struct *mm = t->mm;
+	struct forker_arg fk = { .parent = t };
+	struct wr_arg wa = { .addr = BASE, .val = 0xAA, .ret = -1 };
+	struct mmt_thread ath, fth;
+	uint64_t waits, flushes;
+	unsigned char b = 0xBB;
+
+	CU_ASSERT(mmt_map(mm, BASE, PG, RW) == (long)BASE);
+	mmt_fill(BASE, PG, 0x11);
+	ta = task_clone_thread(t);
+	tf = task_clone_thread(t);
+	CU_ASSERT_FATAL(ta && tf);
+	CU_ASSERT(rv_inject_set_pause("mm_access_copy", 1) == 0);
+	mmt_thread_start(&ath, ta, writer_one, &wa);
+	CU_ASSERT_FATAL(rv_inject_wait_arrivals("mm_access_copy", 1, WAIT_MS) == 0);
+	waits = mmt_stat("tlb_flush_waits");
+	flushes = mmt_stat("tlb_flushes");
+	mmt_thread_start(&fth, tf, forker, &fk);
+	for (long i = 0; mmt_stat("tlb_flush_waits") == waits; i++) {
+		CU_ASSERT_FATAL(i < 100000000);
+		CU_ASSERT_FATAL(!__atomic_load_n(&fth.done, __ATOMIC_ACQUIRE));
+		sched_yield();
+	}
+	CU_ASSERT(!__atomic_load_n(&fth.done, __ATOMIC_ACQUIRE));
+	CU_ASSERT(mmt_stat("tlb_flushes") == flushes + 1);
+	rv_inject_release("mm_access_copy");
+	mmt_thread_join(&ath);
+	mmt_thread_join(&fth);
+	rv_inject_clear_all();
+	CU_ASSERT(wa.ret == 0);
+	CU_ASSERT_FATAL(fk.child != NULL);
+	/* the parent's first write after fork COWs a page that has A's byte */
+	CU_ASSERT(rv_mm_write(BASE + 1, &b, 1) == 0);
+	CU_ASSERT(read_byte(mm, BASE) == 0xAA);
+	CU_ASSERT(read_byte(mm, BASE + 1) == 0xBB);
+	CU_ASSERT(read_byte(fk.child->mm, BASE) == 0xAA);
+	CU_ASSERT(read_byte(fk.child->mm, BASE + 1) == 0x11);
+	mmt_exit(fk.child);
+	mmt_exit(tf);
+	mmt_exit(ta);
+	mmt_exit(t);
+	CU_ASSERT(mmt_all_freed());
 }
 
 /* ------------------------------------------------------------------ */
@@ -284,7 +457,7 @@ static void test_reclaim_small_cache(void)
 	CU_ASSERT(get_mm_counter(mm, MM_ANONPAGES) == 4);
 	CU_ASSERT(mmt_check(BASE, 4 * PG, 200));
 	CU_ASSERT(get_mm_counter(mm, MM_FILEPAGES) <= 8);
-	task_exit(t);
+	mmt_exit(t);
 	fput(f);
 	CU_ASSERT(do_unlink("/r") == 0);
 	CU_ASSERT(mmt_all_freed());
@@ -331,8 +504,11 @@ RVTEST_SUITE(mm_seed003_recheck0, init_recheck0, rvtest_instance_cleanup,
 	     RVTEST(test_seed003_recheck_off))
 RVTEST_SUITE(mm_seed003_recheck1, init_recheck1, rvtest_instance_cleanup,
 	     RVTEST(test_seed003_recheck_on))
-RVTEST_SUITE(mm_fork_race_never, init_never, rvtest_instance_cleanup, RVTEST(test_fork_race))
-RVTEST_SUITE(mm_fork_race_always, init_always, rvtest_instance_cleanup, RVTEST(test_fork_race))
-RVTEST_SUITE(mm_fork_race_elide, init_elide, rvtest_instance_cleanup, RVTEST(test_fork_race))
+RVTEST_SUITE(mm_fork_race_never, init_never, rvtest_instance_cleanup, RVTEST(test_fork_race),
+	     RVTEST(test_fork_lost_write))
+RVTEST_SUITE(mm_fork_race_always, init_always, rvtest_instance_cleanup, RVTEST(test_fork_race),
+	     RVTEST(test_fork_lost_write), RVTEST(test_fork_flush_waits))
+RVTEST_SUITE(mm_fork_race_elide, init_elide, rvtest_instance_cleanup, RVTEST(test_fork_race),
+	     RVTEST(test_fork_lost_write))
 RVTEST_SUITE(mm_reclaim, init_small_cache, rvtest_instance_cleanup,
 	     RVTEST(test_reclaim_small_cache))

@@ -233,7 +233,7 @@ static void test_hole_fault_reclaim(void)
 	CU_ASSERT(page_is(f, 2, 0x5a));
 	CU_ASSERT(page_is(f, 1, 0));
 	CU_ASSERT_EQUAL(blocks_of(f), 2 * BPP);
-	task_exit(t);
+	mmt_exit(t);
 	fput(f);
 	OK(do_unlink("/hole"));
 	CU_ASSERT_EQUAL(bfree(), 16);

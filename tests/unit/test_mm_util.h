@@ -88,6 +88,17 @@ static inline int mmt_check_mm(struct mm_struct *mm, unsigned long addr, unsigne
 	return 1;
 }
 
+/*
+ * task_exit after mm_check of the task's address space (every mm test ends
+ * its tasks this way, so every test checks the page tables, rmap and RSS).
+ */
+static inline void mmt_exit(struct task_struct *t)
+{
+	if (t->mm)
+		CU_ASSERT(mm_check(t->mm) == 0);
+	task_exit(t);
+}
+
 /* All mm objects gone (after every task exited): waits for RCU. */
 static inline int mmt_all_freed(void)
 {
@@ -141,6 +152,14 @@ static inline void *mmt_thread_join(struct mmt_thread *th)
 {
 	pthread_join(th->tid, NULL);
 	return th->ret;
+}
+
+/* A worker's int result (a model call's return), for the main thread to
+ * assert: workers never call CU_ASSERT. */
+#define MMT_RC(x) ((void *)(intptr_t)(x))
+static inline long mmt_thread_join_rc(struct mmt_thread *th)
+{
+	return (long)(intptr_t)mmt_thread_join(th);
 }
 
 /* A file at path of `pages` pages, page i filled with seed + i. */

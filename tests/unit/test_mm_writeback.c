@@ -5,8 +5,9 @@
  * moves each PTE's dirty bit to the folio and write-protects the PTE, so a
  * write through the mapping after an fsync re-dirties the folio through a
  * write-protect fault and the next fsync writes it.  Private mappings never
- * reach the file.  A write whose copy straddles the fsync (the model has no
- * TLB flush) re-dirties the folio itself (mm_write_recheck).
+ * reach the file.  A write whose translation was loaded before the fsync
+ * reaches the store through that fsync: folio_mkclean's TLB flush waits
+ * for the copy before writeback copies the folio.
  *
  * The store is checked directly (read_folio into a scratch folio) right
  * after each fsync, while the page is still cached and mapped: forced
@@ -136,7 +137,7 @@ static void test_write_after_fsync(void)
 	CU_ASSERT(mmt_stat("minflt") == min0 + 3);
 	CU_ASSERT(mmt_stat("majflt") == maj0);
 	CU_ASSERT(get_mm_counter(mm, MM_FILEPAGES) == 1);
-	task_exit(t);
+	mmt_exit(t);
 	drop_file(f, "/wb");
 	CU_ASSERT(mmt_all_freed());
 }
@@ -169,7 +170,7 @@ static void test_write_after_fsync_reclaim_munmap(void)
 	CU_ASSERT(store_has(f, 1, 0x41));
 	OK(vfs_fsync(f, 0));
 	CU_ASSERT(store_has(f, 1, 0x51) && store_has(f, 0, 0x31));
-	task_exit(t);
+	mmt_exit(t);
 	drop_file(f, "/wbu");
 	CU_ASSERT(mmt_all_freed());
 }
@@ -224,7 +225,7 @@ static void test_private_never_reaches_file(void)
 	CU_ASSERT(mmt_check(BASE, 2 * PG, 0x50));
 	CU_ASSERT(get_mm_counter(mm, MM_ANONPAGES) == 2);
 	CU_ASSERT(get_mm_counter(mm, MM_FILEPAGES) == 0);
-	task_exit(t);
+	mmt_exit(t);
 	drop_file(f, "/priv");
 	CU_ASSERT(mmt_all_freed());
 }
@@ -270,51 +271,71 @@ static void test_many_mappings(void)
 	CU_ASSERT(mmt_check_mm(c->mm, A, PG, 0x74) && mmt_check(B, PG, 0x74));
 	CU_ASSERT(get_mm_counter(mm, MM_FILEPAGES) == 2);
 	CU_ASSERT(get_mm_counter(c->mm, MM_FILEPAGES) == 1);
-	task_exit(c);
-	task_exit(t);
+	mmt_exit(c);
+	mmt_exit(t);
 	drop_file(f, "/many");
 	CU_ASSERT(mmt_all_freed());
 }
 
 /*
  * The copy straddles the fsync: the writer has validated its writable PTE
- * (and set DIRTY) and is about to copy when fsync runs (injection point
- * mm_access_copy, a callback in the writer's own thread).  fsync cleans
- * the PTE and writes the old contents; the writer's copy lands after, and
- * its recheck re-dirties the folio, so the next fsync writes it.
+ * (and set DIRTY) and is parked before its copy (injection point
+ * mm_access_copy, inside its translation-in-use section) when another
+ * thread's fsync cleans the PTE.  folio_mkclean's flush must wait for the
+ * copy (tlb_flush_waits), so the fsync that was running while the write
+ * was in flight writes the new bytes: nothing is left dirty for later.
  */
-static struct file *straddle_file;
-static int straddle_ret = -1;
-
-static void fsync_in_window(void *arg)
+static void *straddle_writer(void *arg)
 {
+	unsigned char buf[PG];
+
 	(void)arg;
-	straddle_ret = vfs_fsync(straddle_file, 0);
+	memset(buf, 0x90, PG);
+	return (void *)(long)rv_mm_write(BASE, buf, PG);
+}
+
+static void *straddle_fsync(void *arg)
+{
+	return (void *)(long)vfs_fsync((struct file *)arg, 0);
 }
 
 static void test_write_straddles_fsync(void)
 {
-	struct task_struct *t = mmt_new_proc();
+	struct task_struct *t = mmt_new_proc(), *tw, *tf;
 	struct mm_struct *mm = t->mm;
 	struct file *f = mmt_make_file("/straddle", 1, 0x10);
-	unsigned char buf[PG];
+	struct mmt_thread wth, fth;
+	uint64_t waits;
 	struct folio *fo;
 
 	CU_ASSERT(vm_mmap(mm, BASE, PG, RW, MAP_SHARED | MAP_FIXED, f, 0) == (long)BASE);
 	mmt_fill(BASE, PG, 0x80); /* mapped writable and dirty */
 	fo = folio_at(mm, BASE);
-	straddle_file = f;
-	CU_ASSERT(rv_inject_set_callback("mm_access_copy", fsync_in_window, NULL, 1) == 0);
-	memset(buf, 0x90, PG);
-	CU_ASSERT(rv_mm_write(BASE, buf, PG) == 0);
+	tw = task_clone_thread(t);
+	tf = task_clone_thread(t);
+	CU_ASSERT_FATAL(tw != NULL && tf != NULL);
+	CU_ASSERT(rv_inject_set_pause("mm_access_copy", 1) == 0);
+	mmt_thread_start(&wth, tw, straddle_writer, NULL);
+	CU_ASSERT_FATAL(rv_inject_wait_arrivals("mm_access_copy", 1, 20000) == 0);
+	waits = mmt_stat("tlb_flush_waits");
+	mmt_thread_start(&fth, tf, straddle_fsync, f);
+	/* fsync reaches folio_mkclean's flush and waits for the writer */
+	for (long i = 0; mmt_stat("tlb_flush_waits") == waits; i++) {
+		CU_ASSERT_FATAL(i < 100000000);
+		CU_ASSERT_FATAL(!__atomic_load_n(&fth.done, __ATOMIC_ACQUIRE));
+		sched_yield();
+	}
+	CU_ASSERT(!__atomic_load_n(&fth.done, __ATOMIC_ACQUIRE));
+	rv_inject_release("mm_access_copy");
+	CU_ASSERT(mmt_thread_join(&wth) == NULL);
+	CU_ASSERT(mmt_thread_join(&fth) == NULL);
 	rv_inject_clear_all();
-	CU_ASSERT(straddle_ret == 0);
-	CU_ASSERT(store_has(f, 0, 0x80)); /* the fsync ran before the copy */
+	CU_ASSERT(store_has(f, 0, 0x90)); /* the in-flight write made it */
 	CU_ASSERT(pte_clean_ro(mm, BASE));
-	CU_ASSERT(folio_test_dirty(fo)); /* re-dirtied by the writer */
-	OK(vfs_fsync(f, 0));
-	CU_ASSERT(store_has(f, 0, 0x90));
-	task_exit(t);
+	CU_ASSERT(!folio_test_dirty(fo));
+	mmt_exit(tf);
+	mmt_exit(tw);
+	mmt_exit(t);
 	drop_file(f, "/straddle");
 	CU_ASSERT(mmt_all_freed());
 }
@@ -391,8 +412,8 @@ static void test_fsync_races_writer(void)
 	mm_reclaim_folios(1 << 16);
 	CU_ASSERT(mmt_stat("reclaim_writebacks") == rwb0);
 	CU_ASSERT(get_mm_counter(mm, MM_FILEPAGES) == 0);
-	task_exit(w);
-	task_exit(t);
+	mmt_exit(w);
+	mmt_exit(t);
 	drop_file(f, "/race");
 	CU_ASSERT(mmt_all_freed());
 }

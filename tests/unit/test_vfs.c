@@ -526,12 +526,83 @@ static void test_mknod(void)
 	OK(do_unlink("/reg"));
 }
 
+/* inode_init_owner and mode_strip_sgid (Linux 6.x) in a setgid directory. */
+static void test_setgid_dir(void)
+{
+	struct inode *root = vfs_root(), *d, *f, *sub, *x;
+	struct cred owner = {.fsuid = 0, .fsgid = 0};
+	struct cred member = {.fsuid = 1000, .fsgid = 50};
+	struct cred stranger = {.fsuid = 1001, .fsgid = 60};
+	struct kstat st;
+
+	OK(vfs_mkdir(root, "sg", 02777, &owner, &d));
+	{
+		struct iattr ia = {.ia_valid = ATTR_GID, .ia_gid = 50};
+
+		OK(vfs_setattr(d, &ia));
+	}
+	/* a file takes the directory's group, not the creator's */
+	OK(vfs_create(d, "f", 0644, &stranger, &f));
+	vfs_getattr(f, &st);
+	CU_ASSERT_EQUAL(st.uid, 1001);
+	CU_ASSERT_EQUAL(st.gid, 50);
+	CU_ASSERT_EQUAL(st.mode, S_IFREG | 0644);
+	iput(f);
+	/* a subdirectory inherits the group and S_ISGID */
+	OK(vfs_mkdir(d, "sub", 0755, &stranger, &sub));
+	vfs_getattr(sub, &st);
+	CU_ASSERT_EQUAL(st.gid, 50);
+	CU_ASSERT_EQUAL(st.mode, S_IFDIR | 02755);
+	/* and passes both on */
+	OK(vfs_mknod(sub, "n", S_IFIFO | 0600, 0, &stranger, &x));
+	vfs_getattr(x, &st);
+	CU_ASSERT_EQUAL(st.gid, 50);
+	iput(x);
+	/* setgid + group-executable: kept by a member, stripped otherwise */
+	OK(vfs_create(d, "m", 02755, &member, &x));
+	vfs_getattr(x, &st);
+	CU_ASSERT_EQUAL(st.mode, S_IFREG | 02755);
+	iput(x);
+	OK(vfs_create(d, "s", 02755, &stranger, &x));
+	vfs_getattr(x, &st);
+	CU_ASSERT_EQUAL(st.mode, S_IFREG | 0755);
+	iput(x);
+	/* not group-executable: mode_strip_sgid leaves it (mandatory-locking bit) */
+	OK(vfs_create(d, "l", 02644, &stranger, &x));
+	vfs_getattr(x, &st);
+	CU_ASSERT_EQUAL(st.mode, S_IFREG | 02644);
+	iput(x);
+	/* root (CAP_FSETID) keeps it */
+	OK(vfs_create(d, "r", 02755, NULL, &x));
+	vfs_getattr(x, &st);
+	CU_ASSERT_EQUAL(st.mode, S_IFREG | 02755);
+	iput(x);
+	/* outside a setgid directory: the creator's group, no inheritance */
+	OK(vfs_mkdir(root, "plain", 0755, &stranger, &x));
+	vfs_getattr(x, &st);
+	CU_ASSERT_EQUAL(st.gid, 60);
+	CU_ASSERT_EQUAL(st.mode, S_IFDIR | 0755);
+	iput(x);
+	OK(vfs_rmdir(root, "plain"));
+	OK(vfs_unlink(sub, "n"));
+	iput(sub);
+	OK(vfs_rmdir(d, "sub"));
+	OK(vfs_unlink(d, "f"));
+	OK(vfs_unlink(d, "m"));
+	OK(vfs_unlink(d, "s"));
+	OK(vfs_unlink(d, "l"));
+	OK(vfs_unlink(d, "r"));
+	iput(d);
+	OK(vfs_rmdir(root, "sg"));
+	iput(root);
+}
+
 static void test_inode_api(void)
 {
 	struct inode *root = vfs_root(), *d, *f, *g, *l;
 	struct kstat st;
 	char buf[16];
-	struct cred cred = {42, 43};
+	struct cred cred = {.fsuid = 42, .fsgid = 43};
 
 	OK(vfs_mkdir(root, "api", 0700, &cred, &d));
 	vfs_getattr(d, &st);
@@ -638,6 +709,6 @@ RVTEST_SUITE(vfs_namespace, rvtest_instance_init, rvtest_instance_cleanup,
 	     RVTEST(test_create_lookup_stat), RVTEST(test_name_too_long),
 	     RVTEST(test_unlink_rmdir_errors), RVTEST(test_link_counts), RVTEST(test_orphan),
 	     RVTEST(test_rename), RVTEST(test_symlinks), RVTEST(test_readdir_stable_while_removing),
-	     RVTEST(test_setattr_statfs), RVTEST(test_mknod), RVTEST(test_inode_api),
+	     RVTEST(test_setattr_statfs), RVTEST(test_mknod), RVTEST(test_inode_api), RVTEST(test_setgid_dir),
 	     RVTEST(test_negative_dentries_bounded), RVTEST(test_deep_tree),
 	     RVTEST(test_teardown_frees_everything));

@@ -5,7 +5,9 @@
  * Locking: the instance's task list is under rv_tasks_lock (sched.c);
  * task_struct.state, .futex, .sigpending and .refcount are atomics;
  * lock_depth is read and written only by the owning task; files and mm are
- * written only by their hooks at fork/clone and exit.
+ * written only by their hooks at fork/clone, exec and exit; mm is changed
+ * under alloc_lock (task_lock), which get_task_mm holds to take its
+ * reference, as in the kernel.
  *
  * Included through vfs/base/base.h, the folder's public header; code outside
  * vfs/base includes only that.
@@ -14,6 +16,7 @@
 #define RCUVFS_VFS_BASE_SCHED_H
 
 #include "vfs/base/list.h"
+#include "vfs/base/spinlock.h"
 #include <sys/types.h>
 
 /*
@@ -50,8 +53,19 @@ struct task_struct {
 	uint32_t flags;             /* PF_* */
 	void *host_private;         /* free for the thread's owner (stress, fuse) */
 	struct list_head all_tasks; /* on the instance's task list, under its lock */
+	spinlock_t alloc_lock;      /* task_lock: changes of mm (and reads that mmget it) */
 	char comm[16];
 };
+
+/* The kernel's task_lock/task_unlock (alloc_lock). */
+static inline void task_lock(struct task_struct *t)
+{
+	spin_lock(&t->alloc_lock);
+}
+static inline void task_unlock(struct task_struct *t)
+{
+	spin_unlock(&t->alloc_lock);
+}
 #define PF_LAZY     0x1 /* created lazily for a thread rcuvfs did not create */
 #define PF_ATTACHED 0x2 /* some thread's current (atomic bit) */
 

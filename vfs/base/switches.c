@@ -12,13 +12,14 @@
 #include "vfs/base/base.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct rv_switches rv_sw;
 
-enum sw_type { SW_ENUM, SW_BITS, SW_LONG, SW_U64 };
+enum sw_type { SW_ENUM, SW_BITS, SW_LONG, SW_U64, SW_MODE };
 
 struct sw_desc {
 	const char *name;
@@ -60,6 +61,8 @@ static const struct sw_desc sw_table[] = {
 	  "backing-store latency per folio read or write, microseconds" },
 	{ "size", SW_U64, OFF(size), NULL,
 	  "filesystem size limit in bytes, suffixes k/m/g/t (0: half of RAM, as tmpfs)" },
+	{ "mode", SW_MODE, OFF(mode), NULL,
+	  "permission bits of the root directory, octal (tmpfs's mode=; default 1777)" },
 };
 #undef OFF
 
@@ -77,6 +80,7 @@ void rv_switches_default(struct rv_switches *sw)
 	sw->cache_pages = 0;
 	sw->io_latency_us = 0;
 	sw->size = 0;
+	sw->mode = 01777;
 }
 
 static const struct sw_desc *sw_find(const char *name)
@@ -236,12 +240,26 @@ int rv_switch_set(struct rv_switches *sw, const char *name, const char *value, c
 			*(uint64_t *)field = v;
 		break;
 	}
+	case SW_MODE: {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(value, &end, 8);
+		ret = (!*value || *end || errno || v > 07777) ? -EINVAL : 0;
+		if (!ret)
+			*(unsigned *)field = (unsigned)v;
+		break;
+	}
 	}
 	if (ret) {
 		if (d->values) {
 			list_values(d->values, vals, sizeof(vals));
 			snprintf(err, errlen, "bad value '%s' for %s (expected %s%s)", value, name,
 				 vals, d->type == SW_BITS ? " joined by '+', or none/all" : "");
+		} else if (d->type == SW_MODE) {
+			snprintf(err, errlen, "bad value '%s' for %s (expected octal 0..7777)", value,
+				 name);
 		} else {
 			snprintf(err, errlen, "bad value '%s' for %s (expected a non-negative number%s)",
 				 value, name, d->type == SW_U64 ? " with optional k/m/g/t" : "");
@@ -282,6 +300,8 @@ static int format_desc(const struct sw_desc *d, const struct rv_switches *sw, ch
 		return snprintf(buf, len, "%ld", *(const long *)field);
 	case SW_U64:
 		return snprintf(buf, len, "%" PRIu64, *(const uint64_t *)field);
+	case SW_MODE:
+		return snprintf(buf, len, "%04o", *(const unsigned *)field);
 	}
 	return -EINVAL;
 }

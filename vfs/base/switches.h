@@ -44,7 +44,8 @@ struct rv_switches {
 	int rss_counters;  /* enum rss_counters_mode */
 	long cache_pages;  /* page-cache capacity in pages; 0 = unlimited */
 	long io_latency_us;/* backing-store latency per folio */
-	uint64_t size;     /* filesystem size limit in bytes; 0 = unlimited */
+	uint64_t size;     /* filesystem size limit in bytes; 0 = half of RAM */
+	unsigned mode;     /* permission bits of the root directory (tmpfs's mode=) */
 };
 extern struct rv_switches rv_sw; /* the live instance's switches */
 void rv_switches_default(struct rv_switches *sw);
