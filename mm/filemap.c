@@ -39,6 +39,7 @@ RV_STAT_DEFINE(unmap_mapping_ptes, "PTEs removed by unmap_mapping_range");
 RV_STAT_DEFINE(mkclean_ptes, "PTEs write-protected and cleaned before writeback (folio_mkclean)");
 
 RV_STAT_DEFINE(pte_recheck_nopage, "major faults avoided by the PTE recheck (VM_FAULT_NOPAGE)");
+RV_STAT_DEFINE(pte_recheck_locked, "PTE-lock round trips of the filemap_fault PTE recheck");
 RV_STAT_DECLARE(spurious_majflt);
 
 void mm_file_get(struct file *file)
@@ -95,6 +96,50 @@ static inline int64_t mapping_size(struct address_space *m)
 	return m->host ? __atomic_load_n(&m->host->i_size, __ATOMIC_ACQUIRE) : INT64_MAX;
 }
 
+/*
+ * The PTE recheck before a major fault (SEEDS.md s.7): the PTE this fault
+ * read locklessly as none may be inside another task's
+ * ptep_modify_prot_start..commit window (NUMA hinting, mprotect), which
+ * holds the PTE lock; the data may be mapped all along.  Returns
+ * VM_FAULT_NOPAGE (the access retries) when the PTE is no longer none,
+ * else 0 (go on with the I/O).
+ *
+ *   pte_recheck=1, as merged (filemap_fault_recheck_pte_none, mm/filemap.c,
+ *     Linux 6.9, 58f327f2ce80): only VM_LOCKED VMAs (the mlockall case, a
+ *     COW'd anonymous page whose file page was reclaimed), only when a
+ *     page table existed (FAULT_FLAG_ORIG_PTE_VALID), a lockless look
+ *     first and the PTE lock only if that still says none.
+ *   pte_recheck=rfc, the seed thread's patch: every VMA, whenever the page
+ *     table exists (its !pmd_none guard), always under the PTE lock.
+ *
+ * pte_recheck_locked counts the lock round trips (before taking the lock,
+ * so a test can see a fault that is about to wait on it).
+ */
+static vm_fault_t filemap_fault_recheck_pte(struct vm_fault *vmf)
+{
+	bool none;
+
+	if (!vmf->pt)
+		return 0; /* no page table: nothing can be mid-update */
+	if (rv_sw.pte_recheck == PTE_RECHECK_MERGED) {
+		if (!(vmf->vma->vm_flags & VM_LOCKED))
+			return 0;
+		if (!(vmf->flags & FAULT_FLAG_ORIG_PTE_VALID))
+			return 0;
+		if (!pte_none(ptep_get(vmf->pte)))
+			goto nopage;
+	}
+	rv_stat_inc(pte_recheck_locked);
+	spin_lock(&vmf->pt->ptl);
+	none = pte_none(ptep_get(vmf->pte));
+	spin_unlock(&vmf->pt->ptl);
+	if (none)
+		return 0;
+nopage:
+	rv_stat_inc(pte_recheck_nopage);
+	return VM_FAULT_NOPAGE;
+}
+
 static inline bool beyond_eof(struct address_space *m, int64_t index)
 {
 	return index >= (mapping_size(m) + PAGE_SIZE - 1) >> PAGE_SHIFT;
@@ -118,6 +163,7 @@ static vm_fault_t filemap_fault(struct vm_fault *vmf, struct folio **out)
 	int64_t index = (int64_t)vmf->pgoff;
 	vm_fault_t ret = 0;
 	struct folio *folio;
+	bool did_read;
 	int err;
 
 	if (beyond_eof(m, index))
@@ -145,32 +191,24 @@ retry_find:
 	if (m->a_store && m->a_store->has_index(m, index))
 		ret = VM_FAULT_MAJOR;
 	/* the decision point: about to start a major fault (or, with
-	 * pte_recheck, to take the PTE lock for the recheck) */
+	 * pte_recheck, to look at the PTE again first) */
 	RV_INJECT("filemap_fault_major");
-	if (rv_sw.pte_recheck && vmf->pt) {
-		/*
-		 * The PTE read locklessly as none may be inside another task's
-		 * ptep_modify_prot_start..commit window (NUMA hinting), which
-		 * holds the PTE lock: wait for it and look again before doing
-		 * I/O (SEEDS.md s.7).  Only when the page table exists.
-		 */
-		bool none;
+	if (rv_sw.pte_recheck != PTE_RECHECK_OFF) {
+		vm_fault_t r = filemap_fault_recheck_pte(vmf);
 
-		spin_lock(&vmf->pt->ptl);
-		none = pte_none(ptep_get(vmf->pte));
-		spin_unlock(&vmf->pt->ptl);
-		if (!none) {
-			rv_stat_inc(pte_recheck_nopage);
-			return VM_FAULT_NOPAGE;
-		}
+		if (r)
+			return r;
 	}
+	/* invalidate_lock shared: no folio is created beyond a new EOF */
 	/* invalidate_lock shared: no folio is created beyond a new EOF */
 	down_read(&m->invalidate_lock);
 	if (beyond_eof(m, index))
 		err = -ERANGE;
 	else
-		err = filemap_grab_folio(m, index, FGP_CREAT | FGP_LOCK, &folio);
+		err = __filemap_grab_folio(m, index, FGP_CREAT | FGP_LOCK, &folio, &did_read);
 	up_read(&m->invalidate_lock);
+	if (!err && did_read)
+		vmf->io_folio = folio; /* for spurious_majflt: no reference of its own */
 	if (err == -ENOMEM)
 		return VM_FAULT_OOM;
 	if (err)
@@ -254,13 +292,22 @@ static vm_fault_t __do_file_fault(struct vm_fault *vmf)
 	return ret;
 }
 
+/*
+ * spurious_majflt: this fault read the folio from the store and then found
+ * the PTE populated with a different folio: the data was mapped all along
+ * (the seed's case: the COW'd anonymous copy, hidden for a moment by a
+ * NUMA-hinting update) and the I/O was for nothing.  Not counted: a fault
+ * that found the folio already read by another one, or a PTE another
+ * fault installed with this very folio (two faults on one uncached page).
+ * Still counted, though benign: two COW faults of one page in one mm, the
+ * other one installing its copy first (no workload here does that).
+ */
 vm_fault_t do_file_fault(struct vm_fault *vmf)
 {
 	vm_fault_t ret = __do_file_fault(vmf);
 
-	/* a major fault that found the PTE populated when it completed: the
-	 * I/O was for nothing (the data was mapped all along) */
-	if ((ret & VM_FAULT_MAJOR) && (ret & VM_FAULT_NOPAGE) && !pte_none(ptep_get(vmf->pte)))
+	if (vmf->io_folio && (ret & VM_FAULT_NOPAGE) && pte_present(vmf->found_pte) &&
+	    mm_folio_from_pte(vmf->found_pte) != vmf->io_folio)
 		rv_stat_inc(spurious_majflt);
 	return ret;
 }

@@ -193,6 +193,18 @@ void vma_unlink_file(struct vm_area_struct *vma);
 /* Append a VMA at the end of the tree (fork builds the child this way). */
 int vma_tree_append(struct mm_struct *mm, struct vm_area_struct *vma);
 void exit_mmap(struct mm_struct *mm);
+/*
+ * Set and clear VM_ flags on [start, end) (mmap_lock held for write):
+ * every page must be mapped (-ENOMEM), VMAs are split at the ends,
+ * write-locked before they change, and merged back.  With start = 0 and
+ * end = TASK_SIZE, holes are allowed (mlockall).
+ */
+int vma_modify_flags(struct mm_struct *mm, unsigned long start, unsigned long end,
+		     unsigned long set, unsigned long clear);
+
+/* mm/memory.c: fault in [start, start+len) under mmap_lock (read), as GUP does */
+int __mm_populate(struct mm_struct *mm, unsigned long start, unsigned long len,
+		  bool ignore_errors);
 
 /* mm/filemap.c: the file side (VFS page cache) */
 void mm_file_get(struct file *file);
@@ -215,10 +227,23 @@ struct vm_fault {
 	unsigned long address; /* page aligned */
 	unsigned int flags;    /* FAULT_FLAG_* */
 	unsigned long pgoff;   /* linear_page_index(vma, address) */
-	struct pt_page *pt;
+	struct pt_page *pt;    /* NULL until allocated if no page table existed */
 	pte_t *pte;
-	pte_t orig_pte;        /* the PTE as read locklessly */
+	pte_t orig_pte;        /* the PTE as read locklessly (FAULT_FLAG_ORIG_PTE_VALID) */
+	struct folio *io_folio; /* the folio this fault read from the store, if any */
+	pte_t found_pte;       /* what finish_fault_install found instead of none */
 };
+/* Allocate the page table of vmf->address if the fault found none. */
+static inline int vmf_pte_alloc(struct vm_fault *vmf)
+{
+	if (vmf->pt)
+		return 0;
+	vmf->pt = pte_alloc(vmf->vma->vm_mm, vmf->address);
+	if (!vmf->pt)
+		return -ENOMEM;
+	vmf->pte = &vmf->pt->ptes[pte_index(vmf->address)];
+	return 0;
+}
 /* Install folio at vmf->address if the PTE is still none (ptl taken inside).
  * Consumes the caller's folio reference either way; VM_FAULT_NOPAGE if raced. */
 vm_fault_t finish_fault_install(struct vm_fault *vmf, struct folio *folio, pte_t flags, int counter);

@@ -49,11 +49,19 @@ RV_STAT_DEFINE(fault_nopage, "faults that installed nothing (PTE changed meanwhi
  */
 vm_fault_t finish_fault_install(struct vm_fault *vmf, struct folio *folio, pte_t flags, int counter)
 {
-	struct pt_page *pt = vmf->pt;
+	struct pt_page *pt;
 	bool zero = mm_folio_is_zero(folio);
+	pte_t found;
 
+	if (vmf_pte_alloc(vmf)) {
+		mm_folio_put(folio);
+		return VM_FAULT_OOM;
+	}
+	pt = vmf->pt;
 	spin_lock(&pt->ptl);
-	if (!pte_none(ptep_get(vmf->pte))) {
+	found = ptep_get(vmf->pte);
+	if (!pte_none(found)) {
+		vmf->found_pte = found;
 		spin_unlock(&pt->ptl);
 		mm_folio_put(folio);
 		rv_stat_inc(fault_nopage);
@@ -197,11 +205,20 @@ vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address, un
 	};
 	pte_t entry;
 
-	vmf.pt = pte_alloc(vma->vm_mm, address);
-	if (!vmf.pt)
-		return VM_FAULT_OOM;
-	vmf.pte = &vmf.pt->ptes[pte_index(address)];
-	vmf.orig_pte = ptep_get(vmf.pte); /* lockless, as handle_pte_fault */
+	/*
+	 * handle_pte_fault (mm/memory.c, Linux 6.9): with no page table yet
+	 * there is no PTE to read (FAULT_FLAG_ORIG_PTE_VALID stays clear) and
+	 * the table is allocated only when something is installed; else the
+	 * PTE is read locklessly.  Under mmap_lock or the VMA lock the table
+	 * cannot be freed (free_pgtables needs mmap_lock for write and a
+	 * range no VMA covers).
+	 */
+	vmf.pt = pt_lookup(vma->vm_mm, address);
+	if (vmf.pt) {
+		vmf.pte = &vmf.pt->ptes[pte_index(address)];
+		vmf.orig_pte = ptep_get(vmf.pte);
+		vmf.flags |= FAULT_FLAG_ORIG_PTE_VALID;
+	}
 	RV_INJECT("handle_pte_fault");
 	if (pte_none(vmf.orig_pte)) {
 		if (vma_is_anonymous(vma))
@@ -338,6 +355,70 @@ static int fault_remote(struct mm_struct *mm, unsigned long address, unsigned in
 	if (ret & VM_FAULT_RETRY)
 		return 0; /* walk again */
 	return fault_result(ret);
+}
+
+/*
+ * __mm_populate (mm/gup.c, Linux 6.9): fault in every page of the VMAs in
+ * [start, start+len) under mmap_lock for read, as populate_vma_page_range
+ * does: a write fault for a private writable mapping (its COW happens now,
+ * so locked memory takes no fault later), a read fault otherwise;
+ * PROT_NONE VMAs are skipped.  With ignore_errors a failing VMA is left
+ * and the next one tried; else the first error is returned.
+ */
+int __mm_populate(struct mm_struct *mm, unsigned long start, unsigned long len,
+		  bool ignore_errors)
+{
+	unsigned long end = start + len, addr = start;
+	int ret = 0;
+
+	if (end > TASK_SIZE || end < start)
+		end = TASK_SIZE;
+	mmap_read_lock(mm);
+	while (addr < end) {
+		struct vm_area_struct *vma = find_vma(mm, addr);
+		unsigned long vend;
+		unsigned int flags;
+
+		if (!vma || vma->vm_start >= end)
+			break;
+		if (addr < vma->vm_start)
+			addr = vma->vm_start;
+		vend = vma->vm_end < end ? vma->vm_end : end;
+		if (!vma_is_accessible(vma)) {
+			addr = vend;
+			continue;
+		}
+		flags = (vma->vm_flags & (VM_WRITE | VM_SHARED)) == VM_WRITE ? FAULT_FLAG_WRITE : 0;
+		for (; addr < vend; addr += PAGE_SIZE) {
+			for (int tries = 0;; tries++) {
+				pte_t pte = mm_pte_read(mm, addr);
+				vm_fault_t r;
+
+				if ((pte & _PAGE_PRESENT) && (!(flags & FAULT_FLAG_WRITE) || pte_write(pte)))
+					break;
+				if (tries > MM_ACCESS_MAX_FAULTS) {
+					ret = -EDEADLK;
+					break;
+				}
+				r = handle_mm_fault(vma, addr, flags);
+				if (r & VM_FAULT_RETRY)
+					continue;
+				ret = fault_result(r);
+				if (ret)
+					break;
+			}
+			if (ret)
+				break;
+		}
+		if (ret) {
+			if (!ignore_errors)
+				break;
+			ret = 0;
+			addr = vend;
+		}
+	}
+	mmap_read_unlock(mm);
+	return ret;
 }
 
 int mm_access(struct mm_struct *mm, unsigned long addr, void *buf, size_t len, bool write)

@@ -225,6 +225,7 @@ struct mm_struct {
 	long nr_ptes;                      /* atomic: page-table pages allocated */
 	unsigned long mmap_base;
 	unsigned long task_size;
+	unsigned long def_flags;           /* under mmap_lock (write): VM_LOCKED after mlockall(MCL_FUTURE) */
 	int rss_mode;                      /* enum rss_counters_mode at creation */
 	struct percpu_counter rss_stat[NR_MM_COUNTERS];
 	/* the model TLB (mm/tlb.c): translations in use, counted per epoch */
@@ -369,6 +370,21 @@ int vm_munmap(struct mm_struct *mm, unsigned long addr, unsigned long len);
 int do_munmap(struct mm_struct *mm, unsigned long addr, unsigned long len);
 int vm_mprotect(struct mm_struct *mm, unsigned long addr, unsigned long len, int prot);
 
+/*
+ * mlock (mm/mlock.c): VM_LOCKED on the VMAs of a range (split at its ends),
+ * then every page faulted in (a private writable mapping is COW'd now, as
+ * populate_vma_page_range does).  Folios mapped by a VM_LOCKED VMA are not
+ * reclaimed.  mlockall(MCL_CURRENT) locks every VMA, MCL_FUTURE every
+ * later mmap (mm->def_flags); MCL_ONFAULT is not modelled (-EINVAL).
+ * Children of fork do not inherit VM_LOCKED.  No RLIMIT_MEMLOCK (as with
+ * CAP_IPC_LOCK).  0, -ENOMEM (a hole in the range, or a page that could
+ * not be faulted), -EINVAL.
+ */
+int vm_mlock(struct mm_struct *mm, unsigned long addr, unsigned long len);
+int vm_munlock(struct mm_struct *mm, unsigned long addr, unsigned long len);
+int vm_mlockall(struct mm_struct *mm, int flags);
+int vm_munlockall(struct mm_struct *mm);
+
 /* ------------------------------------------------------------------ */
 /* page tables                                                         */
 /* ------------------------------------------------------------------ */
@@ -395,6 +411,7 @@ typedef unsigned int vm_fault_t;
 
 #define FAULT_FLAG_WRITE    0x01
 #define FAULT_FLAG_TRIED    0x20
+#define FAULT_FLAG_ORIG_PTE_VALID 0x800 /* a page table existed: orig_pte was read */
 #define FAULT_FLAG_VMA_LOCK 0x1000
 
 /* Handle one fault on a VMA held by mmap_lock or its read lock (FAULT_FLAG_VMA_LOCK). */

@@ -677,6 +677,7 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int pr
 	} else {
 		pgoff = addr >> PAGE_SHIFT;
 	}
+	vm_flags |= mm->def_flags; /* mlockall(MCL_FUTURE) */
 
 	i = find_vma_idx(mm, addr); /* the first VMA after the new range */
 	prev = mm_vma_at(mm, i - 1);
@@ -732,9 +733,15 @@ long vm_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int pr
 {
 	long ret;
 
+	bool populate;
+
 	mmap_write_lock(mm);
 	ret = do_mmap(mm, addr, len, prot, flags, file, pgoff);
+	populate = ret >= 0 && ((mm->def_flags & VM_LOCKED) || (flags & MAP_POPULATE));
 	mmap_write_unlock(mm);
+	/* vm_mmap_pgoff: mm_populate after dropping mmap_lock, errors ignored */
+	if (populate)
+		__mm_populate(mm, (unsigned long)ret, len, true);
 	return ret;
 }
 
@@ -877,6 +884,45 @@ static int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long 
 		change_protection(v, v->vm_start, v->vm_end);
 	}
 	/* merge back with the neighbours, right to left */
+	vma_merge_at(mm, last);
+	for (int k = last - 1; k >= first - 1 && k >= 0; k--)
+		vma_merge_at(mm, k);
+	return 0;
+}
+
+int vma_modify_flags(struct mm_struct *mm, unsigned long start, unsigned long end,
+		     unsigned long set, unsigned long clear)
+{
+	bool all = start == 0 && end >= TASK_SIZE;
+	unsigned long addr = start;
+	int first, last, ret;
+
+	if (!all) {
+		for (int i = find_vma_idx(mm, start); addr < end; i++) {
+			struct vm_area_struct *v = mm_vma_at(mm, i);
+
+			if (!v || v->vm_start > addr)
+				return -ENOMEM;
+			addr = v->vm_end;
+		}
+		ret = split_range(mm, start, end, &first, &last);
+		if (ret)
+			return ret;
+	} else {
+		first = 0;
+		last = vma_nr(mm) - 1;
+	}
+	if (first > last)
+		return 0;
+	for (int k = first; k <= last; k++) {
+		struct vm_area_struct *v = mm_vma_at(mm, k);
+		unsigned long nf = (v->vm_flags & ~clear) | set;
+
+		if (nf == v->vm_flags)
+			continue;
+		vma_start_write(v);
+		WRITE_ONCE(v->vm_flags, nf);
+	}
 	vma_merge_at(mm, last);
 	for (int k = last - 1; k >= first - 1 && k >= 0; k--)
 		vma_merge_at(mm, k);

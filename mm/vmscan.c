@@ -48,6 +48,7 @@ static bool try_to_unmap(struct folio *folio)
 	struct address_space *m = folio->mapping;
 	unsigned long index = mm_folio_index(folio);
 	struct vm_area_struct *vma;
+	bool locked = false;
 
 	if (!folio_mapcount(folio))
 		return true;
@@ -65,6 +66,13 @@ static bool try_to_unmap(struct folio *folio)
 		ptep = folio_check_address(folio, vma->vm_mm, addr, &pt, &pte);
 		if (!ptep)
 			continue;
+		if (READ_ONCE(vma->vm_flags) & VM_LOCKED) {
+			/* try_to_unmap_one (mm/rmap.c, 6.9): an mlocked
+			 * mapping keeps the folio; abort the walk */
+			spin_unlock(&pt->ptl);
+			locked = true;
+			break;
+		}
 		/* try_to_unmap_one: clear and flush before the folio goes */
 		pte = ptep_clear_flush(vma, addr, ptep);
 		pt->nr_present--;
@@ -77,7 +85,7 @@ static bool try_to_unmap(struct folio *folio)
 		spin_unlock(&pt->ptl);
 	}
 	up_read(&m->i_mmap_rwsem);
-	return folio_mapcount(folio) == 0;
+	return !locked && folio_mapcount(folio) == 0;
 }
 
 /* Reclaim one isolated folio we hold a reference on; true if it went. */

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The whole test suite: installs what is missing, builds with -Werror, runs
-# every CTest test (unit, integration on real FUSE mounts, stress), then
+# every CTest test (unit, integration on real FUSE mounts, stress, and the
+# benchmarks' smoke runs, label bench: about a minute), then
 # builds with ASan+UBSan and runs every test again (the daemon's leak check
 # at unmount included).  Run as root (FUSE
 # mounts, apt-get).  RCUVFS_LONG_TESTS=1 adds the long runs.

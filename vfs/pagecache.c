@@ -306,9 +306,18 @@ static bool store_has(struct address_space *m, int64_t index)
 
 int filemap_grab_folio(struct address_space *m, int64_t index, unsigned fgp, struct folio **out)
 {
+	return __filemap_grab_folio(m, index, fgp, out, NULL);
+}
+
+int __filemap_grab_folio(struct address_space *m, int64_t index, unsigned fgp, struct folio **out,
+			 bool *did_read)
+{
 	struct folio *f;
 	bool in_store;
 	int err;
+
+	if (did_read)
+		*did_read = false;
 
 repeat:
 	f = filemap_get_folio(m, index);
@@ -367,6 +376,8 @@ repeat:
 		}
 		folio_set_flag(f, PG_stored); /* the store has what we read */
 		rv_stat_inc(store_folio_reads);
+		if (did_read)
+			*did_read = true;
 	} else if (!(fgp & FGP_NOFILL)) {
 		memset(f->data, 0, PAGE_SIZE);
 		if (fgp & FGP_FALLOC)

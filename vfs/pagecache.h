@@ -328,6 +328,9 @@ struct folio *filemap_get_folio(struct address_space *mapping, int64_t index);
  */
 int filemap_grab_folio(struct address_space *mapping, int64_t index, unsigned fgp,
 		       struct folio **out);
+/* The same; *did_read tells whether this call read the folio from the store. */
+int __filemap_grab_folio(struct address_space *mapping, int64_t index, unsigned fgp,
+			 struct folio **out, bool *did_read);
 /* Insert a locked folio at index; the cache takes its own reference.
  * 0 or -EEXIST.  Does no space accounting. */
 int filemap_add_folio(struct address_space *mapping, struct folio *folio, int64_t index);

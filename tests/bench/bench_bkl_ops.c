@@ -15,13 +15,15 @@
  * a tree without the switch (the same file compiles there without the ioctl
  * row), they give the off-cost comparison in docs/vfs.md (bkl_ops).
  *
- * Reported, never pass/fail.  Usage:
- *   bench_bkl_ops [iterations] [rounds] [only-config]
- * (only-config, e.g. none, runs one configuration: for callgrind, see
+ * Reported, never pass/fail.  Usage (--help):
+ *   bench_bkl_ops [--iters N] [--rounds R] [--only CONFIG]
+ * (--only, e.g. none, runs one configuration: for callgrind, see
  * tests/bench/bench_bkl_ops_callgrind.sh)
  */
 #include "vfs/vfs.h"
+#include "bench_opt.h"
 
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,19 +98,63 @@ static double run_op(int op)
 	return (double)(t1 - t0) / (double)iters;
 }
 
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: bench_bkl_ops [--iters N] [--rounds R] [--only CONFIG]\n"
+		"What the bkl_ops switch costs on the paths it covers (open+close, setattr,\n"
+		"ioctl), one task, uncontended: ns per operation, best of R rounds, the\n"
+		"configurations alternating.  Reported, never pass/fail.\n"
+		"  -n, --iters N    operations per path and round (default 200000)\n"
+		"  -r, --rounds R   rounds (default 5)\n"
+		"  -o, --only CFG   one configuration: none, open+release, setattr, ioctl\n"
+		"                   or all (for callgrind: bench_bkl_ops_callgrind.sh)\n"
+		"  -h, --help       this text\n");
+}
+
 int main(int argc, char **argv)
 {
 	/* bits that matter per op; "none" first */
 	static const char *const cfg[] = {"none", "open+release", "setattr", "ioctl", "all"};
 	enum { NCFG = sizeof(cfg) / sizeof(cfg[0]) };
+	static const struct option opts[] = {
+		{"iters", required_argument, NULL, 'n'}, {"rounds", required_argument, NULL, 'r'},
+		{"only", required_argument, NULL, 'o'},	 {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0}};
 	double best[NCFG][NR_OPS];
+	int opt;
 
-	if (argc > 1)
-		iters = atol(argv[1]);
-	if (argc > 2)
-		rounds = atoi(argv[2]);
-	if (argc > 3)
-		only = argv[3];
+	bench_prog = "bench_bkl_ops";
+	while ((opt = getopt_long(argc, argv, "n:r:o:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'n':
+			iters = bench_opt_long("--iters", optarg, 1, 1L << 40);
+			break;
+		case 'r':
+			rounds = (int)bench_opt_long("--rounds", optarg, 1, 1000000);
+			break;
+		case 'o':
+			only = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			bench_usage_error(usage);
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "bench_bkl_ops: unexpected argument %s\n", argv[optind]);
+		bench_usage_error(usage);
+	}
+	if (only) {
+		int k = 0;
+
+		while (k < NCFG && strcmp(only, cfg[k]))
+			k++;
+		if (k == NCFG)
+			bench_bad("--only", only, "none, open+release, setattr, ioctl or all");
+	}
 	for (int c = 0; c < NCFG; c++)
 		for (int o = 0; o < NR_OPS; o++)
 			best[c][o] = 1e30;

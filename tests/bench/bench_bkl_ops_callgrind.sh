@@ -4,7 +4,7 @@
 # tests/bench/bench_bkl_ops_callgrind.sh - instructions per operation on the
 # bkl_ops paths (open+close, setattr, ioctl), per bkl_ops value.
 #
-# Runs bench_bkl_ops ITERS 1 CONFIG under valgrind --tool=callgrind,
+# Runs bench_bkl_ops --iters ITERS --rounds 1 --only CONFIG under valgrind --tool=callgrind,
 # collecting only inside its loop_* functions, and prints each loop's
 # inclusive instruction count divided by ITERS (deterministic, unlike ns/op
 # on a shared machine).  Give a second bench binary built against another
@@ -26,10 +26,19 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 row() { # label binary config
+	# a bench_bkl_ops from an older tree may take ITERS ROUNDS CONFIG
+	if "$2" --help 2>/dev/null | grep -q -- --iters; then
+		set -- "$1" "$2" --iters "$iters" --rounds 1 --only "$3"
+	else
+		set -- "$1" "$2" "$iters" 1 "$3"
+	fi
+	label=$1
+	bin=$2
+	shift 2
 	valgrind --tool=callgrind --callgrind-out-file="$tmp/out" --toggle-collect='loop_*' \
-		"$2" "$iters" 1 "$3" >"$tmp/log" 2>&1 || { cat "$tmp/log" >&2; exit 1; }
+		"$bin" "$@" >"$tmp/log" 2>&1 || { cat "$tmp/log" >&2; exit 1; }
 	callgrind_annotate --inclusive=yes "$tmp/out" 2>/dev/null |
-		awk -v n="$iters" -v label="$1" '
+		awk -v n="$iters" -v label="$label" '
 		/:loop_open \[/    { gsub(",", "", $1); o = $1 / n }
 		/:loop_setattr \[/ { gsub(",", "", $1); s = $1 / n }
 		/:loop_ioctl \[/   { gsub(",", "", $1); i = $1 / n }

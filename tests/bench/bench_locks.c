@@ -17,12 +17,14 @@
  * scheme) for tests/bench/bench_locks_callgrind.sh; --uncontended skips
  * part 2.
  *
- * Reported, never pass/fail.  Usage:
+ * Reported, never pass/fail.  Usage (--help):
  *   bench_locks [--duration S] [--tasks 1,2,8,64] [--pairs N] [--dir DIR]
  *               [--schemes global,bkl,inode] [--uncontended] [--callgrind]
  */
 #include "locks/locks.h"
+#include "bench_opt.h"
 
+#include <getopt.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -335,49 +337,92 @@ static void bench_contended(void)
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: bench_locks [--duration S (0.3)] [--tasks LIST (1,2,8,64)] "
-		     "[--pairs N (200000)] [--dir DIR (/dev/shm)]\n"
-		     "       [--schemes LIST (global,bkl,inode)] [--uncontended] [--callgrind]\n");
+	fprintf(out,
+		"usage: bench_locks [--duration S] [--tasks LIST] [--pairs N] [--dir DIR]\n"
+		"                   [--schemes LIST] [--uncontended] [--callgrind]\n"
+		"File locks in the model: (1) uncontended flock and POSIX lock+unlock pairs\n"
+		"under each filelock scheme against the same pairs as system calls on a\n"
+		"tmpfs, with the ratio; (2) T tasks F_SETLKW-locking one byte, per scheme x\n"
+		"BKL kind: pairs/s, CPU per wall second, context switches, BKL counters.\n"
+		"Reported, never pass/fail.\n"
+		"  -d, --duration S   seconds per contended row (default 0.3)\n"
+		"  -t, --tasks LIST   contended task counts, e.g. 1,2,8,64 (the default)\n"
+		"  -n, --pairs N      uncontended pairs per scheme, >= 10 (default 200000)\n"
+		"      --dir DIR      where the system-call pairs run (default /dev/shm)\n"
+		"  -s, --schemes LIST uncontended schemes among global,bkl,inode (default all)\n"
+		"  -u, --uncontended  part 1 only\n"
+		"      --callgrind    only the model's uncontended loops, no system calls, no\n"
+		"                     timing (for bench_locks_callgrind.sh)\n"
+		"  -h, --help         this text\n");
 }
 
 int main(int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--duration") && i + 1 < argc) {
-			opt_duration = atof(argv[++i]);
-		} else if (!strcmp(argv[i], "--pairs") && i + 1 < argc) {
-			opt_pairs = atol(argv[++i]);
-		} else if (!strcmp(argv[i], "--dir") && i + 1 < argc) {
-			opt_dir = argv[++i];
-		} else if (!strcmp(argv[i], "--tasks") && i + 1 < argc) {
-			char *tok, *save = NULL, *list = argv[++i];
+	static const struct option opts[] = {
+		{"duration", required_argument, NULL, 'd'},
+		{"tasks", required_argument, NULL, 't'},
+		{"pairs", required_argument, NULL, 'n'},
+		{"dir", required_argument, NULL, 'D'},
+		{"schemes", required_argument, NULL, 's'},
+		{"uncontended", no_argument, NULL, 'u'},
+		{"callgrind", no_argument, NULL, 'C'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0}};
+	char *tok, *save;
+	int c;
 
+	bench_prog = "bench_locks";
+	while ((c = getopt_long(argc, argv, "d:t:n:s:uh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			opt_duration = bench_opt_secs("--duration", optarg, 3600);
+			break;
+		case 'n':
+			opt_pairs = bench_opt_long("--pairs", optarg, 10, 1L << 40);
+			break;
+		case 'D':
+			opt_dir = optarg;
+			break;
+		case 't':
 			opt_ntasks = 0;
-			for (tok = strtok_r(list, ",", &save); tok && opt_ntasks < 16;
-			     tok = strtok_r(NULL, ",", &save))
-				opt_tasks[opt_ntasks++] = atoi(tok);
-		} else if (!strcmp(argv[i], "--schemes") && i + 1 < argc) {
-			char *tok, *save = NULL, *list = argv[++i];
-
+			save = NULL;
+			for (tok = strtok_r(optarg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+				if (opt_ntasks == (int)ARRAY_SIZE(opt_tasks))
+					bench_bad("--tasks", tok, "within a list of at most 16 counts");
+				opt_tasks[opt_ntasks++] = (int)bench_opt_long("--tasks", tok, 1, 1024);
+			}
+			if (!opt_ntasks)
+				bench_bad("--tasks", optarg, "a list of task counts");
+			break;
+		case 's':
 			opt_nschemes = 0;
-			for (tok = strtok_r(list, ",", &save); tok && opt_nschemes < 3;
-			     tok = strtok_r(NULL, ",", &save))
+			save = NULL;
+			for (tok = strtok_r(optarg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+				if (strcmp(tok, "global") && strcmp(tok, "bkl") && strcmp(tok, "inode"))
+					bench_bad("--schemes", tok, "global, bkl or inode");
+				if (opt_nschemes == (int)ARRAY_SIZE(opt_schemes))
+					bench_bad("--schemes", tok, "within a list of at most 3");
 				opt_schemes[opt_nschemes++] = tok;
-		} else if (!strcmp(argv[i], "--uncontended")) {
+			}
+			if (!opt_nschemes)
+				bench_bad("--schemes", optarg, "a list of schemes");
+			break;
+		case 'u':
 			opt_uncontended_only = true;
-		} else if (!strcmp(argv[i], "--callgrind")) {
+			break;
+		case 'C':
 			opt_callgrind = true;
-		} else if (!strcmp(argv[i], "--help")) {
+			break;
+		case 'h':
 			usage(stdout);
 			return 0;
-		} else {
-			usage(stderr);
-			return 2;
+		default:
+			bench_usage_error(usage);
 		}
 	}
-	if (opt_pairs < 10 || opt_duration <= 0 || opt_ntasks == 0 || opt_nschemes == 0) {
-		usage(stderr);
-		return 2;
+	if (optind < argc) {
+		fprintf(stderr, "bench_locks: unexpected argument %s\n", argv[optind]);
+		bench_usage_error(usage);
 	}
 	rv_rcu_ensure();
 	if (opt_callgrind) {

@@ -36,11 +36,13 @@
  *      inlined), each task_fork is one call, and rcu_barrier() at the end
  *      of the loop runs the RCU frees of the N children inside it.
  *
- * Usage: bench_mm [--vmas N] [--forks F] [--rounds R] [--mm-iters M] [--no-touch]
+ * Usage (--help): bench_mm [--vmas N] [--forks F] [--rounds R] [--mm-iters M] [--no-touch]
  *                 [--only fork|mm|pf|fr] [--mode always|elide-single|never [--iters N]]
  */
 #include "mm/mm.h"
+#include "bench_opt.h"
 
+#include <getopt.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -564,42 +566,84 @@ static void bench_mm_alloc(void)
 
 }
 
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: bench_mm [--vmas N] [--forks F] [--rounds R] [--mm-iters M] [--no-touch]\n"
+		"                [--only fork|mm|pf|fr] [--mode always|elide-single|never [--iters N]]\n"
+		"Model fork of an N-VMA process under each fork_vma_lock beside a host fork()\n"
+		"(fork), mm_alloc+mmput under each rss_counters (mm), page_fault2/3 with\n"
+		"pte_recheck 1 vs 0 (pf), fork-race always vs never (fr); rounds alternate\n"
+		"the configurations, best round reported.  Never pass/fail.\n"
+		"  -v, --vmas N       VMAs of the forked process, 1..100000 (default 10000)\n"
+		"  -f, --forks F      forks per round (default 20; fork-race: 10F)\n"
+		"  -r, --rounds R     rounds (default 5)\n"
+		"      --mm-iters M   mm_alloc+mmput per thread and round (default 20000)\n"
+		"      --no-touch     leave the N pages unwritten (no anon_vma, no PTEs)\n"
+		"  -o, --only SEC     one section: fork, mm, pf or fr\n"
+		"  -m, --mode MODE    no timing: fork+exit N times in one fork_vma_lock mode\n"
+		"                     (for callgrind: bench_mm_fork_callgrind.sh)\n"
+		"  -n, --iters N      forks for --mode (default 10)\n"
+		"  -h, --help         this text\n");
+}
+
 int main(int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--vmas") && i + 1 < argc)
-			nvmas = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--forks") && i + 1 < argc)
-			nforks = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
-			nrounds = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--mm-iters") && i + 1 < argc)
-			mm_iters = atol(argv[++i]);
-		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
-			only = argv[++i];
-		else if (!strcmp(argv[i], "--no-touch"))
+	static const struct option opts[] = {
+		{"vmas", required_argument, NULL, 'v'},	    {"forks", required_argument, NULL, 'f'},
+		{"rounds", required_argument, NULL, 'r'},   {"mm-iters", required_argument, NULL, 'M'},
+		{"no-touch", no_argument, NULL, 'T'},	    {"only", required_argument, NULL, 'o'},
+		{"mode", required_argument, NULL, 'm'},	    {"iters", required_argument, NULL, 'n'},
+		{"help", no_argument, NULL, 'h'},	    {NULL, 0, NULL, 0}};
+	int c;
+
+	bench_prog = "bench_mm";
+	while ((c = getopt_long(argc, argv, "v:f:r:o:m:n:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'v':
+			nvmas = (int)bench_opt_long("--vmas", optarg, 1, 100000);
+			break;
+		case 'f':
+			nforks = (int)bench_opt_long("--forks", optarg, 1, 1000000);
+			break;
+		case 'r':
+			nrounds = (int)bench_opt_long("--rounds", optarg, 1, 1000000);
+			break;
+		case 'M':
+			mm_iters = bench_opt_long("--mm-iters", optarg, 1, 1L << 40);
+			break;
+		case 'T':
 			touch = 0;
-		else if (!strcmp(argv[i], "--iters") && i + 1 < argc)
-			count_iters = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--mode") && i + 1 < argc) {
-			i++;
+			break;
+		case 'o':
+			if (strcmp(optarg, "fork") && strcmp(optarg, "mm") && strcmp(optarg, "pf") &&
+			    strcmp(optarg, "fr"))
+				bench_bad("--only", optarg, "fork, mm, pf or fr");
+			only = optarg;
+			break;
+		case 'm':
 			for (int m = 0; m < 3; m++)
-				if (!strcmp(argv[i], mode_name[m]))
+				if (!strcmp(optarg, mode_name[m]))
 					count_mode = m;
-			if (count_mode < 0) {
-				fprintf(stderr, "bench_mm: --mode always|elide-single|never\n");
-				return 2;
-			}
-		} else {
-			fprintf(stderr, "usage: bench_mm [--vmas N] [--forks F] [--rounds R] "
-					"[--mm-iters M] [--no-touch] [--only fork|mm|pf|fr] "
-					"[--mode always|elide-single|never [--iters N]]\n");
-			return 2;
+			if (count_mode < 0)
+				bench_bad("--mode", optarg, "always, elide-single or never");
+			break;
+		case 'n':
+			count_iters = (int)bench_opt_long("--iters", optarg, 1, 1000000);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			bench_usage_error(usage);
 		}
 	}
-	if (nvmas < 1 || nvmas > 100000 || nforks < 1 || nrounds < 1 || count_iters < 1 ||
-	    (count_mode >= 0 && only && strcmp(only, "fork"))) {
-		fprintf(stderr, "bench_mm: bad arguments\n");
+	if (optind < argc) {
+		fprintf(stderr, "bench_mm: unexpected argument %s\n", argv[optind]);
+		bench_usage_error(usage);
+	}
+	if (count_mode >= 0 && only && strcmp(only, "fork")) {
+		fprintf(stderr, "bench_mm: --mode counts forks: it goes with --only fork or alone\n");
 		return 2;
 	}
 	if (count_mode >= 0) {

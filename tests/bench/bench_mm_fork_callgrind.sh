@@ -25,12 +25,14 @@
 # (~20 cycles each even uncontended and cache-hot) but two instructions
 # in this count, and callgrind models no cache misses at all.
 #
-# Usage: tests/bench/bench_mm_fork_callgrind.sh [BUILD_DIR] [N]
-#   BUILD_DIR defaults to build, N to 10 (about 1 minute on 2 cores).
+# Usage: tests/bench/bench_mm_fork_callgrind.sh [BUILD_DIR] [N] [VMAS]
+#   BUILD_DIR defaults to build, N to 10 (about 1 minute on 2 cores), VMAS
+#   (the forked process's VMAs) to bench_mm's 10000.
 set -eu
 
 build=${1:-build}
 n=${2:-10}
+vmas_opt=${3:+--vmas $3}
 bench=$build/bin/bench_mm
 if [ ! -x "$bench" ]; then
 	echo "no $bench: build first (cmake --build $build --target bench_mm)" >&2
@@ -53,7 +55,7 @@ for mode in $modes; do
 		it=$((n * k))
 		out=$tmp/$mode.$k
 		valgrind --tool=callgrind --callgrind-out-file="$out.cg" \
-			"$bench" --only fork --mode "$mode" --iters "$it" >"$out.log" 2>&1 ||
+			"$bench" --only fork --mode "$mode" --iters "$it" $vmas_opt >"$out.log" 2>&1 ||
 			{ cat "$out.log" >&2; exit 1; }
 		locks=$(sed -n 's/.* \([0-9]*\) VMAs write-locked$/\1/p' "$out.log")
 		total=$(sed -n 's/^totals: *//p' "$out.cg")

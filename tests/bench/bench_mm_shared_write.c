@@ -8,14 +8,16 @@
  * takes the path shared file pages took before it.  Each figure is the
  * best round in ns per write.
  *
- * Reported, never pass/fail.  Usage:
- *   bench_mm_shared_write [writes] [rounds] [shared|anon]
- * The third argument runs one kind only (for callgrind: instructions per
+ * Reported, never pass/fail.  Usage (--help):
+ *   bench_mm_shared_write [--writes N] [--rounds R] [--only shared|anon]
+ * --only runs one kind (for callgrind: instructions per
  * write are the difference of two runs' totals divided by the difference
  * of their write counts).
  */
 #include "mm/mm.h"
+#include "bench_opt.h"
 
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -45,17 +47,59 @@ static double loop(unsigned long base, long n)
 	return (now_ns() - t0) / (double)n;
 }
 
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: bench_mm_shared_write [--writes N] [--rounds R] [--only shared|anon]\n"
+		"What mm_write_recheck costs: 64-byte rv_mm_write()s into one page of a shared\n"
+		"file mapping and of an anonymous one (no faults), rounds alternating; ns per\n"
+		"write per round and the best of each.  Reported, never pass/fail.\n"
+		"  -n, --writes N   writes per kind and round (default 2000000)\n"
+		"  -r, --rounds R   rounds (default 5)\n"
+		"  -o, --only KIND  shared or anon only (for callgrind)\n"
+		"  -h, --help       this text\n");
+}
+
 int main(int argc, char **argv)
 {
-	long n = argc > 1 ? atol(argv[1]) : 2000000;
-	int rounds = argc > 2 ? atoi(argv[2]) : 5;
-	const char *only = argc > 3 ? argv[3] : NULL;
+	static const struct option opts[] = {
+		{"writes", required_argument, NULL, 'n'}, {"rounds", required_argument, NULL, 'r'},
+		{"only", required_argument, NULL, 'o'},	  {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0}};
+	long n = 2000000;
+	int rounds = 5, c;
+	const char *only = NULL;
 	double best_sh = 1e30, best_an = 1e30;
 	struct task_struct *t;
 	struct file *f = NULL;
 	char page[PAGE_SIZE];
 	int64_t pos = 0;
 
+	bench_prog = "bench_mm_shared_write";
+	while ((c = getopt_long(argc, argv, "n:r:o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			n = bench_opt_long("--writes", optarg, 1, 1L << 40);
+			break;
+		case 'r':
+			rounds = (int)bench_opt_long("--rounds", optarg, 1, 1000000);
+			break;
+		case 'o':
+			if (strcmp(optarg, "shared") && strcmp(optarg, "anon"))
+				bench_bad("--only", optarg, "shared or anon");
+			only = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			bench_usage_error(usage);
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "bench_mm_shared_write: unexpected argument %s\n", argv[optind]);
+		bench_usage_error(usage);
+	}
 	if (rv_instance_create(NULL))
 		return 1;
 	t = task_create_process("bench");

@@ -21,9 +21,17 @@ int main(int argc, char **argv)
 	long n, i;
 	int fd;
 
-	if (argc != 4)
+	if (argc == 2 && !strcmp(argv[1], "--help")) {
+		printf("usage: fuse-lockloop flock|posix FILE N\n"
+		       "N lock+unlock pairs on FILE: flock LOCK_EX+LOCK_UN, or F_SETLK write\n"
+		       "lock+unlock of byte 0; exit 1 if one fails.\n");
+		return 0;
+	}
+	if (argc != 4 || (strcmp(argv[1], "flock") && strcmp(argv[1], "posix")) ||
+	    (n = atol(argv[3])) < 1) {
+		fprintf(stderr, "usage: fuse-lockloop flock|posix FILE N (--help)\n");
 		return 2;
-	n = atol(argv[3]);
+	}
 	fd = open(argv[2], O_RDWR);
 	if (fd < 0) {
 		perror("open");

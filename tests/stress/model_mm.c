@@ -623,8 +623,9 @@ static void numa_teardown(struct stress_run *run)
 	files_teardown(run);
 }
 
-/* Map the task's file privately and COW every page (the anonymous copies
- * are never reclaimed); then start the scanner if this task owns it. */
+/* Map the task's file privately, mlockall (which COWs every page: the
+ * anonymous copies are never reclaimed); then start the scanner if this
+ * task owns it. */
 static int numa_task_init(struct stress_task *t)
 {
 	unsigned long n = run_pages(t->run);
@@ -640,11 +641,16 @@ static int numa_task_init(struct stress_task *t)
 		return stress_fail(t, "vm_mmap(MAP_PRIVATE, file)", (int)-addr);
 	rt->addr = (unsigned long)addr;
 	rt->len = n * PAGE_SIZE;
+	/* the seed's mlockall: VM_LOCKED (what pte_recheck=1 checks), and its
+	 * populate COWs every page of the private writable mapping */
+	addr = vm_mlockall(current->mm, MCL_CURRENT | MCL_FUTURE);
+	if (addr)
+		return stress_fail(t, "vm_mlockall", (int)-addr);
 	for (unsigned long i = 0; i < n; i++) {
 		int r = rv_mm_write(rt->addr + i * PAGE_SIZE, &stamp, sizeof(stamp));
 
 		if (r)
-			return stress_fail(t, "rv_mm_write (COW fault)", -r);
+			return stress_fail(t, "rv_mm_write", -r);
 	}
 	if (owns_process(t))
 		return comp_start(t, numa_scanner);
@@ -667,7 +673,7 @@ static int numa_op(struct stress_task *t)
 		if (r)
 			return stress_fail(t, "rv_mm_write", -r);
 	}
-	/* always checked: the data must be right in both pte_recheck modes */
+	/* always checked: the data must be right in every pte_recheck mode */
 	return check_mapping(t, rt->addr, n, stamp, "COW'd private");
 }
 
@@ -675,10 +681,10 @@ static int numa_verify(struct stress_run *run, uint64_t total_ops)
 {
 	uint64_t spur = stat_now("spurious_majflt");
 
-	if (rv_sw.pte_recheck && spur) {
+	if (rv_sw.pte_recheck != PTE_RECHECK_OFF && spur) {
 		snprintf(run->verify_msg, sizeof(run->verify_msg),
-			 "%llu spurious major faults with pte_recheck=1 (must be 0)",
-			 (unsigned long long)spur);
+			 "%llu spurious major faults with pte_recheck=%s (must be 0)",
+			 (unsigned long long)spur, rv_sw.pte_recheck == PTE_RECHECK_RFC ? "rfc" : "1");
 		return 0;
 	}
 	return mm_verify(run, total_ops);

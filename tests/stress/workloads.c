@@ -123,9 +123,9 @@ const struct stress_workload stress_workloads[] = {
      WL_VERIFIES, 0, NULL, &stress_model_fork_race, MM, WP_PAGES | WP_WINDOW_NS,
      1, "1 per re-map of the task's `pages` VMAs"},
     {"numa-race",
-     "the filemap_fault race: tasks write and read their COW'd private file mapping while a NUMA "
-     "scanner thread (task_numa_work) and reclaim run; --verify checks data, and "
-     "spurious_majflt = 0 when pte_recheck=1",
+     "the filemap_fault race: tasks mlockall and write and read their COW'd private "
+     "file mapping while a NUMA scanner thread (task_numa_work) and reclaim run; "
+     "--verify checks data, and spurious_majflt = 0 when pte_recheck=1 or rfc",
      WL_VERIFIES, 0, NULL, &stress_model_numa_race, MM, WP_PAGES | WP_WINDOW_NS,
      1, "1 per pass over the task's pages"},
 };

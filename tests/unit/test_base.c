@@ -487,6 +487,12 @@ static void test_switches_parse_format(void)
 	CU_ASSERT_EQUAL(rv_switch_set(&sw, "size", "99999999999t", err, sizeof(err)), -EINVAL);
 	CU_ASSERT_EQUAL(rv_switch_set(&sw, "bkl_ops", "open+nope", err, sizeof(err)), -EINVAL);
 	CU_ASSERT_EQUAL(rv_switch_set(&sw, "pte_recheck", "2", err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "0|1|rfc"));
+	CU_ASSERT_EQUAL(rv_switch_set(&sw, "pte_recheck", "rfc", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(sw.pte_recheck, PTE_RECHECK_RFC);
+	CU_ASSERT(rv_switch_format(&sw, "pte_recheck", buf, sizeof(buf)) > 0);
+	CU_ASSERT_STRING_EQUAL(buf, "rfc");
+	CU_ASSERT_EQUAL(rv_switch_set(&sw, "pte_recheck", "1", err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(rv_switch_set(&sw, "pte_recheck", NULL, err, sizeof(err)), -EINVAL);
 
 	CU_ASSERT(rv_switches_format(&sw, buf, sizeof(buf)) < sizeof(buf));

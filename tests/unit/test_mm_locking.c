@@ -500,6 +500,85 @@ static void test_remote_access_vs_fork(void)
 	CU_ASSERT(mmt_all_freed());
 }
 
+/* ------------------------------------------------------------------ */
+/* mlock, munlock, mlockall                                            */
+/* ------------------------------------------------------------------ */
+
+/*
+ * As mm/mlock.c: mlock splits the VMA and populates the range (a private
+ * writable file mapping is COW'd by it), a folio mapped by a VM_LOCKED
+ * VMA survives reclaim until munlock, a hole is -ENOMEM, fork does not
+ * inherit VM_LOCKED, mlockall(MCL_FUTURE) locks and populates later
+ * mmaps, MCL_ONFAULT and no flag are -EINVAL.
+ */
+static void test_mlock(void)
+{
+	struct task_struct *t = mmt_new_proc(), *c;
+	struct mm_struct *mm = t->mm;
+	struct file *f = mmt_make_file("/mlock", 4, 0x50);
+	struct vm_area_struct *v;
+	unsigned char b = 0;
+	uint64_t minf;
+
+	CU_ASSERT(vm_mmap(mm, BASE, 4 * PG, RW, MAP_PRIVATE | MAP_FIXED, f, 0) == (long)BASE);
+	CU_ASSERT(vm_mmap(mm, BASE + 8 * PG, 2 * PG, PROT_READ, MAP_SHARED | MAP_FIXED, f, 0) ==
+		  (long)(BASE + 8 * PG));
+	CU_ASSERT(vm_mlock(mm, BASE + PG, 2 * PG) == 0);
+	CU_ASSERT(mm_map_count(mm) == 4); /* split at both ends */
+	v = vma_lookup(mm, BASE + PG);
+	CU_ASSERT(v && (v->vm_flags & VM_LOCKED) && v->vm_start == BASE + PG &&
+		  v->vm_end == BASE + 3 * PG);
+	CU_ASSERT(!(vma_lookup(mm, BASE)->vm_flags & VM_LOCKED));
+	CU_ASSERT(get_mm_counter(mm, MM_ANONPAGES) == 2); /* populated: COW'd */
+	minf = mmt_stat("minflt");
+	CU_ASSERT(mm_access(mm, BASE + PG, &b, 1, true) == 0); /* no fault left */
+	CU_ASSERT(mmt_stat("minflt") == minf);
+	CU_ASSERT(vm_mlock(mm, BASE + 3 * PG, 4 * PG) == -ENOMEM); /* hole */
+	/* a shared file page mapped by a locked VMA stays in the cache */
+	CU_ASSERT(vm_mlock(mm, BASE + 8 * PG, PG) == 0);
+	mm_reclaim_folios(1000);
+	CU_ASSERT(get_mm_counter(mm, MM_FILEPAGES) == 1);
+	{
+		struct folio *fo = filemap_get_folio(f->f_mapping, 0);
+
+		CU_ASSERT(fo != NULL);
+		if (fo)
+			folio_put(fo);
+	}
+	CU_ASSERT(vm_munlock(mm, BASE + 8 * PG, PG) == 0);
+	mm_reclaim_folios(1000);
+	CU_ASSERT(get_mm_counter(mm, MM_FILEPAGES) == 0);
+	/* fork: no VM_LOCKED in the child */
+	c = task_fork(t);
+	CU_ASSERT_FATAL(c != NULL);
+	mmap_read_lock(c->mm);
+	v = vma_lookup(c->mm, BASE + PG);
+	CU_ASSERT(v && !(v->vm_flags & VM_LOCKED));
+	mmap_read_unlock(c->mm);
+	task_exit(c);
+	/* munlock merges back; mlockall */
+	CU_ASSERT(vm_munlock(mm, BASE, 4 * PG) == 0);
+	CU_ASSERT(mm_map_count(mm) == 2);
+	CU_ASSERT(vm_mlockall(mm, 0) == -EINVAL);
+	CU_ASSERT(vm_mlockall(mm, MCL_CURRENT | MCL_ONFAULT) == -EINVAL);
+	CU_ASSERT(vm_mlockall(mm, MCL_CURRENT | MCL_FUTURE) == 0);
+	CU_ASSERT(vma_lookup(mm, BASE)->vm_flags & VM_LOCKED);
+	CU_ASSERT(get_mm_counter(mm, MM_ANONPAGES) == 4);
+	CU_ASSERT(mmt_map(mm, BASE + 16 * PG, 2 * PG, RW) == (long)(BASE + 16 * PG));
+	CU_ASSERT(vma_lookup(mm, BASE + 16 * PG)->vm_flags & VM_LOCKED);
+	CU_ASSERT(get_mm_counter(mm, MM_ANONPAGES) == 6); /* populated at mmap */
+	CU_ASSERT(vm_munlockall(mm) == 0);
+	CU_ASSERT(!(vma_lookup(mm, BASE)->vm_flags & VM_LOCKED));
+	CU_ASSERT(mmt_map(mm, BASE + 32 * PG, PG, RW) == (long)(BASE + 32 * PG));
+	CU_ASSERT(!(vma_lookup(mm, BASE + 32 * PG)->vm_flags & VM_LOCKED));
+	CU_ASSERT(mm_access(mm, BASE + 2 * PG, &b, 1, false) == 0 && b == 0x52);
+	CU_ASSERT(mm_validate(mm) == 0);
+	task_exit(t);
+	fput(f);
+	CU_ASSERT(do_unlink("/mlock") == 0);
+	CU_ASSERT(mmt_all_freed());
+}
+
 static int init_elide(void)
 {
 	static const char *const s[] = { "fork_vma_lock=elide-single", NULL };
@@ -510,7 +589,8 @@ static int init_elide(void)
 RVTEST_SUITE(mm_locking, rvtest_instance_init, rvtest_instance_cleanup,
 	     RVTEST(test_exit_mmap_vs_fsync), RVTEST(test_cow_fault_vs_truncate),
 	     RVTEST(test_shared_rdonly_mprotect), RVTEST(test_wipeonfork_no_anon_vma),
-	     RVTEST(test_lock_vma_retry_replaced), RVTEST(test_get_task_mm_vs_exit))
+	     RVTEST(test_lock_vma_retry_replaced), RVTEST(test_get_task_mm_vs_exit),
+	     RVTEST(test_mlock))
 RVTEST_SUITE(mm_locking_elide, init_elide, rvtest_instance_cleanup,
 	     RVTEST(test_remote_access_vs_fork))
 RVTEST_SUITE(mm_locking_always, rvtest_instance_init, rvtest_instance_cleanup,

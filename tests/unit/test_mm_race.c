@@ -8,7 +8,9 @@
  *    reclaimed; the NUMA scanner holds its ptep_modify_prot_start..commit
  *    window open (PTE lock held) until a faulter that read the PTE as none
  *    reaches its major-fault decision point.  pte_recheck=0: a spurious
- *    major fault; pte_recheck=1: none, the faulter retries after the commit.
+ *    major fault; pte_recheck=rfc: none, the faulter retries after the
+ *    commit; pte_recheck=1 (as merged): the same on an mlocked VMA (the
+ *    seed's mlockall), a spurious major fault on one that is not.
  *    Data correct and no deadlock either way.
  *  - fork race: a parent thread faults a never-touched VMA (anon_vma_prepare
  *    + a new PTE) while dup_mmap is between anon_vma_fork and
@@ -26,11 +28,6 @@
 #define BASE 0x20000000UL
 #define RW   (PROT_READ | PROT_WRITE)
 #define WAIT_MS 20000 /* bounds every wait; never reached when correct */
-
-static void noop(void *arg)
-{
-	(void)arg;
-}
 
 /* ------------------------------------------------------------------ */
 /* seed-003: filemap_fault PTE recheck                                 */
@@ -56,20 +53,40 @@ static void *faulter(void *p)
 	return NULL;
 }
 
-static void seed003(int recheck)
+/*
+ * seed003(mlocked, in_window): the seed's situation, with the page COW'd by
+ * an explicit write or (mlocked) by mlockall's populate as in the seed.
+ * The faulter parks at its major-fault decision point while the scanner
+ * holds its window open (PTE cleared, PTE lock held).  in_window: the
+ * faulter goes on first, and the test waits until its recheck is about to
+ * take the PTE lock (pte_recheck_locked), then lets the scanner commit;
+ * otherwise the scanner commits first and the faulter's recheck (or I/O)
+ * comes after.  Whether the recheck runs: pte_recheck=rfc always (the page
+ * table exists), 1 only on a VM_LOCKED VMA, 0 never.
+ */
+static void seed003(bool mlocked, bool in_window)
 {
 	struct task_struct *t = mmt_new_proc(), *ts, *tf;
 	struct mm_struct *mm = t->mm;
 	struct file *f = mmt_make_file("/seed3", 1, 0x11);
 	struct faulter_arg fa = { .addr = BASE };
 	struct mmt_thread scan, fault;
-	uint64_t maj, spur, nopage;
+	uint64_t maj, spur, nopage, locked;
 	unsigned char b = 0x77;
+	bool recheck = rv_sw.pte_recheck == PTE_RECHECK_RFC ||
+		       (rv_sw.pte_recheck == PTE_RECHECK_MERGED && mlocked);
 
-	CU_ASSERT_FATAL(rv_sw.pte_recheck == recheck);
-	CU_ASSERT(vm_mmap(mm, BASE, PG, RW, MAP_PRIVATE | MAP_FIXED, f, 0) == (long)BASE);
-	/* COW the page (the anonymous copy is never reclaimed: mlockall) */
-	CU_ASSERT(rv_mm_write(BASE, &b, 1) == 0);
+	if (mlocked) {
+		/* the seed: mlockall, and the data segment's page COW'd by it */
+		CU_ASSERT(vm_mlockall(mm, MCL_CURRENT | MCL_FUTURE) == 0);
+		CU_ASSERT(vm_mmap(mm, BASE, PG, RW, MAP_PRIVATE | MAP_FIXED, f, 0) == (long)BASE);
+		CU_ASSERT(vma_lookup(mm, BASE)->vm_flags & VM_LOCKED);
+		CU_ASSERT(mm_folio_is_anon(mm_folio_from_pte(mm_pte_read(mm, BASE))));
+		CU_ASSERT(rv_mm_write(BASE, &b, 1) == 0);
+	} else {
+		CU_ASSERT(vm_mmap(mm, BASE, PG, RW, MAP_PRIVATE | MAP_FIXED, f, 0) == (long)BASE);
+		CU_ASSERT(rv_mm_write(BASE, &b, 1) == 0); /* COW */
+	}
 	CU_ASSERT(mm_folio_is_anon(mm_folio_from_pte(mm_pte_read(mm, BASE))));
 	/* reclaim the file folio: the next page-cache lookup misses */
 	mm_reclaim_folios(1000);
@@ -78,8 +95,9 @@ static void seed003(int recheck)
 	maj = mmt_stat("majflt");
 	spur = mmt_stat("spurious_majflt");
 	nopage = mmt_stat("pte_recheck_nopage");
+	locked = mmt_stat("pte_recheck_locked");
 	CU_ASSERT(rv_inject_set_pause("numa_prot_window", 1) == 0);
-	CU_ASSERT(rv_inject_set_callback("filemap_fault_major", noop, NULL, 0) == 0);
+	CU_ASSERT(rv_inject_set_pause("filemap_fault_major", 1) == 0);
 	ts = task_clone_thread(t);
 	tf = task_clone_thread(t);
 	/* the scanner clears the PTE (ptep_modify_prot_start) and holds the
@@ -90,9 +108,20 @@ static void seed003(int recheck)
 	/* the faulter reads the PTE as none and reaches its decision point */
 	mmt_thread_start(&fault, tf, faulter, &fa);
 	CU_ASSERT_FATAL(rv_inject_wait_arrivals("filemap_fault_major", 1, WAIT_MS) == 0);
-	/* commit */
-	rv_inject_release("numa_prot_window");
-	mmt_thread_join(&scan);
+	if (in_window) {
+		CU_ASSERT_FATAL(recheck);
+		rv_inject_release("filemap_fault_major");
+		for (long i = 0; mmt_stat("pte_recheck_locked") == locked; i++) {
+			CU_ASSERT_FATAL(i < 100000000);
+			sched_yield();
+		}
+		rv_inject_release("numa_prot_window"); /* commit */
+		mmt_thread_join(&scan);
+	} else {
+		rv_inject_release("numa_prot_window"); /* commit */
+		mmt_thread_join(&scan);
+		rv_inject_release("filemap_fault_major");
+	}
 	mmt_thread_join(&fault);
 	rv_inject_clear_all();
 
@@ -102,9 +131,14 @@ static void seed003(int recheck)
 		CU_ASSERT(mmt_stat("spurious_majflt") == spur);
 		CU_ASSERT(mmt_stat("majflt") == maj);
 		CU_ASSERT(mmt_stat("pte_recheck_nopage") == nopage + 1);
+		/* the merged variant's lockless look is enough once committed */
+		CU_ASSERT(mmt_stat("pte_recheck_locked") ==
+			  locked + (in_window || rv_sw.pte_recheck == PTE_RECHECK_RFC));
 	} else {
-		CU_ASSERT(mmt_stat("spurious_majflt") >= spur + 1);
-		CU_ASSERT(mmt_stat("majflt") >= maj + 1);
+		CU_ASSERT(mmt_stat("spurious_majflt") == spur + 1);
+		CU_ASSERT(mmt_stat("majflt") == maj + 1);
+		CU_ASSERT(mmt_stat("pte_recheck_nopage") == nopage);
+		CU_ASSERT(mmt_stat("pte_recheck_locked") == locked);
 	}
 	CU_ASSERT(get_mm_counter(mm, MM_ANONPAGES) == 1);
 	CU_ASSERT(get_mm_counter(mm, MM_FILEPAGES) == 0);
@@ -116,14 +150,66 @@ static void seed003(int recheck)
 	CU_ASSERT(mmt_all_freed());
 }
 
-static void test_seed003_recheck_off(void)
+static void test_seed003(void)
 {
-	seed003(0);
+	seed003(false, false);
 }
 
-static void test_seed003_recheck_on(void)
+static void test_seed003_mlockall(void)
 {
-	seed003(1);
+	seed003(true, false);
+}
+
+static void test_seed003_mlockall_in_window(void)
+{
+	seed003(true, true);
+}
+
+/*
+ * Two read faults on one uncached page, no scanner: the second finds the
+ * folio the first read and the PTE the first installed with that folio.
+ * Nothing was mapped all along: not a spurious major fault (it was counted
+ * as one before spurious_majflt required a store read and a different
+ * folio).
+ */
+static void test_two_faults_one_page(void)
+{
+	struct task_struct *t = mmt_new_proc(), *t1, *t2;
+	struct file *f = mmt_make_file("/twofaults", 1, 0x21);
+	struct faulter_arg a1 = { .addr = BASE }, a2 = { .addr = BASE };
+	struct mmt_thread th1, th2;
+	uint64_t spur, maj, locked;
+
+	CU_ASSERT(vm_mmap(t->mm, BASE, PG, PROT_READ, MAP_PRIVATE | MAP_FIXED, f, 0) == (long)BASE);
+	mm_reclaim_folios(1000);
+	CU_ASSERT_FATAL(filemap_get_folio(f->f_mapping, 0) == NULL);
+	spur = mmt_stat("spurious_majflt");
+	maj = mmt_stat("majflt");
+	locked = mmt_stat("pte_recheck_locked");
+	t1 = task_clone_thread(t);
+	t2 = task_clone_thread(t);
+	CU_ASSERT(rv_inject_set_pause("filemap_fault_major", 1) == 0);
+	mmt_thread_start(&th1, t1, faulter, &a1);
+	CU_ASSERT_FATAL(rv_inject_wait_arrivals("filemap_fault_major", 1, WAIT_MS) == 0);
+	mmt_thread_start(&th2, t2, faulter, &a2); /* reads the page, maps it */
+	mmt_thread_join(&th2);
+	rv_inject_release("filemap_fault_major");
+	mmt_thread_join(&th1);
+	rv_inject_clear_all();
+	CU_ASSERT(a1.ret == 0 && a1.got == 0x21);
+	CU_ASSERT(a2.ret == 0 && a2.got == 0x21);
+	CU_ASSERT(mmt_stat("spurious_majflt") == spur);
+	/* the kernel counts a major fault for every page-cache miss */
+	CU_ASSERT(mmt_stat("majflt") == maj + 2);
+	/* no page table when they read the PTE: no recheck, even for rfc
+	 * (its !pmd_none guard; the merged one's FAULT_FLAG_ORIG_PTE_VALID) */
+	CU_ASSERT(mmt_stat("pte_recheck_locked") == locked);
+	task_exit(t2);
+	task_exit(t1);
+	task_exit(t);
+	fput(f);
+	CU_ASSERT(do_unlink("/twofaults") == 0);
+	CU_ASSERT(mmt_all_freed());
 }
 
 /* ------------------------------------------------------------------ */
@@ -475,6 +561,12 @@ static int init_recheck1(void)
 
 	return rvtest_instance_with(s) ? -1 : 0;
 }
+static int init_recheck_rfc(void)
+{
+	static const char *const s[] = { "pte_recheck=rfc", NULL };
+
+	return rvtest_instance_with(s) ? -1 : 0;
+}
 static int init_never(void)
 {
 	static const char *const s[] = { "fork_vma_lock=never", NULL };
@@ -500,10 +592,14 @@ static int init_small_cache(void)
 	return rvtest_instance_with(s) ? -1 : 0;
 }
 
-RVTEST_SUITE(mm_seed003_recheck0, init_recheck0, rvtest_instance_cleanup,
-	     RVTEST(test_seed003_recheck_off))
-RVTEST_SUITE(mm_seed003_recheck1, init_recheck1, rvtest_instance_cleanup,
-	     RVTEST(test_seed003_recheck_on))
+RVTEST_SUITE(mm_seed003_recheck0, init_recheck0, rvtest_instance_cleanup, RVTEST(test_seed003),
+	     RVTEST(test_seed003_mlockall), RVTEST(test_two_faults_one_page))
+RVTEST_SUITE(mm_seed003_recheck1, init_recheck1, rvtest_instance_cleanup, RVTEST(test_seed003),
+	     RVTEST(test_seed003_mlockall), RVTEST(test_seed003_mlockall_in_window),
+	     RVTEST(test_two_faults_one_page))
+RVTEST_SUITE(mm_seed003_recheck_rfc, init_recheck_rfc, rvtest_instance_cleanup,
+	     RVTEST(test_seed003), RVTEST(test_seed003_mlockall),
+	     RVTEST(test_seed003_mlockall_in_window), RVTEST(test_two_faults_one_page))
 RVTEST_SUITE(mm_fork_race_never, init_never, rvtest_instance_cleanup, RVTEST(test_fork_race),
 	     RVTEST(test_fork_lost_write))
 RVTEST_SUITE(mm_fork_race_always, init_always, rvtest_instance_cleanup, RVTEST(test_fork_race),

@@ -34,6 +34,7 @@ static const char *const v_bkl[] = { "spin", "sem-fifo", "sem-steal", NULL };
 static const char *const v_bkl_ops[] = { "open", "release", "setattr", "ioctl", "lock", NULL };
 static const char *const v_fileref[] = { "inc-not-zero", "file-ref", NULL };
 static const char *const v_bool[] = { "0", "1", NULL };
+static const char *const v_pte_recheck[] = { "0", "1", "rfc", NULL }; /* by enum value */
 static const char *const v_fork[] = { "always", "elide-single", "never", NULL };
 static const char *const v_rss[] = { "group", "single", NULL };
 
@@ -49,8 +50,10 @@ static const struct sw_desc sw_table[] = {
 	  "struct file refcount: atomic_long_inc_not_zero (6.7) or file_ref (6.13)" },
 	{ "lockref_relax", SW_ENUM, OFF(lockref_relax), v_bool,
 	  "cpu_relax() in the lockref cmpxchg retry loop (1: pre-2024 kernels)" },
-	{ "pte_recheck", SW_ENUM, OFF(pte_recheck), v_bool,
-	  "filemap_fault rechecks the PTE under the PTE lock before a major fault" },
+	{ "pte_recheck", SW_ENUM, OFF(pte_recheck), v_pte_recheck,
+	  "filemap_fault PTE recheck before a major fault: 1 as merged in 6.9 (VM_LOCKED VMAs, "
+	  "lockless look first), rfc (the seed's patch: every VMA with a page table, under the "
+	  "PTE lock), 0 none" },
 	{ "fork_vma_lock", SW_ENUM, OFF(fork_vma_lock), v_fork,
 	  "dup_mmap write-locks the parent's VMAs: always, not for single-threaded parents, never" },
 	{ "rss_counters", SW_ENUM, OFF(rss_counters), v_rss,
@@ -74,7 +77,7 @@ void rv_switches_default(struct rv_switches *sw)
 	sw->bkl_ops = 0;
 	sw->fileref = FILEREF_INC_NOT_ZERO;
 	sw->lockref_relax = 0;
-	sw->pte_recheck = 1;
+	sw->pte_recheck = PTE_RECHECK_MERGED;
 	sw->fork_vma_lock = FORK_VMA_LOCK_ALWAYS;
 	sw->rss_counters = RSS_COUNTERS_GROUP;
 	sw->cache_pages = 0;

@@ -31,6 +31,12 @@ enum bkl_op_bits {
 };
 enum fileref_scheme { FILEREF_INC_NOT_ZERO = 0, FILEREF_FILE_REF };
 enum fork_vma_lock_mode { FORK_VMA_LOCK_ALWAYS = 0, FORK_VMA_LOCK_ELIDE_SINGLE, FORK_VMA_LOCK_NEVER };
+/* filemap_fault's PTE recheck before a major fault (SEEDS.md s.7) */
+enum pte_recheck_mode {
+	PTE_RECHECK_OFF = 0,    /* "0": none (before 6.9) */
+	PTE_RECHECK_MERGED = 1, /* "1": 6.9's filemap_fault_recheck_pte_none */
+	PTE_RECHECK_RFC = 2,    /* "rfc": the seed thread's patch */
+};
 enum rss_counters_mode { RSS_COUNTERS_GROUP = 0, RSS_COUNTERS_SINGLE };
 
 struct rv_switches {
@@ -39,7 +45,7 @@ struct rv_switches {
 	unsigned bkl_ops;  /* enum bkl_op_bits */
 	int fileref;       /* enum fileref_scheme */
 	int lockref_relax; /* 0/1 */
-	int pte_recheck;   /* 0/1 */
+	int pte_recheck;   /* enum pte_recheck_mode */
 	int fork_vma_lock; /* enum fork_vma_lock_mode */
 	int rss_counters;  /* enum rss_counters_mode */
 	long cache_pages;  /* page-cache capacity in pages; 0 = unlimited */

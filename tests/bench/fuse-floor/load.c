@@ -95,14 +95,28 @@ int main(int argc, char **argv)
 	uint64_t total = 0, n;
 	pid_t pid;
 
-	if (argc != 5) {
-		fprintf(stderr, "usage: %s fstat|stat|flock|posix PATH WORKERS SECONDS\n", argv[0]);
+	if (argc == 2 && !strcmp(argv[1], "--help")) {
+		printf("usage: fuse-floor-load fstat|stat|flock|posix PATH WORKERS SECONDS\n"
+		       "WORKERS processes loop on PATH for SECONDS (a whole number): fstat of\n"
+		       "an open fd, stat by path, flock LOCK_EX+LOCK_UN of PATH.K (K: the\n"
+		       "worker's index, created), or F_SETLK write lock+unlock of the worker's\n"
+		       "own byte of PATH; prints the total operations per second.\n");
+		return 0;
+	}
+	if (argc != 5 || (strcmp(argv[1], "fstat") && strcmp(argv[1], "stat") &&
+			  strcmp(argv[1], "flock") && strcmp(argv[1], "posix"))) {
+		fprintf(stderr, "usage: %s fstat|stat|flock|posix PATH WORKERS SECONDS (--help)\n",
+			argv[0]);
 		return 2;
 	}
 	workers = atoi(argv[3]);
 	secs = atoi(argv[4]);
-	if (workers < 1 || secs < 1 || pipe(go) || pipe(res))
+	if (workers < 1 || secs < 1) {
+		fprintf(stderr, "fuse-floor-load: WORKERS and SECONDS must be whole numbers >= 1\n");
 		return 2;
+	}
+	if (pipe(go) || pipe(res))
+		die("pipe");
 	for (i = 0; i < workers; i++) {
 		pid = fork();
 		if (pid < 0)

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tests/bench/bench_opt.h - option parsing shared by the bench_* programs:
+ * a number that is not one, or out of range, is a usage error (exit 2)
+ * naming the option, never a silent 0 or a nonsense figure.  Header-only;
+ * no locking (used before any thread starts).
+ */
+#ifndef RCUVFS_TESTS_BENCH_OPT_H
+#define RCUVFS_TESTS_BENCH_OPT_H
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* The program's name for messages; set by the program before parsing. */
+static const char *bench_prog = "bench";
+
+static inline void bench_bad(const char *opt, const char *arg, const char *want)
+{
+	fprintf(stderr, "%s: %s: '%s' is not %s (--help shows the options)\n", bench_prog, opt,
+		arg, want);
+	exit(2);
+}
+
+/* An integer in [min, max] from option `opt`'s argument. */
+static inline long bench_opt_long(const char *opt, const char *arg, long min, long max)
+{
+	char *end, want[96];
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < min || v > max) {
+		snprintf(want, sizeof(want), "an integer in [%ld, %ld]", min, max);
+		bench_bad(opt, arg, want);
+	}
+	return v;
+}
+
+/* A number of seconds in (0, max]. */
+static inline double bench_opt_secs(const char *opt, const char *arg, double max)
+{
+	char *end, want[96];
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(v) || v <= 0 || v > max) {
+		snprintf(want, sizeof(want), "a number of seconds in (0, %g]", max);
+		bench_bad(opt, arg, want);
+	}
+	return v;
+}
+
+/* getopt_long's answer for an unknown option or a stray argument. */
+static inline void bench_usage_error(void (*usage)(FILE *))
+{
+	usage(stderr);
+	exit(2);
+}
+
+#endif
