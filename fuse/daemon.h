@@ -185,6 +185,14 @@ int rvf_op_ioctl(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, unsigne
 int rvf_op_lseek(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, off_t off, int whence,
 		 off_t *out);
 
+/* xattrs: get/list return the length (size 0: the length needed) or -errno */
+int rvf_op_setxattr(const struct rvf_ctx *ctx, fuse_ino_t ino, const char *name,
+		    const void *value, size_t size, int flags);
+ssize_t rvf_op_getxattr(const struct rvf_ctx *ctx, fuse_ino_t ino, const char *name, void *buf,
+			size_t size);
+ssize_t rvf_op_listxattr(const struct rvf_ctx *ctx, fuse_ino_t ino, char *buf, size_t size);
+int rvf_op_removexattr(const struct rvf_ctx *ctx, fuse_ino_t ino, const char *name);
+
 /* ---- handles --------------------------------------------------------------- */
 
 /* Install file in the daemon's fd table (reference donated); fh out. */

@@ -43,6 +43,10 @@ RVF_DEFINE_REQ_STAT(create)
 RVF_DEFINE_REQ_STAT(fallocate)
 RVF_DEFINE_REQ_STAT(lseek)
 RVF_DEFINE_REQ_STAT(ioctl)
+RVF_DEFINE_REQ_STAT(setxattr)
+RVF_DEFINE_REQ_STAT(getxattr)
+RVF_DEFINE_REQ_STAT(listxattr)
+RVF_DEFINE_REQ_STAT(removexattr)
 
 static struct rvf_ctx req_ctx(fuse_req_t req)
 {
@@ -428,6 +432,70 @@ static void lo_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg
 		fuse_reply_ioctl(req, 0, len ? out : NULL, len);
 }
 
+static void lo_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value,
+			size_t size, int flags)
+{
+	struct rvf_ctx c = req_ctx(req);
+
+	rv_stat_inc(req_setxattr);
+	fuse_reply_err(req, -rvf_op_setxattr(&c, ino, name, value, size, flags));
+}
+
+/* getxattr and listxattr: size 0 asks for the length (fuse_reply_xattr) */
+static void reply_xattr(fuse_req_t req, ssize_t n, const char *buf, size_t size)
+{
+	if (n < 0)
+		fuse_reply_err(req, (int)-n);
+	else if (size == 0)
+		fuse_reply_xattr(req, (size_t)n);
+	else
+		fuse_reply_buf(req, buf, (size_t)n);
+}
+
+static void lo_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
+{
+	struct rvf_ctx c = req_ctx(req);
+	char *buf = NULL;
+	ssize_t n;
+
+	rv_stat_inc(req_getxattr);
+	if (size > XATTR_SIZE_MAX)
+		size = XATTR_SIZE_MAX;
+	if (size && !(buf = malloc(size))) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	n = rvf_op_getxattr(&c, ino, name, buf, size);
+	reply_xattr(req, n, buf, size);
+	free(buf);
+}
+
+static void lo_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
+{
+	struct rvf_ctx c = req_ctx(req);
+	char *buf = NULL;
+	ssize_t n;
+
+	rv_stat_inc(req_listxattr);
+	if (size > XATTR_LIST_MAX)
+		size = XATTR_LIST_MAX;
+	if (size && !(buf = malloc(size))) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	n = rvf_op_listxattr(&c, ino, buf, size);
+	reply_xattr(req, n, buf, size);
+	free(buf);
+}
+
+static void lo_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
+{
+	struct rvf_ctx c = req_ctx(req);
+
+	rv_stat_inc(req_removexattr);
+	fuse_reply_err(req, -rvf_op_removexattr(&c, ino, name));
+}
+
 const struct fuse_lowlevel_ops rvf_ll_ops = {
     .init = lo_init,
     .destroy = lo_destroy,
@@ -458,6 +526,10 @@ const struct fuse_lowlevel_ops rvf_ll_ops = {
     .statfs = lo_statfs,
     .access = lo_access,
     .fallocate = lo_fallocate,
+    .setxattr = lo_setxattr,
+    .getxattr = lo_getxattr,
+    .listxattr = lo_listxattr,
+    .removexattr = lo_removexattr,
     .lseek = lo_lseek,
     .getlk = rvf_ll_getlk,
     .setlk = rvf_ll_setlk,

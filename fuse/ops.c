@@ -300,7 +300,14 @@ int rvf_op_setattr(const struct rvf_ctx *ctx, fuse_ino_t ino, const struct stat 
 			ia.ia_mtime = attr->st_mtim;
 		}
 	}
-	if (to_set & FUSE_SET_ATTR_CTIME)
+	/*
+	 * chown(path, -1, -1) reaches the kernel's notify_change as
+	 * ATTR_CTIME alone, which the kernel's FUSE client forwards only
+	 * with a writeback cache: here it is a SETATTR with nothing valid.
+	 * tmpfs (shmem_setattr via setattr_copy) sets ctime to now for it,
+	 * and so do we.
+	 */
+	if ((to_set & FUSE_SET_ATTR_CTIME) || !to_set)
 		ia.ia_valid |= ATTR_CTIME;
 	/* vfs_setattr takes the BKL itself when bkl_ops has setattr */
 	err = ia.ia_valid ? vfs_setattr(inode, &ia) : 0;
@@ -936,4 +943,48 @@ int rvf_op_ioctl(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, unsigne
 		*out_len = rvf_ioctls[i].out;
 	}
 	return 0;
+}
+
+/* ---- extended attributes (vfs/xattr.c); the control files have none ---- */
+
+int rvf_op_setxattr(const struct rvf_ctx *ctx, fuse_ino_t ino, const char *name,
+		    const void *value, size_t size, int flags)
+{
+	struct cred c;
+
+	if (rvf_ino_is_ctl(ino))
+		return -EPERM;
+	rvf_enter();
+	return vfs_setxattr(rvf_inode(ino), name, value, size, flags, ctx_cred(ctx, &c));
+}
+
+ssize_t rvf_op_getxattr(const struct rvf_ctx *ctx, fuse_ino_t ino, const char *name, void *buf,
+			size_t size)
+{
+	struct cred c;
+
+	if (rvf_ino_is_ctl(ino))
+		return -ENODATA;
+	rvf_enter();
+	return vfs_getxattr(rvf_inode(ino), name, buf, size, ctx_cred(ctx, &c));
+}
+
+ssize_t rvf_op_listxattr(const struct rvf_ctx *ctx, fuse_ino_t ino, char *buf, size_t size)
+{
+	struct cred c;
+
+	if (rvf_ino_is_ctl(ino))
+		return 0;
+	rvf_enter();
+	return vfs_listxattr(rvf_inode(ino), buf, size, ctx_cred(ctx, &c));
+}
+
+int rvf_op_removexattr(const struct rvf_ctx *ctx, fuse_ino_t ino, const char *name)
+{
+	struct cred c;
+
+	if (rvf_ino_is_ctl(ino))
+		return -EPERM;
+	rvf_enter();
+	return vfs_removexattr(rvf_inode(ino), name, ctx_cred(ctx, &c));
 }

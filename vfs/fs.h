@@ -179,6 +179,8 @@ struct inode {
 	struct xarray i_dir_offsets;	   /* dirs: readdir offset -> dentry; i_rwsem */
 	uint64_t i_dir_next_offset;	   /* dirs: i_rwsem */
 	unsigned long i_nr_children;	   /* dirs: positive children; i_rwsem */
+	struct list_head i_xattrs;	   /* extended attributes by name; i_xattr_lock */
+	spinlock_t i_xattr_lock;	   /* (simple_xattrs->lock); writers hold i_rwsem */
 	void *i_private;		   /* free for upper layers */
 	struct rcu_head i_rcu;
 };
@@ -335,6 +337,28 @@ void vfs_statfs(struct kstatfs *st);
 typedef int (*filldir_t)(void *ctx, const char *name, size_t namelen, uint64_t ino, unsigned dtype,
 			 int64_t next_pos);
 int64_t vfs_readdir(struct inode *dir, int64_t pos, filldir_t actor, void *ctx);
+
+/*
+ * Extended attributes (vfs/xattr.c): tmpfs's namespaces user., trusted.
+ * (capable only), security. (capable writers); anything else -EOPNOTSUPP.
+ * cred NULL is root.  get/list with size 0 return the length needed; a
+ * buffer too small is -ERANGE.  flags: XATTR_CREATE, XATTR_REPLACE.
+ */
+#ifndef XATTR_CREATE
+#define XATTR_CREATE  0x1
+#define XATTR_REPLACE 0x2
+#endif
+#ifndef XATTR_NAME_MAX
+#define XATTR_NAME_MAX 255   /* bytes in a name */
+#define XATTR_SIZE_MAX 65536 /* bytes in a value */
+#define XATTR_LIST_MAX 65536 /* bytes in a listing */
+#endif
+int vfs_setxattr(struct inode *inode, const char *name, const void *value, size_t size, int flags,
+		 const struct cred *cred);
+ssize_t vfs_getxattr(struct inode *inode, const char *name, void *buf, size_t size,
+		     const struct cred *cred);
+ssize_t vfs_listxattr(struct inode *inode, char *buf, size_t size, const struct cred *cred);
+int vfs_removexattr(struct inode *inode, const char *name, const struct cred *cred);
 
 /* struct file for an inode (no dentry needed).  flags: O_RDONLY/O_WRONLY/
  * O_RDWR, O_APPEND, O_TRUNC, O_DIRECTORY. */

@@ -85,6 +85,8 @@ struct inode *new_inode(struct super_block *sb, uint32_t mode, const struct cred
 	inode->i_sb = sb;
 	xa_init(&inode->i_dir_offsets);
 	inode->i_dir_next_offset = 2;
+	INIT_LIST_HEAD(&inode->i_xattrs);
+	spin_lock_init(&inode->i_xattr_lock);
 
 	m = &inode->i_data;
 	m->host = inode;
@@ -126,6 +128,7 @@ static void evict(struct inode *inode)
 		vfs_hooks.locks_free_context(inode);
 	xa_destroy(&inode->i_dir_offsets);
 	xa_destroy(&m->i_pages);
+	inode_free_xattrs(inode);
 
 	sb_inode_list_lock(sb);
 	list_del_init(&inode->i_sb_list);

@@ -34,6 +34,9 @@ static inline int64_t i_size_read(const struct inode *inode)
 }
 int inode_truncate_locked(struct inode *inode, int64_t size);
 
+/* xattr.c: free an evicted inode's attributes */
+void inode_free_xattrs(struct inode *inode);
+
 /* dcache.c */
 int dcache_init(struct super_block *sb);
 int dcache_destroy(struct super_block *sb);

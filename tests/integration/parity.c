@@ -18,6 +18,9 @@
  *            a creator outside the group loses S_ISGID on a new file.
  * ioctl      the file-attribute ioctls lsattr uses, unknown ioctls of each
  *            direction and size (ENOTTY), lsattr's own output.
+ * xattr      extended attributes: XATTR_CREATE/REPLACE, ENODATA, ERANGE,
+ *            length queries, the name and value limits, listings (trusted.
+ *            hidden from nobody), the namespace rules as root and nobody.
  * fsx        a seeded fsx-style run (ARG operations, default 3000): writes,
  *            reads, truncates, fallocate with and without KEEP_SIZE, hole
  *            punches, mapped writes and reads, each checked against an
@@ -47,6 +50,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #define PG 4096L
@@ -366,6 +370,124 @@ static int run_ioctl(const char *dir)
 	return 0;
 }
 
+/* ---- xattr ---------------------------------------------------------- */
+
+/* A listing as "name,name,..." or the error. */
+static void show_list(const char *name, const char *path)
+{
+	char buf[1024];
+	ssize_t n = llistxattr(path, buf, sizeof(buf));
+
+	if (n < 0) {
+		printf("%s: %s\n", name, errname(errno));
+		return;
+	}
+	printf("%s:", name);
+	for (ssize_t i = 0; i < n; i += (ssize_t)strlen(buf + i) + 1)
+		printf(" %s", buf + i);
+	printf(" (%zd bytes)\n", n);
+}
+
+static void show_get(const char *name, const char *path, const char *attr, size_t size)
+{
+	char buf[256];
+	ssize_t n = lgetxattr(path, attr, size ? buf : NULL, size);
+
+	if (n < 0)
+		printf("%s: %s\n", name, errname(errno));
+	else if (!size)
+		printf("%s: length %zd\n", name, n);
+	else
+		printf("%s: \"%.*s\"\n", name, (int)n, buf);
+}
+
+static void nobody_xattrs(void)
+{
+	show_list("nobody.list", "xa/f");
+	show_get("nobody.get_user", "xa/f", "user.a", 64);
+	show_get("nobody.get_trusted", "xa/f", "trusted.t", 64);
+	show_get("nobody.get_security", "xa/f", "security.s", 64);
+	RES("nobody.set_user_readonly_file", setxattr("xa/f", "user.n", "v", 1, 0));
+	RES("nobody.set_trusted_own", setxattr("xa/own", "trusted.n", "v", 1, 0));
+	RES("nobody.set_security_own", setxattr("xa/own", "security.n", "v", 1, 0));
+	RES("nobody.set_user_own", setxattr("xa/own", "user.n", "v", 1, 0));
+	show_list("nobody.list_own", "xa/own");
+}
+
+static int run_xattr(const char *dir)
+{
+	static char big[65537];
+	char name[300];
+	int fd;
+
+	if (chdir(dir))
+		die(dir);
+	if (mkdir("xa", 0777) || chmod("xa", 0777))
+		die("xa");
+	fd = open("xa/f", O_CREAT | O_WRONLY, 0644);
+	if (fd < 0)
+		die("xa/f");
+	close(fd);
+	show_list("list_new", "xa/f");
+	RES("replace_missing", setxattr("xa/f", "user.a", "v1", 2, XATTR_REPLACE));
+	RES("create", setxattr("xa/f", "user.a", "v1", 2, XATTR_CREATE));
+	RES("create_again", setxattr("xa/f", "user.a", "v2", 2, XATTR_CREATE));
+	RES("replace", setxattr("xa/f", "user.a", "value3", 6, XATTR_REPLACE));
+	RES("bad_flags", setxattr("xa/f", "user.a", "v", 1, 8));
+	show_get("get", "xa/f", "user.a", 64);
+	show_get("get_length", "xa/f", "user.a", 0);
+	show_get("get_small", "xa/f", "user.a", 3);
+	show_get("get_missing", "xa/f", "user.zz", 64);
+	RES("set_empty", setxattr("xa/f", "user.empty", "", 0, 0));
+	show_get("get_empty", "xa/f", "user.empty", 64);
+	RES("set_trusted", setxattr("xa/f", "trusted.t", "tv", 2, 0));
+	RES("set_security", setxattr("xa/f", "security.s", "sv", 2, 0));
+	RES("set_b", setxattr("xa/f", "user.b", "b", 1, 0));
+	show_list("list", "xa/f");
+	{
+		char small[8];
+
+		RES("list_small", listxattr("xa/f", small, sizeof(small)));
+		RES("list_length", listxattr("xa/f", NULL, 0));
+	}
+	RES("remove", removexattr("xa/f", "user.empty"));
+	RES("remove_again", removexattr("xa/f", "user.empty"));
+	/* limits */
+	memcpy(name, "user.", 5);
+	memset(name + 5, 'n', 250);
+	name[255] = '\0';
+	RES("name_255", setxattr("xa/f", name, "v", 1, 0));
+	name[255] = 'n';
+	name[256] = '\0';
+	RES("name_256", setxattr("xa/f", name, "v", 1, 0));
+	RES("name_empty", setxattr("xa/f", "", "v", 1, 0));
+	RES("value_64k", setxattr("xa/f", "user.big", big, 65536, 0));
+	RES("value_64k_plus_1", setxattr("xa/f", "user.big2", big, 65537, 0));
+	show_get("get_64k_length", "xa/f", "user.big", 0);
+	RES("remove_big", removexattr("xa/f", "user.big"));
+	name[255] = '\0';
+	RES("remove_name_255", removexattr("xa/f", name));
+	/* namespaces */
+	RES("unknown_prefix", setxattr("xa/f", "foo.bar", "v", 1, 0));
+	RES("bare_user_prefix", setxattr("xa/f", "user.", "v", 1, 0));
+	if (symlink("f", "xa/l") || mkfifo("xa/p", 0644))
+		die("xa/l, xa/p");
+	RES("user_on_symlink", lsetxattr("xa/l", "user.x", "v", 1, 0));
+	RES("trusted_on_symlink", lsetxattr("xa/l", "trusted.x", "v", 1, 0));
+	show_list("list_symlink", "xa/l");
+	RES("user_on_fifo", setxattr("xa/p", "user.x", "v", 1, 0));
+	show_get("get_user_fifo", "xa/p", "user.x", 64);
+	RES("user_on_dir", setxattr("xa", "user.d", "v", 1, 0));
+	show_list("list_dir", "xa");
+	fd = open("xa/own", O_CREAT | O_WRONLY, 0644);
+	if (fd < 0 || fchown(fd, 65534, 65534))
+		die("xa/own");
+	close(fd);
+	fflush(stdout);
+	as_user(65534, 65534, nobody_xattrs);
+	return 0;
+}
+
 /* ---- fsx: random operations checked against a copy in memory ---------- */
 
 #define FSX_MAX (256 * 1024L)
@@ -498,7 +620,7 @@ int main(int argc, char **argv)
 	const char *mode = argc > 2 ? argv[2] : "";
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: %s DIR fallocate|owner|ioctl|fsx [ARG]\n", argv[0]);
+		fprintf(stderr, "usage: %s DIR fallocate|owner|ioctl|xattr|fsx [ARG]\n", argv[0]);
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -509,6 +631,8 @@ int main(int argc, char **argv)
 		return run_owner(argv[1]);
 	if (!strcmp(mode, "ioctl"))
 		return run_ioctl(argv[1]);
+	if (!strcmp(mode, "xattr"))
+		return run_xattr(argv[1]);
 	if (!strcmp(mode, "fsx"))
 		return run_fsx(argv[1], argc > 3 ? atol(argv[3]) : 3000);
 	fprintf(stderr, "parity: unknown mode %s\n", mode);

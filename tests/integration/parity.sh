@@ -31,6 +31,7 @@ mkdir -p "$T" && mount -t tmpfs -o size=16m none "$T" && IT_MOUNTS+=("$T") || fa
 IT_KEEP_ROOT_MODE=1 mount_rcuvfs rcuvfs -o allow_other,size=16m "$@" && R=$MNT && RPID=$PID
 compare owner
 compare ioctl
+compare xattr
 compare fallocate
 compare fsx 3000
 grep -q ' operations ok' "$IT_TMP/fsx.rcuvfs" || fail "fsx did not finish cleanly on rcuvfs"

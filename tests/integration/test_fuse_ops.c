@@ -241,7 +241,34 @@ static void test_teardown_drops_everything(void)
 	/* no release, no forget: suite_cleanup must still free everything */
 }
 
+/*
+ * chown(path, -1, -1): notify_change gets ATTR_CTIME alone, which the
+ * kernel's FUSE client sends as FATTR_CTIME on some kernels and as a
+ * SETATTR with nothing valid on others.  Either way ctime becomes now, as
+ * on tmpfs (setattr_copy).  A SETATTR with nothing valid used to change
+ * nothing.
+ */
+static void test_setattr_nothing_valid_sets_ctime(void)
+{
+	struct inode *inode;
+	struct stat attr, st;
+	uint64_t fh;
+	double to;
+	fuse_ino_t ino = make_file("ctime", &fh);
+
+	inode = (struct inode *)(uintptr_t)ino;
+	inode->i_ctime = (struct timespec){ 1, 0 }; /* long ago (single-threaded) */
+	memset(&attr, 0, sizeof(attr));
+	CU_ASSERT_EQUAL(rvf_op_setattr(&ctx0, ino, &attr, 0, NULL, &st, &to), 0);
+	CU_ASSERT(st.st_ctim.tv_sec > 1);
+	inode->i_ctime = (struct timespec){ 1, 0 };
+	CU_ASSERT_EQUAL(rvf_op_setattr(&ctx0, ino, &attr, FUSE_SET_ATTR_CTIME, NULL, &st, &to), 0);
+	CU_ASSERT(st.st_ctim.tv_sec > 1);
+	CU_ASSERT_EQUAL(rvf_op_release(&ctx0, ino, fh), 0);
+	rvf_op_forget(ino, 1);
+}
+
 RVTEST_SUITE(fuse_ops, suite_init, suite_cleanup, RVTEST(test_unknown_fh_ebadf),
 	     RVTEST(test_stale_fh_ebadf), RVTEST(test_lookup_forget_balance),
 	     RVTEST(test_readdirplus_counts), RVTEST(test_ctl_refusals),
-	     RVTEST(test_teardown_drops_everything))
+	     RVTEST(test_setattr_nothing_valid_sets_ctime), RVTEST(test_teardown_drops_everything))
