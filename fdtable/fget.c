@@ -296,8 +296,9 @@ static __always_inline struct file *__fget_files_variant(struct files_struct *fi
 	enum get_file_res res;
 
 	rcu_read_lock();
-	/* one load and branch for both injection points of the protocol */
-	if (unlikely(__atomic_load_n(&rv_inject_armed, __ATOMIC_RELAXED)))
+	/* one load and branch for both injection points of the protocol (an
+	 * explored task, too, runs the loop whose points it can be switched at) */
+	if (unlikely(__atomic_load_n(&rv_inject_armed, __ATOMIC_RELAXED)) || RV_XACTIVE())
 		return fget_slow(files, fd, mask, v, NULL, GET_FILE_START, 0);
 	fdt = rcu_dereference_raw(files->fdt);
 	if (unlikely(fd >= fdt->max_fds))

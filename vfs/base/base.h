@@ -7,6 +7,7 @@
  * primitive has its own header beside its .c, which states its locking
  * rules at the top:
  *
+ *   explore.h         scheduling points of rcuvfs-explore (explorer build only)
  *   compiler.h        READ_ONCE, barriers, likely, container_of, cpu_relax
  *   list.h            list_head
  *   rcu.h             RCU glue over liburcu memb (rv_rcu_*)
@@ -44,6 +45,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "vfs/base/explore.h"
 #include "vfs/base/compiler.h"
 #include "vfs/base/list.h"
 #include "vfs/base/rcu.h"

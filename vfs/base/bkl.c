@@ -79,6 +79,7 @@ static void __bkl_release(void)
 
 void lock_kernel(void)
 {
+	RV_XPOINT_CALLER(RV_XP_BKL_LOCK, NULL);
 	struct task_struct *t = current;
 
 	if (t->lock_depth >= 0) {
@@ -92,6 +93,7 @@ void lock_kernel(void)
 
 void unlock_kernel(void)
 {
+	RV_XPOINT_CALLER(RV_XP_BKL_UNLOCK, NULL);
 	struct task_struct *t = current;
 
 	if (t->lock_depth < 0) {

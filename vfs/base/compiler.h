@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vfs/base/explore.h"
+
 #ifndef likely
 #define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -41,8 +43,13 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define BUILD_BUG_ON(c) _Static_assert(!(c), #c)
 
+/* In a spin loop: PAUSE; an explored task parks until another one moves. */
 static __always_inline void cpu_relax(void)
 {
+	if (RV_XACTIVE()) {
+		rv_xrelax();
+		return;
+	}
 #if defined(__x86_64__) || defined(__i386__)
 	__asm__ __volatile__("pause" ::: "memory");
 #elif defined(__aarch64__)

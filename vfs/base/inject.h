@@ -42,6 +42,7 @@ extern int rv_inject_armed;
 void rv_inject_hit(const char *name);
 #define RV_INJECT(name)                                                   \
 	do {                                                              \
+		RV_XPOINT(RV_XP_INJECT, 0, (name));                       \
 		if (unlikely(__atomic_load_n(&rv_inject_armed, __ATOMIC_RELAXED))) \
 			rv_inject_hit(name);                              \
 	} while (0)

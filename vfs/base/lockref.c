@@ -32,6 +32,7 @@ RV_STAT_DEFINE(lockref_cmpxchg_retries, "lockref cmpxchg attempts that lost a ra
 		while (likely(!spin_is_locked(&old.lock))) {                           \
 			struct lockref new = old;                                      \
 			CODE                                                           \
+			RV_XPOINT(RV_XP_LOCKREF, lockref, 0);                          \
 			if (likely(__atomic_compare_exchange_n(                        \
 				    &lockref->lock_count, &old.lock_count,             \
 				    new.lock_count, false, __ATOMIC_ACQ_REL,           \
@@ -39,7 +40,7 @@ RV_STAT_DEFINE(lockref_cmpxchg_retries, "lockref cmpxchg attempts that lost a ra
 				SUCCESS;                                               \
 			}                                                              \
 			rv_stat_inc(lockref_cmpxchg_retries);                          \
-			if (__relax)                                                   \
+			if (__relax && !RV_XACTIVE()) /* not a wait: no park */   \
 				cpu_relax();                                           \
 			if (!--__retry)                                                \
 				break;                                                 \

@@ -111,11 +111,11 @@ void rv_call_rcu(struct rcu_head *head, void (*fn)(struct rcu_head *))
 
 	rv_rcu_ensure();
 	if (unlikely(!w)) {
-		urcu_memb_call_rcu(head, fn);
+		call_rcu(head, fn);
 		return;
 	}
 	w->user = head;
 	w->fn = fn;
 	__atomic_fetch_add(&rcu_cb_queued, 1, __ATOMIC_RELAXED);
-	urcu_memb_call_rcu(&w->head, rv_rcu_trampoline);
+	call_rcu(&w->head, rv_rcu_trampoline);
 }

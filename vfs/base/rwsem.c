@@ -142,6 +142,7 @@ static void rwsem_down_slow(struct rw_semaphore *sem, int type)
 
 void down_read(struct rw_semaphore *sem)
 {
+	RV_XPOINT_CALLER(RV_XP_RWSEM_DOWN_READ, sem);
 	if (likely(rwsem_try_read_fast(sem)))
 		return;
 	rwsem_down_slow(sem, RWSEM_WAITING_FOR_READ);
@@ -149,11 +150,13 @@ void down_read(struct rw_semaphore *sem)
 
 int down_read_trylock(struct rw_semaphore *sem)
 {
+	RV_XPOINT_CALLER(RV_XP_RWSEM_DOWN_READ, sem);
 	return rwsem_try_read_fast(sem);
 }
 
 void down_write(struct rw_semaphore *sem)
 {
+	RV_XPOINT_CALLER(RV_XP_RWSEM_DOWN_WRITE, sem);
 	if (likely(rwsem_try_write_fast(sem)))
 		return;
 	rwsem_down_slow(sem, RWSEM_WAITING_FOR_WRITE);
@@ -161,11 +164,13 @@ void down_write(struct rw_semaphore *sem)
 
 int down_write_trylock(struct rw_semaphore *sem)
 {
+	RV_XPOINT_CALLER(RV_XP_RWSEM_DOWN_WRITE, sem);
 	return rwsem_try_write_fast(sem);
 }
 
 void up_read(struct rw_semaphore *sem)
 {
+	RV_XPOINT_CALLER(RV_XP_RWSEM_UP_READ, sem);
 	long c = __atomic_sub_fetch(&sem->count, RWSEM_READER, __ATOMIC_RELEASE);
 
 	if (unlikely(c == RWSEM_WAITERS)) {
@@ -177,6 +182,7 @@ void up_read(struct rw_semaphore *sem)
 
 void up_write(struct rw_semaphore *sem)
 {
+	RV_XPOINT_CALLER(RV_XP_RWSEM_UP_WRITE, sem);
 	long c = RWSEM_WRITER;
 
 	if (likely(__atomic_compare_exchange_n(&sem->count, &c, 0, false, __ATOMIC_RELEASE,
@@ -190,6 +196,7 @@ void up_write(struct rw_semaphore *sem)
 
 void downgrade_write(struct rw_semaphore *sem)
 {
+	RV_XPOINT_CALLER(RV_XP_RWSEM_UP_WRITE, sem);
 	long c = RWSEM_WRITER;
 
 	if (__atomic_compare_exchange_n(&sem->count, &c, RWSEM_READER, false, __ATOMIC_RELEASE,

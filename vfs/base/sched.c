@@ -270,6 +270,14 @@ __attribute__((weak)) void unlock_kernel(void)
 	current->lock_depth--;
 }
 
+/* Explorer: a sleeper may run again once it was woken. */
+static bool task_woken(const void *arg)
+{
+	const struct task_struct *t = arg;
+
+	return __atomic_load_n(&t->state, __ATOMIC_SEQ_CST) == TASK_RUNNING;
+}
+
 void schedule(void)
 {
 	struct task_struct *t = current;
@@ -278,6 +286,8 @@ void schedule(void)
 	if (t->lock_depth >= 0)
 		depth = bkl_release_for_sleep(t);
 	rv_stat_inc(sched_sleeps);
+	while (RV_XACTIVE() && !task_woken(t))
+		rv_xblock(RV_XP_SLEEP, t, task_woken, t);
 	for (;;) {
 		uint32_t seq = __atomic_load_n(&t->futex, __ATOMIC_ACQUIRE);
 
@@ -298,6 +308,7 @@ static void task_kick(struct task_struct *t)
 
 bool wake_up_process(struct task_struct *t)
 {
+	RV_XPOINT(RV_XP_WAKE, t, 0);
 	/* seq_cst exchange: full barrier, pairs with set_current_state() */
 	if (__atomic_exchange_n(&t->state, TASK_RUNNING, __ATOMIC_SEQ_CST) == TASK_RUNNING)
 		return false;

@@ -174,6 +174,7 @@ bool __up_handoff(struct semaphore *sem)
 
 void down(struct semaphore *sem)
 {
+	RV_XPOINT_CALLER(RV_XP_SEM_DOWN, sem);
 	unsigned int slept = 0;
 
 	__down_common(sem, TASK_UNINTERRUPTIBLE, &slept);
@@ -181,6 +182,7 @@ void down(struct semaphore *sem)
 
 int down_interruptible(struct semaphore *sem)
 {
+	RV_XPOINT_CALLER(RV_XP_SEM_DOWN, sem);
 	unsigned int slept = 0;
 
 	return __down_common(sem, TASK_INTERRUPTIBLE, &slept);
@@ -188,6 +190,7 @@ int down_interruptible(struct semaphore *sem)
 
 int down_trylock(struct semaphore *sem)
 {
+	RV_XPOINT_CALLER(RV_XP_SEM_DOWN, sem);
 	int ret = 1;
 
 	spin_lock(&sem->lock);
@@ -201,5 +204,6 @@ int down_trylock(struct semaphore *sem)
 
 void up(struct semaphore *sem)
 {
+	RV_XPOINT_CALLER(RV_XP_SEM_UP, sem);
 	__up_handoff(sem);
 }

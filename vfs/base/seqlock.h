@@ -37,12 +37,14 @@ static __always_inline uint32_t read_seqcount_begin(const seqcount_t *s)
 {
 	uint32_t seq;
 
+	RV_XPOINT(RV_XP_SEQ_BEGIN, s, 0);
 	while (unlikely((seq = __atomic_load_n(&s->sequence, __ATOMIC_ACQUIRE)) & 1))
 		cpu_relax();
 	return seq;
 }
 static __always_inline bool read_seqcount_retry(const seqcount_t *s, uint32_t start)
 {
+	RV_XPOINT(RV_XP_SEQ_RETRY, s, 0);
 	smp_rmb(); /* pairs with smp_wmb() in write_seqcount_begin/end */
 	return unlikely(__atomic_load_n(&s->sequence, __ATOMIC_RELAXED) != start);
 }

@@ -5,7 +5,10 @@
  * The waiter spins on a plain load (test-and-test-and-set) with PAUSE for
  * RV_SPIN_LIMIT rounds, then yields the CPU: userspace cannot disable
  * preemption, so a preempted holder must be allowed to run.  Contended
- * acquisitions are counted as spin_contended.
+ * acquisitions are counted as spin_contended.  In the explorer build an
+ * explored waiter parks while another explored task holds the lock (the
+ * holder stores 2; see RV_SPIN_HELD) and yields while a thread outside the
+ * run holds it (1).
  */
 #include "vfs/base/base.h"
 
@@ -15,11 +18,31 @@
 RV_STAT_DEFINE(spin_contended, "spinlock_t acquisitions that found the lock held");
 RV_STAT_DEFINE(spin_yields, "sched_yield calls by spinlock_t waiters after the spin limit");
 
+/* Explorer: may the parked waiter try again (no explored task holds it)? */
+static bool spin_not_held_by_task(const void *arg)
+{
+	const spinlock_t *l = arg;
+
+	return __atomic_load_n(&l->val, __ATOMIC_RELAXED) < 2;
+}
+
 void __spin_lock_slow(spinlock_t *l)
 {
 	unsigned int spins = 0;
 
 	rv_stat_inc(spin_contended);
+	if (RV_XACTIVE()) {
+		for (;;) {
+			uint32_t v = __atomic_load_n(&l->val, __ATOMIC_RELAXED);
+
+			if (v >= 2)
+				rv_xblock(RV_XP_SPIN_WAIT, l, spin_not_held_by_task, l);
+			else if (v == 1)
+				sched_yield(); /* a thread outside the run holds it */
+			else if (__atomic_exchange_n(&l->val, RV_SPIN_HELD, __ATOMIC_ACQUIRE) == 0)
+				return;
+		}
+	}
 	for (;;) {
 		while (__atomic_load_n(&l->val, __ATOMIC_RELAXED)) {
 			if (++spins < RV_SPIN_LIMIT) {

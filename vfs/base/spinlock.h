@@ -32,20 +32,45 @@ static inline void spin_lock_init(spinlock_t *l)
 {
 	l->val = 0;
 }
+/*
+ * The value a holder stores: 1, or in the explorer build 2 for an explored
+ * task, so that a waiter knows whether to park (the holder runs only when
+ * scheduled) or to spin (a thread outside the run, which is never parked).
+ */
+#ifdef RCUVFS_EXPLORE
+#define RV_SPIN_HELD (RV_XACTIVE() ? 2u : 1u)
+#else
+#define RV_SPIN_HELD 1u
+#endif
 static __always_inline bool spin_trylock(spinlock_t *l)
 {
-	return __atomic_load_n(&l->val, __ATOMIC_RELAXED) == 0 &&
-	       __atomic_exchange_n(&l->val, 1, __ATOMIC_ACQUIRE) == 0;
+	bool ok;
+
+	RV_XPOINT(RV_XP_SPIN_LOCK, l, "trylock");
+	ok = __atomic_load_n(&l->val, __ATOMIC_RELAXED) == 0 &&
+	     __atomic_exchange_n(&l->val, RV_SPIN_HELD, __ATOMIC_ACQUIRE) == 0;
+	if (RV_XACTIVE() && ok)
+		rv_xspin_acquired();
+	return ok;
 }
 static __always_inline void spin_lock(spinlock_t *l)
 {
-	if (likely(__atomic_exchange_n(&l->val, 1, __ATOMIC_ACQUIRE) == 0))
+	RV_XPOINT(RV_XP_SPIN_LOCK, l, 0);
+	if (likely(__atomic_exchange_n(&l->val, RV_SPIN_HELD, __ATOMIC_ACQUIRE) == 0)) {
+		if (RV_XACTIVE())
+			rv_xspin_acquired();
 		return;
+	}
 	__spin_lock_slow(l);
+	if (RV_XACTIVE())
+		rv_xspin_acquired();
 }
 static __always_inline void spin_unlock(spinlock_t *l)
 {
 	__atomic_store_n(&l->val, 0, __ATOMIC_RELEASE);
+	if (RV_XACTIVE())
+		rv_xspin_released();
+	RV_XPOINT(RV_XP_SPIN_UNLOCK, l, 0);
 }
 static __always_inline bool spin_is_locked(const spinlock_t *l)
 {

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tests/explore/scn_mm.c - mm scenarios: a parent thread's first write
+ * racing fork (every fork_vma_lock), and the NUMA scanner's PTE window
+ * racing a file fault on a page whose file folio was reclaimed (every
+ * pte_recheck; the merged recheck covers VM_LOCKED VMAs only, so without
+ * mlock it still takes the spurious major fault).
+ *
+ * What users see is checked from outside the fault and fork code:
+ *  - fork-write: after fork, the parent writes again; the child's copy must
+ *    still read what it read at fork (0 or the first write), never the
+ *    parent's later write (copy-on-write broken), and every page the child
+ *    maps must be reachable through the rmap (fork_check_child), and both
+ *    address spaces must pass mm_validate.
+ *  - numa-fault: the read returns the COW'd data, and no major fault
+ *    happened (majflt unchanged, the file folio not read back into the page
+ *    cache): the page was mapped all along.
+ *
+ * Locking: the tasks are threads of one model process; setup and check run
+ * on the driver while no task runs.
+ */
+#include "explore.h"
+
+#include <string.h>
+#include <sys/mman.h>
+
+#define XBASE 0x20000000UL
+#define XRW   (PROT_READ | PROT_WRITE)
+
+static uint64_t stat_of(const char *name)
+{
+	uint64_t v = 0;
+
+	rv_stat_read(name, &v);
+	return v;
+}
+
+/* ---- fork vs the parent's first write ----------------------------------------- */
+
+struct fork_priv {
+	struct task_struct *child;
+};
+
+static int fork_setup(struct xs_run *r)
+{
+	struct task_struct *p = xs_process(r, 0, "parent");
+
+	if (!p)
+		return -ENOMEM;
+	task_attach(p);
+	if (exec_mm(p))
+		return -ENOMEM;
+	if (vm_mmap(p->mm, XBASE, PAGE_SIZE, XRW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL,
+		    0) != (long)XBASE)
+		return -ENOMEM;
+	return xs_thread_of(r, 1, 0) ? 0 : -ENOMEM;
+}
+
+static long fork_op(struct xs_run *r, int task, int op)
+{
+	struct fork_priv *fp = r->priv;
+	unsigned char v = 0x42;
+
+	if (task == 0)
+		return rv_mm_write(XBASE, &v, 1);
+	fp->child = task_fork(current);
+	return fp->child ? 0 : -errno;
+}
+
+static int fork_check(struct xs_run *r, char *why, size_t len)
+{
+	struct fork_priv *fp = r->priv;
+	struct mm_struct *pm = r->task[0]->mm, *cm;
+	unsigned char before = 0xff, after = 0xff, v = 0x99, pv = 0;
+	int bad;
+
+	if (!fp->child) {
+		snprintf(why, len, "fork failed");
+		return 1;
+	}
+	cm = fp->child->mm;
+	if (mm_access(cm, XBASE, &before, 1, false) || (before != 0 && before != 0x42)) {
+		snprintf(why, len, "the child reads 0x%02x after fork (0 or 0x42 expected)", before);
+		return 1;
+	}
+	bad = fork_check_child(cm);
+	if (bad) {
+		snprintf(why, len,
+			 "the child maps %d page(s) its rmap cannot find (fork_check_child)", bad);
+		return 1;
+	}
+	if (mm_access(pm, XBASE, &v, 1, true) || mm_access(pm, XBASE, &pv, 1, false) ||
+	    pv != 0x99) {
+		snprintf(why, len, "the parent's own write is lost");
+		return 1;
+	}
+	if (mm_access(cm, XBASE, &after, 1, false) || after != before) {
+		snprintf(why, len,
+			 "the parent's write after fork shows in the child (0x%02x, was 0x%02x): "
+			 "copy-on-write broken",
+			 after, before);
+		return 1;
+	}
+	if (mm_validate(pm) || mm_validate(cm)) {
+		snprintf(why, len, "mm_validate fails (parent %d, child %d)", mm_validate(pm),
+			 mm_validate(cm));
+		return 1;
+	}
+	return 0;
+}
+
+static void fork_teardown(struct xs_run *r)
+{
+	struct fork_priv *fp = r->priv;
+
+	if (fp->child)
+		task_exit(fp->child);
+	fp->child = NULL;
+	xs_exit_tasks(r);
+}
+
+static struct xscenario fork_write = {
+	.name = "fork-write",
+	.summary = "a parent thread's first write to an anon VMA vs another parent thread's fork",
+	.ntasks = 2,
+	.nops = {1, 1},
+	.opname = {{"write(0x42)"}, {"fork"}},
+	.variants = {
+		{"fork_vma_lock=always", false},
+		{"fork_vma_lock=elide-single", false},
+		{"fork_vma_lock=never", true},
+	},
+	.priv_size = sizeof(struct fork_priv),
+	.setup = fork_setup,
+	.op = fork_op,
+	.check = fork_check,
+	.teardown = fork_teardown,
+};
+XSCENARIO(fork_write)
+
+/* ---- NUMA scanner vs a file fault (seed-003) ----------------------------------- */
+
+struct numa_priv {
+	struct file *f;
+	uint64_t majflt;
+	unsigned char got;
+};
+
+static int numa_setup(struct xs_run *r)
+{
+	struct numa_priv *np = r->priv;
+	struct task_struct *p = xs_process(r, 0, "numa");
+	unsigned char buf[PAGE_SIZE], b = 0x77;
+	int64_t pos = 0;
+
+	if (!p)
+		return -ENOMEM;
+	task_attach(p);
+	if (exec_mm(p) || filp_open("/xnuma", O_RDWR | O_CREAT, 0644, &np->f))
+		return -EIO;
+	memset(buf, 0x11, sizeof(buf));
+	if (vfs_write(np->f, buf, PAGE_SIZE, &pos) != (ssize_t)PAGE_SIZE)
+		return -EIO;
+	/* the seed: mlockall (its populate COWs the page); else an explicit COW */
+	if (xs_param_is(r, "mlock", "yes") && vm_mlockall(p->mm, MCL_CURRENT | MCL_FUTURE))
+		return -EIO;
+	if (vm_mmap(p->mm, XBASE, PAGE_SIZE, XRW, MAP_PRIVATE | MAP_FIXED, np->f, 0) !=
+	    (long)XBASE)
+		return -EIO;
+	/* write the COW'd page, then reclaim the file folio: a lookup misses */
+	if (rv_mm_write(XBASE, &b, 1))
+		return -EIO;
+	mm_reclaim_folios(1000);
+	if (filemap_get_folio(np->f->f_mapping, 0))
+		return -EIO;
+	np->majflt = stat_of("majflt");
+	return xs_thread_of(r, 1, 0) ? 0 : -ENOMEM;
+}
+
+static long numa_op(struct xs_run *r, int task, int op)
+{
+	struct numa_priv *np = r->priv;
+
+	if (task == 0)
+		return task_numa_work(current->mm);
+	np->got = 0;
+	if (rv_mm_read(XBASE, &np->got, 1))
+		return -EFAULT;
+	return np->got;
+}
+
+static int numa_check(struct xs_run *r, char *why, size_t len)
+{
+	struct numa_priv *np = r->priv;
+	struct folio *fo;
+
+	if (r->result[1][0] != 0x77) {
+		snprintf(why, len, "the read returned %ld, not the COW'd 0x77", r->result[1][0]);
+		return 1;
+	}
+	fo = filemap_get_folio(np->f->f_mapping, 0);
+	if (fo)
+		folio_put(fo);
+	if (stat_of("majflt") != np->majflt || fo) {
+		snprintf(why, len,
+			 "a major fault for a page mapped all along (majflt +%lu, file page %s the "
+			 "page cache)",
+			 (unsigned long)(stat_of("majflt") - np->majflt), fo ? "read back into" : "not in");
+		return 1;
+	}
+	if (mm_validate(r->task[0]->mm)) {
+		snprintf(why, len, "mm_validate fails");
+		return 1;
+	}
+	return 0;
+}
+
+static void numa_teardown(struct xs_run *r)
+{
+	struct numa_priv *np = r->priv;
+
+	xs_exit_tasks(r);
+	if (np->f)
+		fput(np->f);
+	np->f = NULL;
+	do_unlink("/xnuma");
+}
+
+static struct xscenario numa_fault = {
+	.name = "numa-fault",
+	.summary = "the NUMA scanner's PTE window vs a read fault on a COW'd page whose file "
+		   "folio was reclaimed",
+	.ntasks = 2,
+	.nops = {1, 1},
+	.opname = {{"task_numa_work"}, {"read"}},
+	.params = {{"mlock", {"yes", "no"},
+		    "mlockall before the mapping (the seed's program), or a plain private mapping"}},
+	.variants = {
+		{"pte_recheck=1", false},
+		{"pte_recheck=rfc", false},
+		{"pte_recheck=rfc,mlock=no", false},
+		{"pte_recheck=0", true},
+		{"pte_recheck=1,mlock=no", true}, /* as merged: VM_LOCKED VMAs only */
+	},
+	.priv_size = sizeof(struct numa_priv),
+	.setup = numa_setup,
+	.op = numa_op,
+	.check = numa_check,
+	.teardown = numa_teardown,
+};
+XSCENARIO(numa_fault)
