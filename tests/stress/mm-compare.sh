@@ -8,10 +8,10 @@
 #      spurious_majflt, and the 1/0 ratio of each round;
 #   2. fork-race throughput with fork_vma_lock=always vs never, the race
 #      window left natural (-p window_ns=0: no injection point armed):
-#      task ops/s (re-map + fault rounds), forks/s, fork_unstable_vmas;
+#      task ops/s (write + read-back rounds), forks/s, fork_lost_writes;
 #   3. the two races with their windows widened (-p window_ns=1000, the
 #      default), verified: numa-race under pte_recheck 1/0 (spurious major
-#      faults), fork-race under always/never (inconsistent children).
+#      faults), fork-race under always/never (lost parent writes).
 # Each part is one rcuvfs-stress invocation that sweeps the switch
 # (--sweep) in rounds alternating its values (--repeat N); the tables show
 # rcuvfs-stress's own statistics: the median ops/s over the rounds with min
@@ -90,7 +90,7 @@ table() {
 		sp[k, sw] = g("counter.spurious_majflt"); nop[k, sw] = g("counter.pte_recheck_nopage")
 		majt[k, sw] = g("counter.majflt")
 		forks[k, sw] = g("wall_s") > 0 ? g("counter.mm_forks") / g("wall_s") : 0
-		un[k, sw] = g("counter.fork_unstable_vmas"); wl[k] = g("workload"); tk[k] = g("tasks")
+		un[k, sw] = g("counter.fork_lost_writes"); wl[k] = g("workload"); tk[k] = g("tasks")
 	}
 	END {
 		if (part == "pf") {
@@ -107,7 +107,7 @@ table() {
 			}
 		} else if (part == "fr") {
 			printf "%-13s %5s %10s %21s %5s %10s %10s %10s %9s %9s\n", "fork_vma_lock", "tasks",
-				"op/s", "min..max", "sd%", "op/cpu-s", "forks/s", "unstable", "a/n med",
+				"op/s", "min..max", "sd%", "op/cpu-s", "forks/s", "lost", "a/n med",
 				"a/n cpu"
 			for (i = 1; i <= n; i++) {
 				k = key[i]; v = val[i]
@@ -134,7 +134,7 @@ printf "\n2. fork-race throughput, always vs never (window_ns=0: natural window)
 table fr "$tmp/fr.csv"
 printf "\n3. the races, windows widened (window_ns=1000), --verify\n"
 printf "%-10s %-20s %5s %10s %9s %10s %9s %10s\n" workload switch tasks op/s majflt spurious \
-	nopage unstable
+	nopage lost
 table race "$tmp/numa.csv" "$tmp/fork.csv"
 [ $rc = 0 ] || echo "mm-compare: a run failed (see above)" >&2
 exit $rc
