@@ -249,3 +249,91 @@ static struct xscenario numa_fault = {
 	.teardown = numa_teardown,
 };
 XSCENARIO(numa_fault)
+
+/* ---- truncate vs a COW fault ------------------------------------------------- */
+
+struct trunc_priv {
+	struct file *f;
+};
+
+static int trunc_setup(struct xs_run *r)
+{
+	struct trunc_priv *tp = r->priv;
+	struct task_struct *p = xs_process(r, 0, "cow");
+	unsigned char buf[PAGE_SIZE];
+	int64_t pos = 0;
+
+	if (!p)
+		return -ENOMEM;
+	task_attach(p);
+	if (exec_mm(p) || filp_open("/xtrunc", O_RDWR | O_CREAT, 0644, &tp->f))
+		return -EIO;
+	for (int i = 0; i < 2; i++) {
+		memset(buf, 0x11 + i, sizeof(buf));
+		if (vfs_write(tp->f, buf, PAGE_SIZE, &pos) != (ssize_t)PAGE_SIZE)
+			return -EIO;
+	}
+	if (vm_mmap(p->mm, XBASE, 2 * PAGE_SIZE, XRW, MAP_PRIVATE | MAP_FIXED, tp->f, 0) !=
+	    (long)XBASE)
+		return -EIO;
+	return xs_thread_of(r, 1, 0) ? 0 : -ENOMEM;
+}
+
+static long trunc_op(struct xs_run *r, int task, int op)
+{
+	struct trunc_priv *tp = r->priv;
+	unsigned char v = 0x55;
+
+	if (task == 0) /* the first access to page 1 is a write: do_cow_fault */
+		return rv_mm_write(XBASE + PAGE_SIZE, &v, 1);
+	return vfs_truncate(tp->f->f_inode, PAGE_SIZE);
+}
+
+static int trunc_check(struct xs_run *r, char *why, size_t len)
+{
+	struct mm_struct *mm = r->task[0]->mm;
+	unsigned char v = 0;
+	int err = mm_access(mm, XBASE + PAGE_SIZE, &v, 1, false);
+
+	/* page 1 is beyond EOF now: Linux raises SIGBUS on any access */
+	if (!err) {
+		snprintf(why, len,
+			 "page 1 is beyond EOF after truncate but still mapped and readable "
+			 "(0x%02x): a COW copy installed after truncate's unmap",
+			 v);
+		return 1;
+	}
+	if (mm_validate(mm)) {
+		snprintf(why, len, "mm_validate fails");
+		return 1;
+	}
+	return 0;
+}
+
+static void trunc_teardown(struct xs_run *r)
+{
+	struct trunc_priv *tp = r->priv;
+
+	xs_exit_tasks(r);
+	if (tp->f)
+		fput(tp->f);
+	tp->f = NULL;
+	do_unlink("/xtrunc");
+}
+
+static struct xscenario truncate_cow = {
+	.name = "truncate-cow",
+	.summary = "a write fault copying page 1 of a private file mapping vs truncate to one page",
+	.ntasks = 2,
+	.nops = {1, 1},
+	.opname = {{"write(page 1)"}, {"truncate(1 page)"}},
+	.variants = {
+		{"", false},
+	},
+	.priv_size = sizeof(struct trunc_priv),
+	.setup = trunc_setup,
+	.op = trunc_op,
+	.check = trunc_check,
+	.teardown = trunc_teardown,
+};
+XSCENARIO(truncate_cow)
