@@ -337,3 +337,93 @@ static struct xscenario truncate_cow = {
 	.teardown = trunc_teardown,
 };
 XSCENARIO(truncate_cow)
+
+/* ---- exit_mmap vs fsync ------------------------------------------------------ */
+
+struct exit_priv {
+	struct file *f;
+	struct task_struct *exiting; /* the process whose mm goes away */
+};
+
+static int exit_setup(struct xs_run *r)
+{
+	struct exit_priv *ep = r->priv;
+	unsigned char buf[PAGE_SIZE], v = 0x5a;
+	int64_t pos = 0;
+
+	ep->exiting = task_create_process("exiting");
+	if (!ep->exiting || !xs_process(r, 0, "fsync") || !xs_process(r, 1, "exiter"))
+		return -ENOMEM;
+	task_attach(ep->exiting);
+	if (exec_mm(ep->exiting) || filp_open("/xexit", O_RDWR | O_CREAT, 0644, &ep->f))
+		return -EIO;
+	memset(buf, 0x10, sizeof(buf));
+	if (vfs_write(ep->f, buf, PAGE_SIZE, &pos) != (ssize_t)PAGE_SIZE)
+		return -EIO;
+	if (vm_mmap(ep->exiting->mm, XBASE, PAGE_SIZE, XRW, MAP_SHARED | MAP_FIXED, ep->f, 0) !=
+	    (long)XBASE)
+		return -EIO;
+	/* a dirty PTE: fsync's folio_mkclean walks into this page table */
+	return mm_access(ep->exiting->mm, XBASE, &v, 1, true) ? -EIO : 0;
+}
+
+static long exit_op(struct xs_run *r, int task, int op)
+{
+	struct exit_priv *ep = r->priv;
+
+	if (task == 0)
+		return vfs_fsync(ep->f, 0);
+	task_exit(ep->exiting);
+	ep->exiting = NULL;
+	return 0;
+}
+
+static int exit_check(struct xs_run *r, char *why, size_t len)
+{
+	struct exit_priv *ep = r->priv;
+	unsigned char b = 0;
+	int64_t pos = 0;
+
+	if (r->result[0][0] != 0) {
+		snprintf(why, len, "fsync returned %ld", r->result[0][0]);
+		return 1;
+	}
+	if (vfs_read(ep->f, &b, 1, &pos) != 1 || b != 0x5a) {
+		snprintf(why, len, "the byte written through the mapping reads 0x%02x, not 0x5a", b);
+		return 1;
+	}
+	return 0;
+}
+
+static void exit_teardown(struct xs_run *r)
+{
+	struct exit_priv *ep = r->priv;
+
+	if (ep->exiting)
+		task_exit(ep->exiting);
+	ep->exiting = NULL;
+	xs_exit_tasks(r);
+	if (ep->f)
+		fput(ep->f);
+	ep->f = NULL;
+	do_unlink("/xexit");
+}
+
+static struct xscenario exit_fsync = {
+	.name = "exit-fsync",
+	.summary = "fsync of a file (folio_mkclean walks i_mmap into page tables) vs the exit of "
+		   "a process that maps it shared and dirty (run under ASan: a page table freed "
+		   "under the walker is a use-after-free)",
+	.ntasks = 2,
+	.nops = {1, 1},
+	.opname = {{"fsync"}, {"exit(mapping process)"}},
+	.variants = {
+		{"", false},
+	},
+	.priv_size = sizeof(struct exit_priv),
+	.setup = exit_setup,
+	.op = exit_op,
+	.check = exit_check,
+	.teardown = exit_teardown,
+};
+XSCENARIO(exit_fsync)
