@@ -445,6 +445,23 @@ static int write_json(const char *path)
 	return fclose(f);
 }
 
+#ifdef RCUVFS_SANITIZE
+void __sanitizer_set_death_callback(void (*callback)(void));
+static const struct xs_config *dying_cfg;
+
+/* ASan found an error in the replayed schedule: print the trace up to it. */
+static void replay_death(void)
+{
+	struct rv_xresult xr;
+
+	rv_xrun_snapshot(&xr);
+	xr.status = RV_X_CRASHED; /* print where each task was */
+	printf("the sanitizer stopped the schedule; the trace up to the error:\n");
+	xs_print_trace(stdout, dying_cfg, &xr, NULL);
+	fflush(stdout);
+}
+#endif
+
 static int replay(const char *id)
 {
 	char name[64], opts[256] = "";
@@ -495,6 +512,10 @@ static int replay(const char *id)
 		return 2;
 	rp.s = &s;
 	rp.next = 0;
+#ifdef RCUVFS_SANITIZE
+	dying_cfg = &cfg;
+	__sanitizer_set_death_callback(replay_death);
+#endif
 	if (xs_run_one(&cfg, xs_replay_choose, &rp, true, &out))
 		return 2;
 	printf("%s\n", id);
