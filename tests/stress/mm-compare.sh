@@ -8,10 +8,10 @@
 #      spurious_majflt, and the 1/0 ratio of each round;
 #   2. fork-race throughput with fork_vma_lock=always vs never, the race
 #      window left natural (-p window_ns=0: no injection point armed):
-#      task ops/s (re-map + fault rounds), forks/s, fork_unstable_vmas;
+#      task ops/s (write + read-back rounds), forks/s, fork_lost_writes;
 #   3. the two races with their windows widened (-p window_ns=1000, the
 #      default), verified: numa-race under pte_recheck 1/0 (spurious major
-#      faults), fork-race under always/never (inconsistent children).
+#      faults), fork-race under always/never (lost parent writes).
 # Rounds alternate the switch values (1 then 0 in odd rounds, 0 then 1 in
 # even ones).  On a shared machine wall-clock rates swing with other
 # programs' load, so a line shows the best round's ops/s, the ops per
@@ -69,7 +69,7 @@ run() {
 	{ print l, v, g("workload"), g("tasks"), g("ops_per_sec"), g("wall_s"),
 		g("counter.majflt"), g("counter.minflt"), g("counter.spurious_majflt"),
 		g("counter.pte_recheck_nopage"), g("counter.mm_forks"),
-		g("counter.fork_unstable_vmas"), g("cpu_s") }' "$tmp/run.csv" >>"$tmp/rows"
+		g("counter.fork_lost_writes"), g("cpu_s") }' "$tmp/run.csv" >>"$tmp/rows"
 	rm -f "$tmp/run.csv"
 }
 
@@ -136,7 +136,7 @@ END {
 			}
 	printf "\n2. fork-race throughput, always vs never (window_ns=0: natural window)\n"
 	printf "%-13s %5s %10s %10s %10s %10s %9s %9s %12s\n", "fork_vma_lock", "tasks",
-		"best op/s", "op/cpu-s", "forks/s", "unstable", "a/n best", "a/n cpu", "a/n rounds"
+		"best op/s", "op/cpu-s", "forks/s", "lost", "a/n best", "a/n cpu", "a/n rounds"
 	split("always never", lk, " ")
 	for (j = 1; j <= m; j++)
 		for (i = 1; i <= 2; i++) {
@@ -147,10 +147,10 @@ END {
 				i == 1 ? ratio(opcpu(k), opcpu(kn)) : "",
 				i == 1 ? range("fr", "fork-race", ts[j], "always", "never") : ""
 		}
-	printf "(forks/s: in the best round by task ops/s; unstable: all rounds)\n"
+	printf "(forks/s: in the best round by task ops/s; lost: writes lost, all rounds)\n"
 	printf "\n3. the races, windows widened (window_ns=1000), --verify\n"
 	printf "%-10s %-20s %5s %10s %9s %10s %9s %10s\n", "workload", "switch", "tasks", "op/s",
-		"majflt", "spurious", "nopage", "unstable"
+		"majflt", "spurious", "nopage", "lost"
 	for (j = 1; j <= m; j++) {
 		for (v = 1; v >= 0; v--) {
 			k = "race" SUBSEP v SUBSEP "numa-race" SUBSEP ts[j]
