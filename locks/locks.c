@@ -1407,12 +1407,33 @@ int locks_submit_req(struct file *filp, struct file_lock_req *req)
 	return error;
 }
 
+/*
+ * flock(2)'s checks of cmd, made before it looks at the fd (Linux 5.16+
+ * SYSCALL_DEFINE2(flock)): LOCK_MAND is ignored (its support was removed in
+ * 5.16, Jeff Layton's "fs: remove LOCK_MAND flock lock support"), then
+ * flock_translate_cmd(cmd & ~LOCK_NB) accepts LOCK_SH, LOCK_EX, LOCK_UN.
+ */
+int flock_check_cmd(unsigned int cmd)
+{
+	if (cmd & LOCK_MAND)
+		return 1;
+	switch (cmd & ~LOCK_NB) {
+	case LOCK_SH:
+	case LOCK_EX:
+	case LOCK_UN:
+		return 0;
+	}
+	return -EINVAL;
+}
+
 int flock_lock_file(struct file *filp, unsigned int cmd, pid_t pid, struct file_lock_req *req)
 {
 	struct file_lock fl;
 	bool nb = cmd & LOCK_NB;
-	int type;
+	int type = flock_check_cmd(cmd);
 
+	if (type)
+		return type < 0 ? type : 0; /* LOCK_MAND: ignored */
 	switch (cmd & ~LOCK_NB) {
 	case LOCK_SH:
 		type = F_RDLCK;
@@ -1796,6 +1817,19 @@ int locks_scheme(void)
 	return lk_scheme;
 }
 
+/* The fd-level fcntl (ksys_fcntl, fdtable/) reaches the lock commands
+ * through vfs_file_hooks: plain (blocking) requests, no deferral. */
+static int lk_fcntl_getlk_hook(struct file *file, unsigned int cmd, struct flock *fl, void *owner)
+{
+	return fcntl_getlk(file, cmd, fl, owner);
+}
+
+static int lk_fcntl_setlk_hook(struct file *file, unsigned int cmd, struct flock *fl, void *owner,
+			       pid_t pid)
+{
+	return fcntl_setlk(file, cmd, fl, owner, pid, NULL);
+}
+
 /* ------------------------------------------------------------------ */
 /* instance lifecycle                                                  */
 /* ------------------------------------------------------------------ */
@@ -1827,6 +1861,8 @@ static int locks_init(void)
 		return -ENOMEM;
 	vfs_file_hooks.locks_remove_posix = locks_remove_posix;
 	vfs_file_hooks.locks_remove_file = locks_remove_file;
+	vfs_file_hooks.fcntl_getlk = lk_fcntl_getlk_hook;
+	vfs_file_hooks.fcntl_setlk = lk_fcntl_setlk_hook;
 	vfs_hooks.locks_free_context = locks_free_lock_context;
 	return 0;
 }
@@ -1838,6 +1874,8 @@ static int locks_teardown(void)
 
 	vfs_file_hooks.locks_remove_posix = NULL;
 	vfs_file_hooks.locks_remove_file = NULL;
+	vfs_file_hooks.fcntl_getlk = NULL;
+	vfs_file_hooks.fcntl_setlk = NULL;
 	/* vfs_hooks.locks_free_context stays: inodes are evicted after us */
 	if (held || blocked) {
 		fprintf(stderr, "rcuvfs: locks: %ld held and %ld blocked locks at teardown\n", held,
