@@ -12,12 +12,30 @@ static struct rvtest_suite *suites, **suites_tail = &suites;
 static pthread_t rvtest_main_thread;
 static unsigned long rvtest_worker_asserts;
 
+/* Every registered test and whether it asserted anything (main thread). */
+struct rvtest_ran {
+	CU_pTest test;
+	const char *suite;
+	int asserts;
+};
+static struct rvtest_ran *rvtest_ran;
+static size_t rvtest_nran, rvtest_last;
+
 #undef CU_assertImplementation
 CU_BOOL rvtest_assert(CU_BOOL value, unsigned int line, const char *cond, const char *file,
 		      const char *func, CU_BOOL fatal)
 {
-	if (pthread_equal(pthread_self(), rvtest_main_thread))
+	if (pthread_equal(pthread_self(), rvtest_main_thread)) {
+		CU_pTest t = CU_get_current_test();
+
+		if (rvtest_last >= rvtest_nran || rvtest_ran[rvtest_last].test != t)
+			for (rvtest_last = 0; rvtest_last < rvtest_nran; rvtest_last++)
+				if (rvtest_ran[rvtest_last].test == t)
+					break;
+		if (rvtest_last < rvtest_nran)
+			rvtest_ran[rvtest_last].asserts++;
 		return CU_assertImplementation(value, line, cond, file, func, fatal);
+	}
 	/* report the first few; every one fails the program */
 	if (__atomic_fetch_add(&rvtest_worker_asserts, 1, __ATOMIC_RELAXED) < 5)
 		fprintf(stderr,
@@ -194,10 +212,17 @@ int rvtest_main(int argc, char **argv)
 		if (!cs)
 			return 2;
 		for (const struct rvtest_case *c = s->cases; c->name; c++) {
+			struct rvtest_ran *r;
+			CU_pTest t;
+
 			if (only_test && strcmp(only_test, c->name))
 				continue;
-			if (!CU_add_test(cs, c->name, c->fn))
+			t = CU_add_test(cs, c->name, c->fn);
+			r = realloc(rvtest_ran, (rvtest_nran + 1) * sizeof(*r));
+			if (!t || !r)
 				return 2;
+			rvtest_ran = r;
+			rvtest_ran[rvtest_nran++] = (struct rvtest_ran){ t, s->name, 0 };
 		}
 	}
 	CU_basic_set_mode(CU_BRM_VERBOSE);
@@ -205,6 +230,16 @@ int rvtest_main(int argc, char **argv)
 	fails = CU_get_number_of_failures() + CU_get_number_of_suites_failed() +
 		CU_get_number_of_tests_failed();
 	printf("\n");
+	/* a test that asserted nothing proved nothing (suites whose init
+	 * failed ran none of theirs: already a failure) */
+	if (!CU_get_number_of_suites_failed())
+		for (size_t i = 0; i < rvtest_nran; i++)
+			if (!rvtest_ran[i].asserts) {
+				fprintf(stderr, "rvtest: %s %s ran no assertion: failed\n",
+					rvtest_ran[i].suite, rvtest_ran[i].test->pName);
+				fails++;
+			}
+	free(rvtest_ran);
 	CU_cleanup_registry();
 	if (rvtest_worker_asserts) {
 		fprintf(stderr, "rvtest: %lu CU_ASSERTs ran on worker threads (see above): failed\n",

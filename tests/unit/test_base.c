@@ -304,6 +304,20 @@ static void test_completion_and_signal(void)
 
 static struct wait_queue_head wq;
 static int wq_cond;
+static int wq_queued_at_wake; /* waiters on the queue when the waker woke them */
+static long wq_spins;	      /* the waker's bounded wait for them ran out: -1 */
+
+static int wq_queued(void)
+{
+	struct list_head *p;
+	int n = 0;
+
+	spin_lock(&wq.lock);
+	for (p = wq.head.next; p != &wq.head; p = p->next)
+		n++;
+	spin_unlock(&wq.lock);
+	return n;
+}
 
 static void *wq_waiter(void *arg)
 {
@@ -316,8 +330,16 @@ static void *wq_role(void *arg)
 {
 	if (!arg)
 		return wq_waiter(NULL);
-	for (int i = 0; i < 100; i++)
+	/* both waiters queued with the condition false: they sleep, and only
+	 * this wake-up can end their wait (bounded; never reached) */
+	while (wq_queued() < 2) {
+		if (++wq_spins > 100000000) {
+			wq_spins = -1;
+			break;
+		}
 		sched_yield();
+	}
+	wq_queued_at_wake = wq_queued();
 	__atomic_store_n(&wq_cond, 1, __ATOMIC_RELEASE);
 	wake_up_all(&wq);
 	return NULL;
@@ -329,7 +351,10 @@ static void test_wait_event(void)
 
 	init_waitqueue_head(&wq);
 	wq_cond = 0;
+	wq_spins = 0;
 	rvtest_run_threads(3, wq_role, roles);
+	CU_ASSERT(wq_spins >= 0);
+	CU_ASSERT_EQUAL(wq_queued_at_wake, 2); /* the race happened: both were asleep */
 	CU_ASSERT_EQUAL(wq_cond, 3);
 	CU_ASSERT_TRUE(list_empty(&wq.head));
 }

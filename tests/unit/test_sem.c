@@ -118,6 +118,8 @@ static void test_fifo_handoff_vs_steal(void)
 
 		init_kind(&sem, steal, 1);
 		down(&sem);
+		if (steal)
+			CU_ASSERT_EQUAL(rv_inject_set_pause("sem_steal_woken", 1), 0);
 		pthread_create(&th, NULL, downer_main, &d);
 		CU_ASSERT_EQUAL(WAIT_UNTIL(nr_waiters(&sem) == 1), 0);
 		up(&sem);
@@ -128,15 +130,33 @@ static void test_fifo_handoff_vs_steal(void)
 			CU_ASSERT_EQUAL(WAIT_UNTIL(__atomic_load_n(&d.done, __ATOMIC_ACQUIRE)), 0);
 			up(&sem);
 		} else {
-			/* a running task may steal it; the waiter re-checks and
-			 * sleeps again, then gets it at the next up() */
-			if (down_trylock(&sem) == 0) {
-				CU_ASSERT_EQUAL(__atomic_load_n(&d.done, __ATOMIC_ACQUIRE), 0);
-				up(&sem);
-			}
+			/* a running task steals it: the woken waiter is parked
+			 * before it re-checks count, so the steal happens every
+			 * run; released, the waiter finds count 0 and sleeps
+			 * again, then gets it at the next up() */
+			uint64_t sleeps;
+
+			CU_ASSERT_EQUAL(rv_inject_wait_arrivals("sem_steal_woken", 1, 10000), 0);
+			CU_ASSERT_EQUAL(down_trylock(&sem), 0); /* the steal */
+			CU_ASSERT_EQUAL(__atomic_load_n(&d.done, __ATOMIC_ACQUIRE), 0);
+			spin_lock(&sem.lock);
+			sleeps = sem.sleeps;
+			spin_unlock(&sem.lock);
+			rv_inject_release("sem_steal_woken");
+			/* it sleeps again (sleeps counts it), still not done */
+			CU_ASSERT_EQUAL(WAIT_UNTIL(({
+						spin_lock(&sem.lock);
+						uint64_t __s = sem.sleeps;
+						spin_unlock(&sem.lock);
+						__s > sleeps;
+					})),
+					0);
+			CU_ASSERT_EQUAL(__atomic_load_n(&d.done, __ATOMIC_ACQUIRE), 0);
+			up(&sem);
 			CU_ASSERT_EQUAL(WAIT_UNTIL(__atomic_load_n(&d.done, __ATOMIC_ACQUIRE)), 0);
 			up(&sem);
 			CU_ASSERT_EQUAL(sem.handoffs, 0);
+			rv_inject_clear_all();
 		}
 		pthread_join(th, NULL);
 		CU_ASSERT_EQUAL(sem.count, 1);

@@ -124,6 +124,9 @@ static int __down_steal(struct semaphore *sem, int state, unsigned int *slept)
 		(*slept)++;
 		spin_unlock(&sem->lock);
 		schedule();
+		/* woken, not yet competing for count: a running task may steal
+		 * it here (tests park the waiter at this point to make it so) */
+		RV_INJECT("sem_steal_woken");
 		spin_lock(&sem->lock);
 		if (sem->count > 0)
 			break;
