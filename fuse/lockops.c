@@ -284,6 +284,22 @@ static struct lkf_bucket {
 } lkf_hash[LKF_BUCKETS];
 static pthread_once_t lkf_once = PTHREAD_ONCE_INIT;
 
+/*
+ * Every removal of a record bumps lkf_gen (under the bucket lock).  Each
+ * thread remembers the last (file, owner) it noted and the generation then:
+ * while no record was removed since, the note is still there (a record
+ * outlives every lock request on its file: RELEASE comes after them), so
+ * the common case of one owner locking again through the same fh costs a
+ * comparison, and a file allocated at a freed one's address never matches
+ * (its predecessor's removal changed the generation).
+ */
+static unsigned long lkf_gen; /* atomic */
+static __thread struct {
+	struct file *file;
+	uint64_t owner;
+	unsigned long gen;
+} lkf_last;
+
 static void lkf_init(void)
 {
 	for (int i = 0; i < LKF_BUCKETS; i++) {
@@ -319,10 +335,14 @@ static bool lkf_has(const struct lkf_rec *r, uint64_t owner)
 /* Remember that owner locks through file (before the model sees the lock). */
 static int lkf_note(struct file *file, uint64_t owner)
 {
-	struct lkf_bucket *b = lkf_bucket(file->f_inode);
+	struct lkf_bucket *b;
 	struct lkf_rec *r;
+	unsigned long gen = __atomic_load_n(&lkf_gen, __ATOMIC_ACQUIRE);
 	int err = 0;
 
+	if (lkf_last.file == file && lkf_last.owner == owner && lkf_last.gen == gen)
+		return 0;
+	b = lkf_bucket(file->f_inode);
 	pthread_mutex_lock(&b->lock);
 	r = lkf_find(b, file);
 	if (!r) {
@@ -349,6 +369,10 @@ static int lkf_note(struct file *file, uint64_t owner)
 		}
 		r->owners[r->n++] = owner;
 	}
+	/* gen read before the lock: a removal since then makes this miss */
+	lkf_last.file = file;
+	lkf_last.owner = owner;
+	lkf_last.gen = gen;
 out:
 	pthread_mutex_unlock(&b->lock);
 	return err;
@@ -365,6 +389,7 @@ static void lkf_release(struct file *file)
 	r = lkf_find(b, file);
 	if (r) {
 		list_del_init(&r->link);
+		__atomic_fetch_add(&lkf_gen, 1, __ATOMIC_RELEASE);
 		for (size_t i = 0; i < r->n; i++) {
 			shared = false;
 			list_for_each_entry(o, &b->head, link)
@@ -631,6 +656,7 @@ void rvf_locks_drop_all(void)
 			for (size_t k = 0; k < r->n; k++)
 				locks_remove_posix(r->file, (fl_owner_t)(uintptr_t)r->owners[k]);
 			list_del_init(&r->link);
+			__atomic_fetch_add(&lkf_gen, 1, __ATOMIC_RELEASE);
 			free(r->owners);
 			free(r);
 		}

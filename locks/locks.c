@@ -96,13 +96,23 @@ struct lock_shard {
 struct owner_acct {
 	struct list_head link; /* on owner_hash[], under its lock */
 	fl_owner_t owner;
-	long count; /* lock records charged */
+	long count;		  /* lock records charged */
+	struct file_lock *spare; /* a free record (constructed state) for the
+				    owner's next lock; bucket lock */
 };
 
 struct owner_bucket {
 	spinlock_t lock;
-	struct list_head head;
+	struct list_head head; /* owner_acct records; lock */
+	int idle;	       /* records on head with count 0; lock */
 } __cacheline_aligned;
+
+/*
+ * Records whose count dropped to 0 stay in their bucket, up to this many
+ * per bucket, so an owner that locks and unlocks over and over (the common
+ * case: one lock at a time) does not allocate and free its record each time.
+ */
+#define OWNER_IDLE_MAX 2
 
 static int lk_scheme;	     /* enum filelock_scheme of the live instance */
 static bool lk_bkl_ops_lock; /* bkl_ops contains `lock` */
@@ -246,18 +256,23 @@ static struct owner_acct *owner_find(struct owner_bucket *b, fl_owner_t owner)
 	return NULL;
 }
 
-/* Records come from a cache: its per-thread magazines make the alloc/free
- * at every first-lock/last-unlock of an owner cheap. */
+/* Records come from a cache; idle ones are kept (OWNER_IDLE_MAX). */
 static struct kmem_cache *owner_cache;
 
 static void owner_free(struct owner_acct *a)
 {
-	if (a)
+	if (a) {
+		if (a->spare)
+			kmem_cache_free(filelock_cache, a->spare);
 		kmem_cache_free(owner_cache, a);
+	}
 }
 
-/* Charge n lock records to owner; -ENOLCK over the limit or without memory. */
-static int owner_charge(fl_owner_t owner, long n)
+/*
+ * Charge n lock records to owner; -ENOLCK over the limit or without memory.
+ * On success *rec (if non-NULL) gets the owner's spare record, or NULL.
+ */
+static int owner_charge(fl_owner_t owner, long n, struct file_lock **rec)
 {
 	struct owner_bucket *b = owner_bucket(owner);
 	struct owner_acct *a, *spare = NULL;
@@ -278,24 +293,38 @@ static int owner_charge(fl_owner_t owner, long n)
 			spare = NULL;
 			a->owner = owner;
 			a->count = 0;
+			a->spare = NULL;
 			list_add(&a->link, &b->head);
+			b->idle++;
 		}
 	}
 	if (a->count + n > READ_ONCE(lk_owner_limit)) {
 		ret = -ENOLCK;
-		if (!a->count) {
+		if (!a->count && b->idle > OWNER_IDLE_MAX) {
 			list_del_init(&a->link);
+			b->idle--;
 			spare = a;
 		}
 	} else {
+		if (!a->count)
+			b->idle--;
 		a->count += n;
+		if (rec) {
+			*rec = a->spare;
+			a->spare = NULL;
+		}
 	}
 	spin_unlock(&b->lock);
 	owner_free(spare);
 	return ret;
 }
 
-static void owner_uncharge(fl_owner_t owner, long n)
+/*
+ * Uncharge n records; rec (if non-NULL) is a freed record of the owner, in
+ * the constructed state, kept as its spare when it has none (so an owner
+ * that locks and unlocks in turn reuses one record), else freed.
+ */
+static void owner_uncharge(fl_owner_t owner, long n, struct file_lock *rec)
 {
 	struct owner_bucket *b = owner_bucket(owner);
 	struct owner_acct *a, *dead = NULL;
@@ -307,11 +336,22 @@ static void owner_uncharge(fl_owner_t owner, long n)
 	if (a) {
 		a->count -= n;
 		if (a->count <= 0) {
-			list_del_init(&a->link);
-			dead = a;
+			a->count = 0;
+			if (b->idle < OWNER_IDLE_MAX) {
+				b->idle++;
+			} else {
+				list_del_init(&a->link);
+				dead = a;
+			}
+		}
+		if (rec && !dead && !a->spare) {
+			a->spare = rec;
+			rec = NULL;
 		}
 	}
 	spin_unlock(&b->lock);
+	if (rec)
+		kmem_cache_free(filelock_cache, rec);
 	if (!a)
 		fprintf(stderr, "rcuvfs: locks: uncharge of unknown owner %p\n", owner);
 	owner_free(dead);
@@ -332,7 +372,7 @@ long locks_owner_limit(void)
 /* ------------------------------------------------------------------ */
 
 /* Every field, one store each (cheaper than memset + the list heads). */
-void locks_init_lock(struct file_lock *fl)
+static __always_inline void __locks_init_lock(struct file_lock *fl)
 {
 	fl->fl_blocker = NULL;
 	INIT_LIST_HEAD(&fl->fl_list);
@@ -350,6 +390,11 @@ void locks_init_lock(struct file_lock *fl)
 	fl->fl_ctx = NULL;
 	fl->fl_req = NULL;
 	init_waitqueue_head(&fl->fl_wait);
+}
+
+void locks_init_lock(struct file_lock *fl)
+{
+	__locks_init_lock(fl);
 }
 
 /*
@@ -408,9 +453,12 @@ static inline void locks_free_record(struct file_lock *fl)
  */
 static void locks_free_lock(struct file_lock *fl)
 {
-	if (!(fl->fl_flags & FL_FLOCK))
-		owner_uncharge(fl->fl_owner, 1);
-	locks_free_record(fl);
+	if (fl->fl_flags & FL_FLOCK) {
+		locks_free_record(fl);
+		return;
+	}
+	locks_check_constructed(fl);
+	owner_uncharge(fl->fl_owner, 1, fl);
 }
 
 /* Preallocate n records charged to owner (before any list lock). */
@@ -419,9 +467,16 @@ static int locks_prealloc(fl_owner_t owner, int n, struct file_lock **a, struct 
 	*a = *b = NULL;
 	if (!n)
 		return 0;
-	if (owner_charge(owner, n))
+	if (owner_charge(owner, n, a))
 		goto enolck;
-	*a = locks_alloc_lock();
+	if (*a) {
+		/* the owner's spare: constructed, as locks_alloc_lock gives */
+		(*a)->fl_flags = 0;
+		(*a)->fl_ctx = NULL;
+		(*a)->fl_req = NULL;
+	} else {
+		*a = locks_alloc_lock();
+	}
 	if (n > 1)
 		*b = locks_alloc_lock();
 	if (!*a || (n > 1 && !*b)) {
@@ -430,7 +485,7 @@ static int locks_prealloc(fl_owner_t owner, int n, struct file_lock **a, struct 
 		if (*b)
 			locks_free_record(*b);
 		*a = *b = NULL;
-		owner_uncharge(owner, n);
+		owner_uncharge(owner, n, NULL);
 		goto enolck;
 	}
 	(*a)->fl_owner = owner;
@@ -850,7 +905,7 @@ static int posix_lock_ctx(struct file_lock_context *ctx, struct file_lock *reque
 	struct list_head dispose = LIST_HEAD_INIT(dispose);
 	int64_t start = request->fl_start, end = request->fl_end;
 	bool unlock = request->fl_type == F_UNLCK;
-	bool added;
+	bool added, split;
 	int error;
 
 	rv_stat_inc(locks_posix_calls);
@@ -860,34 +915,36 @@ static int posix_lock_ctx(struct file_lock_context *ctx, struct file_lock *reque
 		return error;
 retry:
 	flc_lock(ctx);
-	if (!unlock) {
-		list_for_each_entry(fl, &ctx->flc_posix, fl_list)
-		{
-			if (!posix_locks_conflict(request, fl))
-				continue;
-			rv_stat_inc(locks_conflicts);
-			if (conflock)
-				locks_copy_conflock(conflock, fl);
-			error = -EAGAIN;
-			if (request->fl_flags & FL_SLEEP)
-				error = locks_block_on(fl, request, posix_locks_conflict);
-			goto out;
+	/*
+	 * One pass: the first conflicting lock in list order (the owner's own
+	 * never conflict), and whether one of the owner's locks will be split
+	 * in two (a second record).
+	 */
+	split = false;
+	list_for_each_entry(fl, &ctx->flc_posix, fl_list)
+	{
+		if (fl->fl_owner == request->fl_owner) {
+			if (fl->fl_type != request->fl_type && fl->fl_start < start && fl->fl_end > end)
+				split = true;
+			continue;
 		}
+		if (unlock || !posix_locks_conflict(request, fl))
+			continue;
+		rv_stat_inc(locks_conflicts);
+		if (conflock)
+			locks_copy_conflock(conflock, fl);
+		error = -EAGAIN;
+		if (request->fl_flags & FL_SLEEP)
+			error = locks_block_on(fl, request, posix_locks_conflict);
+		goto out;
 	}
-	if (!new_fl2) {
-		/* will one of the owner's locks be split in two? */
-		list_for_each_entry(fl, &ctx->flc_posix, fl_list)
-		{
-			if (fl->fl_owner == request->fl_owner && fl->fl_type != request->fl_type &&
-			    fl->fl_start < start && fl->fl_end > end) {
-				/* allocate outside the list lock and look again */
-				flc_unlock(ctx);
-				error = locks_prealloc(request->fl_owner, 1, &new_fl2, &tmp);
-				if (error)
-					goto out_unlocked;
-				goto retry;
-			}
-		}
+	if (split && !new_fl2) {
+		/* allocate outside the list lock and look again */
+		flc_unlock(ctx);
+		error = locks_prealloc(request->fl_owner, 1, &new_fl2, &tmp);
+		if (error)
+			goto out_unlocked;
+		goto retry;
 	}
 	if (!lk_claim(request)) {
 		error = -ECANCELED;
@@ -1144,7 +1201,7 @@ struct file_lock_req *locks_alloc_req(void (*grant)(struct file_lock_req *, int)
 
 	if (!req)
 		return NULL;
-	locks_init_lock(&req->fl);
+	__locks_init_lock(&req->fl);
 	req->fl.fl_req = req;
 	req->state = FLR_IDLE;
 	req->refcount = 1;
@@ -1369,7 +1426,7 @@ int flock_lock_file(struct file *filp, unsigned int cmd, pid_t pid, struct file_
 	if (!lk_file_ok(filp) || !(filp->f_mode & (FMODE_READ | FMODE_WRITE)))
 		return -EBADF;
 	if (req && !nb && type != F_UNLCK) {
-		locks_init_lock(&req->fl);
+		__locks_init_lock(&req->fl);
 		req->fl.fl_req = req;
 		req->fl.fl_flags = FL_FLOCK;
 		req->fl.fl_type = type;
@@ -1378,7 +1435,7 @@ int flock_lock_file(struct file *filp, unsigned int cmd, pid_t pid, struct file_
 		req->fl.fl_end = OFFSET_MAX;
 		return locks_submit_req(filp, req);
 	}
-	locks_init_lock(&fl);
+	__locks_init_lock(&fl);
 	fl.fl_flags = FL_FLOCK | (nb ? 0 : FL_SLEEP);
 	fl.fl_type = type;
 	fl.fl_pid = pid;
@@ -1453,7 +1510,7 @@ int locks_test_lock(struct file *filp, struct flock *l, fl_owner_t owner)
 
 	if (!lk_file_ok(filp))
 		return -EBADF;
-	locks_init_lock(&fl);
+	__locks_init_lock(&fl);
 	error = flock_to_posix_lock(filp, &fl, l);
 	if (error)
 		return error;
@@ -1480,7 +1537,7 @@ int fcntl_getlk(struct file *filp, unsigned int cmd, struct flock *l, fl_owner_t
 		return -EBADF;
 	if (cmd != F_OFD_GETLK && l->l_type != F_RDLCK && l->l_type != F_WRLCK)
 		return -EINVAL;
-	locks_init_lock(&fl);
+	__locks_init_lock(&fl);
 	error = flock_to_posix_lock(filp, &fl, l);
 	if (error)
 		return error;
@@ -1507,7 +1564,7 @@ int fcntl_setlk(struct file *filp, unsigned int cmd, struct flock *l, fl_owner_t
 		return -EINVAL;
 	if (!lk_file_ok(filp))
 		return -EBADF;
-	locks_init_lock(fl);
+	__locks_init_lock(fl);
 	if (req)
 		fl->fl_req = req;
 	error = flock_to_posix_lock(filp, fl, l);
@@ -1532,7 +1589,8 @@ int fcntl_setlk(struct file *filp, unsigned int cmd, struct flock *l, fl_owner_t
 		return locks_submit_req(filp, req);
 	fl->fl_flags &= ~FL_DEFERRED;
 	fl->fl_req = NULL;
-	return posix_lock_file(filp, fl, NULL);
+	/* posix_lock_file without a second check of filp */
+	return __lk_lock_file_wait(filp, fl, FL_POSIX, NULL);
 }
 
 void locks_remove_posix(struct file *filp, fl_owner_t owner)
@@ -1548,7 +1606,7 @@ void locks_remove_posix(struct file *filp, fl_owner_t owner)
 	 * owner through another fd is the caller's race */
 	if (!ctx || list_empty(&ctx->flc_posix))
 		return;
-	locks_init_lock(&fl);
+	__locks_init_lock(&fl);
 	fl.fl_flags = FL_POSIX;
 	fl.fl_type = F_UNLCK;
 	fl.fl_owner = owner;
@@ -1571,7 +1629,7 @@ void locks_remove_file(struct file *filp)
 		return;
 	lk_enter(&c);
 	if (!list_empty(&ctx->flc_posix)) {
-		locks_init_lock(&fl);
+		__locks_init_lock(&fl);
 		fl.fl_flags = FL_POSIX | FL_OFDLCK;
 		fl.fl_type = F_UNLCK;
 		fl.fl_owner = filp;
@@ -1579,7 +1637,7 @@ void locks_remove_file(struct file *filp)
 		posix_lock_ctx(ctx, &fl, NULL);
 	}
 	if (!list_empty(&ctx->flc_flock)) {
-		locks_init_lock(&fl);
+		__locks_init_lock(&fl);
 		fl.fl_flags = FL_FLOCK;
 		fl.fl_type = F_UNLCK;
 		fl.fl_owner = filp;
@@ -1756,6 +1814,7 @@ static int locks_init(void)
 	for (int i = 0; i < OWNER_HASH_SIZE; i++) {
 		spin_lock_init(&owner_hash[i].lock);
 		INIT_LIST_HEAD(&owner_hash[i].head);
+		owner_hash[i].idle = 0;
 	}
 	filelock_cache =
 	    kmem_cache_create("file_lock_cache", sizeof(struct file_lock), 0, 0, locks_ctor);
@@ -1787,7 +1846,7 @@ static int locks_teardown(void)
 			struct owner_acct *a =
 			    list_first_entry(&owner_hash[i].head, struct owner_acct, link);
 
-			if (!held)
+			if (!held && a->count)
 				fprintf(stderr, "rcuvfs: locks: owner %p still charged %ld\n",
 					a->owner, a->count);
 			list_del_init(&a->link);

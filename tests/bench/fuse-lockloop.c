@@ -4,10 +4,14 @@
  * one file, for instruction counts of the daemon side (tests/bench/fuse-locks-callgrind.sh
  * compiles and runs it).
  *
- *   fuse-lockloop flock|posix FILE N
+ *   fuse-lockloop flock|posix|ofd FILE N
+ *
+ * flock: LOCK_EX + LOCK_UN; posix: F_SETLK write lock + unlock of byte 0;
+ * ofd: the same with F_OFD_SETLK.
  *
  * Locking: single-threaded.
  */
+#define _GNU_SOURCE /* F_OFD_SETLK */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,14 +46,16 @@ int main(int argc, char **argv)
 			if (flock(fd, LOCK_EX) || flock(fd, LOCK_UN))
 				return 1;
 		} else {
+			int cmd = !strcmp(argv[1], "ofd") ? F_OFD_SETLK : F_SETLK;
+
 			memset(&fl, 0, sizeof(fl));
 			fl.l_type = F_WRLCK;
 			fl.l_whence = SEEK_SET;
 			fl.l_len = 1;
-			if (fcntl(fd, F_SETLK, &fl))
+			if (fcntl(fd, cmd, &fl))
 				return 1;
 			fl.l_type = F_UNLCK;
-			if (fcntl(fd, F_SETLK, &fl))
+			if (fcntl(fd, cmd, &fl))
 				return 1;
 		}
 	}

@@ -7,7 +7,9 @@
 # independent of the load on a shared machine, unlike fuse-locks.sh).
 #
 # Each daemon runs in the foreground under callgrind; for each loop (flock:
-# LOCK_EX + LOCK_UN; posix: F_SETLK write lock + unlock of byte 0) the counters
+# LOCK_EX + LOCK_UN; posix: F_SETLK write lock + unlock of byte 0; ofd: the
+# same with F_OFD_SETLK, which reaches the daemon as a POSIX request owned by
+# the open file) the counters
 # are zeroed (callgrind_control -z), tests/bench/fuse-lockloop.c runs N pairs
 # on an already created file, and the counters are dumped (callgrind_control
 # -d).  The dump also holds the file's open/flush/release and libfuse's idle
@@ -50,7 +52,7 @@ measure() { # name daemon args...
 		sleep 0.1
 	done
 	: >"$TMP/m/f" 2>/dev/null || true
-	for mode in flock posix; do
+	for mode in flock posix ofd; do
 		"$TMP/lockloop" "$mode" "$TMP/m/f" 10 # warm: the lock context, caches
 		callgrind_control -z "$DPID" >/dev/null 2>&1
 		"$TMP/lockloop" "$mode" "$TMP/m/f" "$N"
@@ -75,8 +77,8 @@ measure floor "$BIN/rcuvfs-fuse-floor"
 echo
 awk '{ ir[$1, $2] = $3; names[$1] = 1 }
 END {
-	for (m = 1; m <= 2; m++) {
-		mode = m == 1 ? "flock" : "posix"
+	for (m = 1; m <= 3; m++) {
+		mode = m == 1 ? "flock" : m == 2 ? "posix" : "ofd"
 		for (n in names) if (n != "floor")
 			printf "%s %s: %+.0f Ir/pair over the floor (%.2fx)\n", n, mode,
 				(ir[n, mode] - ir["floor", mode]) / '"$N"', ir[n, mode] / ir["floor", mode]
