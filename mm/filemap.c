@@ -270,10 +270,13 @@ static vm_fault_t __do_file_fault(struct vm_fault *vmf)
 	 * do_cow_fault (mm/memory.c, Linux 6.9): a private anonymous copy of
 	 * the cache folio, installed while __do_fault's folio lock is still
 	 * held, so truncation (which takes that lock) cannot slip between
-	 * the checks filemap_fault made and the new PTE.
+	 * the checks filemap_fault made and the new PTE.  The anon_vma first,
+	 * through vmf_anon_prepare (6.7+): under the per-VMA lock alone it
+	 * takes mmap_lock for read or retries under it.
 	 */
-	if (anon_vma_prepare(vma))
-		return VM_FAULT_OOM;
+	ret = vmf_anon_prepare(vmf);
+	if (ret)
+		return ret;
 	new = mm_alloc_anon_folio();
 	if (!new)
 		return VM_FAULT_OOM;

@@ -30,8 +30,6 @@
  */
 #include "mm/internal.h"
 
-RV_STAT_DEFINE(fork_unstable_vmas,
-	       "VMAs a checker found inconsistent between parent and child after fork");
 RV_STAT_DEFINE(mm_forks, "dup_mmap calls");
 
 bool vma_needs_copy(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma)

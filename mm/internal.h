@@ -182,6 +182,14 @@ void tlb_flush_mmu(struct mmu_gather *tlb);
 void tlb_finish_mmu(struct mmu_gather *tlb);
 
 /* mm/rmap.c */
+static inline void anon_vma_lock_write(struct anon_vma *av)
+{
+	down_write(&av->root->rwsem);
+}
+static inline void anon_vma_unlock_write(struct anon_vma *av)
+{
+	up_write(&av->root->rwsem);
+}
 bool pte_maps_folio(struct mm_struct *mm, unsigned long addr, struct folio *folio);
 
 /* mm/mmap.c */
@@ -248,6 +256,8 @@ static inline int vmf_pte_alloc(struct vm_fault *vmf)
  * Consumes the caller's folio reference either way; VM_FAULT_NOPAGE if raced. */
 vm_fault_t finish_fault_install(struct vm_fault *vmf, struct folio *folio, pte_t flags, int counter);
 void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma, unsigned long addr);
+/* The VMA's anon_vma before an anonymous folio goes in: 0, VM_FAULT_OOM or VM_FAULT_RETRY. */
+vm_fault_t vmf_anon_prepare(struct vm_fault *vmf);
 
 /* mm/vmscan.c */
 void mm_vmscan_init(void);

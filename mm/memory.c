@@ -82,16 +82,50 @@ vm_fault_t finish_fault_install(struct vm_fault *vmf, struct folio *folio, pte_t
 	return 0;
 }
 
+RV_STAT_DEFINE(anon_prepare_retries,
+	       "faults under the per-VMA lock redone under mmap_lock to prepare an anon_vma");
+
+/*
+ * vmf_anon_prepare (mm/memory.c, Linux 6.7; mainline adds the trylock):
+ * the VMA needs an anon_vma before an anonymous folio can be mapped in it.
+ * Under mmap_lock, prepare it.  Under the per-VMA lock alone that is not
+ * allowed: split and merge (holding mmap_lock for write) read and copy
+ * vma->anon_vma, so it may only be assigned under mmap_lock.  Take
+ * mmap_lock for read if that succeeds at once, else return VM_FAULT_RETRY
+ * and the fault is redone under mmap_lock (handle_page_fault).
+ */
+vm_fault_t vmf_anon_prepare(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	vm_fault_t ret = 0;
+
+	if (likely(smp_load_acquire(&vma->anon_vma)))
+		return 0;
+	if (vmf->flags & FAULT_FLAG_VMA_LOCK) {
+		if (!mmap_read_trylock(vma->vm_mm)) {
+			rv_stat_inc(anon_prepare_retries);
+			return VM_FAULT_RETRY;
+		}
+	}
+	if (anon_vma_prepare(vma))
+		ret = VM_FAULT_OOM;
+	if (vmf->flags & FAULT_FLAG_VMA_LOCK)
+		mmap_read_unlock(vma->vm_mm);
+	return ret;
+}
+
 static vm_fault_t do_anonymous_page(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
 	struct folio *folio;
+	vm_fault_t ret;
 
 	if (!(vmf->flags & FAULT_FLAG_WRITE))
 		return finish_fault_install(vmf, mm_zero_folio(), _PAGE_SPECIAL | _PAGE_ACCESSED,
 					    -1);
-	if (anon_vma_prepare(vma))
-		return VM_FAULT_OOM;
+	ret = vmf_anon_prepare(vmf);
+	if (ret)
+		return ret;
 	folio = mm_alloc_anon_folio();
 	if (!folio)
 		return VM_FAULT_OOM;
@@ -112,6 +146,7 @@ static vm_fault_t do_wp_page(struct vm_fault *vmf)
 	pte_t orig = vmf->orig_pte;
 	bool special = pte_special(orig);
 	struct folio *old = special ? mm_zero_folio() : mm_folio_from_pte(orig), *new;
+	vm_fault_t ret;
 
 	if (vma->vm_flags & VM_SHARED) {
 		/* wp_page_shared: write-notify (first write after a read fault,
@@ -134,9 +169,10 @@ static vm_fault_t do_wp_page(struct vm_fault *vmf)
 	/* wp_page_copy */
 	mm_folio_get(old);
 	spin_unlock(&pt->ptl);
-	if (anon_vma_prepare(vma)) {
+	ret = vmf_anon_prepare(vmf);
+	if (ret) {
 		mm_folio_put(old);
-		return VM_FAULT_OOM;
+		return ret;
 	}
 	new = mm_alloc_anon_folio();
 	if (!new) {

@@ -504,12 +504,6 @@ int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm);
 /* Whether fork must copy this VMA's page tables (else the child faults lazily). */
 bool vma_needs_copy(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma);
 
-/*
- * From the outside after fork: count child VMAs whose anonymous folios an
- * rmap walk cannot find at the child's address (fork_unstable_vmas).
- */
-int fork_check_child(struct mm_struct *child);
-
 /* ------------------------------------------------------------------ */
 /* reclaim and NUMA hinting                                            */
 /* ------------------------------------------------------------------ */

@@ -45,6 +45,7 @@ void vma_start_write(struct vm_area_struct *vma)
 
 	if (vma->vm_lock_seq == seq)
 		return; /* already write-locked in this mmap_lock section */
+	RV_INJECT("vma_start_write"); /* about to wait for the VMA's readers */
 	/* wait for the VMA's readers (faults) to leave, then mark it */
 	down_write(&vma->vm_lock);
 	WRITE_ONCE(vma->vm_lock_seq, seq);
@@ -278,6 +279,18 @@ retry:
 		rv_stat_inc(vma_lock_replaced);
 		goto retry; /* the area was replaced with another one */
 	}
+	/*
+	 * anon_vma_fault=refuse, Linux 6.4's lock_vma_under_rcu: only
+	 * anonymous VMAs, and only those that already have an anon_vma
+	 * ("find_mergeable_anon_vma uses adjacent vmas which are not
+	 * locked"); everything else faults under mmap_lock.  6.7+ takes
+	 * every VMA and leaves the anon_vma to vmf_anon_prepare.
+	 */
+	if (rv_sw.anon_vma_fault == ANON_VMA_FAULT_REFUSE &&
+	    (!vma_is_anonymous(vma) || !READ_ONCE(vma->anon_vma))) {
+		vma_end_read(vma);
+		goto miss;
+	}
 	rcu_read_unlock();
 	return vma;
 miss:
@@ -479,25 +492,49 @@ int exec_mm(struct task_struct *t)
 /* split and merge                                                     */
 /* ------------------------------------------------------------------ */
 
-/* Bounds of a file VMA change under i_mmap_rwsem (rmap and truncate walk it). */
-static void i_mmap_lock_write(struct vm_area_struct *vma)
+/*
+ * vma_prepare / vma_complete (mm/vma.c, Linux 6.8; mm/mmap.c since 6.3):
+ * the bounds of a VMA change under i_mmap_rwsem (write) of its file and
+ * then the lock of its anon_vma, so file and anonymous rmap walkers (which
+ * read vm_start/vm_end/vm_pgoff under those locks) see the old bounds or
+ * the new ones.  The VMA itself is write-locked before: no fault runs in it.
+ */
+struct vma_prepare {
+	struct address_space *mapping;
+	struct anon_vma *anon_vma;
+};
+
+static void vma_prepare(struct vma_prepare *vp, struct vm_area_struct *vma)
 {
-	if (vma->vm_mapping)
-		down_write(&vma->vm_mapping->i_mmap_rwsem);
+	vp->mapping = vma->vm_mapping;
+	vp->anon_vma = vma->anon_vma;
+	if (vp->mapping)
+		down_write(&vp->mapping->i_mmap_rwsem);
+	if (vp->anon_vma)
+		anon_vma_lock_write(vp->anon_vma);
 }
 
-static void i_mmap_unlock_write(struct vm_area_struct *vma)
+static void vma_complete(struct vma_prepare *vp)
 {
-	if (vma->vm_mapping)
-		up_write(&vma->vm_mapping->i_mmap_rwsem);
+	if (vp->anon_vma)
+		anon_vma_unlock_write(vp->anon_vma);
+	if (vp->mapping)
+		up_write(&vp->mapping->i_mmap_rwsem);
 }
 
-/* Split v[i] at addr: v[i] keeps [start, addr), a new VMA at i+1 gets the rest. */
+/*
+ * Split v[i] at addr: v[i] keeps [start, addr), a new VMA at i+1 gets the
+ * rest.  __split_vma: the VMA is write-locked before anything of it is read
+ * (vm_area_dup copies its anon_vma): a fault under its read lock finishes
+ * first, and no later one runs until mmap_lock is released.
+ */
 static int split_vma(struct mm_struct *mm, int i, unsigned long addr)
 {
 	struct vm_area_struct *vma = mm_vma_at(mm, i), *new;
+	struct vma_prepare vp;
 	int ret;
 
+	vma_start_write(vma);
 	new = vm_area_dup(vma);
 	if (!new)
 		return -ENOMEM;
@@ -507,7 +544,6 @@ static int split_vma(struct mm_struct *mm, int i, unsigned long addr)
 	ret = anon_vma_clone(new, vma);
 	if (ret)
 		goto out_free;
-	vma_start_write(vma);
 	ret = vma_tree_splice(mm, i + 1, 0, &new, 1);
 	if (ret) {
 		unlink_anon_vmas(new);
@@ -515,12 +551,12 @@ static int split_vma(struct mm_struct *mm, int i, unsigned long addr)
 	}
 	/* lockless lookups of [addr, end) see either the old VMA (write
 	 * locked: they fall back to mmap_lock) or the new one (born locked);
-	 * i_mmap walkers see the bounds change and the new VMA at once */
-	i_mmap_lock_write(vma);
+	 * rmap walkers see the bounds change and the new VMA at once */
+	vma_prepare(&vp, vma);
 	WRITE_ONCE(vma->vm_end, addr);
 	if (new->vm_mapping)
 		list_add_tail(&new->shared, &new->vm_mapping->i_mmap);
-	i_mmap_unlock_write(vma);
+	vma_complete(&vp);
 	mm->map_count++;
 	rv_stat_inc(vma_splits);
 	return 0;
@@ -531,44 +567,51 @@ out_free:
 	return ret;
 }
 
-static bool vma_mergeable(struct vm_area_struct *a, struct vm_area_struct *b)
+/* What only mmap_lock (held for write) protects: bounds, flags, file, pgoff. */
+static bool vma_mergeable_layout(struct vm_area_struct *a, struct vm_area_struct *b)
 {
 	if (a->vm_end != b->vm_start || a->vm_flags != b->vm_flags || a->vm_file != b->vm_file)
 		return false;
-	if (a->vm_pgoff + vma_pages(a) != b->vm_pgoff)
-		return false;
-	/* one anon_vma must be able to describe both */
-	return a->anon_vma == b->anon_vma || !a->anon_vma || !b->anon_vma;
+	return a->vm_pgoff + vma_pages(a) == b->vm_pgoff;
 }
 
-/* Merge v[i] and v[i+1] if compatible; returns true if merged. */
+/*
+ * Merge v[i] and v[i+1] if compatible; returns true if merged.  Both VMAs
+ * are write-locked before their anon_vmas are read (vma_merge's
+ * vma_start_write of every VMA it changes or removes), then the kept VMA
+ * grows under vma_prepare's locks.
+ */
 static bool vma_merge_at(struct mm_struct *mm, int i)
 {
 	struct vm_area_struct *a = mm_vma_at(mm, i), *b = mm_vma_at(mm, i + 1);
+	struct vma_prepare vp;
 
-	if (!a || !b || !vma_mergeable(a, b))
+	if (!a || !b || !vma_mergeable_layout(a, b))
 		return false;
 	vma_start_write(a);
 	vma_start_write(b);
+	/* one anon_vma must be able to describe both (is_mergeable_anon_vma) */
+	if (a->anon_vma && b->anon_vma && a->anon_vma != b->anon_vma)
+		return false;
 	if (!a->anon_vma && b->anon_vma) {
 		/* keep b (it owns the anon pages): it grows downward */
 		if (vma_tree_splice(mm, i, 1, NULL, 0))
 			return false;
-		i_mmap_lock_write(b);
+		vma_prepare(&vp, b);
 		WRITE_ONCE(b->vm_start, a->vm_start);
 		b->vm_pgoff = a->vm_pgoff;
 		if (a->vm_mapping)
 			list_del_init(&a->shared);
-		i_mmap_unlock_write(b);
+		vma_complete(&vp);
 		remove_vma(a);
 	} else {
 		if (vma_tree_splice(mm, i + 1, 1, NULL, 0))
 			return false;
-		i_mmap_lock_write(a);
+		vma_prepare(&vp, a);
 		WRITE_ONCE(a->vm_end, b->vm_end);
 		if (b->vm_mapping)
 			list_del_init(&b->shared);
-		i_mmap_unlock_write(a);
+		vma_complete(&vp);
 		remove_vma(b);
 	}
 	mm->map_count--;
@@ -685,21 +728,25 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int pr
 	/* extend a compatible neighbour instead of adding a VMA */
 	if (prev && prev->vm_end == addr && prev->vm_flags == vm_flags && prev->vm_file == file &&
 	    prev->vm_pgoff + vma_pages(prev) == pgoff) {
+		struct vma_prepare vp;
+
 		vma_start_write(prev);
-		i_mmap_lock_write(prev);
+		vma_prepare(&vp, prev);
 		WRITE_ONCE(prev->vm_end, end);
-		i_mmap_unlock_write(prev);
+		vma_complete(&vp);
 		rv_stat_inc(vma_merges);
 		vma_merge_at(mm, i - 1);
 		return (long)addr;
 	}
 	if (next && next->vm_start == end && next->vm_flags == vm_flags && next->vm_file == file &&
 	    next->vm_pgoff == pgoff + (len >> PAGE_SHIFT)) {
+		struct vma_prepare vp;
+
 		vma_start_write(next);
-		i_mmap_lock_write(next);
+		vma_prepare(&vp, next);
 		WRITE_ONCE(next->vm_start, addr);
 		next->vm_pgoff = pgoff;
-		i_mmap_unlock_write(next);
+		vma_complete(&vp);
 		rv_stat_inc(vma_merges);
 		return (long)addr;
 	}

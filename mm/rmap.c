@@ -14,9 +14,14 @@
  *     every anon_vma->head list of the tree (write to link/unlink, read to
  *     walk).
  *   - vma->anon_vma_chain and vma->anon_vma change under mmap_lock held for
- *     write, except in anon_vma_prepare, which runs under the VMA's read
- *     lock (or mmap_lock for read) and serializes on mm->page_table_lock.
- *     This is the window fork's VMA write lock closes (SEEDS.md s.4).
+ *     write, except in anon_vma_prepare, which runs under mmap_lock for
+ *     read (a fault under the per-VMA lock alone gets there only through
+ *     vmf_anon_prepare, which takes mmap_lock for read or retries under it,
+ *     as Linux 6.7+ does) and serializes on mm->page_table_lock.  So
+ *     split, merge and fork, holding mmap_lock for write, read a stable
+ *     vma->anon_vma.
+ *   - A VMA with an anon_vma changes its bounds under that anon_vma's
+ *     lock (vma_prepare), so the walk reads consistent bounds.
  *   - anon_vma lifetime: a reference per chain link and per child anon_vma;
  *     freed through RCU, so the rmap walk can take a reference under RCU
  *     from a folio that is still mapped.
@@ -69,14 +74,6 @@ static void put_anon_vma(struct anon_vma *av)
 	}
 }
 
-static inline void anon_vma_lock_write(struct anon_vma *av)
-{
-	down_write(&av->root->rwsem);
-}
-static inline void anon_vma_unlock_write(struct anon_vma *av)
-{
-	up_write(&av->root->rwsem);
-}
 
 /* Caller holds av->root->rwsem for write. */
 static void anon_vma_chain_link(struct vm_area_struct *vma, struct anon_vma_chain *avc,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * mm/vmscan.c - reclaim of page-cache folios to the backing store, the
- * NUMA-hinting scan of an address space, and the fork consistency checker.
+ * mm/vmscan.c - reclaim of page-cache folios to the backing store and the
+ * NUMA-hinting scan of an address space.
  *
  * Reclaim (SEEDS.md s.7): file folios are put on one LRU list when the VFS
  * inserts them into a mapping (vfs_hooks.folio_add_lru).  When the cache
@@ -30,7 +30,6 @@ RV_STAT_DEFINE(reclaim_unstored_writebacks, "clean never-stored folios written b
 RV_STAT_DEFINE(reclaim_unmapped, "PTEs removed by reclaim (try_to_unmap)");
 RV_STAT_DEFINE(numa_scan_ptes, "PTEs made PROTNONE by the NUMA-hinting scan");
 
-RV_STAT_DECLARE(fork_unstable_vmas);
 
 static DEFINE_SPINLOCK(lru_lock);
 static struct list_head lru_list = LIST_HEAD_INIT(lru_list);
@@ -244,68 +243,4 @@ long task_numa_work(struct mm_struct *mm)
 	mmap_read_unlock(mm);
 	rv_stat_add(numa_scan_ptes, (uint64_t)n);
 	return n;
-}
-
-/* ------------------------------------------------------------------ */
-/* fork consistency checker                                            */
-/* ------------------------------------------------------------------ */
-
-struct fork_check {
-	struct vm_area_struct *vma;
-	unsigned long addr;
-	bool found;
-};
-
-static bool fork_check_one(struct folio *folio, struct vm_area_struct *vma, unsigned long addr,
-			   void *arg)
-{
-	struct fork_check *fc = arg;
-
-	(void)folio;
-	if (vma == fc->vma && addr == fc->addr) {
-		fc->found = true;
-		return false;
-	}
-	return true;
-}
-
-/*
- * From the outside, after fork: every anonymous folio the child maps must
- * be found by an rmap walk at the child's address (else the child's VMA
- * is missing from the anon_vma tree: the copy raced a parent fault's
- * anon_vma_prepare).  Returns the number of inconsistent child VMAs and
- * adds it to fork_unstable_vmas.
- */
-int fork_check_child(struct mm_struct *child)
-{
-	struct vm_area_struct *vma;
-	int i, bad = 0;
-
-	mmap_read_lock(child);
-	for_each_vma_idx(child, i, vma) {
-		for (unsigned long a = vma->vm_start; a < vma->vm_end; a += PAGE_SIZE) {
-			pte_t pte = mm_pte_read(child, a);
-			struct folio *folio;
-			struct fork_check fc = { vma, a, false };
-
-			if (!pte_present(pte) || pte_special(pte))
-				continue;
-			folio = mm_folio_from_pte(pte);
-			if (!mm_folio_is_anon(folio) || !mm_folio_try_get(folio))
-				continue;
-			if (mm_pte_read(child, a) == pte) /* still the same mapping */
-				rmap_walk(folio, fork_check_one, &fc);
-			else
-				fc.found = true;
-			mm_folio_put(folio);
-			if (!fc.found) {
-				bad++;
-				break; /* count each VMA once */
-			}
-		}
-	}
-	mmap_read_unlock(child);
-	if (bad)
-		rv_stat_add(fork_unstable_vmas, (uint64_t)bad);
-	return bad;
 }

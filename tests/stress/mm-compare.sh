@@ -9,13 +9,14 @@
 #      the 1/0 and rfc/0 ratios (best round, per CPU-second, each round);
 #   2. fork-race throughput with fork_vma_lock=always vs never, the race
 #      window left natural (-p window_ns=0: no injection point armed):
-#      task ops/s (re-map + fault rounds), forks/s, fork_unstable_vmas;
+#      task ops/s (write + read-back rounds), forks/s, fork_lost_writes;
 #   3. the two races with their windows widened (-p window_ns=1000, the
 #      default), verified: numa-race (mlockall, as in the seed) under
 #      pte_recheck 1/rfc/0 (spurious major faults), fork-race under
-#      always/never (inconsistent children).
+#      always/never (lost parent writes).
 # Rounds rotate the order of the switch values (pte_recheck 1 rfc 0, then
-# rfc 0 1, then 0 1 rfc; fork_vma_lock always never, then never always).  On a shared machine wall-clock rates swing with other
+# rfc 0 1, then 0 1 rfc; fork_vma_lock always never, then never always).
+# On a shared machine wall-clock rates swing with other
 # programs' load, so a line shows the best round's ops/s, the ops per
 # CPU-second of the tasks summed over all rounds (steadier: time the tasks
 # did not run is not counted), and the range of the per-round ratios.
@@ -71,7 +72,7 @@ run() {
 	{ print l, v, g("workload"), g("tasks"), g("ops_per_sec"), g("wall_s"),
 		g("counter.majflt"), g("counter.minflt"), g("counter.spurious_majflt"),
 		g("counter.pte_recheck_nopage"), g("counter.mm_forks"),
-		g("counter.fork_unstable_vmas"), g("cpu_s"), g("counter.pte_recheck_locked") }' \
+		g("counter.fork_lost_writes"), g("cpu_s"), g("counter.pte_recheck_locked") }' \
 		"$tmp/run.csv" >>"$tmp/rows"
 	rm -f "$tmp/run.csv"
 }
@@ -147,7 +148,7 @@ END {
 			}
 	printf "\n2. fork-race throughput, always vs never (window_ns=0: natural window)\n"
 	printf "%-13s %5s %10s %10s %10s %10s %9s %9s %12s\n", "fork_vma_lock", "tasks",
-		"best op/s", "op/cpu-s", "forks/s", "unstable", "a/n best", "a/n cpu", "a/n rounds"
+		"best op/s", "op/cpu-s", "forks/s", "lost", "a/n best", "a/n cpu", "a/n rounds"
 	split("always never", lk, " ")
 	for (j = 1; j <= m; j++)
 		for (i = 1; i <= 2; i++) {
@@ -158,10 +159,10 @@ END {
 				i == 1 ? ratio(opcpu(k), opcpu(kn)) : "",
 				i == 1 ? range("fr", "fork-race", ts[j], "always", "never") : ""
 		}
-	printf "(forks/s: in the best round by task ops/s; unstable: all rounds)\n"
+	printf "(forks/s: in the best round by task ops/s; lost: writes lost, all rounds)\n"
 	printf "\n3. the races, windows widened (window_ns=1000), --verify\n"
 	printf "%-10s %-20s %5s %10s %9s %10s %9s %9s %10s\n", "workload", "switch", "tasks",
-		"op/s", "majflt", "spurious", "nopage", "locks", "unstable"
+		"op/s", "majflt", "spurious", "nopage", "locks", "lost"
 	for (j = 1; j <= m; j++) {
 		for (q = 1; q <= nv; q++) {
 			v = vals[q]

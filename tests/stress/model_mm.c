@@ -29,18 +29,21 @@
  * (atomic, written by the owner) and `err` (release store, polled by the
  * owner between ops).
  *
- * fork-race's checker walks the rmap from folios the child maps.  Under
- * fork_vma_lock=never a child can map a folio whose anon_vma only the
- * parent's VMA keeps alive (that is the bug), so the check must run before
- * the parent can unmap it: a per-process rwlock of the workload (not a
- * model lock) is held for write by the forker across fork + check and for
- * read by the tasks around their munmap/mmap.  The faults, which are the
- * race, never take it.
+ * fork-race checks data from outside: the tasks of a process write their
+ * own 8-byte slot of every page of one shared, already-written region and
+ * read their slots back.  A slot that reads an older stamp is a write that
+ * returned and was lost: under fork_vma_lock=never another task's
+ * write-protect fault copied the page during fork while the store was in
+ * flight through a translation fork had not flushed yet, and the store
+ * went into the child's page.  The forker checks each child with
+ * mm_check (the child is quiescent: nobody runs in it) before it exits.
  *
- * -p window_ns= (default 1000; 0 leaves it unarmed) arms an injection
- * point inside the race window with a callback that spins that long:
+ * -p window_ns= (default 1000; 0 leaves it unarmed) arms injection points
+ * inside the race windows with a callback that spins that long:
  * numa_prot_window (the scanner's ptep_modify_prot_start..commit, PTE lock
- * held) and dup_mmap_before_copy (between anon_vma_fork and vma_needs_copy).
+ * held); for fork-race mm_access_copy (a store in flight: translation
+ * loaded, copy not done) and dup_mmap_flush (the parent's PTEs
+ * write-protected, the TLB not flushed yet).
  * An armed point makes every RV_INJECT go through the injection table, so
  * throughput with a window is not comparable with throughput without one.
  */
@@ -71,13 +74,15 @@ static int mm_setup(struct stress_run *run)
 	return 0;
 }
 
+/* The parent's mm after the run (every task stopped): mm_check. */
 static int mm_verify(struct stress_run *run, uint64_t total_ops)
 {
-	int r = mm_validate(current->mm);
+	int r = mm_check(current->mm);
 
+	(void)total_ops;
 	if (r) {
 		snprintf(run->verify_msg, sizeof(run->verify_msg),
-			 "mm_validate of the parent's mm: %s", strerror(-r));
+			 "mm_check of the parent's mm: %s (details on stderr)", strerror(-r));
 		return 0;
 	}
 	return 1;
@@ -410,44 +415,13 @@ struct mm_companion {
 	int err;			 /* atomic (release): errno of a failed call, 0 if none */
 	const char *call;		 /* the failed call (written before err) */
 	uint64_t loops;			 /* scans or forks done */
-	uint64_t found;			 /* fork-race: inconsistent child VMAs seen */
-	struct region_lock *region_lock; /* fork-race: see the top of the file */
 };
 
 /* Per-task state of the race workloads. */
 struct mm_race_task {
 	unsigned long addr, len;
 	struct mm_companion *comp;	 /* NULL unless this task owns its process's */
-	struct region_lock *region_lock; /* fork-race: its process's */
-};
-
-/*
- * fork-race's region lock (see the top of the file), one per model process.
- * Tasks count themselves in `waiting` while they wait for it; the forker,
- * after each fork + check, lets them in before it forks again (bounded),
- * so a forker that re-takes the lock at once cannot starve them.
- */
-struct region_lock {
-	pthread_rwlock_t rw;
-	int waiting; /* atomic: tasks waiting for rw (read) */
-};
-
-static void region_read_lock(struct region_lock *l)
-{
-	__atomic_fetch_add(&l->waiting, 1, __ATOMIC_ACQ_REL);
-	pthread_rwlock_rdlock(&l->rw);
-	__atomic_fetch_sub(&l->waiting, 1, __ATOMIC_ACQ_REL);
-}
-
-static void region_read_unlock(struct region_lock *l)
-{
-	pthread_rwlock_unlock(&l->rw);
-}
-
-/* fork-race's run->priv */
-struct fr_run {
-	int n;
-	struct region_lock lock[];
+	unsigned long slot;		 /* fork-race: byte offset of its slot in each page */
 };
 
 static void comp_fail(struct mm_companion *c, const char *call, int err)
@@ -475,7 +449,6 @@ static void *comp_main(void *arg)
 /* Owner's thread: start a companion in current's process. */
 static int comp_start(struct stress_task *t, void (*fn)(struct mm_companion *c))
 {
-	struct mm_race_task *rtp = t->priv;
 	struct mm_race_task *rt = t->priv;
 	struct mm_companion *c = calloc(1, sizeof(*c));
 	pthread_attr_t attr;
@@ -484,7 +457,6 @@ static int comp_start(struct stress_task *t, void (*fn)(struct mm_companion *c))
 	if (!c)
 		return stress_fail(t, "calloc", ENOMEM);
 	c->fn = fn;
-	c->region_lock = rtp->region_lock;
 	c->hang_timeout_s = t->run->opt->hang_timeout_s;
 	c->task = task_clone_thread(current);
 	if (!c->task) {
@@ -583,12 +555,8 @@ static void race_task_fini(struct stress_task *t)
 	if (!rt)
 		return;
 	comp_stop(t);
-	if (rt->region_lock)
-		region_read_lock(rt->region_lock);
 	if (rt->len)
 		vm_munmap(current->mm, rt->addr, rt->len);
-	if (rt->region_lock)
-		region_read_unlock(rt->region_lock);
 	free(rt);
 	t->priv = NULL;
 }
@@ -702,152 +670,125 @@ const struct stress_impl stress_model_numa_race = {
 
 /* ---- fork-race (SEEDS.md s.4) ---------------------------------------- */
 
+RV_STAT_DEFINE(fork_lost_writes,
+	       "fork-race: parent writes that returned and then read back older (lost)");
+RV_STAT_DEFINE(fork_child_check_failures, "fork-race: forked children mm_check failed on");
+
 /* The forker: fork the process (from inside it, as a thread calling
  * fork()), check the child from the outside, let it exit. */
 static void forker(struct mm_companion *c)
 {
 	while (!comp_stopping(c)) {
-		struct task_struct *child;
+		struct task_struct *child = task_fork(current);
 
-		pthread_rwlock_wrlock(&c->region_lock->rw);
-		child = task_fork(current);
-		if (child && child->mm)
-			c->found += (uint64_t)fork_check_child(child->mm);
-		pthread_rwlock_unlock(&c->region_lock->rw);
 		if (!child) {
 			comp_fail(c, "task_fork", errno);
 			return;
 		}
+		if (child->mm && mm_check(child->mm))
+			rv_stat_inc(fork_child_check_failures);
 		task_exit(child);
 		c->loops++;
-		/* let the tasks that waited during this fork in first (bounded) */
-		for (int i = 0;
-		     i < 100000 && __atomic_load_n(&c->region_lock->waiting, __ATOMIC_ACQUIRE) &&
-		     !comp_stopping(c);
-		     i++)
-			sched_yield();
+		sched_yield(); /* let the tasks' faults that waited for fork in */
 	}
 }
 
 static int fr_setup(struct stress_run *run)
 {
-	struct fr_run *fr;
-	pthread_rwlockattr_t attr;
+	unsigned long n = run_pages(run);
+	uint64_t zero = 0;
+	long addr;
+	int r;
 
 	if (mm_setup(run))
 		return -1;
-	fr = calloc(1, sizeof(*fr) + run->ntasks * sizeof(fr->lock[0]));
-	if (!fr)
-		return stress_setup_fail(run, "calloc", ENOMEM);
-	/* writer preference: the tasks' read holds must not starve the forker */
-	pthread_rwlockattr_init(&attr);
-	pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-	for (int i = 0; i < run->ntasks; i++)
-		pthread_rwlock_init(&fr->lock[i].rw, &attr);
-	pthread_rwlockattr_destroy(&attr);
-	fr->n = run->ntasks;
-	run->priv = fr;
-	return arm_window(run, "dup_mmap_before_copy");
+	if (run->ntasks > (int)(PAGE_SIZE / sizeof(uint64_t)))
+		return stress_setup_fail(run, "fork-race: more tasks than slots in a page", EINVAL);
+	/* the region, written once: anon_vma and writable PTEs exist, so
+	 * fork write-protects them and the tasks' writes take COW faults */
+	addr = vm_mmap(current->mm, FR_BASE, n * PAGE_SIZE, RW,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0);
+	if (addr != (long)FR_BASE)
+		return stress_setup_fail(run, "vm_mmap(fork-race region)", addr < 0 ? (int)-addr : EINVAL);
+	for (unsigned long i = 0; i < n; i++) {
+		r = rv_mm_write(FR_BASE + i * PAGE_SIZE, &zero, sizeof(zero));
+		if (r)
+			return stress_setup_fail(run, "rv_mm_write", -r);
+	}
+	if (arm_window(run, "mm_access_copy"))
+		return -1;
+	return arm_window(run, "dup_mmap_flush");
 }
 
 static void fr_teardown(struct stress_run *run)
 {
-	struct fr_run *fr = run->priv;
-
 	race_teardown(run);
-	if (!fr)
-		return;
-	for (int i = 0; i < fr->n; i++)
-		pthread_rwlock_destroy(&fr->lock[i].rw);
-	free(fr);
-	run->priv = NULL;
-}
-
-static unsigned long fr_stride(const struct stress_run *run)
-{
-	unsigned long len = 2 * run_pages(run) * PAGE_SIZE;
-
-	return (len + PGDIR_SIZE - 1) & PGDIR_MASK;
 }
 
 static int fr_task_init(struct stress_task *t)
 {
 	struct mm_race_task *rt = calloc(1, sizeof(*rt));
-	unsigned long stride = fr_stride(t->run);
 
 	if (!rt)
 		return stress_fail(t, "calloc", ENOMEM);
 	t->priv = rt;
-	/* a fixed region per task: `pages` one-page VMAs with a hole after each */
-	if ((TASK_SIZE - FR_BASE) / stride <= (unsigned long)t->id)
-		return stress_fail(t, "fork-race region (tasks x pages too large)", ENOMEM);
-	rt->addr = FR_BASE + t->id * stride;
-	rt->len = 2 * run_pages(t->run) * PAGE_SIZE;
-	rt->region_lock =
-	    &((struct fr_run *)t->run->priv)->lock[t->run->opt->mode == MODE_PROCESSES ? t->id : 0];
+	rt->addr = FR_BASE;
+	rt->slot = (unsigned long)t->id * sizeof(uint64_t);
 	if (owns_process(t))
 		return comp_start(t, forker);
 	return 0;
 }
 
-/* Re-map the task's VMAs fresh (no anon_vma yet), then write each: the
- * first write is the anon_vma_prepare + new PTE that races dup_mmap. */
+/*
+ * Write a new stamp into the task's slot of every page, then read every
+ * slot back: a write that returned must be there.  Under
+ * fork_vma_lock=never a lost write is the finding (counted,
+ * fork_lost_writes); otherwise it fails the task.
+ */
 static int fr_op(struct stress_task *t)
 {
 	struct mm_race_task *rt = t->priv;
-	struct mm_struct *mm = current->mm;
-	unsigned long n = rt->len / (2 * PAGE_SIZE);
-	uint64_t stamp = task_stamp(t);
+	unsigned long n = run_pages(t->run);
+	uint64_t stamp = task_stamp(t) + 1;
 	int r;
 
 	if (comp_check(t))
 		return -1;
-	region_read_lock(rt->region_lock);
-	r = vm_munmap(mm, rt->addr, rt->len);
-	for (unsigned long i = 0; !r && i < n; i++) {
-		unsigned long a = rt->addr + 2 * i * PAGE_SIZE;
-		long got =
-		    vm_mmap(mm, a, PAGE_SIZE, RW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0);
-
-		if (got != (long)a) {
-			region_read_unlock(rt->region_lock);
-			return stress_fail(t, "vm_mmap(MAP_FIXED|MAP_ANONYMOUS)",
-					   got < 0 ? (int)-got : EINVAL);
-		}
-	}
-	region_read_unlock(rt->region_lock);
-	if (r)
-		return stress_fail(t, "vm_munmap", -r);
 	for (unsigned long i = 0; i < n; i++) {
-		r = rv_mm_write(rt->addr + 2 * i * PAGE_SIZE, &stamp, sizeof(stamp));
+		r = rv_mm_write(rt->addr + i * PAGE_SIZE + rt->slot, &stamp, sizeof(stamp));
 		if (r)
-			return stress_fail(t, "rv_mm_write (anonymous write fault)", -r);
+			return stress_fail(t, "rv_mm_write (write-protect fault)", -r);
 	}
-	if (t->run->opt->verify) {
-		for (unsigned long i = 0; i < n; i++) {
-			uint64_t v = 0;
+	for (unsigned long i = 0; i < n; i++) {
+		uint64_t v = 0;
 
-			r = rv_mm_read(rt->addr + 2 * i * PAGE_SIZE, &v, sizeof(v));
-			if (r)
-				return stress_fail(t, "rv_mm_read", -r);
-			if (v != stamp)
-				return stress_vfail(t, "VMA %lu reads %llx, wrote %llx", i,
-						    (unsigned long long)v,
-						    (unsigned long long)stamp);
-		}
+		r = rv_mm_read(rt->addr + i * PAGE_SIZE + rt->slot, &v, sizeof(v));
+		if (r)
+			return stress_fail(t, "rv_mm_read", -r);
+		if (v == stamp)
+			continue;
+		if (rv_sw.fork_vma_lock != FORK_VMA_LOCK_NEVER)
+			return stress_vfail(t, "page %lu: a write that returned is lost: reads %llx, wrote %llx",
+					    i, (unsigned long long)v, (unsigned long long)stamp);
+		rv_stat_inc(fork_lost_writes);
 	}
 	return 0;
 }
 
 static int fr_verify(struct stress_run *run, uint64_t total_ops)
 {
-	uint64_t bad = stat_now("fork_unstable_vmas");
+	uint64_t bad = stat_now("fork_child_check_failures");
+	uint64_t lost = stat_now("fork_lost_writes");
 
-	if (bad && rv_sw.fork_vma_lock != FORK_VMA_LOCK_NEVER) {
+	if (bad) {
 		snprintf(run->verify_msg, sizeof(run->verify_msg),
-			 "fork_check_child found %llu inconsistent child VMAs although fork "
-			 "write-locks the parent's VMAs",
-			 (unsigned long long)bad);
+			 "mm_check failed on %llu forked children", (unsigned long long)bad);
+		return 0;
+	}
+	if (lost && rv_sw.fork_vma_lock != FORK_VMA_LOCK_NEVER) {
+		snprintf(run->verify_msg, sizeof(run->verify_msg),
+			 "%llu parent writes lost although fork write-locks the parent's VMAs",
+			 (unsigned long long)lost);
 		return 0;
 	}
 	return mm_verify(run, total_ops);

@@ -97,9 +97,10 @@ const struct stress_workload stress_workloads[] = {
      "compares VMA counts",
      WL_VERIFIES, 0, NULL, &stress_model_fork_vmas, MM, WP_VMAS},
     {"fork-race",
-     "tasks re-map and fault `pages` fresh one-page VMAs while a thread of their "
-     "process forks it and checks each child (fork_check_child); --verify fails on "
-     "fork_unstable_vmas unless fork_vma_lock=never",
+     "tasks write their slot of every page of a shared `pages`-page region and read it "
+     "back while a thread of their process forks it and mm_checks each child; a write "
+     "that reads back older is lost (fork_lost_writes): --verify fails on it unless "
+     "fork_vma_lock=never, and on any child mm_check failure",
      WL_VERIFIES, 0, NULL, &stress_model_fork_race, MM, WP_PAGES | WP_WINDOW_NS},
     {"numa-race",
      "seed-003: tasks mlockall and write and read their COW'd private file mapping "

@@ -459,7 +459,7 @@ static void *remote_write_fn(void *p)
  * (access_remote_vm), so it waits for fork; the child inherits nothing it
  * cannot find by rmap.  Before the fix the remote write faulted under the
  * per-VMA lock mid-copy: the child mapped a folio its rmap could not find
- * (fork_check_child 1).
+ * (mm_check of the child failed).
  */
 static void test_remote_access_vs_fork(void)
 {
@@ -489,7 +489,7 @@ static void test_remote_access_vs_fork(void)
 	if (rv_sw.fork_vma_lock == FORK_VMA_LOCK_ELIDE_SINGLE)
 		CU_ASSERT(mmt_stat("vma_write_locks") == locks); /* the elision ran */
 	CU_ASSERT(ra.ret == 0);
-	CU_ASSERT(fork_check_child(fk.child->mm) == 0);
+	CU_ASSERT(mm_check(fk.child->mm) == 0);
 	CU_ASSERT(mm_access(mm, BASE, &b, 1, false) == 0 && b == 0x42);
 	b = 0xff;
 	CU_ASSERT(mm_access(fk.child->mm, BASE, &b, 1, false) == 0 && b == 0); /* after fork */
@@ -555,7 +555,7 @@ static void test_mlock(void)
 	v = vma_lookup(c->mm, BASE + PG);
 	CU_ASSERT(v && !(v->vm_flags & VM_LOCKED));
 	mmap_read_unlock(c->mm);
-	task_exit(c);
+	mmt_exit(c);
 	/* munlock merges back; mlockall */
 	CU_ASSERT(vm_munlock(mm, BASE, 4 * PG) == 0);
 	CU_ASSERT(mm_map_count(mm) == 2);
@@ -573,7 +573,7 @@ static void test_mlock(void)
 	CU_ASSERT(!(vma_lookup(mm, BASE + 32 * PG)->vm_flags & VM_LOCKED));
 	CU_ASSERT(mm_access(mm, BASE + 2 * PG, &b, 1, false) == 0 && b == 0x52);
 	CU_ASSERT(mm_validate(mm) == 0);
-	task_exit(t);
+	mmt_exit(t);
 	fput(f);
 	CU_ASSERT(do_unlink("/mlock") == 0);
 	CU_ASSERT(mmt_all_freed());

@@ -37,6 +37,7 @@ static const char *const v_bool[] = { "0", "1", NULL };
 static const char *const v_pte_recheck[] = { "0", "1", "rfc", NULL }; /* by enum value */
 static const char *const v_fork[] = { "always", "elide-single", "never", NULL };
 static const char *const v_rss[] = { "group", "single", NULL };
+static const char *const v_anon_fault[] = { "retry", "refuse", NULL };
 
 #define OFF(f) offsetof(struct rv_switches, f)
 static const struct sw_desc sw_table[] = {
@@ -56,6 +57,9 @@ static const struct sw_desc sw_table[] = {
 	  "PTE lock), 0 none" },
 	{ "fork_vma_lock", SW_ENUM, OFF(fork_vma_lock), v_fork,
 	  "dup_mmap write-locks the parent's VMAs: always, not for single-threaded parents, never" },
+	{ "anon_vma_fault", SW_ENUM, OFF(anon_vma_fault), v_anon_fault,
+	  "fault under the per-VMA lock needing an anon_vma: retry under mmap_lock (6.7+ "
+	  "vmf_anon_prepare), or refuse such VMAs in lock_vma_under_rcu (6.4)" },
 	{ "rss_counters", SW_ENUM, OFF(rss_counters), v_rss,
 	  "mm RSS percpu counters registered as a group (percpu_counter_init_many) or one by one" },
 	{ "cache_pages", SW_LONG, OFF(cache_pages), NULL,
@@ -79,6 +83,7 @@ void rv_switches_default(struct rv_switches *sw)
 	sw->lockref_relax = 0;
 	sw->pte_recheck = PTE_RECHECK_MERGED;
 	sw->fork_vma_lock = FORK_VMA_LOCK_ALWAYS;
+	sw->anon_vma_fault = ANON_VMA_FAULT_RETRY;
 	sw->rss_counters = RSS_COUNTERS_GROUP;
 	sw->cache_pages = 0;
 	sw->io_latency_us = 0;

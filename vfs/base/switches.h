@@ -38,6 +38,8 @@ enum pte_recheck_mode {
 	PTE_RECHECK_RFC = 2,    /* "rfc": the seed thread's patch */
 };
 enum rss_counters_mode { RSS_COUNTERS_GROUP = 0, RSS_COUNTERS_SINGLE };
+/* a fault under the per-VMA lock on a VMA without an anon_vma */
+enum anon_vma_fault_mode { ANON_VMA_FAULT_RETRY = 0, ANON_VMA_FAULT_REFUSE };
 
 struct rv_switches {
 	int filelock;      /* enum filelock_scheme */
@@ -47,6 +49,7 @@ struct rv_switches {
 	int lockref_relax; /* 0/1 */
 	int pte_recheck;   /* enum pte_recheck_mode */
 	int fork_vma_lock; /* enum fork_vma_lock_mode */
+	int anon_vma_fault; /* enum anon_vma_fault_mode */
 	int rss_counters;  /* enum rss_counters_mode */
 	long cache_pages;  /* page-cache capacity in pages; 0 = unlimited */
 	long io_latency_us;/* backing-store latency per folio */
