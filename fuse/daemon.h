@@ -69,6 +69,8 @@ struct rvf_config {
  */
 int rvf_parse_args(struct fuse_args *args, struct rvf_config *cfg);
 void rvf_print_help(FILE *out, const char *progname);
+/* Whether a model switch has an effect on a mount (else -o refuses it). */
+bool rvf_switch_acts(const char *name);
 void rvf_print_version(FILE *out);
 
 /* ---- the daemon ---------------------------------------------------------- */

@@ -19,6 +19,7 @@
  *                      request runs.
  */
 #include "fuse/daemon.h"
+#include "mm/mm.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -44,8 +45,21 @@ void rvf_attach_worker_slow(void)
 	task_attach(t);
 }
 
+/*
+ * The page cache's reclaim (cache_pages) and unmap_mapping_range (truncate,
+ * hole punch) live in mm/, whose subsystem registers itself from mm/'s own
+ * objects; a static library contributes only objects something references,
+ * so this reference links mm into the daemon, and rvf_fs_init refuses to
+ * start without its hooks.
+ */
+static long (*const rvf_mm_anchor)(void) __attribute__((used)) = mm_lru_pages;
+
 int rvf_fs_init(const struct rvf_config *cfg)
 {
+	if (!vfs_hooks.folio_add_lru || !vfs_hooks.unmap_mapping_range) {
+		fprintf(stderr, "rcuvfs: the model's mm is not linked: no reclaim (cache_pages)\n");
+		return -ENOSYS;
+	}
 	if (cfg != &rvf.cfg)
 		rvf.cfg = *cfg;
 	rvf.task = task_create_process("rcuvfs");

@@ -40,6 +40,24 @@ static const struct fuse_opt rvf_opts[] = {RVF_OPT("attr_timeout=%lf", attr_time
 					   FUSE_OPT_KEY("--version", KEY_VERSION),
 					   FUSE_OPT_END};
 
+/*
+ * Switches of the model's mm (its processes' page tables, faults, fork):
+ * the daemon is one model process that maps nothing, since processes map
+ * the mount's files in the kernel's own mm; the daemon refuses them rather
+ * than accept a switch that does nothing.  cache_pages and io_latency_us
+ * concern the page cache and do act (mm's reclaim is linked in).
+ */
+static const char *const rvf_mm_only_switches[] = {"pte_recheck", "fork_vma_lock",
+						   "rss_counters"};
+
+bool rvf_switch_acts(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(rvf_mm_only_switches); i++)
+		if (!strcmp(name, rvf_mm_only_switches[i]))
+			return false;
+	return true;
+}
+
 static int rvf_opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
 {
 	struct rvf_config *cfg = data;
@@ -63,6 +81,14 @@ static int rvf_opt_proc(void *data, const char *arg, int key, struct fuse_args *
 		name[n] = '\0';
 		if (!rv_switch_known(name))
 			return 1; /* libfuse's (or unknown: fuse_session_new says so) */
+		if (!rvf_switch_acts(name)) {
+			fprintf(stderr,
+				"rcuvfs: -o %s: a switch of the model's address spaces; processes "
+				"map the mount's files in the kernel's mm, so it would do nothing "
+				"here (rcuvfs-stress --model runs it)\n",
+				name);
+			return -1;
+		}
 		if (rv_switch_set(&cfg->sw, name, eq ? eq + 1 : NULL, err, sizeof(err))) {
 			fprintf(stderr, "rcuvfs: -o %s: %s\n", arg, err);
 			return -1;
@@ -147,7 +173,9 @@ void rvf_print_help(FILE *out, const char *progname)
 		"\n"
 		"Model switches (-o name=value), fixed for the life of the mount:\n",
 		progname, RVF_DEFAULT_MAX_THREADS);
-	rv_switches_help(out, "    ");
+	rv_switches_help_if(out, "    ", rvf_switch_acts);
+	fprintf(out, "    (pte_recheck, fork_vma_lock, rss_counters: model address spaces only,\n"
+		     "    refused here; the mount's files are mapped by the kernel's mm)\n");
 	fprintf(out, "\nlibfuse mount options (-o name[=value]):\n");
 	fflush(out);
 	fuse_lowlevel_help();

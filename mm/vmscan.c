@@ -199,8 +199,15 @@ static void mm_folio_del_lru(struct folio *folio)
 	spin_unlock(&lru_lock);
 }
 
+static uint64_t gauge_lru_folios(void)
+{
+	return (uint64_t)READ_ONCE(nr_lru);
+}
+
 void mm_vmscan_init(void)
 {
+	rv_stat_register_gauge("lru_folios", "page-cache folios on the LRU (cache_pages bounds them)",
+			       gauge_lru_folios);
 	spin_lock(&lru_lock);
 	INIT_LIST_HEAD(&lru_list);
 	nr_lru = 0;

@@ -69,7 +69,7 @@ static const struct sw_desc sw_table[] = {
 	{ "size", SW_U64, OFF(size), NULL,
 	  "filesystem size limit in bytes, suffixes k/m/g/t (0: half of RAM, as tmpfs)" },
 	{ "mode", SW_MODE, OFF(mode), NULL,
-	  "permission bits of the root directory, octal (tmpfs's mode=; default 1777)" },
+	  "permission bits of the root directory, octal (tmpfs's mode=)" },
 };
 #undef OFF
 
@@ -341,12 +341,20 @@ size_t rv_switches_format(const struct rv_switches *sw, char *buf, size_t len)
 
 void rv_switches_help(FILE *out, const char *prefix)
 {
+	rv_switches_help_if(out, prefix, NULL);
+}
+
+void rv_switches_help_if(FILE *out, const char *prefix, bool (*keep)(const char *name))
+{
 	struct rv_switches def;
 
 	rv_switches_default(&def);
 	for (size_t i = 0; i < ARRAY_SIZE(sw_table); i++) {
 		const struct sw_desc *d = &sw_table[i];
 		char vals[128], dv[64];
+
+		if (keep && !keep(d->name))
+			continue;
 
 		format_desc(d, &def, dv, sizeof(dv));
 		if (d->values)

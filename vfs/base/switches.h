@@ -69,6 +69,8 @@ int rv_switch_format(const struct rv_switches *sw, const char *name, char *buf, 
 size_t rv_switches_format(const struct rv_switches *sw, char *buf, size_t len);
 /* Help text: one line per switch with values and default. */
 void rv_switches_help(FILE *out, const char *prefix);
+/* The same, for the switches keep(name) accepts (keep NULL: all). */
+void rv_switches_help_if(FILE *out, const char *prefix, bool (*keep)(const char *name));
 /* Iterate switch names in table order. */
 const char *rv_switch_name(int i); /* NULL past the end */
 
