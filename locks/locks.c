@@ -1404,12 +1404,33 @@ int locks_submit_req(struct file *filp, struct file_lock_req *req)
 	return error;
 }
 
+/*
+ * flock(2)'s checks of cmd, made before it looks at the fd (Linux 5.16+
+ * SYSCALL_DEFINE2(flock)): LOCK_MAND is ignored (its support was removed in
+ * 5.16, Jeff Layton's "fs: remove LOCK_MAND flock lock support"), then
+ * flock_translate_cmd(cmd & ~LOCK_NB) accepts LOCK_SH, LOCK_EX, LOCK_UN.
+ */
+int flock_check_cmd(unsigned int cmd)
+{
+	if (cmd & LOCK_MAND)
+		return 1;
+	switch (cmd & ~LOCK_NB) {
+	case LOCK_SH:
+	case LOCK_EX:
+	case LOCK_UN:
+		return 0;
+	}
+	return -EINVAL;
+}
+
 int flock_lock_file(struct file *filp, unsigned int cmd, pid_t pid, struct file_lock_req *req)
 {
 	struct file_lock fl;
 	bool nb = cmd & LOCK_NB;
-	int type;
+	int type = flock_check_cmd(cmd);
 
+	if (type)
+		return type < 0 ? type : 0; /* LOCK_MAND: ignored */
 	switch (cmd & ~LOCK_NB) {
 	case LOCK_SH:
 		type = F_RDLCK;

@@ -292,7 +292,11 @@ static int m_lock(struct stress_task *t, int fd, int kind, bool lock)
 	if (kind == MLK_FLOCK) {
 		r = flock_lock_file(f.file, lock ? LOCK_EX : LOCK_UN, current->tgid, NULL);
 	} else {
-		struct flock fl = {.l_type = lock ? F_WRLCK : F_UNLCK, .l_whence = SEEK_SET};
+		/* byte 0 only, as will-it-scale's lock1/lock2 (and the --path runs) */
+		struct flock fl = {.l_type = lock ? F_WRLCK : F_UNLCK,
+				   .l_whence = SEEK_SET,
+				   .l_start = 0,
+				   .l_len = 1};
 
 		r = fcntl_setlk(f.file, kind == MLK_OFD ? F_OFD_SETLKW : F_SETLKW, &fl,
 				kind == MLK_OFD ? NULL : (fl_owner_t)current->files, current->tgid,

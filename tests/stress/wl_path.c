@@ -261,9 +261,13 @@ static int do_flock(int fd, int how)
 	return r;
 }
 
+/*
+ * One byte at offset 0, as will-it-scale's lock1/lock2 lock it (l_start 0,
+ * l_len 1); lock-verify's counter lives under the same byte.
+ */
 static int do_fcntl_lock(int fd, int cmd, short type)
 {
-	struct flock fl = {.l_type = type, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+	struct flock fl = {.l_type = type, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
 	int r;
 
 	/* l_pid must be 0 for OFD locks */
