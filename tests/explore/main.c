@@ -35,6 +35,7 @@ struct row {
 	uint64_t schedules;
 	uint64_t max_steps;
 	uint64_t nondet;
+	uint64_t failures; /* failing schedules (--keep-going counts them all) */
 	int exhausted;
 	int result;
 	int expect; /* -1 none, else RES_CLEAN / RES_FOUND */
@@ -53,7 +54,7 @@ static struct {
 	uint64_t max_schedules;
 	double time_limit;
 	int expect;
-	bool matrix, quiet, trace, progress;
+	bool matrix, quiet, trace, progress, keep_going;
 	const char *json;
 } opt = {
 	.preemptions = 2,
@@ -94,6 +95,9 @@ static void usage(FILE *f)
 		"  --replay ID         run one schedule and print its trace (task, point,\n"
 		"                      code location) up to the failure\n"
 		"  --trace             print the trace of each failing schedule\n"
+		"  --keep-going        explore on after a failure and count the failing\n"
+		"                      schedules (the first is reported; a deadlock or a\n"
+		"                      hang still ends the configuration)\n"
 		"  --json FILE         write the summary rows as JSON\n"
 		"  --quiet             no progress line, no table\n"
 		"\n"
@@ -171,6 +175,8 @@ static void progress(const struct row *r, uint64_t t0, uint64_t *last)
 static void record_failure(struct row *r, const struct xs_config *cfg, const struct xs_sched *s,
 			   const struct xs_outcome *out)
 {
+	if (r->failures++)
+		return; /* --keep-going: the first failing schedule is the one reported */
 	r->result = RES_FOUND;
 	make_id(r->id, sizeof(r->id), cfg, s);
 	snprintf(r->why, sizeof(r->why), "%s", out->why);
@@ -225,7 +231,8 @@ static void explore_dfs(struct row *r, const struct xs_config *cfg, uint64_t t0)
 				fflush(NULL);
 				_exit(0);
 			}
-			break;
+			if (!opt.keep_going)
+				break;
 		}
 		if (!xs_dfs_next(&x)) {
 			r->exhausted = 1;
@@ -273,7 +280,9 @@ static void explore_pct(struct row *r, const struct xs_config *cfg, uint64_t t0)
 				fflush(NULL);
 				_exit(0);
 			}
-			return;
+			if (!opt.keep_going)
+				return;
+			continue;
 		}
 		xs_sched_free(&p.cur);
 	}
@@ -392,6 +401,8 @@ static void print_table(void)
 		if (r->expect >= 0 && !as_expected(r))
 			printf("   (expected %s)",
 			       r->expect == RES_FOUND ? "a failure" : "clean and exhausted");
+		if (r->failures > 1)
+			printf("   (%lu failing schedules)", (unsigned long)r->failures);
 		if (r->nondet)
 			printf("   (%lu schedules diverged from their prefix)",
 			       (unsigned long)r->nondet);
@@ -434,9 +445,9 @@ static int write_json(const char *path)
 		fprintf(f, ", \"strategy\": ");
 		json_str(f, r->strategy);
 		fprintf(f, ", \"schedules\": %lu, \"max_steps\": %lu, \"exhausted\": %s, "
-			   "\"seconds\": %.3f, \"result\": ",
+			   "\"failures\": %lu, \"seconds\": %.3f, \"result\": ",
 			(unsigned long)r->schedules, (unsigned long)r->max_steps,
-			r->exhausted ? "true" : "false", r->secs);
+			r->exhausted ? "true" : "false", (unsigned long)r->failures, r->secs);
 		json_str(f, result_name(r->result));
 		fprintf(f, ", \"failing_schedule\": ");
 		json_str(f, r->result == RES_CLEAN ? "" : r->id);
@@ -547,6 +558,7 @@ int main(int argc, char **argv)
 		{"expect", required_argument, NULL, 'e'},
 		{"matrix", no_argument, NULL, 'm'},
 		{"trace", no_argument, NULL, 't'},
+		{"keep-going", no_argument, NULL, 'K'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -617,6 +629,9 @@ int main(int argc, char **argv)
 			break;
 		case 't':
 			opt.trace = true;
+			break;
+		case 'K':
+			opt.keep_going = true;
 			break;
 		case 'q':
 			opt.quiet = true;
