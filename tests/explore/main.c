@@ -48,6 +48,7 @@ struct row {
 
 static struct {
 	int preemptions;
+	bool preemptions_set; /* given on the command line */
 	int pct; /* change points; 0: bounded preemptions */
 	uint64_t schedules;
 	uint64_t seed;
@@ -82,7 +83,8 @@ static void usage(FILE *f)
 		"  -o name=value,...   model switches (as rcuvfs -o) and scenario params\n"
 		"  --matrix            explore each scenario's own matrix of variants (the\n"
 		"                      designs with a known bug must fail, the others not);\n"
-		"                      implies --expect per variant\n"
+		"                      implies --expect per variant; without --preemptions\n"
+		"                      each scenario's own bound (2, or 1 for three tasks)\n"
 		"  --preemptions K     every schedule with at most K preemptions (default 2)\n"
 		"  --max-schedules N   stop a bounded search after N schedules (default 200000)\n"
 		"  --pct D             PCT with D priority change points instead\n"
@@ -128,6 +130,8 @@ static void list_scenarios(void)
 			printf("    matrix: %-44s %s\n",
 			       *sc->variants[v].options ? sc->variants[v].options : "(defaults)",
 			       sc->variants[v].buggy ? "bug expected" : "clean expected");
+		if (sc->matrix_k)
+			printf("    matrix bound: %d preemptions\n", sc->matrix_k);
 		if (sc->linearizable)
 			printf("    oracle: linearizability against every serial order\n");
 	}
@@ -204,9 +208,12 @@ static void explore_dfs(struct row *r, const struct xs_config *cfg, uint64_t t0)
 {
 	struct xs_dfs x;
 	uint64_t last = 0;
+	int k = opt.preemptions;
 
-	xs_dfs_init(&x, opt.preemptions);
-	snprintf(r->strategy, sizeof(r->strategy), "preemptions<=%d", opt.preemptions);
+	if (opt.matrix && !opt.preemptions_set && cfg->sc->matrix_k)
+		k = cfg->sc->matrix_k;
+	xs_dfs_init(&x, k);
+	snprintf(r->strategy, sizeof(r->strategy), "preemptions<=%d", k);
 	for (;;) {
 		struct xs_outcome out;
 
@@ -389,12 +396,12 @@ static bool as_expected(const struct row *r)
 
 static void print_table(void)
 {
-	printf("%-22s %-34s %-16s %9s %9s %8s  %-6s %s\n", "scenario", "switches", "strategy",
+	printf("%-22s %-40s %-16s %9s %9s %8s  %-6s %s\n", "scenario", "switches", "strategy",
 	       "schedules", "exhausted", "time", "result", "failing schedule / reason");
 	for (int i = 0; i < nrows; i++) {
 		const struct row *r = &rows[i];
 
-		printf("%-22s %-34s %-16s %9lu %9s %7.2fs  %-6s %s", r->scenario,
+		printf("%-22s %-40s %-16s %9lu %9s %7.2fs  %-6s %s", r->scenario,
 		       *r->options ? r->options : "(defaults)", r->strategy,
 		       (unsigned long)r->schedules, r->exhausted ? "yes" : "no", r->secs,
 		       result_name(r->result), r->result == RES_CLEAN ? "-" : r->id);
@@ -581,6 +588,7 @@ int main(int argc, char **argv)
 			options = optarg;
 			break;
 		case 'k':
+			opt.preemptions_set = true;
 			opt.preemptions = (int)strtol(optarg, &end, 10);
 			if (*end || opt.preemptions < 0 || opt.preemptions > 8)
 				goto bad;
