@@ -1814,6 +1814,19 @@ int locks_scheme(void)
 	return lk_scheme;
 }
 
+/* The fd-level fcntl (ksys_fcntl, fdtable/) reaches the lock commands
+ * through vfs_file_hooks: plain (blocking) requests, no deferral. */
+static int lk_fcntl_getlk_hook(struct file *file, unsigned int cmd, struct flock *fl, void *owner)
+{
+	return fcntl_getlk(file, cmd, fl, owner);
+}
+
+static int lk_fcntl_setlk_hook(struct file *file, unsigned int cmd, struct flock *fl, void *owner,
+			       pid_t pid)
+{
+	return fcntl_setlk(file, cmd, fl, owner, pid, NULL);
+}
+
 /* ------------------------------------------------------------------ */
 /* instance lifecycle                                                  */
 /* ------------------------------------------------------------------ */
@@ -1845,6 +1858,8 @@ static int locks_init(void)
 		return -ENOMEM;
 	vfs_file_hooks.locks_remove_posix = locks_remove_posix;
 	vfs_file_hooks.locks_remove_file = locks_remove_file;
+	vfs_file_hooks.fcntl_getlk = lk_fcntl_getlk_hook;
+	vfs_file_hooks.fcntl_setlk = lk_fcntl_setlk_hook;
 	vfs_hooks.locks_free_context = locks_free_lock_context;
 	return 0;
 }
@@ -1856,6 +1871,8 @@ static int locks_teardown(void)
 
 	vfs_file_hooks.locks_remove_posix = NULL;
 	vfs_file_hooks.locks_remove_file = NULL;
+	vfs_file_hooks.fcntl_getlk = NULL;
+	vfs_file_hooks.fcntl_setlk = NULL;
 	/* vfs_hooks.locks_free_context stays: inodes are evicted after us */
 	if (held || blocked) {
 		fprintf(stderr, "rcuvfs: locks: %ld held and %ld blocked locks at teardown\n", held,

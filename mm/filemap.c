@@ -115,7 +115,8 @@ static inline int64_t mapping_size(struct address_space *m)
  * pte_recheck_locked counts the lock round trips (before taking the lock,
  * so a test can see a fault that is about to wait on it).
  */
-static vm_fault_t filemap_fault_recheck_pte(struct vm_fault *vmf)
+/* noinline: one function whose instructions callgrind can count (docs/mm.md) */
+static __attribute__((noinline)) vm_fault_t filemap_fault_recheck_pte(struct vm_fault *vmf)
 {
 	bool none;
 

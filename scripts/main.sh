@@ -6,7 +6,7 @@
 #     the in-process model, side by side (tests/stress/compare.sh);
 #  2. the 2008 BKL regression in the model: bkl-mix under the three BKL
 #     implementations (tests/bench/bkl-regression);
-#  3. pte_recheck 1 vs 0 on page_fault2/3 and fork_vma_lock on fork-vmas, in
+#  3. pte_recheck 1, rfc and 0 on page_fault2/3 and fork_vma_lock on fork-vmas, in
 #     the model (rcuvfs-stress --sweep --repeat);
 #  4. scaling of the will-it-scale namesakes on tmpfs, 1 and all CPUs;
 # each as CSV and JSON where rcuvfs-stress wrote them, the tables as text,
@@ -46,8 +46,8 @@ section "2. the BKL regression: bkl-mix under three BKL implementations, 3 round
 ./tests/bench/bkl-regression --stress "$stress" --jobs 300 --rounds 3 --csv "$out/bkl.csv" |
 	tee "$out/bkl.txt"
 
-section "3a. pte_recheck 1 vs 0: page_fault2/3 in the model, 3 rounds"
-run pte_recheck --model --sweep pte_recheck=1,0 --workload page_fault2,page_fault3 \
+section "3a. pte_recheck 1, rfc and 0: page_fault2/3 in the model, 3 rounds"
+run pte_recheck --model --sweep pte_recheck=1,rfc,0 --workload page_fault2,page_fault3 \
 	--tasks "$tasks" --duration 1 --warmup 0.2 --repeat 3 --quiet
 section "3b. fork_vma_lock: fork of a process with 10,000 VMAs in the model, 3 rounds"
 run fork_vma_lock --model --sweep fork_vma_lock=always,elide-single,never --workload fork-vmas \

@@ -59,7 +59,9 @@
  *   - F_OFD_GETLK: the kernel reports l_pid -1 whatever the holder;
  *   - F_GETLK finding an OFD lock: l_pid is the pid of the process that
  *     took it (tmpfs: -1);
- *   - an OFD waiter can get EDEADLK (scenario "fuse-ofd-deadlock").
+ *   - a wait whose cycle runs through an OFD owner the kernel leaves out of
+ *     the wait graph gets EDEADLK (scenarios fuse-ofd-deadlock and
+ *     fuse-deadlock-through-ofd-waiter; tmpfs: it waits).
  * State lines are not compared through the mount (the kernel has no lock
  * records of a FUSE file; the daemon's listing shows OFD locks as POSIX).
  * The kernel sends a description's RELEASE after close() has returned, so
@@ -1409,8 +1411,8 @@ struct rec {
 	char text[4096];
 };
 enum { R_STEP, R_STATE, R_NOTE };
-/* an OFD wait that the mount answers with EDEADLK at once, and its later answer */
-enum { FUSE_NONE, FUSE_OFD_WAIT, FUSE_OFD_REAP };
+/* a wait that the mount answers with EDEADLK at once, and its later answer */
+enum { FUSE_NONE, FUSE_DEADLK_WAIT, FUSE_DEADLK_REAP };
 
 struct transcript {
 	struct rec *v;
@@ -1641,9 +1643,9 @@ struct sstep {
 	int kind, p, t;
 	struct cmd c;
 	int n, n_fuse; /* S_WAITQ: requests waiting, on the host and through FUSE */
-	/* through the mount, this asynchronous OFD request fails with EDEADLK
-	 * at once instead of waiting (the daemon sees a POSIX owner) */
-	bool fuse_ofd_deadlk;
+	/* through the mount, this asynchronous request fails with EDEADLK at
+	 * once instead of waiting (the daemon sees OFD owners as POSIX ones) */
+	bool fuse_deadlk;
 };
 
 #define FCMD(CMD, SL, TY, S, L)                                                                    \
@@ -1658,11 +1660,10 @@ struct sstep {
 	{                                                                                          \
 		.kind = S_ASYNC, .p = P, .t = T, .c = FCMD(CMD, SL, TY, S, L)                      \
 	}
-/* an OFD wait that the daemon refuses with EDEADLK (see fuse-ofd-deadlock) */
-#define LKA_FUSE_DEADLK(P, T, SL, TY, S, L)                                                        \
+/* a wait the daemon refuses with EDEADLK: it sees OFD owners as POSIX ones */
+#define LKA_FUSE_DEADLK(P, T, CMD, SL, TY, S, L)                                                   \
 	{                                                                                          \
-		.kind = S_ASYNC, .p = P, .t = T, .c = FCMD(F_OFD_SETLKW, SL, TY, S, L),            \
-		.fuse_ofd_deadlk = true                                                            \
+		.kind = S_ASYNC, .p = P, .t = T, .c = FCMD(CMD, SL, TY, S, L), .fuse_deadlk = true \
 	}
 #define FL(P, T, SL, CMD)                                                                          \
 	{                                                                                          \
@@ -1759,9 +1760,21 @@ static const struct scenario scenarios[] = {
       * OFD request is never checked) until C is interrupted and unlocks;
       * through the mount F's request is a POSIX one: EDEADLK at once */
      {LK(0, 0, F_OFD_SETLK, 2, F_WRLCK, 0, 1), LK(1, 0, F_SETLK, 2, F_WRLCK, 10, 1),
-      LKA(1, 1, F_SETLKW, 2, F_WRLCK, 0, 1), WAITQ(1), LKA_FUSE_DEADLK(0, 0, 2, F_WRLCK, 10, 1),
-      WAITQ_FUSE(2, 1), STATE, SIG(1, 1), REAP(1, 1), LK(1, 0, F_SETLK, 2, F_UNLCK, 0, 0),
-      REAP(0, 0), STATE, END}},
+      LKA(1, 1, F_SETLKW, 2, F_WRLCK, 0, 1), WAITQ(1),
+      LKA_FUSE_DEADLK(0, 0, F_OFD_SETLKW, 2, F_WRLCK, 10, 1), WAITQ_FUSE(2, 1), STATE, SIG(1, 1),
+      REAP(1, 1), LK(1, 0, F_SETLK, 2, F_UNLCK, 0, 0), REAP(0, 0), STATE, END}},
+    {"fuse-deadlock-through-ofd-waiter",
+     /* OFD F1 (p0 s2) holds W[0,0], OFD F2 (p1 s2) W[5,5], C=p2 W[10,10];
+      * F2 waits for [0,0] behind F1 (an OFD blocker: F2 stays out of the
+      * wait graph), F1 waits for [10,10] behind C; C asks [5,5]: Linux
+      * follows F2 no further and lets C wait (a deadlock nobody detects);
+      * through the mount the cycle C -> F2 -> F1 -> C gives C EDEADLK */
+     {LK(0, 0, F_OFD_SETLK, 2, F_WRLCK, 0, 1), LK(1, 0, F_OFD_SETLK, 2, F_WRLCK, 5, 1),
+      LK(2, 0, F_SETLK, 2, F_WRLCK, 10, 1), LKA(1, 1, F_OFD_SETLKW, 2, F_WRLCK, 0, 1), WAITQ(1),
+      LKA(0, 1, F_OFD_SETLKW, 2, F_WRLCK, 10, 1), WAITQ(2),
+      LKA_FUSE_DEADLK(2, 1, F_SETLKW, 2, F_WRLCK, 5, 1), WAITQ_FUSE(3, 2), STATE, SIG(2, 1),
+      REAP(2, 1), LK(2, 0, F_SETLK, 2, F_UNLCK, 0, 0), REAP(0, 1),
+      LK(0, 0, F_OFD_SETLK, 2, F_UNLCK, 0, 0), REAP(1, 1), STATE, END}},
     {"ofd-waiters",
      /* two descriptions of one process conflict: p0 s0 (shared) and s2 */
      {LK(0, 0, F_OFD_SETLK, 2, F_WRLCK, 0, 10), LKA(0, 1, F_OFD_SETLKW, 0, F_WRLCK, 5, 10),
@@ -1878,20 +1891,20 @@ static int run_scenario(struct backend *b, const struct scenario *sc, const stru
 				tr_step(tr, b, &s, &r);
 			break;
 		case S_ASYNC:
-			if (x->fuse_ofd_deadlk && b->mount) {
+			if (x->fuse_deadlk && b->mount) {
 				/* the daemon answers at once (checked by compare) */
 				if (be_run(b, x->p, x->t, &x->c, &r) == 0)
 					tr_step(tr, b, &s, &r);
 				fuse_answered[x->p][x->t] = true;
 				break;
 			}
-			if (be_submit(b, x->p, x->t, &x->c) == 0 && x->fuse_ofd_deadlk) {
+			if (be_submit(b, x->p, x->t, &x->c) == 0 && x->fuse_deadlk) {
 				char cm[LINE];
 
 				fmt_cmd(cm, sizeof(cm), &s);
 				struct rec *nr = tr_note(tr, "%s waits", cm);
 
-				nr->fuse = FUSE_OFD_WAIT;
+				nr->fuse = FUSE_DEADLK_WAIT;
 				nr->s = s;
 				fuse_waiting[x->p][x->t] = true;
 			}
@@ -1910,7 +1923,7 @@ static int run_scenario(struct backend *b, const struct scenario *sc, const stru
 			if (be_reap(b, x->p, x->t, &r) == 0) {
 				tr_step(tr, b, &s, &r);
 				if (fuse_waiting[x->p][x->t])
-					tr->v[tr->n - 1].fuse = FUSE_OFD_REAP;
+					tr->v[tr->n - 1].fuse = FUSE_DEADLK_REAP;
 			}
 			fuse_waiting[x->p][x->t] = false;
 			break;
@@ -1966,7 +1979,7 @@ static int run_scenario(struct backend *b, const struct scenario *sc, const stru
 /* ---- comparing ---------------------------------------------------------- */
 
 /* Lines changed by each normalisation (see the file comment). */
-enum { NORM_OFD_GETLK_PID, NORM_GETLK_OFD_HOLDER, NORM_OFD_DEADLK, NORM_N };
+enum { NORM_OFD_GETLK_PID, NORM_GETLK_OFD_HOLDER, NORM_FUSE_DEADLK, NORM_N };
 static long norm_count[NORM_N];
 static int norm_last; /* the kind fuse_normalise applied */
 
@@ -1981,14 +1994,14 @@ static bool fuse_normalise(const struct rec *ref, const struct rec *mnt, const s
 	const struct cmd *c = &ref->s.c;
 	char cm[LINE], a[LINE], pb[32];
 
-	norm_last = NORM_OFD_DEADLK;
-	if (ref->fuse == FUSE_OFD_WAIT) {
+	norm_last = NORM_FUSE_DEADLK;
+	if (ref->fuse == FUSE_DEADLK_WAIT) {
 		/* the daemon's deadlock check sees F as a POSIX owner */
 		fmt_cmd(cm, sizeof(cm), &ref->s);
 		snprintf(out, len, "%s = -EDEADLK", cm);
 		return true;
 	}
-	if (ref->fuse == FUSE_OFD_REAP) {
+	if (ref->fuse == FUSE_DEADLK_REAP) {
 		snprintf(out, len, "p%d.t%d: answered when submitted", ref->s.p, ref->s.t);
 		return true;
 	}
@@ -2213,9 +2226,9 @@ static void print_tr(const struct transcript *tr)
 static void print_norm(void)
 {
 	printf("  normalised and matched: %ld F_OFD_GETLK l_pid -1, %ld F_GETLK OFD holder's pid, "
-	       "%ld OFD waits refused with EDEADLK\n",
+	       "%ld waits through OFD owners refused with EDEADLK\n",
 	       norm_count[NORM_OFD_GETLK_PID], norm_count[NORM_GETLK_OFD_HOLDER],
-	       norm_count[NORM_OFD_DEADLK]);
+	       norm_count[NORM_FUSE_DEADLK]);
 }
 
 /* Compare scenario transcripts one by one; the number that differ. */
