@@ -89,7 +89,8 @@ static void usage(FILE *f)
 		"  --seed S            PCT seed (default 1)\n"
 		"  --time-limit SEC    stop each configuration after SEC seconds\n"
 		"  --expect found|clean  exit 1 unless every configuration found a failure\n"
-		"                      (found) or explored without one (clean)\n"
+		"                      (found) or explored without one (clean; a bounded\n"
+		"                      search must also have exhausted its space)\n"
 		"  --replay ID         run one schedule and print its trace (task, point,\n"
 		"                      code location) up to the failure\n"
 		"  --trace             print the trace of each failing schedule\n"
@@ -373,7 +374,8 @@ static bool as_expected(const struct row *r)
 		return r->result == RES_CLEAN;
 	if (r->expect == RES_FOUND)
 		return r->result == RES_FOUND || r->result == RES_CRASH;
-	return r->result == RES_CLEAN;
+	/* a bounded search must also have exhausted its space */
+	return r->result == RES_CLEAN && (opt.pct || r->exhausted);
 }
 
 static void print_table(void)
@@ -388,7 +390,8 @@ static void print_table(void)
 		       (unsigned long)r->schedules, r->exhausted ? "yes" : "no", r->secs,
 		       result_name(r->result), r->result == RES_CLEAN ? "-" : r->id);
 		if (r->expect >= 0 && !as_expected(r))
-			printf("   (expected %s)", r->expect == RES_FOUND ? "a failure" : "clean");
+			printf("   (expected %s)",
+			       r->expect == RES_FOUND ? "a failure" : "clean and exhausted");
 		if (r->nondet)
 			printf("   (%lu schedules diverged from their prefix)",
 			       (unsigned long)r->nondet);
@@ -445,6 +448,23 @@ static int write_json(const char *path)
 	return fclose(f);
 }
 
+#ifdef RCUVFS_SANITIZE
+void __sanitizer_set_death_callback(void (*callback)(void));
+static const struct xs_config *dying_cfg;
+
+/* ASan found an error in the replayed schedule: print the trace up to it. */
+static void replay_death(void)
+{
+	struct rv_xresult xr;
+
+	rv_xrun_snapshot(&xr);
+	xr.status = RV_X_CRASHED; /* print where each task was */
+	printf("the sanitizer stopped the schedule; the trace up to the error:\n");
+	xs_print_trace(stdout, dying_cfg, &xr, NULL);
+	fflush(stdout);
+}
+#endif
+
 static int replay(const char *id)
 {
 	char name[64], opts[256] = "";
@@ -495,6 +515,10 @@ static int replay(const char *id)
 		return 2;
 	rp.s = &s;
 	rp.next = 0;
+#ifdef RCUVFS_SANITIZE
+	dying_cfg = &cfg;
+	__sanitizer_set_death_callback(replay_death);
+#endif
 	if (xs_run_one(&cfg, xs_replay_choose, &rp, true, &out))
 		return 2;
 	printf("%s\n", id);

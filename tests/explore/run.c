@@ -71,6 +71,17 @@ struct task_struct *xs_thread_of(struct xs_run *r, int i, int of)
 	return r->task[i];
 }
 
+/*
+ * Detach a scenario's task from the driver thread.  A task created lazily
+ * (setup, check or teardown needed `current`) stays: rv_instance_destroy
+ * exits it.
+ */
+static void xs_detach(void)
+{
+	if (rv_current && !(rv_current->flags & PF_LAZY))
+		task_detach();
+}
+
 /* Exit tasks in reverse order (threads before their process's first task). */
 void xs_exit_tasks(struct xs_run *r)
 {
@@ -79,7 +90,7 @@ void xs_exit_tasks(struct xs_run *r)
 			task_exit(r->task[i]);
 		r->task[i] = NULL;
 	}
-	task_detach();
+	xs_detach();
 }
 
 int xs_config_parse(struct xs_config *cfg, const struct xscenario *sc, const char *opts,
@@ -360,7 +371,7 @@ int xs_run_one(const struct xs_config *cfg, rv_xchoose_fn choose, void *ctx, boo
 	memcpy(R.pval, cfg->pval, sizeof(R.pval));
 	R.priv = sc->priv_size ? calloc(1, sc->priv_size) : NULL;
 	err = sc->setup(&R);
-	task_detach();
+	xs_detach();
 	if (err) {
 		fprintf(stderr, "rcuvfs-explore: %s: setup failed: %s\n", sc->name, strerror(-err));
 		return err;
@@ -393,7 +404,7 @@ int xs_run_one(const struct xs_config *cfg, rv_xchoose_fn choose, void *ctx, boo
 		out->verdict = XS_FAIL;
 	if (sc->teardown)
 		sc->teardown(&R);
-	task_detach();
+	xs_detach();
 	err = rv_instance_destroy();
 	if (err && out->verdict == XS_OK) {
 		out->verdict = XS_FAIL;

@@ -314,16 +314,22 @@ static int m_lock_unlock(struct stress_task *t, int kind)
 	bool shared = t->ino == t->run->shared_ino;
 	bool excl = shared && t->run->opt->verify && t->run->ntasks > 1 &&
 		    (kind != MLK_POSIX || t->run->opt->mode == MODE_PROCESSES);
+	bool skip = t->run->opt->test_skip_lock;
 
-	if (m_lock(t, t->fd[0], kind, true))
+	if (!skip && m_lock(t, t->fd[0], kind, true))
 		return -1;
 	if (excl && stress_excl_enter(t, 0, "lock")) {
-		m_lock(t, t->fd[0], kind, false);
+		if (!skip)
+			m_lock(t, t->fd[0], kind, false);
 		return -1;
 	}
+	/* as wl_path.c excl_section: a window that a non-excluding lock
+	 * cannot survive */
+	if (excl && (skip || t->run->opt->test_race_window))
+		stress_race_window(t);
 	if (excl)
 		stress_excl_exit(t, 0);
-	return m_lock(t, t->fd[0], kind, false);
+	return skip ? 0 : m_lock(t, t->fd[0], kind, false);
 }
 
 static int m_op_flock(struct stress_task *t)

@@ -406,6 +406,7 @@ static void test_get_task_mm_vs_exit(void)
 	CU_ASSERT(o.mms == mms); /* t exited, the getter holds its mm */
 	b = 0;
 	CU_ASSERT(mm_access(g.mm, BASE, &b, 1, false) == 0 && b == 0x21);
+	CU_ASSERT(mm_check(g.mm) == 0); /* an mm no task has: mmt_exit cannot check it */
 	mmput(g.mm);
 	mm_objects_count(&o);
 	CU_ASSERT(o.mms == mms - 1);

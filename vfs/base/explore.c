@@ -119,6 +119,8 @@ const char *rv_xstatus_name(int status)
 		return "hang";
 	case RV_X_DIVERGED:
 		return "diverged";
+	case RV_X_CRASHED:
+		return "sanitizer error";
 	}
 	return "?";
 }
@@ -491,6 +493,27 @@ static void *task_main(void *arg)
 	return NULL;
 }
 
+static void fill_result(struct rv_xresult *res)
+{
+	res->status = X.status;
+	res->steps = X.steps;
+	res->preemptions = X.preemptions;
+	res->stuck_task = X.stuck;
+	res->trace = X.cfg->keep_trace ? X.trace : NULL;
+	for (int i = 0; i < X.n; i++) {
+		res->last[i] = X.t[i].pending;
+		res->last[i].task = i;
+		res->finished[i] = X.t[i].state == X_DONE;
+	}
+}
+
+void rv_xrun_snapshot(struct rv_xresult *res)
+{
+	memset(res, 0, sizeof(*res));
+	if (X.cfg)
+		fill_result(res);
+}
+
 int rv_xrun(const struct rv_xrun_cfg *cfg, struct rv_xresult *res)
 {
 	struct timespec slice = {0, 50 * 1000 * 1000};
@@ -542,16 +565,7 @@ int rv_xrun(const struct rv_xrun_cfg *cfg, struct rv_xresult *res)
 		}
 		xfutex(&X.finished, FUTEX_WAIT_PRIVATE, 0, &slice);
 	}
-	res->status = X.status;
-	res->steps = X.steps;
-	res->preemptions = X.preemptions;
-	res->stuck_task = X.stuck;
-	res->trace = cfg->keep_trace ? X.trace : NULL;
-	for (int i = 0; i < n; i++) {
-		res->last[i] = X.t[i].pending;
-		res->last[i].task = i;
-		res->finished[i] = X.t[i].state == X_DONE;
-	}
+	fill_result(res);
 	if (X.status == RV_X_DONE) {
 		word_set(&X.release, 1);
 		for (int i = 0; i < n; i++)
