@@ -144,6 +144,8 @@ struct super_block {
 	long s_nr_negative;			/* atomic: unused negative dentries */
 	uint64_t s_next_ino;			/* atomic */
 	uint32_t s_magic;
+	dev_t s_dev; /* the device listings print (locks): 0 in-process; the
+		      * FUSE daemon sets its mount's st_dev before serving */
 };
 /* The instance's superblock (NULL when no instance is live). */
 extern struct super_block *rv_sb;
