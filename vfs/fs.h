@@ -39,7 +39,7 @@
  * Objects, fields and their locks
  * -------------------------------
  * super_block: s_inode_list_lock protects s_inodes (the kernel's contention
- *   point on inode creation, SEEDS.md s.3).  s_rename_lock (seqlock) is
+ *   point on inode creation, docs/history.md).  s_rename_lock (seqlock) is
  *   write-held around every d_move so that lockless lookups that miss can
  *   tell a rename happened (the kernel's rename_lock).  s_vfs_rename_mutex
  *   serializes cross-directory renames (lock_rename).  s_dcache is the

@@ -13,7 +13,7 @@
  *   depot     per cache: an array of free objects under c->lock (spinlock_t).
  *             Magazines refill from it and spill to it SLAB_MAG_BATCH
  *             objects at a time.  (The magazine is SLUB's per-cpu sheaf and
- *             the depot its barn, SEEDS.md s.8.)
+ *             the depot its barn, docs/history.md.)
  *   slabs     chunks of objects from malloc, on c->slabs; returned to the
  *             system only by kmem_cache_destroy.
  *
