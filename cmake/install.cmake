@@ -41,3 +41,40 @@ install(FILES ${PROJECT_BINARY_DIR}/rcuvfs.pc DESTINATION ${CMAKE_INSTALL_LIBDIR
 install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/LICENSE
         DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
+
+# Man pages from docs/man/*.scd (scdoc, Debian package scdoc), into
+# build/man and share/man/man1; without scdoc they are not built.
+find_program(SCDOC scdoc)
+file(GLOB RCUVFS_MAN_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/docs/man/*.1.scd)
+if(SCDOC)
+  set(_man_pages "")
+  foreach(scd ${RCUVFS_MAN_SOURCES})
+    get_filename_component(page ${scd} NAME_WLE)
+    add_custom_command(OUTPUT ${PROJECT_BINARY_DIR}/man/${page}
+                       COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/man
+                       COMMAND ${SCDOC} < ${scd} > ${PROJECT_BINARY_DIR}/man/${page}
+                       DEPENDS ${scd} VERBATIM)
+    list(APPEND _man_pages ${PROJECT_BINARY_DIR}/man/${page})
+  endforeach()
+  add_custom_target(rcuvfs_man ALL DEPENDS ${_man_pages})
+  install(FILES ${_man_pages} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+else()
+  message(STATUS "scdoc not found: the man pages are not built")
+endif()
+
+# Bash completion, generated from the built tools' --help and --list.
+if(TARGET rcuvfs_daemon)
+  set(_daemon $<TARGET_FILE:rcuvfs_daemon>)
+  set(_completions ${PROJECT_BINARY_DIR}/completion/rcuvfs-stress ${PROJECT_BINARY_DIR}/completion/rcuvfs)
+else()
+  set(_daemon -)
+  set(_completions ${PROJECT_BINARY_DIR}/completion/rcuvfs-stress)
+endif()
+add_custom_command(OUTPUT ${_completions}
+                   COMMAND ${PROJECT_SOURCE_DIR}/cmake/completion.sh $<TARGET_FILE:rcuvfs-stress>
+                           ${_daemon} ${PROJECT_BINARY_DIR}/completion
+                   DEPENDS rcuvfs-stress ${PROJECT_SOURCE_DIR}/cmake/completion.sh
+                           $<$<TARGET_EXISTS:rcuvfs_daemon>:rcuvfs_daemon>
+                   VERBATIM)
+add_custom_target(rcuvfs_completion ALL DEPENDS ${_completions})
+install(FILES ${_completions} DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
