@@ -910,9 +910,12 @@ static int posix_lock_ctx(struct file_lock_context *ctx, struct file_lock *reque
 
 	rv_stat_inc(locks_posix_calls);
 	/* the lock record; a split record only if the lists say so (below) */
-	error = locks_prealloc(request->fl_owner, unlock ? 0 : 1, &new_fl, &tmp);
-	if (error)
-		return error;
+	new_fl = NULL;
+	if (!unlock) {
+		error = locks_prealloc(request->fl_owner, 1, &new_fl, &tmp);
+		if (error)
+			return error;
+	}
 retry:
 	flc_lock(ctx);
 	/*

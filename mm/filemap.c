@@ -109,13 +109,14 @@ static inline int64_t mapping_size(struct address_space *m)
  *     COW'd anonymous page whose file page was reclaimed), only when a
  *     page table existed (FAULT_FLAG_ORIG_PTE_VALID), a lockless look
  *     first and the PTE lock only if that still says none.
- *   pte_recheck=rfc, the seed thread's patch: every VMA, whenever the page
+ *   pte_recheck=rfc, the first version of the patch: every VMA, whenever the page
  *     table exists (its !pmd_none guard), always under the PTE lock.
  *
  * pte_recheck_locked counts the lock round trips (before taking the lock,
  * so a test can see a fault that is about to wait on it).
  */
-static vm_fault_t filemap_fault_recheck_pte(struct vm_fault *vmf)
+/* noinline: one function whose instructions callgrind can count (docs/mm.md) */
+static __attribute__((noinline)) vm_fault_t filemap_fault_recheck_pte(struct vm_fault *vmf)
 {
 	bool none;
 
@@ -298,7 +299,7 @@ static vm_fault_t __do_file_fault(struct vm_fault *vmf)
 /*
  * spurious_majflt: this fault read the folio from the store and then found
  * the PTE populated with a different folio: the data was mapped all along
- * (the seed's case: the COW'd anonymous copy, hidden for a moment by a
+ * (the original report's case: the COW'd anonymous copy, hidden for a moment by a
  * NUMA-hinting update) and the I/O was for nothing.  Not counted: a fault
  * that found the folio already read by another one, or a PTE another
  * fault installed with this very folio (two faults on one uncached page).

@@ -27,8 +27,9 @@ int main(int argc, char **argv)
 
 	if (argc == 2 && !strcmp(argv[1], "--help")) {
 		printf("usage: fuse-lockloop flock|posix|ofd FILE N\n"
-		       "N lock+unlock pairs on FILE: flock LOCK_EX+LOCK_UN, or F_SETLK (posix)\n"
-		       "or F_OFD_SETLK (ofd) write lock+unlock of byte 0; exit 1 if one fails.\n");
+		       "N lock+unlock pairs on FILE: flock LOCK_EX+LOCK_UN, F_SETLK write\n"
+		       "lock+unlock of byte 0 (posix), or the same with F_OFD_SETLK (ofd);\n"
+		       "exit 1 if one fails.\n");
 		return 0;
 	}
 	if (argc != 4 ||

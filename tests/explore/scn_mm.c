@@ -451,6 +451,20 @@ static int split_setup(struct xs_run *r)
 	task_attach(p);
 	if (exec_mm(p))
 		return -ENOMEM;
+	if (xs_param_is(r, "change", "merge")) {
+		unsigned char v = 0x77;
+
+		/* a = page 0, never touched; b = page 1, written (its own
+		 * anon_vma), then read-only: two VMAs that mprotect will merge */
+		if (vm_mmap(p->mm, XBASE + PAGE_SIZE, PAGE_SIZE, XRW,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0) != (long)(XBASE + PAGE_SIZE) ||
+		    rv_mm_write(XBASE + PAGE_SIZE, &v, 1) ||
+		    vm_mprotect(p->mm, XBASE + PAGE_SIZE, PAGE_SIZE, PROT_READ) ||
+		    vm_mmap(p->mm, XBASE, PAGE_SIZE, XRW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+			    NULL, 0) != (long)XBASE)
+			return -ENOMEM;
+		return xs_thread_of(r, 1, 0) ? 0 : -ENOMEM;
+	}
 	/* two pages, never touched: no anon_vma yet */
 	if (vm_mmap(p->mm, XBASE, 2 * PAGE_SIZE, XRW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
 		    NULL, 0) != (long)XBASE)
@@ -458,14 +472,22 @@ static int split_setup(struct xs_run *r)
 	return xs_thread_of(r, 1, 0) ? 0 : -ENOMEM;
 }
 
+/* The page the fault touches: page 1 (split), page 0 (merge). */
+static unsigned long split_addr(const struct xs_run *r)
+{
+	return xs_param_is(r, "change", "merge") ? XBASE : XBASE + PAGE_SIZE;
+}
+
 static long split_op(struct xs_run *r, int task, int op)
 {
 	unsigned char v = 0x5a;
 
-	if (task == 0) /* the first touch of page 1: the fault needs an anon_vma */
-		return rv_mm_write(XBASE + PAGE_SIZE, &v, 1);
+	if (task == 0) /* a first touch: the fault needs an anon_vma */
+		return rv_mm_write(split_addr(r), &v, 1);
 	if (xs_param_is(r, "change", "munmap"))
 		return vm_munmap(current->mm, XBASE, PAGE_SIZE);
+	if (xs_param_is(r, "change", "merge")) /* b becomes RW again: a and b merge */
+		return vm_mprotect(current->mm, XBASE + PAGE_SIZE, PAGE_SIZE, XRW);
 	return vm_mprotect(current->mm, XBASE, PAGE_SIZE, PROT_READ); /* split off page 0 */
 }
 
@@ -473,7 +495,8 @@ static int split_check(struct xs_run *r, char *why, size_t len)
 {
 	struct task_struct *t = r->task[0], *child;
 	struct mm_struct *mm = t->mm;
-	pte_t pte = mm_pte_read(mm, XBASE + PAGE_SIZE);
+	unsigned long addr = split_addr(r);
+	pte_t pte = mm_pte_read(mm, addr);
 	unsigned char v = 0;
 	struct folio *f;
 	int n;
@@ -483,7 +506,7 @@ static int split_check(struct xs_run *r, char *why, size_t len)
 		return 1;
 	}
 	if (!pte_present(pte)) {
-		snprintf(why, len, "page 1 is not mapped after its write");
+		snprintf(why, len, "the page is not mapped after its write");
 		return 1;
 	}
 	f = mm_folio_from_pte(pte);
@@ -491,8 +514,8 @@ static int split_check(struct xs_run *r, char *why, size_t len)
 	n = rmap_walk(f, NULL, NULL);
 	mm_folio_put(f);
 	if (n != 1) {
-		snprintf(why, len, "rmap finds page 1's folio %d times, not once (its VMA is not "
-			 "on its anon_vma)", n);
+		snprintf(why, len, "rmap finds the written page's folio %d times, not once (its VMA "
+			 "is not on its anon_vma)", n);
 		return 1;
 	}
 	if (mm_check(mm)) {
@@ -505,10 +528,10 @@ static int split_check(struct xs_run *r, char *why, size_t len)
 		snprintf(why, len, "fork failed");
 		return 1;
 	}
-	n = mm_access(child->mm, XBASE + PAGE_SIZE, &v, 1, false);
+	n = mm_access(child->mm, addr, &v, 1, false);
 	task_exit(child);
 	if (n || v != 0x5a) {
-		snprintf(why, len, "a child forked after both reads 0x%02x at page 1, not 0x5a", v);
+		snprintf(why, len, "a child forked after both reads 0x%02x, not 0x5a", v);
 		return 1;
 	}
 	return 0;
@@ -516,17 +539,21 @@ static int split_check(struct xs_run *r, char *why, size_t len)
 
 static struct xscenario split_fault = {
 	.name = "split-fault",
-	.summary = "a first-touch write fault on page 1 of a two-page anon VMA vs mprotect or "
-		   "munmap of page 0 (a split)",
+	.summary = "a first-touch write fault vs mprotect or munmap splitting its VMA, or "
+		   "mprotect merging it with a neighbour",
 	.ntasks = 2,
 	.nops = {1, 1},
-	.opname = {{"write(page 1)"}, {"mprotect|munmap(page 0)"}},
-	.params = {{"change", {"mprotect", "munmap"}, "how page 0 is split off"}},
+	.opname = {{"write(first touch)"}, {"change bounds"}},
+	.params = {{"change", {"mprotect", "munmap", "merge"},
+		    "split page 0 off (mprotect, munmap; the fault is on page 1), or merge the "
+		    "fault's VMA with a written neighbour (mprotect; the fault is on page 0)"}},
 	.variants = {
 		{"change=mprotect", false},
 		{"change=munmap", false},
+		{"change=merge", false},
 		{"change=mprotect,anon_vma_fault=refuse", false},
 		{"change=munmap,anon_vma_fault=refuse", false},
+		{"change=merge,anon_vma_fault=refuse", false},
 	},
 	.setup = split_setup,
 	.op = split_op,

@@ -2074,7 +2074,12 @@ static int compare(const char *what, const char *an, const struct transcript *a,
 
 	for (int i = 0; i < n && diffs < max_diffs; i++) {
 		if (!line_matches(&a->v[i], &b->v[i], bm, fuse, exp, sizeof(exp), normalised)) {
-			printf("DIFF %s at line %d\n  %-6s %s\n", what, i, an, a->v[i].text);
+			int step = 0;
+
+			for (int k = 0; k < i; k++)
+				step += a->v[k].kind == R_STEP;
+			printf("DIFF %s at line %d (step %d)\n  %-6s %s\n", what, i, step, an,
+			       a->v[i].text);
 			if (strcmp(exp, a->v[i].text))
 				printf("  %-6s %s (expected through FUSE)\n", "", exp);
 			printf("  %-6s %s\n", bn, b->v[i].text);

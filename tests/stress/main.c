@@ -1244,6 +1244,10 @@ static int close_output(const char *opt, const char *file, FILE *f)
 	return 0;
 }
 
+/*
+ * Usage errors leave with exit(2), not return: main's frame, and so what it
+ * allocated, stays reachable while LeakSanitizer checks at exit.
+ */
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -1335,29 +1339,29 @@ int main(int argc, char **argv)
 				opt.mode = MODE_PROCESSES;
 			} else {
 				fprintf(stderr, "rcuvfs-stress: --mode: threads or processes\n");
-				return 2;
+				exit(2);
 			}
 			break;
 		case 'd':
 			if (parse_double("--duration", optarg, &opt.duration_s, 0.001))
-				return 2;
+				exit(2);
 			break;
 		case OPT_WARMUP:
 			if (parse_double("--warmup", optarg, &opt.warmup_s, 0))
-				return 2;
+				exit(2);
 			break;
 		case OPT_OPS:
 			if (parse_double("--ops-per-task", optarg, &ops_d, 1))
-				return 2;
+				exit(2);
 			opt.ops_per_task = (long)ops_d;
 			break;
 		case OPT_TIMEOUT:
 			if (parse_double("--timeout", optarg, &opt.hang_timeout_s, 0.1))
-				return 2;
+				exit(2);
 			break;
 		case 'p':
 			if (parse_params(&opt, optarg))
-				return 2;
+				exit(2);
 			break;
 		case OPT_JSON:
 			json = optarg;
@@ -1390,7 +1394,7 @@ int main(int argc, char **argv)
 				if (v != (int)v || v > 10000)
 					fprintf(stderr, "rcuvfs-stress: --repeat: a count from 1 "
 							"to 10000\n");
-				return 2;
+				exit(2);
 			}
 			opt.repeat = (int)v;
 			break;
@@ -1411,36 +1415,36 @@ int main(int argc, char **argv)
 			return 0;
 		default:
 			usage(stderr);
-			return 2;
+			exit(2);
 		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "rcuvfs-stress: unexpected argument '%s'\n", argv[optind]);
-		return 2;
+		exit(2);
 	}
 	if (model == !!opt.path) {
 		fprintf(stderr, "rcuvfs-stress: give exactly one of --path DIR and --model\n");
-		return 2;
+		exit(2);
 	}
 	if (!workloads) {
 		fprintf(stderr, "rcuvfs-stress: --workload is required (--list shows them)\n");
-		return 2;
+		exit(2);
 	}
 	opt.target = model ? TARGET_MODEL : TARGET_PATH;
 	if (nswargs && !model) {
 		fprintf(stderr, "rcuvfs-stress: -o sets model switches and needs --model; for a "
 				"mount, give them to the rcuvfs daemon\n");
-		return 2;
+		exit(2);
 	}
 	if (model) {
 		opt.switches = stress_model_switches_new();
 		if (!opt.switches) {
 			perror("rcuvfs-stress");
-			return 2;
+			exit(2);
 		}
 		for (int i = 0; i < nswargs; i++)
 			if (parse_switches(&opt, swargs[i]))
-				return 2;
+				exit(2);
 	}
 	/* --sweep NAME=V1,V2: one configuration per value, on top of -o */
 	if (sweep_arg) {
@@ -1449,11 +1453,11 @@ int main(int argc, char **argv)
 		if (!model) {
 			fprintf(stderr, "rcuvfs-stress: --sweep varies model switches and needs "
 					"--model\n");
-			return 2;
+			exit(2);
 		}
 		if (!eq || eq == sweep_arg || !eq[1]) {
 			fprintf(stderr, "rcuvfs-stress: --sweep: expected NAME=V1,V2,...\n");
-			return 2;
+			exit(2);
 		}
 		*eq = '\0';
 		sweep_name = sweep_arg;
@@ -1463,17 +1467,17 @@ int main(int argc, char **argv)
 
 			if (!cfg) {
 				perror("rcuvfs-stress");
-				return 2;
+				exit(2);
 			}
 			if (stress_model_parse_switch(cfg, sweep_name, v))
-				return 2;
+				exit(2);
 			configs = realloc(configs, (nsweep + 1) * sizeof(*configs));
 			sweep_vals = realloc(sweep_vals, (nsweep + 1) * sizeof(*sweep_vals));
 			sweep_labels = realloc(sweep_labels, (nsweep + 1) * sizeof(*sweep_labels));
 			label = malloc(strlen(sweep_name) + strlen(v) + 2);
 			if (!configs || !sweep_vals || !sweep_labels || !label) {
 				perror("rcuvfs-stress: realloc");
-				return 2;
+				exit(2);
 			}
 			sprintf(label, "%s=%s", sweep_name, v);
 			configs[nsweep] = cfg;
@@ -1486,19 +1490,19 @@ int main(int argc, char **argv)
 					     (opt.nswitches_given + 1) * sizeof(*opt.switches_given));
 		if (!opt.switches_given) {
 			perror("rcuvfs-stress: realloc");
-			return 2;
+			exit(2);
 		}
 		opt.switches_given[opt.nswitches_given++] = sweep_name;
 	}
 	/* --cpus / --pin */
 	if (cpus_arg) {
 		if (parse_cpus(cpus_arg, &allowed, &opt.cpu_list, &opt.ncpu_list))
-			return 2;
+			exit(2);
 	} else {
 		opt.cpu_list = calloc(CPU_SETSIZE, sizeof(int));
 		if (!opt.cpu_list) {
 			perror("rcuvfs-stress: calloc");
-			return 2;
+			exit(2);
 		}
 		for (int i = 0; i < CPU_SETSIZE; i++)
 			if (CPU_ISSET(i, &allowed))
@@ -1515,21 +1519,21 @@ int main(int argc, char **argv)
 		/* tasks (threads and children) inherit the parent's mask */
 		if (sched_setaffinity(0, sizeof(set), &set)) {
 			fprintf(stderr, "rcuvfs-stress: --cpus: %s\n", strerror(errno));
-			return 2;
+			exit(2);
 		}
 		opt.ncpus = opt.ncpu_list;
 	}
 	/* output files: opened before the first run, so a bad path fails now */
 	if (json && csv && !strcmp(json, "-") && !strcmp(csv, "-")) {
 		fprintf(stderr, "rcuvfs-stress: --json - and --csv - cannot share stdout\n");
-		return 2;
+		exit(2);
 	}
 	json_f = open_output("--json", json);
 	if (json && !json_f)
-		return 2;
+		exit(2);
 	csv_f = open_output("--csv", csv);
 	if (csv && !csv_f)
-		return 2;
+		exit(2);
 	if (json_f == stdout || csv_f == stdout)
 		table_f = stderr;
 	opt.progress = !opt.quiet && isatty(STDERR_FILENO);
@@ -1552,26 +1556,26 @@ int main(int argc, char **argv)
 		if (!wl) {
 			fprintf(stderr,
 				"rcuvfs-stress: unknown workload '%s' (--list shows them)\n", tok);
-			return 2;
+			exit(2);
 		}
 		if (!model && !wl->path) {
 			fprintf(stderr, "rcuvfs-stress: %s runs only against the model (--model)\n",
 				tok);
-			return 2;
+			exit(2);
 		}
 		if (model && !wl->model) {
 			fprintf(
 			    stderr,
 			    "rcuvfs-stress: %s: no model implementation yet (it comes with %s)\n",
 			    tok, wl->model_note);
-			return 2;
+			exit(2);
 		}
 		wls[nwl++] = wl;
 	}
 	free(copy);
 	if (!nwl) {
 		fprintf(stderr, "rcuvfs-stress: no workload to run\n");
-		return 2;
+		exit(2);
 	}
 
 	/* the scratch directory and the control directory of a mount */
@@ -1581,11 +1585,11 @@ int main(int argc, char **argv)
 
 		if (strlen(opt.path) > sizeof(base_dir) - 32) {
 			fprintf(stderr, "rcuvfs-stress: --path: name too long\n");
-			return 2;
+			exit(2);
 		}
 		if (stat(opt.path, &st) || !S_ISDIR(st.st_mode)) {
 			fprintf(stderr, "rcuvfs-stress: --path %s: not a directory\n", opt.path);
-			return 2;
+			exit(2);
 		}
 		snprintf(base_dir, sizeof(base_dir), "%s/rcuvfs-stress.%d", opt.path,
 			 (int)getpid());
@@ -1606,7 +1610,7 @@ int main(int argc, char **argv)
 		configs = calloc(1, sizeof(*configs));
 		if (!configs) {
 			perror("rcuvfs-stress: calloc");
-			return 2;
+			exit(2);
 		}
 		configs[0] = opt.switches;
 	}
@@ -1617,14 +1621,14 @@ int main(int argc, char **argv)
 
 	if (!counts || !ncounts) {
 		perror("rcuvfs-stress: calloc");
-		return 2;
+		exit(2);
 	}
 	for (int w = 0; w < nwl; w++) {
 		char deflist[64];
 
 		if (tasks_arg) {
 			if (parse_tasks(tasks_arg, &counts[w], &ncounts[w]))
-				return 2;
+				exit(2);
 		} else {
 			if (wls[w]->default_tasks)
 				snprintf(deflist, sizeof(deflist), "%d", wls[w]->default_tasks);
@@ -1653,7 +1657,7 @@ int main(int argc, char **argv)
 						res = realloc(res, capres * sizeof(*res));
 						if (!res) {
 							perror("rcuvfs-stress: realloc");
-							return 2;
+							exit(2);
 						}
 					}
 					if (run_one(&opt, wls[w], counts[w][i], configs[k], &res[nres]))

@@ -3,15 +3,17 @@
 #
 # tests/stress/mm-compare.sh - the mm benchmark in one run, with
 # rcuvfs-stress --model:
-#   1. page_fault2/3 with pte_recheck=1 vs 0, cache_pages below the working
-#      set (the workloads' default: half of it): ops/s, majflt per op,
-#      spurious_majflt, and the 1/0 ratio of each round;
+#   1. page_fault2/3 with pte_recheck=1, rfc and 0, cache_pages below the
+#      working set (the workloads' default: half of it): ops/s, majflt per
+#      op, the recheck's PTE-lock round trips per op, spurious_majflt, and
+#      the 1/0 and rfc/0 ratios;
 #   2. fork-race throughput with fork_vma_lock=always vs never, the race
 #      window left natural (-p window_ns=0: no injection point armed):
 #      task ops/s (write + read-back rounds), forks/s, fork_lost_writes;
 #   3. the two races with their windows widened (-p window_ns=1000, the
-#      default), verified: numa-race under pte_recheck 1/0 (spurious major
-#      faults), fork-race under always/never (lost parent writes).
+#      default), verified: numa-race (which mlockalls, as in the original
+#      report) under pte_recheck 1/rfc/0 (spurious major faults), fork-race
+#      under always/never (lost parent writes).
 # Each part is one rcuvfs-stress invocation that sweeps the switch
 # (--sweep) in rounds alternating its values (--repeat N); the tables show
 # rcuvfs-stress's own statistics: the median ops/s over the rounds with min
@@ -65,9 +67,9 @@ run() {
 		{ cat "$tmp/$name.out" >&2; echo "mm-compare: run failed: $*" >&2; rc=1; }
 	[ -f "$tmp/$name.csv" ] || : >"$tmp/$name.csv"
 }
-run pf --sweep pte_recheck=1,0 --repeat "$rounds" --workload page_fault2,page_fault3
+run pf --sweep pte_recheck=1,rfc,0 --repeat "$rounds" --workload page_fault2,page_fault3
 run fr --sweep fork_vma_lock=always,never --repeat "$rounds" --workload fork-race -p window_ns=0
-run numa --sweep pte_recheck=1,0 --workload numa-race --verify
+run numa --sweep pte_recheck=1,rfc,0 --workload numa-race --verify
 run fork --sweep fork_vma_lock=always,never --workload fork-race --verify
 
 # print PART: format the CSV rows (the statistics are rcuvfs-stress's)
@@ -88,22 +90,23 @@ table() {
 		ops = g("ops") > 0 ? g("ops") : 1
 		maj[k, sw] = g("counter.majflt") / ops; minf[k, sw] = g("counter.minflt") / ops
 		sp[k, sw] = g("counter.spurious_majflt"); nop[k, sw] = g("counter.pte_recheck_nopage")
+		lck[k, sw] = g("counter.pte_recheck_locked"); lckp[k, sw] = lck[k, sw] / ops
 		majt[k, sw] = g("counter.majflt")
 		forks[k, sw] = g("wall_s") > 0 ? g("counter.mm_forks") / g("wall_s") : 0
 		un[k, sw] = g("counter.fork_lost_writes"); wl[k] = g("workload"); tk[k] = g("tasks")
 	}
 	END {
 		if (part == "pf") {
-			printf "%-12s %5s %7s %11s %21s %5s %10s %10s %10s %8s %9s %9s\n", "workload", "tasks",
-				"recheck", "pages/s", "min..max", "sd%", "pages/cpu-s", "majflt/pg",
-				"minflt/pg", "spurious", "1/0 med", "1/0 cpu"
+			printf "%-12s %5s %7s %11s %21s %5s %10s %10s %10s %9s %8s %9s %9s\n", "workload",
+				"tasks", "recheck", "pages/s", "min..max", "sd%", "pages/cpu-s", "majflt/pg",
+				"minflt/pg", "locks/pg", "spurious", "x/0 med", "x/0 cpu"
 			for (i = 1; i <= n; i++) {
 				k = key[i]; v = val[i]
-				printf "%-12s %5s %7s %11.0f %10.0f..%-10.0f %4.1f%% %10.0f %10.3f %10.3f %8d %9s %9s\n",
+				printf "%-12s %5s %7s %11.0f %10.0f..%-10.0f %4.1f%% %10.0f %10.3f %10.3f %9.3f %8d %9s %9s\n",
 					wl[k], tk[k], v, med[k, v], lo[k, v], hi[k, v], sd[k, v], opcpu[k, v],
-					maj[k, v], minf[k, v], sp[k, v],
-					v == "1" ? ratio(med[k, 1], med[k, 0]) : "",
-					v == "1" ? ratio(opcpu[k, 1], opcpu[k, 0]) : ""
+					maj[k, v], minf[k, v], lckp[k, v], sp[k, v],
+					v != "0" ? ratio(med[k, v], med[k, 0]) : "",
+					v != "0" ? ratio(opcpu[k, v], opcpu[k, 0]) : ""
 			}
 		} else if (part == "fr") {
 			printf "%-13s %5s %10s %21s %5s %10s %10s %10s %9s %9s\n", "fork_vma_lock", "tasks",
@@ -119,22 +122,22 @@ table() {
 		} else {
 			for (i = 1; i <= n; i++) {
 				k = key[i]; v = val[i]
-				printf "%-10s %-20s %5s %10.0f %9d %10d %9d %10d\n", wl[k],
+				printf "%-10s %-20s %5s %10.0f %9d %10d %9d %9d %10d\n", wl[k],
 					(wl[k] == "numa-race" ? "pte_recheck=" : "fork_vma_lock=") v, tk[k],
-					med[k, v], majt[k, v], sp[k, v], nop[k, v], un[k, v]
+					med[k, v], majt[k, v], sp[k, v], nop[k, v], lck[k, v], un[k, v]
 			}
 		}
 	}' "${@:2}"
 }
 
 echo "rcuvfs-stress --model, $mode, $(nproc) CPUs, ${duration} s per run, $rounds rounds, pages=$pages"
-printf "\n1. page_fault2/3, pte_recheck 1 vs 0 (cache_pages = half the working set)\n"
+printf "\n1. page_fault2/3, pte_recheck 1, rfc, 0 (cache_pages = half the working set)\n"
 table pf "$tmp/pf.csv"
 printf "\n2. fork-race throughput, always vs never (window_ns=0: natural window)\n"
 table fr "$tmp/fr.csv"
 printf "\n3. the races, windows widened (window_ns=1000), --verify\n"
-printf "%-10s %-20s %5s %10s %9s %10s %9s %10s\n" workload switch tasks op/s majflt spurious \
-	nopage lost
+printf "%-10s %-20s %5s %10s %9s %10s %9s %9s %10s\n" workload switch tasks op/s majflt spurious \
+	nopage locks lost
 table race "$tmp/numa.csv" "$tmp/fork.csv"
 [ $rc = 0 ] || echo "mm-compare: a run failed (see above)" >&2
 exit $rc

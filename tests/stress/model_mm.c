@@ -609,7 +609,7 @@ static int numa_task_init(struct stress_task *t)
 		return stress_fail(t, "vm_mmap(MAP_PRIVATE, file)", (int)-addr);
 	rt->addr = (unsigned long)addr;
 	rt->len = n * PAGE_SIZE;
-	/* the seed's mlockall: VM_LOCKED (what pte_recheck=1 checks), and its
+	/* the original report's mlockall: VM_LOCKED (what pte_recheck=1 checks), and its
 	 * populate COWs every page of the private writable mapping */
 	addr = vm_mlockall(current->mm, MCL_CURRENT | MCL_FUTURE);
 	if (addr)

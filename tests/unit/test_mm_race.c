@@ -10,7 +10,7 @@
  *    reaches its major-fault decision point.  pte_recheck=0: a spurious
  *    major fault; pte_recheck=rfc: none, the faulter retries after the
  *    commit; pte_recheck=1 (as merged): the same on an mlocked VMA (the
- *    seed's mlockall), a spurious major fault on one that is not.
+ *    original report's mlockall), a spurious major fault on one that is not.
  *    Data correct and no deadlock either way.
  *  - fork race as users hit it (a stale TLB entry): a parent thread's
  *    store through a translation loaded before fork write-protected the
@@ -55,8 +55,8 @@ static void *faulter(void *p)
 }
 
 /*
- * seed003(mlocked, in_window): the seed's situation, with the page COW'd by
- * an explicit write or (mlocked) by mlockall's populate as in the seed.
+ * seed003(mlocked, in_window): the original report's situation, the page COW'd by
+ * an explicit write or (mlocked) by mlockall's populate as in the report.
  * The faulter parks at its major-fault decision point while the scanner
  * holds its window open (PTE cleared, PTE lock held).  in_window: the
  * faulter goes on first, and the test waits until its recheck is about to
@@ -78,7 +78,7 @@ static void seed003(bool mlocked, bool in_window)
 		       (rv_sw.pte_recheck == PTE_RECHECK_MERGED && mlocked);
 
 	if (mlocked) {
-		/* the seed: mlockall, and the data segment's page COW'd by it */
+		/* the report: mlockall, and the data segment's page COW'd by it */
 		CU_ASSERT(vm_mlockall(mm, MCL_CURRENT | MCL_FUTURE) == 0);
 		CU_ASSERT(vm_mmap(mm, BASE, PG, RW, MAP_PRIVATE | MAP_FIXED, f, 0) == (long)BASE);
 		CU_ASSERT(vma_lookup(mm, BASE)->vm_flags & VM_LOCKED);
