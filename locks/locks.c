@@ -399,6 +399,28 @@ void locks_init_lock(struct file_lock *fl)
 }
 
 /*
+ * A request on the caller's stack that never waits (no FL_SLEEP): only the
+ * fields such a request is read through.  It never enters the tree or a
+ * list, so fl_list, fl_link, fl_blocked_member and fl_wait stay unset;
+ * fl_blocked_requests is set (locks_move_blocks and locks_delete_block look
+ * at it).  Requests that may wait use __locks_init_lock.
+ */
+static __always_inline void locks_init_nowait_request(struct file_lock *fl)
+{
+	fl->fl_blocker = NULL;
+	INIT_LIST_HEAD(&fl->fl_blocked_requests);
+	fl->fl_owner = NULL;
+	fl->fl_flags = 0;
+	fl->fl_type = 0;
+	fl->fl_pid = 0;
+	fl->fl_start = 0;
+	fl->fl_end = OFFSET_MAX;
+	fl->fl_file = NULL;
+	fl->fl_ctx = NULL;
+	fl->fl_req = NULL;
+}
+
+/*
  * filelock_cache's constructor.  A record goes back to the cache in this
  * state: off every list (list_del_init), no waiters (woken and detached),
  * no blocker (held records never wait), fl_wait unused (only requests are
@@ -1460,7 +1482,10 @@ int flock_lock_file(struct file *filp, unsigned int cmd, pid_t pid, struct file_
 		req->fl.fl_end = OFFSET_MAX;
 		return locks_submit_req(filp, req);
 	}
-	__locks_init_lock(&fl);
+	if (nb || type == F_UNLCK)
+		locks_init_nowait_request(&fl);
+	else
+		__locks_init_lock(&fl);
 	fl.fl_flags = FL_FLOCK | (nb ? 0 : FL_SLEEP);
 	fl.fl_type = type;
 	fl.fl_pid = pid;
@@ -1589,7 +1614,10 @@ int fcntl_setlk(struct file *filp, unsigned int cmd, struct flock *l, fl_owner_t
 		return -EINVAL;
 	if (!lk_file_ok(filp))
 		return -EBADF;
-	__locks_init_lock(fl);
+	if (req || cmd == F_SETLKW || cmd == F_OFD_SETLKW)
+		__locks_init_lock(fl);
+	else
+		locks_init_nowait_request(fl);
 	if (req)
 		fl->fl_req = req;
 	error = flock_to_posix_lock(filp, fl, l);

@@ -110,7 +110,8 @@ static inline int64_t mapping_size(struct address_space *m)
  *     page table existed (FAULT_FLAG_ORIG_PTE_VALID), a lockless look
  *     first and the PTE lock only if that still says none.
  *   pte_recheck=rfc, the first version of the patch: every VMA, whenever the page
- *     table exists (its !pmd_none guard), always under the PTE lock.
+ *     table exists at the time of the recheck (its !pmd_none guard), always
+ *     under the PTE lock.
  *
  * pte_recheck_locked counts the lock round trips (before taking the lock,
  * so a test can see a fault that is about to wait on it).
@@ -120,15 +121,22 @@ static __attribute__((noinline)) vm_fault_t filemap_fault_recheck_pte(struct vm_
 {
 	bool none;
 
-	if (!vmf->pt)
-		return 0; /* no page table: nothing can be mid-update */
 	if (rv_sw.pte_recheck == PTE_RECHECK_MERGED) {
 		if (!(vmf->vma->vm_flags & VM_LOCKED))
 			return 0;
+		/* a page table existed when the fault read the PTE */
 		if (!(vmf->flags & FAULT_FLAG_ORIG_PTE_VALID))
 			return 0;
 		if (!pte_none(ptep_get(vmf->pte)))
 			goto nopage;
+	} else if (!vmf->pt) {
+		/* the patch's !pmd_none(*vmf->pmd): the table as it is now
+		 * (another fault may have allocated it since this one began;
+		 * under mmap_lock it cannot be freed again) */
+		vmf->pt = pt_lookup(vmf->vma->vm_mm, vmf->address);
+		if (!vmf->pt)
+			return 0;
+		vmf->pte = &vmf->pt->ptes[pte_index(vmf->address)];
 	}
 	rv_stat_inc(pte_recheck_locked);
 	spin_lock(&vmf->pt->ptl);

@@ -293,6 +293,7 @@ static inline bool vma_start_read(struct vm_area_struct *vma)
 		return false;
 	if (!down_read_trylock(&vma->vm_lock))
 		return false;
+	rv_sched_point("vma_start_read: locked, before the recheck");
 	if (unlikely(READ_ONCE(vma->vm_lock_seq) == smp_load_acquire(&mm->mm_lock_seq))) {
 		up_read(&vma->vm_lock);
 		return false;
