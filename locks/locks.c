@@ -61,6 +61,7 @@
  */
 #include "locks/locks.h"
 
+#include <sys/sysmacros.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -395,6 +396,28 @@ static __always_inline void __locks_init_lock(struct file_lock *fl)
 void locks_init_lock(struct file_lock *fl)
 {
 	__locks_init_lock(fl);
+}
+
+/*
+ * A request on the caller's stack that never waits (no FL_SLEEP): only the
+ * fields such a request is read through.  It never enters the tree or a
+ * list, so fl_list, fl_link, fl_blocked_member and fl_wait stay unset;
+ * fl_blocked_requests is set (locks_move_blocks and locks_delete_block look
+ * at it).  Requests that may wait use __locks_init_lock.
+ */
+static __always_inline void locks_init_nowait_request(struct file_lock *fl)
+{
+	fl->fl_blocker = NULL;
+	INIT_LIST_HEAD(&fl->fl_blocked_requests);
+	fl->fl_owner = NULL;
+	fl->fl_flags = 0;
+	fl->fl_type = 0;
+	fl->fl_pid = 0;
+	fl->fl_start = 0;
+	fl->fl_end = OFFSET_MAX;
+	fl->fl_file = NULL;
+	fl->fl_ctx = NULL;
+	fl->fl_req = NULL;
 }
 
 /*
@@ -1459,7 +1482,10 @@ int flock_lock_file(struct file *filp, unsigned int cmd, pid_t pid, struct file_
 		req->fl.fl_end = OFFSET_MAX;
 		return locks_submit_req(filp, req);
 	}
-	__locks_init_lock(&fl);
+	if (nb || type == F_UNLCK)
+		locks_init_nowait_request(&fl);
+	else
+		__locks_init_lock(&fl);
 	fl.fl_flags = FL_FLOCK | (nb ? 0 : FL_SLEEP);
 	fl.fl_type = type;
 	fl.fl_pid = pid;
@@ -1588,7 +1614,10 @@ int fcntl_setlk(struct file *filp, unsigned int cmd, struct flock *l, fl_owner_t
 		return -EINVAL;
 	if (!lk_file_ok(filp))
 		return -EBADF;
-	__locks_init_lock(fl);
+	if (req || cmd == F_SETLKW || cmd == F_OFD_SETLKW)
+		__locks_init_lock(fl);
+	else
+		locks_init_nowait_request(fl);
 	if (req)
 		fl->fl_req = req;
 	error = flock_to_posix_lock(filp, fl, l);
@@ -1711,7 +1740,10 @@ static void lk_show(struct lk_buf *b, const struct file_lock_context *ctx,
 		  fl->fl_type == F_WRLCK   ? "WRITE"
 		  : fl->fl_type == F_RDLCK ? "READ "
 					   : "UNLCK");
-	lk_printf(b, "%d 00:00:%llu ", pid, ctx ? (unsigned long long)ctx->flc_ino : 0ULL);
+	/* fs/locks.c lock_get_status: "%02x:%02x:%lu", MAJOR:MINOR of i_sb->s_dev */
+	lk_printf(b, "%d %02x:%02x:%llu ", pid, rv_sb ? major(rv_sb->s_dev) : 0,
+		  rv_sb ? minor(rv_sb->s_dev) : 0,
+		  ctx ? (unsigned long long)ctx->flc_ino : 0ULL);
 	if (fl->fl_flags & FL_POSIX) {
 		if (fl->fl_end == OFFSET_MAX)
 			lk_printf(b, "%lld EOF\n", (long long)fl->fl_start);
