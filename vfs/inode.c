@@ -278,10 +278,10 @@ int inode_truncate_locked(struct inode *inode, int64_t size)
 		 * catch folios faulted in meanwhile (private COWs included) */
 		down_write(&m->invalidate_lock);
 		if (vfs_hooks.unmap_mapping_range)
-			vfs_hooks.unmap_mapping_range(m, (size + PAGE_SIZE - 1) & PAGE_MASK, 0, 1);
+			vfs_hooks.unmap_mapping_range(m, pos_round_up_page(size), 0, 1);
 		truncate_inode_pages(m, size);
 		if (vfs_hooks.unmap_mapping_range)
-			vfs_hooks.unmap_mapping_range(m, (size + PAGE_SIZE - 1) & PAGE_MASK, 0, 1);
+			vfs_hooks.unmap_mapping_range(m, pos_round_up_page(size), 0, 1);
 		up_write(&m->invalidate_lock);
 	}
 	return 0;
