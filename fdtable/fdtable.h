@@ -2,7 +2,7 @@
 /*
  * fdtable/fdtable.h - public header of fdtable/: files_struct, the
  * RCU-published fdtable, fd allocation/installation/close/dup, the fork
- * copy, and the fget/fdget lookups (SEEDS.md section 1).
+ * copy, and the fget/fdget lookups (docs/history.md).
  *
  * Locking (the kernel's, fs/file.c):
  *   files_struct.count      atomic; tasks sharing the table (CLONE_FILES).
@@ -133,7 +133,12 @@ int ksys_dup2(unsigned int oldfd, unsigned int newfd);
 int ksys_dup3(unsigned int oldfd, unsigned int newfd, int flags);
 /* Lowest fd >= from for `file` (a reference is taken). */
 int f_dupfd(unsigned int from, struct file *file, unsigned int flags);
-/* F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_SETFD, F_GETFL; others -EINVAL. */
+/*
+ * F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_SETFD, F_GETFL; F_GETLK, F_SETLK,
+ * F_SETLKW and their F_OFD_ forms (arg: a struct flock *; the POSIX owner
+ * is current->files, with the kernel's re-check of fd after a granted lock:
+ * -EBADF if another thread closed it meanwhile); others -EINVAL.
+ */
 int ksys_fcntl(unsigned int fd, unsigned int cmd, unsigned long arg);
 /* close_range(2): flags CLOSE_RANGE_UNSHARE, CLOSE_RANGE_CLOEXEC. */
 int __close_range(unsigned int fd, unsigned int max_fd, unsigned int flags);

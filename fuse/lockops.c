@@ -115,7 +115,8 @@ static struct {
 
 /* This thread's scope depth and pending grants (replied at scope exit). */
 static __thread int lk_scope;
-static __thread struct list_head lk_pending;
+static __thread struct list_head lk_pending; /* empty outside a scope */
+static __thread bool lk_pending_ready;	     /* lk_pending initialised */
 
 static void lkw_get(struct rvf_lkw *w)
 {
@@ -145,24 +146,32 @@ static void lkw_complete(struct rvf_lkw *w, int result)
 	lkw_put(w);
 }
 
-static void lk_scope_enter(void)
+/* Inlined: every lock request pays them; the replies are out of line. */
+static __always_inline void lk_scope_enter(void)
 {
-	if (lk_scope++ == 0)
+	if (unlikely(!lk_pending_ready)) {
 		INIT_LIST_HEAD(&lk_pending);
+		lk_pending_ready = true;
+	}
+	lk_scope++;
 }
 
-static void lk_scope_exit(void)
+/* At the outermost exit; replies queued while replying join the loop. */
+static __noinline void lk_scope_reply_pending(void)
 {
-	if (lk_scope == 1) {
-		while (!list_empty(&lk_pending)) {
-			struct rvf_lkw *w =
-			    list_first_entry(&lk_pending, struct rvf_lkw, grant_link);
+	while (!list_empty(&lk_pending)) {
+		struct rvf_lkw *w = list_first_entry(&lk_pending, struct rvf_lkw, grant_link);
 
-			list_del_init(&w->grant_link);
-			rv_stat_inc(fuse_lock_granted);
-			lkw_complete(w, w->result);
-		}
+		list_del_init(&w->grant_link);
+		rv_stat_inc(fuse_lock_granted);
+		lkw_complete(w, w->result);
 	}
+}
+
+static __always_inline void lk_scope_exit(void)
+{
+	if (lk_scope == 1 && unlikely(!list_empty(&lk_pending)))
+		lk_scope_reply_pending();
 	lk_scope--;
 }
 

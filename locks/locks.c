@@ -61,6 +61,7 @@
  */
 #include "locks/locks.h"
 
+#include <sys/sysmacros.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -395,6 +396,28 @@ static __always_inline void __locks_init_lock(struct file_lock *fl)
 void locks_init_lock(struct file_lock *fl)
 {
 	__locks_init_lock(fl);
+}
+
+/*
+ * A request on the caller's stack that never waits (no FL_SLEEP): only the
+ * fields such a request is read through.  It never enters the tree or a
+ * list, so fl_list, fl_link, fl_blocked_member and fl_wait stay unset;
+ * fl_blocked_requests is set (locks_move_blocks and locks_delete_block look
+ * at it).  Requests that may wait use __locks_init_lock.
+ */
+static __always_inline void locks_init_nowait_request(struct file_lock *fl)
+{
+	fl->fl_blocker = NULL;
+	INIT_LIST_HEAD(&fl->fl_blocked_requests);
+	fl->fl_owner = NULL;
+	fl->fl_flags = 0;
+	fl->fl_type = 0;
+	fl->fl_pid = 0;
+	fl->fl_start = 0;
+	fl->fl_end = OFFSET_MAX;
+	fl->fl_file = NULL;
+	fl->fl_ctx = NULL;
+	fl->fl_req = NULL;
 }
 
 /*
@@ -910,9 +933,12 @@ static int posix_lock_ctx(struct file_lock_context *ctx, struct file_lock *reque
 
 	rv_stat_inc(locks_posix_calls);
 	/* the lock record; a split record only if the lists say so (below) */
-	error = locks_prealloc(request->fl_owner, unlock ? 0 : 1, &new_fl, &tmp);
-	if (error)
-		return error;
+	new_fl = NULL;
+	if (!unlock) {
+		error = locks_prealloc(request->fl_owner, 1, &new_fl, &tmp);
+		if (error)
+			return error;
+	}
 retry:
 	flc_lock(ctx);
 	/*
@@ -1404,12 +1430,33 @@ int locks_submit_req(struct file *filp, struct file_lock_req *req)
 	return error;
 }
 
+/*
+ * flock(2)'s checks of cmd, made before it looks at the fd (Linux 5.16+
+ * SYSCALL_DEFINE2(flock)): LOCK_MAND is ignored (its support was removed in
+ * 5.16, Jeff Layton's "fs: remove LOCK_MAND flock lock support"), then
+ * flock_translate_cmd(cmd & ~LOCK_NB) accepts LOCK_SH, LOCK_EX, LOCK_UN.
+ */
+int flock_check_cmd(unsigned int cmd)
+{
+	if (cmd & LOCK_MAND)
+		return 1;
+	switch (cmd & ~LOCK_NB) {
+	case LOCK_SH:
+	case LOCK_EX:
+	case LOCK_UN:
+		return 0;
+	}
+	return -EINVAL;
+}
+
 int flock_lock_file(struct file *filp, unsigned int cmd, pid_t pid, struct file_lock_req *req)
 {
 	struct file_lock fl;
 	bool nb = cmd & LOCK_NB;
-	int type;
+	int type = flock_check_cmd(cmd);
 
+	if (type)
+		return type < 0 ? type : 0; /* LOCK_MAND: ignored */
 	switch (cmd & ~LOCK_NB) {
 	case LOCK_SH:
 		type = F_RDLCK;
@@ -1435,7 +1482,10 @@ int flock_lock_file(struct file *filp, unsigned int cmd, pid_t pid, struct file_
 		req->fl.fl_end = OFFSET_MAX;
 		return locks_submit_req(filp, req);
 	}
-	__locks_init_lock(&fl);
+	if (nb || type == F_UNLCK)
+		locks_init_nowait_request(&fl);
+	else
+		__locks_init_lock(&fl);
 	fl.fl_flags = FL_FLOCK | (nb ? 0 : FL_SLEEP);
 	fl.fl_type = type;
 	fl.fl_pid = pid;
@@ -1564,7 +1614,10 @@ int fcntl_setlk(struct file *filp, unsigned int cmd, struct flock *l, fl_owner_t
 		return -EINVAL;
 	if (!lk_file_ok(filp))
 		return -EBADF;
-	__locks_init_lock(fl);
+	if (req || cmd == F_SETLKW || cmd == F_OFD_SETLKW)
+		__locks_init_lock(fl);
+	else
+		locks_init_nowait_request(fl);
 	if (req)
 		fl->fl_req = req;
 	error = flock_to_posix_lock(filp, fl, l);
@@ -1687,7 +1740,10 @@ static void lk_show(struct lk_buf *b, const struct file_lock_context *ctx,
 		  fl->fl_type == F_WRLCK   ? "WRITE"
 		  : fl->fl_type == F_RDLCK ? "READ "
 					   : "UNLCK");
-	lk_printf(b, "%d 00:00:%llu ", pid, ctx ? (unsigned long long)ctx->flc_ino : 0ULL);
+	/* fs/locks.c lock_get_status: "%02x:%02x:%lu", MAJOR:MINOR of i_sb->s_dev */
+	lk_printf(b, "%d %02x:%02x:%llu ", pid, rv_sb ? major(rv_sb->s_dev) : 0,
+		  rv_sb ? minor(rv_sb->s_dev) : 0,
+		  ctx ? (unsigned long long)ctx->flc_ino : 0ULL);
 	if (fl->fl_flags & FL_POSIX) {
 		if (fl->fl_end == OFFSET_MAX)
 			lk_printf(b, "%lld EOF\n", (long long)fl->fl_start);
@@ -1793,6 +1849,19 @@ int locks_scheme(void)
 	return lk_scheme;
 }
 
+/* The fd-level fcntl (ksys_fcntl, fdtable/) reaches the lock commands
+ * through vfs_file_hooks: plain (blocking) requests, no deferral. */
+static int lk_fcntl_getlk_hook(struct file *file, unsigned int cmd, struct flock *fl, void *owner)
+{
+	return fcntl_getlk(file, cmd, fl, owner);
+}
+
+static int lk_fcntl_setlk_hook(struct file *file, unsigned int cmd, struct flock *fl, void *owner,
+			       pid_t pid)
+{
+	return fcntl_setlk(file, cmd, fl, owner, pid, NULL);
+}
+
 /* ------------------------------------------------------------------ */
 /* instance lifecycle                                                  */
 /* ------------------------------------------------------------------ */
@@ -1824,6 +1893,8 @@ static int locks_init(void)
 		return -ENOMEM;
 	vfs_file_hooks.locks_remove_posix = locks_remove_posix;
 	vfs_file_hooks.locks_remove_file = locks_remove_file;
+	vfs_file_hooks.fcntl_getlk = lk_fcntl_getlk_hook;
+	vfs_file_hooks.fcntl_setlk = lk_fcntl_setlk_hook;
 	vfs_hooks.locks_free_context = locks_free_lock_context;
 	return 0;
 }
@@ -1835,6 +1906,8 @@ static int locks_teardown(void)
 
 	vfs_file_hooks.locks_remove_posix = NULL;
 	vfs_file_hooks.locks_remove_file = NULL;
+	vfs_file_hooks.fcntl_getlk = NULL;
+	vfs_file_hooks.fcntl_setlk = NULL;
 	/* vfs_hooks.locks_free_context stays: inodes are evicted after us */
 	if (held || blocked) {
 		fprintf(stderr, "rcuvfs: locks: %ld held and %ld blocked locks at teardown\n", held,

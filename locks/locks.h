@@ -117,11 +117,19 @@ int locks_cancel_req(struct file_lock_req *req);
 
 /*
  * flock(2): cmd is LOCK_SH, LOCK_EX or LOCK_UN, optionally | LOCK_NB.
+ * LOCK_MAND is ignored (returns 0).
  * `pid` is reported in the listing.  With req != NULL a blocking request
  * returns FILE_LOCK_DEFERRED instead of sleeping.  -EWOULDBLOCK (LOCK_NB),
  * -EINTR, -EINVAL, -EBADF (O_PATH file), -ENOLCK.
  */
 int flock_lock_file(struct file *filp, unsigned int cmd, pid_t pid, struct file_lock_req *req);
+/*
+ * flock(2)'s checks of cmd before the fd is looked up (so a bad cmd on a bad
+ * fd is -EINVAL): 1 for LOCK_MAND (ignored: flock(2) returns 0, as Linux
+ * 5.16+), -EINVAL for anything but LOCK_SH, LOCK_EX, LOCK_UN [| LOCK_NB],
+ * else 0.  flock_lock_file makes the same checks first.
+ */
+int flock_check_cmd(unsigned int cmd);
 
 /*
  * fcntl(2) F_GETLK / F_OFD_GETLK: fills *fl with the first conflicting lock

@@ -97,7 +97,7 @@ static inline int64_t mapping_size(struct address_space *m)
 }
 
 /*
- * The PTE recheck before a major fault (SEEDS.md s.7): the PTE this fault
+ * The PTE recheck before a major fault (docs/history.md): the PTE this fault
  * read locklessly as none may be inside another task's
  * ptep_modify_prot_start..commit window (NUMA hinting, mprotect), which
  * holds the PTE lock; the data may be mapped all along.  Returns
@@ -109,25 +109,34 @@ static inline int64_t mapping_size(struct address_space *m)
  *     COW'd anonymous page whose file page was reclaimed), only when a
  *     page table existed (FAULT_FLAG_ORIG_PTE_VALID), a lockless look
  *     first and the PTE lock only if that still says none.
- *   pte_recheck=rfc, the seed thread's patch: every VMA, whenever the page
- *     table exists (its !pmd_none guard), always under the PTE lock.
+ *   pte_recheck=rfc, the first version of the patch: every VMA, whenever the page
+ *     table exists at the time of the recheck (its !pmd_none guard), always
+ *     under the PTE lock.
  *
  * pte_recheck_locked counts the lock round trips (before taking the lock,
  * so a test can see a fault that is about to wait on it).
  */
-static vm_fault_t filemap_fault_recheck_pte(struct vm_fault *vmf)
+/* noinline: one function whose instructions callgrind can count (docs/mm.md) */
+static __attribute__((noinline)) vm_fault_t filemap_fault_recheck_pte(struct vm_fault *vmf)
 {
 	bool none;
 
-	if (!vmf->pt)
-		return 0; /* no page table: nothing can be mid-update */
 	if (rv_sw.pte_recheck == PTE_RECHECK_MERGED) {
 		if (!(vmf->vma->vm_flags & VM_LOCKED))
 			return 0;
+		/* a page table existed when the fault read the PTE */
 		if (!(vmf->flags & FAULT_FLAG_ORIG_PTE_VALID))
 			return 0;
 		if (!pte_none(ptep_get(vmf->pte)))
 			goto nopage;
+	} else if (!vmf->pt) {
+		/* the patch's !pmd_none(*vmf->pmd): the table as it is now
+		 * (another fault may have allocated it since this one began;
+		 * under mmap_lock it cannot be freed again) */
+		vmf->pt = pt_lookup(vmf->vma->vm_mm, vmf->address);
+		if (!vmf->pt)
+			return 0;
+		vmf->pte = &vmf->pt->ptes[pte_index(vmf->address)];
 	}
 	rv_stat_inc(pte_recheck_locked);
 	spin_lock(&vmf->pt->ptl);
@@ -298,7 +307,7 @@ static vm_fault_t __do_file_fault(struct vm_fault *vmf)
 /*
  * spurious_majflt: this fault read the folio from the store and then found
  * the PTE populated with a different folio: the data was mapped all along
- * (the seed's case: the COW'd anonymous copy, hidden for a moment by a
+ * (the original report's case: the COW'd anonymous copy, hidden for a moment by a
  * NUMA-hinting update) and the I/O was for nothing.  Not counted: a fault
  * that found the folio already read by another one, or a PTE another
  * fault installed with this very folio (two faults on one uncached page).
@@ -412,7 +421,8 @@ static void unmap_mapping_range(struct address_space *m, int64_t start, int64_t 
 				int even_cows)
 {
 	unsigned long first = (unsigned long)start >> PAGE_SHIFT;
-	unsigned long last = len > 0 ? (unsigned long)(start + len - 1) >> PAGE_SHIFT : ~0UL;
+	unsigned long last =
+	    len > 0 ? ((unsigned long)start + (unsigned long)len - 1) >> PAGE_SHIFT : ~0UL;
 	struct vm_area_struct *vma;
 
 	down_read(&m->i_mmap_rwsem);

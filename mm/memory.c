@@ -363,6 +363,7 @@ static struct folio *tlb_miss_walk(struct mm_struct *mm, unsigned long addr, boo
 		if (!(pte & _PAGE_PRESENT) || (write && !pte_write(pte)))
 			goto out;
 		want = pte | _PAGE_ACCESSED | (write ? _PAGE_DIRTY : 0);
+		rv_sched_point("tlb_miss_walk: PTE read, before the cmpxchg");
 		if (want == pte || __atomic_compare_exchange_n(ptep, &pte, want, false,
 							       __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 			folio = mm_folio_from_pte(pte);

@@ -12,7 +12,7 @@
  * LRU: reclaim's try_to_unmap refuses a folio mapped by a VM_LOCKED VMA,
  * which is what keeps it.  Anonymous memory is never reclaimed anyway; a
  * private writable file mapping is COW'd by the populate, so its file
- * folios are no longer mapped and may go (the seed-003 situation).
+ * folios are no longer mapped and may go (the situation of the filemap_fault PTE recheck).
  *
  * Locking: VMA flags change under mmap_lock (write) with the VMA
  * write-locked (vma_modify_flags); def_flags under mmap_lock (write).

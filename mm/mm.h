@@ -154,8 +154,9 @@ struct vm_area_struct {
 	struct mm_struct *vm_mm;
 	struct file *vm_file;              /* NULL for anonymous; holds a reference */
 	struct address_space *vm_mapping;  /* vm_file's mapping (i_mmap member) */
-	/* set once: under mmap_lock (write), or under the VMA read lock plus
-	 * mm->page_table_lock (anon_vma_prepare); cleared under mmap_lock (write) */
+	/* set once: under mmap_lock (write), or under mmap_lock (read) plus
+	 * mm->page_table_lock (anon_vma_prepare; never under the VMA read lock
+	 * alone: vmf_anon_prepare); cleared under mmap_lock (write) */
 	struct anon_vma *anon_vma;
 	struct list_head anon_vma_chain;   /* anon_vma_chain.same_vma, same rules */
 	/* per-VMA lock (Linux 6.4): write-locked while vm_lock_seq == mm_lock_seq */
@@ -292,6 +293,7 @@ static inline bool vma_start_read(struct vm_area_struct *vma)
 		return false;
 	if (!down_read_trylock(&vma->vm_lock))
 		return false;
+	rv_sched_point("vma_start_read: locked, before the recheck");
 	if (unlikely(READ_ONCE(vma->vm_lock_seq) == smp_load_acquire(&mm->mm_lock_seq))) {
 		up_read(&vma->vm_lock);
 		return false;

@@ -1,19 +1,97 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# The main job: install what is missing, build, then
-#  1. mount rcuvfs in a temporary directory and run fstat/flock/POSIX-lock
-#     stress against tmpfs, the mount and the in-process model, side by side
-#     (tests/stress/compare.sh: mounts, measures, unmounts);
-#  2. reproduce the 2008 BKL regression in the model (tests/bench/bkl-regression).
-# Run as root (apt-get, FUSE mount).  Takes about two minutes.
+# The main job: install what is missing, build (progress shown), then
+# measure, saving everything into out/<UTC date and time>/:
+#  1. fstat/flock/POSIX-lock loops against tmpfs, a fresh rcuvfs mount and
+#     the in-process model, side by side (tests/stress/compare.sh);
+#  2. the 2008 BKL regression in the model: bkl-mix under the three BKL
+#     implementations (tests/bench/bkl-regression);
+#  3. pte_recheck 1, rfc and 0 on page_fault2/3 and fork_vma_lock on fork-vmas, in
+#     the model (rcuvfs-stress --sweep --repeat);
+#  4. scaling of the will-it-scale namesakes on tmpfs, 1 and all CPUs;
+# each as CSV and JSON where rcuvfs-stress wrote them, the tables as text,
+# PNG plots (rcuvfs-plot) and summary.md, which shows the tables and embeds
+# the plots.  Prints where.  Run as root (apt-get, FUSE mount).  About
+# three minutes on 2 CPUs after the build.
 set -eu
 cd "$(dirname "$0")/.."
 ./scripts/deps.sh
-echo "== build =="
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build -j"$(nproc)" >/dev/null
-echo "== fstat/flock/lock stress: tmpfs vs rcuvfs mount vs model (1 s per run) =="
-RCUVFS_BUILD=$PWD/build ./tests/stress/compare.sh --duration 1 --warmup 0.3
+out=${RCUVFS_OUT:-out/$(date -u +%Y-%m-%dT%H%M%SZ)}
+mkdir -p "$out"
+jobs=$(nproc)
+echo "== build (build/, RelWithDebInfo, $jobs jobs) =="
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake --build build -j"$jobs"
+bin=$PWD/build/bin
+stress=$bin/rcuvfs-stress
+tmpfs=/dev/shm
+[ -d "$tmpfs" ] || tmpfs=/tmp
+cpus=$(nproc)
+tasks=1
+[ "$cpus" -gt 1 ] && tasks=1,$cpus
+
+section() { echo; echo "== $1 =="; }
+# run NAME ARGS...: rcuvfs-stress writing out/NAME.{csv,json,txt}
+run() {
+	name=$1
+	shift
+	"$stress" "$@" --csv "$out/$name.csv" --json "$out/$name.json" | tee "$out/$name.txt"
+}
+
+section "1. fstat/flock/lock: tmpfs vs rcuvfs mount vs model (1 s per run)"
+RCUVFS_BUILD=$PWD/build ./tests/stress/compare.sh --duration 1 --warmup 0.3 \
+	--csv "$out/compare.csv" | tee "$out/compare.txt"
+
+section "2. the BKL regression: bkl-mix under three BKL implementations, 3 rounds"
+./tests/bench/bkl-regression --stress "$stress" --jobs 300 --rounds 3 --csv "$out/bkl.csv" |
+	tee "$out/bkl.txt"
+
+section "3a. pte_recheck 1, rfc and 0: page_fault2/3 in the model, 3 rounds"
+run pte_recheck --model --sweep pte_recheck=1,rfc,0 --workload page_fault2,page_fault3 \
+	--tasks "$tasks" --duration 1 --warmup 0.2 --repeat 3 --quiet
+section "3b. fork_vma_lock: fork of a process with 10,000 VMAs in the model, 3 rounds"
+run fork_vma_lock --model --sweep fork_vma_lock=always,elide-single,never --workload fork-vmas \
+	--tasks 1 --duration 1 --warmup 0.2 --repeat 3 --quiet
+
+section "4. scaling on $tmpfs: will-it-scale's namesakes, 3 rounds"
+run scaling --path "$tmpfs" --workload fstat1,fstat2,open1,lock1,lock2,flock1 \
+	--tasks "$tasks" --duration 0.5 --warmup 0.2 --repeat 3 --verify --quiet
+
+section "plots"
+plots=$("$bin/rcuvfs-plot" --out "$out" "$out/bkl.csv" "$out/pte_recheck.csv" \
+	"$out/fork_vma_lock.csv" "$out/scaling.csv" || true)
+echo "$plots"
+
+# summary.md: the tables and the plots
+{
+	echo "# rcuvfs main job, $(date -u +%Y-%m-%d)"
+	echo
+	echo "$(grep -m1 '^# cpu_model: ' "$out/scaling.csv" | sed 's/^# cpu_model: //'), $cpus CPUs," \
+		"kernel $(uname -r), rcuvfs $("$stress" --version | sed 's/^rcuvfs-stress //')."
+	echo "Figures from one run on this machine: compare ratios within a table;"
+	echo "docs/benchmarks.md says what a small machine can and cannot show."
+	echo
+	img() { [ -f "$out/$1" ] && printf '\n![%s](%s)\n' "$1" "$1"; return 0; }
+	table() { echo; echo '```'; cat "$out/$1"; echo '```'; }
+	echo "## 1. tmpfs vs rcuvfs vs the model"
+	table compare.txt
+	echo
+	echo "## 2. The BKL regression (bkl-mix, 256 tasks)"
+	table bkl.txt
+	img bkl-ratios.png
+	echo
+	echo "## 3. pte_recheck and fork_vma_lock in the model"
+	table pte_recheck.txt
+	img pte_recheck-ratios.png
+	img pte_recheck-scaling.png
+	table fork_vma_lock.txt
+	img fork_vma_lock-ratios.png
+	echo
+	echo "## 4. Scaling on tmpfs"
+	table scaling.txt
+	img scaling-scaling.png
+	echo
+	echo "Files: $(cd "$out" && ls | tr '\n' ' ')"
+} >"$out/summary.md"
 echo
-echo "== the BKL regression (SEEDS.md s.6): bkl-mix under three BKL implementations =="
-RCUVFS_STRESS=$PWD/build/bin/rcuvfs-stress ./tests/bench/bkl-regression --jobs 300
+echo "rcuvfs: results in $out/ (summary.md, CSV, JSON, PNG)"

@@ -98,6 +98,12 @@ struct vfs_file_hooks {
 	void (*locks_remove_file)(struct file *file);
 	/* __fput, after release: drop the dentry/inode references */
 	void (*file_put_path)(struct file *file);
+	/* ksys_fcntl's lock commands (fdtable/): fcntl_getlk and fcntl_setlk
+	 * of the file for POSIX owner `owner` (locks/ fills them in; unset,
+	 * the commands fail with -EINVAL) */
+	int (*fcntl_getlk)(struct file *file, unsigned int cmd, struct flock *fl, void *owner);
+	int (*fcntl_setlk)(struct file *file, unsigned int cmd, struct flock *fl, void *owner,
+			   pid_t pid);
 };
 extern struct vfs_file_hooks vfs_file_hooks;
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * tests/bench/bench_mm.c - fork of a large address space and mm_struct
- * creation (SEEDS.md s.4 and s.5).
+ * creation (docs/history.md).
  *
  * One run measures:
  *   1. model fork of a process with N VMAs (default 10,000: one page each,
@@ -21,7 +21,7 @@
  *   4. page_fault2 (private file mapping, write every page: COW) and
  *      page_fault3 (shared file mapping, write every page) over a 256-page
  *      file with cache_pages=64 (below the working set: major faults),
- *      pte_recheck 1 vs 0, with majflt and spurious_majflt counts (seed:
+ *      pte_recheck 1, rfc and 0, with majflt, spurious_majflt and PTE-lock counts (seed:
  *      -6.9%..+0.3% on a ramdisk).
  *   5. fork-race: a multithreaded parent (1,000 VMAs, one thread unmapping,
  *      re-mapping and faulting them) forks; fork_vma_lock always vs never,
@@ -290,27 +290,29 @@ static double mm_round(const char *mode, int threads)
 }
 
 /* ------------------------------------------------------------------ */
-/* 4. page_fault2/3 with pte_recheck 1 vs 0, cache below working set   */
+/* 4. page_fault2/3 with pte_recheck 1, rfc, 0; cache below working set */
 /* ------------------------------------------------------------------ */
 
 static int pf_pages = 256, pf_cache = 64, pf_iters = 200;
+static const char *const recheck_name[3] = { "0", "1", "rfc" }; /* by switch value */
+static int pf_only = -1; /* --pte-recheck: one value only */
 
 struct pf_result {
 	double pages_per_s;
-	uint64_t majflt, spurious;
+	uint64_t majflt, spurious, locked;
 };
 
 static struct pf_result pf_round(int shared, int recheck)
 {
-	struct pf_result r = { 0, 0, 0 };
+	struct pf_result r = { 0, 0, 0, 0 };
 	struct task_struct *p;
 	struct file *f = NULL;
 	unsigned char buf[4096];
 	char cache[32];
-	uint64_t t0, maj0, sp0;
+	uint64_t t0, maj0, sp0, lk0;
 
 	snprintf(cache, sizeof(cache), "%d", pf_cache);
-	if (instance_with2("pte_recheck", recheck ? "1" : "0", "cache_pages", cache))
+	if (instance_with2("pte_recheck", recheck_name[recheck], "cache_pages", cache))
 		exit(2);
 	p = task_create_process("pf");
 	task_attach(p);
@@ -325,6 +327,7 @@ static struct pf_result pf_round(int shared, int recheck)
 	}
 	maj0 = stat_of("majflt");
 	sp0 = stat_of("spurious_majflt");
+	lk0 = stat_of("pte_recheck_locked");
 	t0 = rv_now_ns();
 	for (int it = 0; it < pf_iters; it++) {
 		long a = vm_mmap(p->mm, 0, (unsigned long)pf_pages * PAGE_SIZE,
@@ -341,6 +344,7 @@ static struct pf_result pf_round(int shared, int recheck)
 	r.pages_per_s = (double)pf_pages * pf_iters / ((double)(rv_now_ns() - t0) / 1e9);
 	r.majflt = stat_of("majflt") - maj0;
 	r.spurious = stat_of("spurious_majflt") - sp0;
+	r.locked = stat_of("pte_recheck_locked") - lk0;
 	task_exit(p);
 	fput(f);
 	do_unlink("/pf");
@@ -572,7 +576,7 @@ static void usage(FILE *f)
 		"                [--only fork|mm|pf|fr] [--mode always|elide-single|never [--iters N]]\n"
 		"Model fork of an N-VMA process under each fork_vma_lock beside a host fork()\n"
 		"(fork), mm_alloc+mmput under each rss_counters (mm), page_fault2/3 with\n"
-		"pte_recheck 1 vs 0 (pf), fork-race always vs never (fr); rounds alternate\n"
+		"pte_recheck 1, rfc, 0 (pf), fork-race always vs never (fr); rounds rotate\n"
 		"the configurations, best round reported.  Never pass/fail.\n"
 		"  -v, --vmas N       VMAs of the forked process, 1..100000 (default 10000)\n"
 		"  -f, --forks F      forks per round (default 20; fork-race: 10F)\n"
@@ -583,6 +587,9 @@ static void usage(FILE *f)
 		"  -m, --mode MODE    no timing: fork+exit N times in one fork_vma_lock mode\n"
 		"                     (for callgrind: bench_mm_fork_callgrind.sh)\n"
 		"  -n, --iters N      forks for --mode (default 10)\n"
+		"      --pte-recheck V  pf with this pte_recheck value only (0, 1 or rfc; for\n"
+		"                     callgrind: instructions per major fault)\n"
+		"      --passes N     pf: passes over the file per round (default 200)\n"
 		"  -h, --help         this text\n");
 }
 
@@ -593,6 +600,8 @@ int main(int argc, char **argv)
 		{"rounds", required_argument, NULL, 'r'},   {"mm-iters", required_argument, NULL, 'M'},
 		{"no-touch", no_argument, NULL, 'T'},	    {"only", required_argument, NULL, 'o'},
 		{"mode", required_argument, NULL, 'm'},	    {"iters", required_argument, NULL, 'n'},
+		{"pte-recheck", required_argument, NULL, 'P'},
+		{"passes", required_argument, NULL, 'p'},
 		{"help", no_argument, NULL, 'h'},	    {NULL, 0, NULL, 0}};
 	int c;
 
@@ -630,6 +639,16 @@ int main(int argc, char **argv)
 		case 'n':
 			count_iters = (int)bench_opt_long("--iters", optarg, 1, 1000000);
 			break;
+		case 'p':
+			pf_iters = (int)bench_opt_long("--passes", optarg, 1, 1000000);
+			break;
+		case 'P':
+			for (int v = 0; v < 3; v++)
+				if (!strcmp(optarg, recheck_name[v]))
+					pf_only = v;
+			if (pf_only < 0)
+				bench_bad("--pte-recheck", optarg, "0, 1 or rfc");
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -661,32 +680,46 @@ int main(int argc, char **argv)
 	}
 	if (section("mm"))
 		bench_mm_alloc();
-	/* page_fault2/3: rounds alternate recheck 1 and 0; best of each */
+	/* page_fault2/3: rounds rotate the order of recheck 1, rfc, 0; best of each */
 	if (section("pf")) {
-		struct pf_result best_pf[2][2];
+		static const int order[3] = { 1, 2, 0 }; /* 1, rfc, 0 */
+		struct pf_result best_pf[2][3];
 
 		memset(best_pf, 0, sizeof(best_pf));
 		for (int r = 0; r < nrounds; r++)
 			for (int sh = 0; sh < 2; sh++)
-				for (int k = 0; k < 2; k++) {
-					int rc = (k + r) % 2;
-					struct pf_result x = pf_round(sh, rc);
+				for (int k = 0; k < 3; k++) {
+					int rc = order[(k + r) % 3];
+					struct pf_result x;
 
+					if (pf_only >= 0 && rc != pf_only)
+						continue;
+					x = pf_round(sh, rc);
 					if (x.pages_per_s > best_pf[sh][rc].pages_per_s)
 						best_pf[sh][rc] = x;
 				}
 		printf("\npage_fault2/3: %d-page file, cache_pages=%d, %d passes, best of %d rounds\n",
 		       pf_pages, pf_cache, pf_iters, nrounds);
-		printf("%-28s %12s %10s %10s %12s\n", "", "pages/s", "majflt", "spurious",
-		       "1 vs 0");
+		printf("%-28s %12s %10s %10s %10s %12s\n", "", "pages/s", "majflt", "spurious",
+		       "locks", "vs 0");
 		for (int sh = 0; sh < 2; sh++)
-			for (int rc = 1; rc >= 0; rc--)
-				printf("%s pte_recheck=%d       %12.0f %10llu %10llu %11.3fx\n",
-				       sh ? "page_fault3" : "page_fault2", rc,
+			for (int k = 0; k < 3; k++) {
+				int rc = order[k];
+
+				if (pf_only >= 0 && rc != pf_only)
+					continue;
+				printf("%s pte_recheck=%-3s     %12.0f %10llu %10llu %10llu",
+				       sh ? "page_fault3" : "page_fault2", recheck_name[rc],
 				       best_pf[sh][rc].pages_per_s,
 				       (unsigned long long)best_pf[sh][rc].majflt,
 				       (unsigned long long)best_pf[sh][rc].spurious,
-				       best_pf[sh][1].pages_per_s / best_pf[sh][0].pages_per_s);
+				       (unsigned long long)best_pf[sh][rc].locked);
+				if (best_pf[sh][0].pages_per_s > 0)
+					printf(" %11.3fx\n",
+					       best_pf[sh][rc].pages_per_s / best_pf[sh][0].pages_per_s);
+				else
+					printf(" %12s\n", "-");
+			}
 	}
 
 	/* fork-race: always vs never */

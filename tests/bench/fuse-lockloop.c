@@ -26,14 +26,16 @@ int main(int argc, char **argv)
 	int fd;
 
 	if (argc == 2 && !strcmp(argv[1], "--help")) {
-		printf("usage: fuse-lockloop flock|posix FILE N\n"
-		       "N lock+unlock pairs on FILE: flock LOCK_EX+LOCK_UN, or F_SETLK write\n"
-		       "lock+unlock of byte 0; exit 1 if one fails.\n");
+		printf("usage: fuse-lockloop flock|posix|ofd FILE N\n"
+		       "N lock+unlock pairs on FILE: flock LOCK_EX+LOCK_UN, F_SETLK write\n"
+		       "lock+unlock of byte 0 (posix), or the same with F_OFD_SETLK (ofd);\n"
+		       "exit 1 if one fails.\n");
 		return 0;
 	}
-	if (argc != 4 || (strcmp(argv[1], "flock") && strcmp(argv[1], "posix")) ||
+	if (argc != 4 ||
+	    (strcmp(argv[1], "flock") && strcmp(argv[1], "posix") && strcmp(argv[1], "ofd")) ||
 	    (n = atol(argv[3])) < 1) {
-		fprintf(stderr, "usage: fuse-lockloop flock|posix FILE N (--help)\n");
+		fprintf(stderr, "usage: fuse-lockloop flock|posix|ofd FILE N (--help)\n");
 		return 2;
 	}
 	fd = open(argv[2], O_RDWR);

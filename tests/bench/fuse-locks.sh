@@ -9,7 +9,7 @@
 #   tests/bench/fuse-locks.sh [BUILD_DIR]          (as root: it mounts)
 #
 # Prints the median ops/s per cell (one op = lock + unlock) and the ratio of
-# each target to the floor (target: rcuvfs >= 0.95x the floor).  Workers
+# each target to the floor.  Workers
 # lock private files (flock) or private byte ranges (posix): the loops time
 # the request path, not contention.  Environment: SECS [2], ROUNDS [3],
 # WORKERS [1 2], CONFIGS [filelock=global filelock=bkl filelock=inode]

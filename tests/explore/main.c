@@ -35,6 +35,7 @@ struct row {
 	uint64_t schedules;
 	uint64_t max_steps;
 	uint64_t nondet;
+	uint64_t failures; /* failing schedules (--keep-going counts them all) */
 	int exhausted;
 	int result;
 	int expect; /* -1 none, else RES_CLEAN / RES_FOUND */
@@ -47,13 +48,14 @@ struct row {
 
 static struct {
 	int preemptions;
+	bool preemptions_set; /* given on the command line */
 	int pct; /* change points; 0: bounded preemptions */
 	uint64_t schedules;
 	uint64_t seed;
 	uint64_t max_schedules;
 	double time_limit;
 	int expect;
-	bool matrix, quiet, trace, progress;
+	bool matrix, quiet, trace, progress, keep_going, partial_ok;
 	const char *json;
 } opt = {
 	.preemptions = 2,
@@ -81,7 +83,8 @@ static void usage(FILE *f)
 		"  -o name=value,...   model switches (as rcuvfs -o) and scenario params\n"
 		"  --matrix            explore each scenario's own matrix of variants (the\n"
 		"                      designs with a known bug must fail, the others not);\n"
-		"                      implies --expect per variant\n"
+		"                      implies --expect per variant; without --preemptions\n"
+		"                      each scenario's own bound (2, or 1 for three tasks)\n"
 		"  --preemptions K     every schedule with at most K preemptions (default 2)\n"
 		"  --max-schedules N   stop a bounded search after N schedules (default 200000)\n"
 		"  --pct D             PCT with D priority change points instead\n"
@@ -89,10 +92,16 @@ static void usage(FILE *f)
 		"  --seed S            PCT seed (default 1)\n"
 		"  --time-limit SEC    stop each configuration after SEC seconds\n"
 		"  --expect found|clean  exit 1 unless every configuration found a failure\n"
-		"                      (found) or explored without one (clean)\n"
+		"                      (found) or explored without one (clean; a bounded\n"
+		"                      search must also have exhausted its space)\n"
 		"  --replay ID         run one schedule and print its trace (task, point,\n"
 		"                      code location) up to the failure\n"
 		"  --trace             print the trace of each failing schedule\n"
+		"  --partial-ok        a clean search stopped by --max-schedules or\n"
+		"                      --time-limit counts as clean for --expect\n"
+		"  --keep-going        explore on after a failure and count the failing\n"
+		"                      schedules (the first is reported; a deadlock or a\n"
+		"                      hang still ends the configuration)\n"
 		"  --json FILE         write the summary rows as JSON\n"
 		"  --quiet             no progress line, no table\n"
 		"\n"
@@ -119,10 +128,12 @@ static void list_scenarios(void)
 				printf("%s%s", v ? "|" : "", sc->params[p].values[v]);
 			printf("  %s\n", sc->params[p].help);
 		}
-		for (int v = 0; v < 8 && sc->variants[v].options; v++)
+		for (int v = 0; v < (int)ARRAY_SIZE(sc->variants) && sc->variants[v].options; v++)
 			printf("    matrix: %-44s %s\n",
 			       *sc->variants[v].options ? sc->variants[v].options : "(defaults)",
 			       sc->variants[v].buggy ? "bug expected" : "clean expected");
+		if (sc->matrix_k)
+			printf("    matrix bound: %d preemptions\n", sc->matrix_k);
 		if (sc->linearizable)
 			printf("    oracle: linearizability against every serial order\n");
 	}
@@ -170,6 +181,8 @@ static void progress(const struct row *r, uint64_t t0, uint64_t *last)
 static void record_failure(struct row *r, const struct xs_config *cfg, const struct xs_sched *s,
 			   const struct xs_outcome *out)
 {
+	if (r->failures++)
+		return; /* --keep-going: the first failing schedule is the one reported */
 	r->result = RES_FOUND;
 	make_id(r->id, sizeof(r->id), cfg, s);
 	snprintf(r->why, sizeof(r->why), "%s", out->why);
@@ -197,9 +210,12 @@ static void explore_dfs(struct row *r, const struct xs_config *cfg, uint64_t t0)
 {
 	struct xs_dfs x;
 	uint64_t last = 0;
+	int k = opt.preemptions;
 
-	xs_dfs_init(&x, opt.preemptions);
-	snprintf(r->strategy, sizeof(r->strategy), "preemptions<=%d", opt.preemptions);
+	if (opt.matrix && !opt.preemptions_set && cfg->sc->matrix_k)
+		k = cfg->sc->matrix_k;
+	xs_dfs_init(&x, k);
+	snprintf(r->strategy, sizeof(r->strategy), "preemptions<=%d", k);
 	for (;;) {
 		struct xs_outcome out;
 
@@ -224,7 +240,8 @@ static void explore_dfs(struct row *r, const struct xs_config *cfg, uint64_t t0)
 				fflush(NULL);
 				_exit(0);
 			}
-			break;
+			if (!opt.keep_going)
+				break;
 		}
 		if (!xs_dfs_next(&x)) {
 			r->exhausted = 1;
@@ -272,7 +289,9 @@ static void explore_pct(struct row *r, const struct xs_config *cfg, uint64_t t0)
 				fflush(NULL);
 				_exit(0);
 			}
-			return;
+			if (!opt.keep_going)
+				return;
+			continue;
 		}
 		xs_sched_free(&p.cur);
 	}
@@ -373,22 +392,27 @@ static bool as_expected(const struct row *r)
 		return r->result == RES_CLEAN;
 	if (r->expect == RES_FOUND)
 		return r->result == RES_FOUND || r->result == RES_CRASH;
-	return r->result == RES_CLEAN;
+	/* a bounded search must also have exhausted its space (unless the
+	 * caller accepts a search stopped by --max-schedules or --time-limit) */
+	return r->result == RES_CLEAN && (opt.pct || r->exhausted || opt.partial_ok);
 }
 
 static void print_table(void)
 {
-	printf("%-22s %-34s %-16s %9s %9s %8s  %-6s %s\n", "scenario", "switches", "strategy",
+	printf("%-22s %-40s %-16s %9s %9s %8s  %-6s %s\n", "scenario", "switches", "strategy",
 	       "schedules", "exhausted", "time", "result", "failing schedule / reason");
 	for (int i = 0; i < nrows; i++) {
 		const struct row *r = &rows[i];
 
-		printf("%-22s %-34s %-16s %9lu %9s %7.2fs  %-6s %s", r->scenario,
+		printf("%-22s %-40s %-16s %9lu %9s %7.2fs  %-6s %s", r->scenario,
 		       *r->options ? r->options : "(defaults)", r->strategy,
 		       (unsigned long)r->schedules, r->exhausted ? "yes" : "no", r->secs,
 		       result_name(r->result), r->result == RES_CLEAN ? "-" : r->id);
 		if (r->expect >= 0 && !as_expected(r))
-			printf("   (expected %s)", r->expect == RES_FOUND ? "a failure" : "clean");
+			printf("   (expected %s)",
+			       r->expect == RES_FOUND ? "a failure" : "clean and exhausted");
+		if (r->failures > 1)
+			printf("   (%lu failing schedules)", (unsigned long)r->failures);
 		if (r->nondet)
 			printf("   (%lu schedules diverged from their prefix)",
 			       (unsigned long)r->nondet);
@@ -431,9 +455,9 @@ static int write_json(const char *path)
 		fprintf(f, ", \"strategy\": ");
 		json_str(f, r->strategy);
 		fprintf(f, ", \"schedules\": %lu, \"max_steps\": %lu, \"exhausted\": %s, "
-			   "\"seconds\": %.3f, \"result\": ",
+			   "\"failures\": %lu, \"seconds\": %.3f, \"result\": ",
 			(unsigned long)r->schedules, (unsigned long)r->max_steps,
-			r->exhausted ? "true" : "false", r->secs);
+			r->exhausted ? "true" : "false", (unsigned long)r->failures, r->secs);
 		json_str(f, result_name(r->result));
 		fprintf(f, ", \"failing_schedule\": ");
 		json_str(f, r->result == RES_CLEAN ? "" : r->id);
@@ -444,6 +468,23 @@ static int write_json(const char *path)
 	fprintf(f, "]\n");
 	return fclose(f);
 }
+
+#ifdef RCUVFS_SANITIZE
+void __sanitizer_set_death_callback(void (*callback)(void));
+static const struct xs_config *dying_cfg;
+
+/* ASan found an error in the replayed schedule: print the trace up to it. */
+static void replay_death(void)
+{
+	struct rv_xresult xr;
+
+	rv_xrun_snapshot(&xr);
+	xr.status = RV_X_CRASHED; /* print where each task was */
+	printf("the sanitizer stopped the schedule; the trace up to the error:\n");
+	xs_print_trace(stdout, dying_cfg, &xr, NULL);
+	fflush(stdout);
+}
+#endif
 
 static int replay(const char *id)
 {
@@ -495,6 +536,10 @@ static int replay(const char *id)
 		return 2;
 	rp.s = &s;
 	rp.next = 0;
+#ifdef RCUVFS_SANITIZE
+	dying_cfg = &cfg;
+	__sanitizer_set_death_callback(replay_death);
+#endif
 	if (xs_run_one(&cfg, xs_replay_choose, &rp, true, &out))
 		return 2;
 	printf("%s\n", id);
@@ -523,6 +568,8 @@ int main(int argc, char **argv)
 		{"expect", required_argument, NULL, 'e'},
 		{"matrix", no_argument, NULL, 'm'},
 		{"trace", no_argument, NULL, 't'},
+		{"keep-going", no_argument, NULL, 'K'},
+		{"partial-ok", no_argument, NULL, 'P'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -545,6 +592,7 @@ int main(int argc, char **argv)
 			options = optarg;
 			break;
 		case 'k':
+			opt.preemptions_set = true;
 			opt.preemptions = (int)strtol(optarg, &end, 10);
 			if (*end || opt.preemptions < 0 || opt.preemptions > 8)
 				goto bad;
@@ -593,6 +641,12 @@ int main(int argc, char **argv)
 			break;
 		case 't':
 			opt.trace = true;
+			break;
+		case 'K':
+			opt.keep_going = true;
+			break;
+		case 'P':
+			opt.partial_ok = true;
 			break;
 		case 'q':
 			opt.quiet = true;
@@ -643,7 +697,7 @@ bad:
 					run_config(sc, options, opt.expect);
 					continue;
 				}
-				for (int v = 0; v < 8 && sc->variants[v].options; v++)
+				for (int v = 0; v < (int)ARRAY_SIZE(sc->variants) && sc->variants[v].options; v++)
 					run_config(sc, sc->variants[v].options,
 						   sc->variants[v].buggy ? RES_FOUND : RES_CLEAN);
 			}

@@ -71,6 +71,17 @@ struct task_struct *xs_thread_of(struct xs_run *r, int i, int of)
 	return r->task[i];
 }
 
+/*
+ * Detach a scenario's task from the driver thread.  A task created lazily
+ * (setup, check or teardown needed `current`) stays: rv_instance_destroy
+ * exits it.
+ */
+static void xs_detach(void)
+{
+	if (rv_current && !(rv_current->flags & PF_LAZY))
+		task_detach();
+}
+
 /* Exit tasks in reverse order (threads before their process's first task). */
 void xs_exit_tasks(struct xs_run *r)
 {
@@ -79,7 +90,7 @@ void xs_exit_tasks(struct xs_run *r)
 			task_exit(r->task[i]);
 		r->task[i] = NULL;
 	}
-	task_detach();
+	xs_detach();
 }
 
 int xs_config_parse(struct xs_config *cfg, const struct xscenario *sc, const char *opts,
@@ -360,7 +371,7 @@ int xs_run_one(const struct xs_config *cfg, rv_xchoose_fn choose, void *ctx, boo
 	memcpy(R.pval, cfg->pval, sizeof(R.pval));
 	R.priv = sc->priv_size ? calloc(1, sc->priv_size) : NULL;
 	err = sc->setup(&R);
-	task_detach();
+	xs_detach();
 	if (err) {
 		fprintf(stderr, "rcuvfs-explore: %s: setup failed: %s\n", sc->name, strerror(-err));
 		return err;
@@ -393,7 +404,7 @@ int xs_run_one(const struct xs_config *cfg, rv_xchoose_fn choose, void *ctx, boo
 		out->verdict = XS_FAIL;
 	if (sc->teardown)
 		sc->teardown(&R);
-	task_detach();
+	xs_detach();
 	err = rv_instance_destroy();
 	if (err && out->verdict == XS_OK) {
 		out->verdict = XS_FAIL;
@@ -430,9 +441,10 @@ static int site_cmp(const void *a, const void *b)
 }
 
 /* Name code addresses "fn file:line < caller file:line" with addr2line. */
-static struct site_name *name_sites(const struct rv_xstep *tr, uint64_t n, size_t *nsites)
+static struct site_name *name_sites(const struct rv_xstep *tr, uint64_t n,
+				    const struct rv_xstep *last, int nlast, size_t *nsites)
 {
-	struct site_name *s = calloc(n ? n : 1, sizeof(*s));
+	struct site_name *s = calloc(n + (size_t)nlast + 1, sizeof(*s));
 	size_t k = 0, u = 0, cmdlen = 64, off;
 	char *cmd, line[512];
 	Dl_info info;
@@ -444,6 +456,9 @@ static struct site_name *name_sites(const struct rv_xstep *tr, uint64_t n, size_
 	for (uint64_t i = 0; i < n; i++)
 		if (tr[i].site)
 			s[k++].site = tr[i].site;
+	for (int i = 0; i < nlast; i++) /* where each task was parked at the end */
+		if (last[i].site)
+			s[k++].site = last[i].site;
 	qsort(s, k, sizeof(*s), site_cmp);
 	for (size_t i = 0; i < k; i++)
 		if (!u || s[u - 1].site != s[i].site)
@@ -516,7 +531,7 @@ void xs_print_trace(FILE *f, const struct xs_config *cfg, const struct rv_xresul
 		fprintf(f, "(no trace recorded)\n");
 		return;
 	}
-	sites = name_sites(xr->trace, xr->steps, &nsites);
+	sites = name_sites(xr->trace, xr->steps, xr->last, cfg->sc->ntasks, &nsites);
 	/* step i: task T runs from where it was parked to its next point, which
 	 * is where T is parked the next time it is chosen (or at the end) */
 	next = calloc(xr->steps ? xr->steps : 1, sizeof(*next));

@@ -237,3 +237,72 @@ static struct xscenario fget_dup2 = {
 	.format = format_tag,
 };
 XSCENARIO(fget_dup2)
+
+/* ---- fget vs expand_files --------------------------------------------------- */
+
+/*
+ * dup2(0, 100) grows the table past the embedded 64 slots: expand_files
+ * copies it and publishes the copy, freeing the old one after a grace
+ * period (synchronize_rcu first waits for fd_install-ers); close(0) then
+ * empties slot 0 in the new table only.  A reader that loaded the old
+ * table must still return A or nothing, and leave every count right.
+ */
+static int expand_setup(struct xs_run *r)
+{
+	if (!xs_process(r, 1, "expander") || !xs_thread_of(r, 0, 1))
+		return -ENOMEM;
+	task_attach(r->task[1]);
+	return open_tagged('A') == 0 ? 0 : -EIO;
+}
+
+static long expand_op(struct xs_run *r, int task, int op)
+{
+	if (task == 0)
+		return fget_tag(r, 0);
+	if (op == 0)
+		return ksys_dup2(0, 100);
+	return close_fd(0);
+}
+
+static int expand_check(struct xs_run *r, char *why, size_t len)
+{
+	struct files_struct *files = r->task[1]->files;
+	struct file *f0 = files_lookup_fd_raw(files, 0), *f100 = files_lookup_fd_raw(files, 100);
+
+	if (files_max_fds(files) <= 100) {
+		snprintf(why, len, "the table did not grow (%u slots)", files_max_fds(files));
+		return 1;
+	}
+	if (f0 || !f100 || (uintptr_t)f100->private_data != 'A' || file_count(f100) != 1) {
+		snprintf(why, len, "expected fd 0 empty and A at fd 100 with one reference");
+		return 1;
+	}
+	if (nr_files_active() != 1) {
+		snprintf(why, len, "%ld files alive, 1 in the table (a reference leaked)",
+			 nr_files_active());
+		return 1;
+	}
+	return 0;
+}
+
+static struct xscenario fget_expand = {
+	.name = "fget-expand",
+	.summary = "fget(0) vs dup2(0, 100) growing the table (expand_files), then close(0)",
+	.ntasks = 2,
+	.nops = {1, 2},
+	.opname = {{"fget(0)"}, {"dup2(0,100)", "close(0)"}},
+	.params = {{"fget", {"inline", "ool", "norecheck"},
+		    "fget variant: the inline protocol, out of line, or without the slot reload"}},
+	.variants = {
+		{"fget=inline", false},
+		{"fget=inline,fileref=file-ref", false},
+		{"fget=ool", false},
+	},
+	.linearizable = true,
+	.setup = expand_setup,
+	.op = expand_op,
+	.check = expand_check,
+	.teardown = xs_exit_tasks,
+	.format = format_tag,
+};
+XSCENARIO(fget_expand)

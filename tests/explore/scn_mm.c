@@ -52,9 +52,16 @@ static int fork_setup(struct xs_run *r)
 	task_attach(p);
 	if (exec_mm(p))
 		return -ENOMEM;
-	if (vm_mmap(p->mm, XBASE, PAGE_SIZE, XRW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL,
-		    0) != (long)XBASE)
+	if (vm_mmap(p->mm, XBASE, 2 * PAGE_SIZE, XRW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+		    NULL, 0) != (long)XBASE)
 		return -ENOMEM;
+	if (xs_param_is(r, "touched", "yes")) {
+		unsigned char v = 0x11;
+
+		/* the VMA has its anon_vma: a fault on page 1 runs under the VMA lock */
+		if (rv_mm_write(XBASE + PAGE_SIZE, &v, 1))
+			return -EIO;
+	}
 	return xs_thread_of(r, 1, 0) ? 0 : -ENOMEM;
 }
 
@@ -125,10 +132,15 @@ static struct xscenario fork_write = {
 	.ntasks = 2,
 	.nops = {1, 1},
 	.opname = {{"write(0x42)"}, {"fork"}},
+	.params = {{"touched", {"no", "yes"},
+		    "whether another page of the VMA was written before (the VMA has an anon_vma)"}},
 	.variants = {
 		{"fork_vma_lock=always", false},
 		{"fork_vma_lock=elide-single", false},
 		{"fork_vma_lock=never", false},
+		{"fork_vma_lock=always,touched=yes", false},
+		{"fork_vma_lock=elide-single,touched=yes", false},
+		{"fork_vma_lock=never,touched=yes", false},
 	},
 	.priv_size = sizeof(struct fork_priv),
 	.setup = fork_setup,
@@ -249,3 +261,416 @@ static struct xscenario numa_fault = {
 	.teardown = numa_teardown,
 };
 XSCENARIO(numa_fault)
+
+/* ---- truncate vs a COW fault ------------------------------------------------- */
+
+struct trunc_priv {
+	struct file *f;
+};
+
+static int trunc_setup(struct xs_run *r)
+{
+	struct trunc_priv *tp = r->priv;
+	struct task_struct *p = xs_process(r, 0, "cow");
+	unsigned char buf[PAGE_SIZE];
+	int64_t pos = 0;
+
+	if (!p)
+		return -ENOMEM;
+	task_attach(p);
+	if (exec_mm(p) || filp_open("/xtrunc", O_RDWR | O_CREAT, 0644, &tp->f))
+		return -EIO;
+	for (int i = 0; i < 2; i++) {
+		memset(buf, 0x11 + i, sizeof(buf));
+		if (vfs_write(tp->f, buf, PAGE_SIZE, &pos) != (ssize_t)PAGE_SIZE)
+			return -EIO;
+	}
+	if (vm_mmap(p->mm, XBASE, 2 * PAGE_SIZE, XRW, MAP_PRIVATE | MAP_FIXED, tp->f, 0) !=
+	    (long)XBASE)
+		return -EIO;
+	return xs_thread_of(r, 1, 0) ? 0 : -ENOMEM;
+}
+
+static long trunc_op(struct xs_run *r, int task, int op)
+{
+	struct trunc_priv *tp = r->priv;
+	unsigned char v = 0x55;
+
+	if (task == 0) /* the first access to page 1 is a write: do_cow_fault */
+		return rv_mm_write(XBASE + PAGE_SIZE, &v, 1);
+	return vfs_truncate(tp->f->f_inode, PAGE_SIZE);
+}
+
+static int trunc_check(struct xs_run *r, char *why, size_t len)
+{
+	struct mm_struct *mm = r->task[0]->mm;
+	unsigned char v = 0;
+	int err = mm_access(mm, XBASE + PAGE_SIZE, &v, 1, false);
+
+	/* page 1 is beyond EOF now: Linux raises SIGBUS on any access */
+	if (!err) {
+		snprintf(why, len,
+			 "page 1 is beyond EOF after truncate but still mapped and readable "
+			 "(0x%02x): a COW copy installed after truncate's unmap",
+			 v);
+		return 1;
+	}
+	if (mm_validate(mm)) {
+		snprintf(why, len, "mm_validate fails");
+		return 1;
+	}
+	return 0;
+}
+
+static void trunc_teardown(struct xs_run *r)
+{
+	struct trunc_priv *tp = r->priv;
+
+	xs_exit_tasks(r);
+	if (tp->f)
+		fput(tp->f);
+	tp->f = NULL;
+	do_unlink("/xtrunc");
+}
+
+static struct xscenario truncate_cow = {
+	.name = "truncate-cow",
+	.summary = "a write fault copying page 1 of a private file mapping vs truncate to one page",
+	.ntasks = 2,
+	.nops = {1, 1},
+	.opname = {{"write(page 1)"}, {"truncate(1 page)"}},
+	.variants = {
+		{"", false},
+	},
+	.priv_size = sizeof(struct trunc_priv),
+	.setup = trunc_setup,
+	.op = trunc_op,
+	.check = trunc_check,
+	.teardown = trunc_teardown,
+};
+XSCENARIO(truncate_cow)
+
+/* ---- exit_mmap vs fsync ------------------------------------------------------ */
+
+struct exit_priv {
+	struct file *f;
+	struct task_struct *exiting; /* the process whose mm goes away */
+};
+
+static int exit_setup(struct xs_run *r)
+{
+	struct exit_priv *ep = r->priv;
+	unsigned char buf[PAGE_SIZE], v = 0x5a;
+	int64_t pos = 0;
+
+	ep->exiting = task_create_process("exiting");
+	if (!ep->exiting || !xs_process(r, 0, "fsync") || !xs_process(r, 1, "exiter"))
+		return -ENOMEM;
+	task_attach(ep->exiting);
+	if (exec_mm(ep->exiting) || filp_open("/xexit", O_RDWR | O_CREAT, 0644, &ep->f))
+		return -EIO;
+	memset(buf, 0x10, sizeof(buf));
+	if (vfs_write(ep->f, buf, PAGE_SIZE, &pos) != (ssize_t)PAGE_SIZE)
+		return -EIO;
+	if (vm_mmap(ep->exiting->mm, XBASE, PAGE_SIZE, XRW, MAP_SHARED | MAP_FIXED, ep->f, 0) !=
+	    (long)XBASE)
+		return -EIO;
+	/* a dirty PTE: fsync's folio_mkclean walks into this page table */
+	return mm_access(ep->exiting->mm, XBASE, &v, 1, true) ? -EIO : 0;
+}
+
+static long exit_op(struct xs_run *r, int task, int op)
+{
+	struct exit_priv *ep = r->priv;
+
+	if (task == 0)
+		return vfs_fsync(ep->f, 0);
+	task_exit(ep->exiting);
+	ep->exiting = NULL;
+	return 0;
+}
+
+static int exit_check(struct xs_run *r, char *why, size_t len)
+{
+	struct exit_priv *ep = r->priv;
+	unsigned char b = 0;
+	int64_t pos = 0;
+
+	if (r->result[0][0] != 0) {
+		snprintf(why, len, "fsync returned %ld", r->result[0][0]);
+		return 1;
+	}
+	if (vfs_read(ep->f, &b, 1, &pos) != 1 || b != 0x5a) {
+		snprintf(why, len, "the byte written through the mapping reads 0x%02x, not 0x5a", b);
+		return 1;
+	}
+	return 0;
+}
+
+static void exit_teardown(struct xs_run *r)
+{
+	struct exit_priv *ep = r->priv;
+
+	if (ep->exiting)
+		task_exit(ep->exiting);
+	ep->exiting = NULL;
+	xs_exit_tasks(r);
+	if (ep->f)
+		fput(ep->f);
+	ep->f = NULL;
+	do_unlink("/xexit");
+}
+
+static struct xscenario exit_fsync = {
+	.name = "exit-fsync",
+	.summary = "fsync of a file (folio_mkclean walks i_mmap into page tables) vs the exit of "
+		   "a process that maps it shared and dirty (run under ASan: a page table freed "
+		   "under the walker is a use-after-free)",
+	.ntasks = 2,
+	.nops = {1, 1},
+	.opname = {{"fsync"}, {"exit(mapping process)"}},
+	.variants = {
+		{"", false},
+	},
+	.priv_size = sizeof(struct exit_priv),
+	.setup = exit_setup,
+	.op = exit_op,
+	.check = exit_check,
+	.teardown = exit_teardown,
+};
+XSCENARIO(exit_fsync)
+
+/* ---- a VMA split vs a first-touch fault ---------------------------------------- */
+
+static int split_setup(struct xs_run *r)
+{
+	struct task_struct *p = xs_process(r, 0, "split");
+
+	if (!p)
+		return -ENOMEM;
+	task_attach(p);
+	if (exec_mm(p))
+		return -ENOMEM;
+	if (xs_param_is(r, "change", "merge")) {
+		unsigned char v = 0x77;
+
+		/* a = page 0, never touched; b = page 1, written (its own
+		 * anon_vma), then read-only: two VMAs that mprotect will merge */
+		if (vm_mmap(p->mm, XBASE + PAGE_SIZE, PAGE_SIZE, XRW,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0) != (long)(XBASE + PAGE_SIZE) ||
+		    rv_mm_write(XBASE + PAGE_SIZE, &v, 1) ||
+		    vm_mprotect(p->mm, XBASE + PAGE_SIZE, PAGE_SIZE, PROT_READ) ||
+		    vm_mmap(p->mm, XBASE, PAGE_SIZE, XRW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+			    NULL, 0) != (long)XBASE)
+			return -ENOMEM;
+		return xs_thread_of(r, 1, 0) ? 0 : -ENOMEM;
+	}
+	if (xs_param_is(r, "change", "extend")) {
+		/* page 0 only, never touched; T1 maps page 1 next to it */
+		if (vm_mmap(p->mm, XBASE, PAGE_SIZE, XRW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+			    NULL, 0) != (long)XBASE)
+			return -ENOMEM;
+		return xs_thread_of(r, 1, 0) ? 0 : -ENOMEM;
+	}
+	/* two pages, never touched: no anon_vma yet */
+	if (vm_mmap(p->mm, XBASE, 2 * PAGE_SIZE, XRW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+		    NULL, 0) != (long)XBASE)
+		return -ENOMEM;
+	return xs_thread_of(r, 1, 0) ? 0 : -ENOMEM;
+}
+
+/* The page the fault touches: page 1 (split), page 0 (merge, extend). */
+static unsigned long split_addr(const struct xs_run *r)
+{
+	return xs_param_is(r, "change", "merge") || xs_param_is(r, "change", "extend")
+		       ? XBASE
+		       : XBASE + PAGE_SIZE;
+}
+
+static long split_op(struct xs_run *r, int task, int op)
+{
+	unsigned char v = 0x5a;
+
+	if (task == 0) /* a first touch: the fault needs an anon_vma */
+		return rv_mm_write(split_addr(r), &v, 1);
+	if (xs_param_is(r, "change", "munmap"))
+		return vm_munmap(current->mm, XBASE, PAGE_SIZE);
+	if (xs_param_is(r, "change", "merge")) /* b becomes RW again: a and b merge */
+		return vm_mprotect(current->mm, XBASE + PAGE_SIZE, PAGE_SIZE, XRW);
+	if (xs_param_is(r, "change", "extend")) { /* a new mapping that extends page 0's VMA */
+		long addr = vm_mmap(current->mm, XBASE + PAGE_SIZE, PAGE_SIZE, XRW,
+				    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0);
+
+		return addr == (long)(XBASE + PAGE_SIZE) ? 0 : addr;
+	}
+	return vm_mprotect(current->mm, XBASE, PAGE_SIZE, PROT_READ); /* split off page 0 */
+}
+
+static int split_check(struct xs_run *r, char *why, size_t len)
+{
+	struct task_struct *t = r->task[0], *child;
+	struct mm_struct *mm = t->mm;
+	unsigned long addr = split_addr(r);
+	pte_t pte = mm_pte_read(mm, addr);
+	unsigned char v = 0;
+	struct folio *f;
+	int n;
+
+	if (r->result[0][0] || r->result[1][0]) {
+		snprintf(why, len, "write %ld, bounds change %ld", r->result[0][0], r->result[1][0]);
+		return 1;
+	}
+	if (!pte_present(pte)) {
+		snprintf(why, len, "the page is not mapped after its write");
+		return 1;
+	}
+	f = mm_folio_from_pte(pte);
+	mm_folio_get(f);
+	n = rmap_walk(f, NULL, NULL);
+	mm_folio_put(f);
+	if (n != 1) {
+		snprintf(why, len, "rmap finds the written page's folio %d times, not once (its VMA "
+			 "is not on its anon_vma)", n);
+		return 1;
+	}
+	if (mm_check(mm)) {
+		snprintf(why, len, "mm_check fails");
+		return 1;
+	}
+	/* what a user sees: a child forked now reads the data */
+	child = task_fork(t);
+	if (!child) {
+		snprintf(why, len, "fork failed");
+		return 1;
+	}
+	n = mm_access(child->mm, addr, &v, 1, false);
+	task_exit(child);
+	if (n || v != 0x5a) {
+		snprintf(why, len, "a child forked after both reads 0x%02x, not 0x5a", v);
+		return 1;
+	}
+	return 0;
+}
+
+static struct xscenario split_fault = {
+	.name = "split-fault",
+	.summary = "a first-touch write fault vs mprotect or munmap splitting its VMA, "
+		   "mprotect merging it with a neighbour, or mmap extending it",
+	.ntasks = 2,
+	.nops = {1, 1},
+	.opname = {{"write(first touch)"}, {"change bounds"}},
+	.params = {{"change", {"mprotect", "munmap", "merge", "extend"},
+		    "split page 0 off (mprotect, munmap; the fault is on page 1), merge the "
+		    "fault's VMA with a written neighbour (mprotect), or extend it with a new "
+		    "mapping (mmap; the fault is on page 0 for both)"}},
+	.variants = {
+		{"change=mprotect", false},
+		{"change=munmap", false},
+		{"change=merge", false},
+		{"change=mprotect,anon_vma_fault=refuse", false},
+		{"change=munmap,anon_vma_fault=refuse", false},
+		{"change=merge,anon_vma_fault=refuse", false},
+		{"change=extend", false},
+		{"change=extend,anon_vma_fault=refuse", false},
+	},
+	.setup = split_setup,
+	.op = split_op,
+	.check = split_check,
+	.teardown = xs_exit_tasks,
+};
+XSCENARIO(split_fault)
+
+/* ---- fork vs a COW fault and a write through a stale translation ------------ */
+
+/*
+ * The corruption users reported against per-VMA locks (fixed by fork's VMA
+ * write locks): page 0 is written before (mapped writable, its translation
+ * in use by T0's write).  T1 forks: the copy write-protects the page and
+ * shares it with the child, and the TLB flush comes at the end.  T2's write
+ * meanwhile takes a write-protect fault and, under the VMA lock alone,
+ * COWs the page for the parent; T0, still writing through its stale
+ * writable translation, writes into the old page, now the child's.  Seen
+ * from outside: after all three, the parent must read both its threads'
+ * writes.
+ */
+static int forkcow_setup(struct xs_run *r)
+{
+	struct task_struct *p = xs_process(r, 0, "parent");
+	unsigned char v = 0x11;
+
+	if (!p)
+		return -ENOMEM;
+	task_attach(p);
+	if (exec_mm(p) ||
+	    vm_mmap(p->mm, XBASE, PAGE_SIZE, XRW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL,
+		    0) != (long)XBASE ||
+	    rv_mm_write(XBASE + 2, &v, 1))
+		return -ENOMEM;
+	return xs_thread_of(r, 1, 0) && xs_thread_of(r, 2, 0) ? 0 : -ENOMEM;
+}
+
+static long forkcow_op(struct xs_run *r, int task, int op)
+{
+	struct fork_priv *fp = r->priv;
+	unsigned char a = 0xa0, b = 0xb0;
+
+	if (task == 0)
+		return rv_mm_write(XBASE, &a, 1);
+	if (task == 2)
+		return rv_mm_write(XBASE + 1, &b, 1);
+	fp->child = task_fork(current);
+	return fp->child ? 0 : -errno;
+}
+
+static int forkcow_check(struct xs_run *r, char *why, size_t len)
+{
+	struct fork_priv *fp = r->priv;
+	unsigned char pv[3] = {0}, cv[3] = {0};
+
+	if (!fp->child) {
+		snprintf(why, len, "fork failed");
+		return 1;
+	}
+	if (mm_access(r->task[0]->mm, XBASE, pv, 3, false) ||
+	    mm_access(fp->child->mm, XBASE, cv, 3, false)) {
+		snprintf(why, len, "the page cannot be read");
+		return 1;
+	}
+	if (pv[0] != 0xa0 || pv[1] != 0xb0 || pv[2] != 0x11) {
+		snprintf(why, len,
+			 "the parent reads %02x %02x %02x, not a0 b0 11: a parent thread's write "
+			 "went to the child's page (child reads %02x %02x %02x)",
+			 pv[0], pv[1], pv[2], cv[0], cv[1], cv[2]);
+		return 1;
+	}
+	if ((cv[0] != 0 && cv[0] != 0xa0) || (cv[1] != 0 && cv[1] != 0xb0) || cv[2] != 0x11) {
+		snprintf(why, len, "the child reads %02x %02x %02x", cv[0], cv[1], cv[2]);
+		return 1;
+	}
+	if (mm_check(r->task[0]->mm) || mm_check(fp->child->mm)) {
+		snprintf(why, len, "mm_check fails");
+		return 1;
+	}
+	return 0;
+}
+
+static struct xscenario fork_cow = {
+	.name = "fork-cow",
+	.summary = "two parent threads write a page the parent wrote before while a third "
+		   "forks (a COW fault and a stale writable translation)",
+	.ntasks = 3,
+	.nops = {1, 1, 1},
+	.opname = {{"write(0xa0 @0)"}, {"fork"}, {"write(0xb0 @1)"}},
+	.matrix_k = 1,
+	.variants = {
+		{"fork_vma_lock=always", false},
+		{"fork_vma_lock=elide-single", false},
+		{"fork_vma_lock=never", true},
+	},
+	.priv_size = sizeof(struct fork_priv),
+	.setup = forkcow_setup,
+	.op = forkcow_op,
+	.check = forkcow_check,
+	.teardown = fork_teardown,
+};
+XSCENARIO(fork_cow)

@@ -80,7 +80,7 @@ fi
 [ $rc = 0 ] || { cat "$tmp"/*.out >&2; echo "compare: a run failed" >&2; }
 
 for t in tmpfs rcuvfs model; do
-	[ -f "$tmp/$t.csv" ] && awk -F, -v t=$t 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	[ -f "$tmp/$t.csv" ] && awk -F, -v t=$t '/^#/ { next } !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
 		{ print t, $(c["workload"]), $(c["tasks"]), $(c["ops_per_sec"]) }' "$tmp/$t.csv"
 done >"$tmp/all"
 if [ -n "$csv_out" ]; then

@@ -25,10 +25,12 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "rcuvfs_git.h"
 #include "stress.h"
 
 static volatile sig_atomic_t interrupted;
@@ -193,6 +195,16 @@ static void task_body(struct stress_task *t)
 
 	for (int i = 0; i < 3; i++)
 		t->fd[i] = -1;
+	if (run->opt->pin) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(run->opt->cpu_list[t->id % run->opt->ncpu_list], &set);
+		if (sched_setaffinity(0, sizeof(set), &set)) {
+			stress_fail(t, "sched_setaffinity(--pin)", errno);
+			goto out;
+		}
+	}
 	if (t->mtask)
 		stress_model_task_attach(t->mtask);
 	if (impl->task_init && impl->task_init(t))
@@ -396,11 +408,24 @@ static bool any_failed(const struct stress_run *run)
 	return false;
 }
 
+/*
+ * "run i of N, ETA": the time left is estimated from the runs done so far
+ * (their mean length), or from warm-up + duration before the first ends.
+ */
 static void progress(const struct stress_run *run, double elapsed, double total, uint64_t ops)
 {
-	fprintf(stderr, "\r\033[K%s %s %d task%s: %.1f/%.1fs %.0f ops/s", run->wl->name,
-		stress_mode_name(run->opt->mode), run->ntasks, run->ntasks == 1 ? "" : "s", elapsed,
-		total, elapsed > 0 ? ops / elapsed : 0.0);
+	const struct stress_opts *o = run->opt;
+	int done = o->run_index, left = o->runs_total - o->run_index;
+	double per = done ? (stress_now() - o->runs_started_at - elapsed) / done
+			  : o->warmup_s + (o->ops_per_task ? elapsed : o->duration_s);
+	double eta = (left - 1) * per + (total > elapsed ? total - elapsed : 0);
+
+	if (eta < 0)
+		eta = 0;
+	fprintf(stderr, "\r\033[Krun %d of %d, ETA %dm%02ds: %s %s %d task%s: %.1f/%.1fs %.0f ops/s",
+		done + 1, o->runs_total, (int)eta / 60, (int)eta % 60, run->wl->name,
+		stress_mode_name(o->mode), run->ntasks, run->ntasks == 1 ? "" : "s", elapsed, total,
+		elapsed > 0 ? ops * stress_op_count(run->wl, &o->params) / elapsed : 0.0);
 	fflush(stderr);
 }
 
@@ -419,7 +444,7 @@ static uint64_t sum_ops(const struct stress_run *run, uint64_t *per)
 }
 
 static int run_one(const struct stress_opts *opt, const struct stress_workload *wl, int ntasks,
-		   struct stress_result *res)
+		   const void *switches, struct stress_result *res)
 {
 	struct stress_run *run = calloc(1, sizeof(*run));
 	size_t shsize = sizeof(struct stress_shared) + ntasks * sizeof(struct stress_slot);
@@ -451,6 +476,8 @@ static int run_one(const struct stress_opts *opt, const struct stress_workload *
 	res->duration_s = opt->ops_per_task ? 0 : opt->duration_s;
 	res->ops_per_task = opt->ops_per_task;
 	res->verify = "n/a";
+	res->count_per_op = stress_op_count(wl, &opt->params);
+	res->sweep = "";
 	res->param_mask = wl->params | (wl->flags & WL_FIXED_PARAMS ? WP_WORK_US | WP_CS_NS : 0);
 	if (res->param_mask) {
 		res->has_params = true;
@@ -481,7 +508,7 @@ static int run_one(const struct stress_opts *opt, const struct stress_workload *
 		}
 	} else {
 		/* this run's switches: the user's, then the workload's defaults */
-		run->switches = stress_model_switches_dup(opt->switches);
+		run->switches = stress_model_switches_dup(switches);
 		if (!run->switches) {
 			perror("rcuvfs-stress: calloc");
 			exit(2);
@@ -743,10 +770,12 @@ out:
 		double cpu;
 
 		res->wall_s = wall;
+		/* slots count op calls; results count as the workload does */
 		for (int i = 0; i < ntasks; i++) {
-			double rate = wall > 0 ? (ops1[i] - ops0[i]) / wall : 0;
+			uint64_t d = (ops1[i] - ops0[i]) * res->count_per_op;
+			double rate = wall > 0 ? d / wall : 0;
 
-			res->ops += ops1[i] - ops0[i];
+			res->ops += d;
 			if (i == 0 || rate < res->task_min)
 				res->task_min = rate;
 			if (i == 0 || rate > res->task_max)
@@ -804,11 +833,15 @@ static void usage(FILE *out)
 		"usage: rcuvfs-stress (--path DIR | --model [-o switch=value,...])\n"
 		"                     --workload NAME[,NAME...] [--tasks 1,2,4,...]\n"
 		"                     [--mode threads|processes] [--duration S] [--warmup S]\n"
+		"                     [--repeat N] [--sweep NAME=V1,V2,...] [--pin] [--cpus LIST]\n"
 		"                     [--json FILE] [--csv FILE] [--verify]\n"
-		"       rcuvfs-stress --list | --help\n"
+		"       rcuvfs-stress --list | --help | --version\n"
+		"       rcuvfs-stress --summarize < SAMPLES\n"
 		"\n"
 		"Will-it-scale-style workloads against a directory (real system calls: an\n"
 		"rcuvfs mount, tmpfs, any filesystem) or against the model in-process.\n"
+		"Workloads named after will-it-scale tests count as those do (lock1: 2 per\n"
+		"lock+unlock pair of byte 0); --list says how each one counts.\n"
 		"\n"
 		"  --path DIR           run against files in DIR (a scratch subdirectory is\n"
 		"                       created and removed)\n"
@@ -822,33 +855,60 @@ static void usage(FILE *out)
 		"                       on threads\n"
 		"  -d, --duration S     measured seconds per run (default 5)\n"
 		"      --warmup S       seconds before measuring (default 1)\n"
-		"      --ops-per-task N fixed work instead of a duration: each task does N\n"
-		"                       ops, wall time is until the last one finishes\n"
-		"                       (AIM7-style; no warm-up)\n"
+		"      --ops-per-task N fixed work instead of a duration: each task runs its\n"
+		"                       loop N times, wall time is until the last one\n"
+		"                       finishes (AIM7-style; no warm-up)\n"
 		"  -p, --param K=V,...  workload parameters: work_us (bkl-mix compute between\n"
 		"                       sections, default 20), cs_ns (critical section, default\n"
 		"                       1000), vmas (fork-vmas: VMAs of the forked process,\n"
-		"                       default 10000), pages (page_fault2/3, numa-race,\n"
-		"                       fork-race: pages per task, default 128), window_ns\n"
+		"                       default 10000), pages (page_fault2/3, numa-race:\n"
+		"                       pages per task; fork-race: pages of the region the\n"
+		"                       tasks share; default 128), window_ns\n"
 		"                       (numa-race, fork-race: time an injection point keeps\n"
 		"                       the race window open, default 1000; 0: not armed)\n"
+		"  -r, --repeat N       measure every configuration N times, in rounds that\n"
+		"                       alternate the configurations; report the median\n"
+		"                       ops/s with min, max and standard deviation (default 1)\n"
+		"      --sweep NAME=V1,V2,...\n"
+		"                       --model: run every workload once per value of switch\n"
+		"                       NAME (on top of -o), alternating the values\n"
+		"      --cpus LIST      run on these CPUs only (e.g. 0-3,8); the idle share\n"
+		"                       and the default task counts use their number\n"
+		"      --pin            pin task i to the i-th CPU of --cpus (or of the\n"
+		"                       allowed CPUs), round robin\n"
 		"      --verify         check results while running and at the end\n"
-		"      --json FILE      write {\"runs\": [...]} (format: docs/stress.md)\n"
-		"      --csv FILE       write one row per run (format: docs/stress.md)\n"
+		"      --json FILE      write {\"meta\": {...}, \"runs\": [...]}; '-': stdout\n"
+		"      --csv FILE       write '# ' metadata lines, a header and one row per\n"
+		"                       run; '-': stdout.  With either on stdout the table\n"
+		"                       goes to stderr.  Formats: docs/stress.md\n"
 		"      --timeout S      bound on task start-up, stop and fixed work\n"
 		"                       (default 60)\n"
-		"  -q, --quiet          no progress line\n"
-		"      --list           describe every workload\n"
+		"  -q, --quiet          no progress line (shown only on a terminal anyway)\n"
+		"      --list           describe every workload and how it counts\n"
+		"  -V, --version        version and git commit\n"
+		"      --summarize      read \"KEY... VALUE\" lines from stdin, print\n"
+		"                       \"KEY n median min max stddev\" per key (the\n"
+		"                       statistics of --repeat, for scripts' own samples)\n"
 		"  -h, --help           this text\n"
 		"\n"
 		"Test-only options (they make verification fail on purpose):\n"
-		"      --test-skip-lock   lock-verify takes no locks and opens a race window\n"
-		"      --test-race-window lock-verify waits (once, at most 1 s) inside the\n"
-		"                         locked section for the other tasks; a lock that\n"
-		"                         does not exclude then loses an update for sure\n"
+		"      --test-skip-lock   lock-verify, flock2, ofd2 and lock2 take no locks\n"
+		"                         and open the race window below\n"
+		"      --test-race-window lock-verify, flock2, ofd2 and lock2 wait (once, at\n"
+		"                         most 1 s) inside the locked section for the other\n"
+		"                         tasks; a lock that does not exclude then loses an\n"
+		"                         update (lock-verify) or lets a second holder in\n"
+		"                         (the others, with --verify) for sure\n"
 		"\n"
-		"Exit status: 0 all runs passed, 1 a workload failed or a verification\n"
-		"failed (messages name workload, task and call), 2 usage error.\n"
+		"Exit status:\n"
+		"  0    every run passed\n"
+		"  1    a workload or a verification failed (the message names workload,\n"
+		"       mode, task count, task and call), or an output file could not be\n"
+		"       written\n"
+		"  2    usage error: a bad option or value, an output file that cannot be\n"
+		"       created (checked before the first run)\n"
+		"  3    a task thread did not stop within --timeout (threads cannot be killed)\n"
+		"  130  interrupted (SIGINT, SIGTERM); the runs done so far are reported\n"
 		"\n"
 		"Model switches (-o NAME=VALUE; --model only):\n");
 	fflush(out);
@@ -868,7 +928,7 @@ static void list_workloads(void)
 			printf(" [model: not wired yet, from %s]", wl->model_note);
 		if (wl->flags & WL_VERIFIES)
 			printf(" [verifies]");
-		printf("\n");
+		printf("\n%-26s counts: %s\n", "", wl->counting);
 	}
 }
 
@@ -1016,8 +1076,179 @@ enum {
 	OPT_TIMEOUT,
 	OPT_SKIP_LOCK,
 	OPT_RACE_WINDOW,
+	OPT_SWEEP,
+	OPT_CPUS,
+	OPT_PIN,
+	OPT_SUMMARIZE,
 };
 
+/* "0-3,8": CPU numbers in order; each must be one this process may use. */
+static int parse_cpus(const char *arg, const cpu_set_t *allowed, int **out, int *n)
+{
+	char *copy = strdup(arg), *save = NULL, *tok;
+	cpu_set_t seen;
+
+	CPU_ZERO(&seen);
+	*n = 0;
+	*out = calloc(CPU_SETSIZE, sizeof(int));
+	if (!copy || !*out) {
+		perror("rcuvfs-stress: calloc");
+		exit(2);
+	}
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end, *end2;
+		long lo = strtol(tok, &end, 10), hi = lo;
+
+		if (end != tok && *end == '-')
+			hi = strtol(end + 1, &end2, 10), end = end2;
+		if (end == tok || *end || lo < 0 || hi < lo || hi >= CPU_SETSIZE) {
+			fprintf(stderr, "rcuvfs-stress: --cpus: bad CPU list '%s'\n", arg);
+			free(copy);
+			return -1;
+		}
+		for (long c = lo; c <= hi; c++) {
+			if (!CPU_ISSET(c, allowed)) {
+				fprintf(stderr, "rcuvfs-stress: --cpus: CPU %ld is not available "
+						"to this process\n", c);
+				free(copy);
+				return -1;
+			}
+			if (!CPU_ISSET(c, &seen))
+				(*out)[(*n)++] = (int)c;
+			CPU_SET(c, &seen);
+		}
+	}
+	free(copy);
+	if (!*n) {
+		fprintf(stderr, "rcuvfs-stress: --cpus: empty list\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- metadata of the output files ------------------------------------ */
+
+static void meta_cpu_model(char *out, size_t len)
+{
+	char line[512];
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	snprintf(out, len, "unknown");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (!colon)
+			continue;
+		/* x86: "model name"; arm64 has no name, only part numbers */
+		if (!strncmp(line, "model name", 10) || !strncmp(line, "Hardware", 8) ||
+		    !strncmp(line, "cpu model", 9)) {
+			colon++;
+			colon += strspn(colon, " \t");
+			colon[strcspn(colon, "\n")] = '\0';
+			snprintf(out, len, "%s", colon);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+static char *join_argv(int argc, char **argv)
+{
+	size_t len = 1;
+	char *s, *p;
+
+	for (int i = 0; i < argc; i++)
+		len += 3 + 4 * strlen(argv[i]);
+	s = p = malloc(len);
+	if (!s) {
+		perror("rcuvfs-stress: malloc");
+		exit(2);
+	}
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		bool plain = *a && !a[strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					      "0123456789-_=,./:+@%")];
+
+		if (i)
+			*p++ = ' ';
+		if (plain) {
+			p += sprintf(p, "%s", a);
+			continue;
+		}
+		*p++ = '\'';
+		for (; *a; a++) {
+			if (*a == '\'')
+				p += sprintf(p, "'\\''");
+			else
+				*p++ = *a;
+		}
+		*p++ = '\'';
+	}
+	*p = '\0';
+	return s;
+}
+
+static void meta_fill(struct stress_meta *m, int argc, char **argv, const struct stress_opts *opt)
+{
+	struct utsname u;
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (!uname(&u)) {
+		snprintf(m->kernel, sizeof(m->kernel), "%s", u.release);
+		snprintf(m->machine, sizeof(m->machine), "%s", u.machine);
+	}
+	meta_cpu_model(m->cpu_model, sizeof(m->cpu_model));
+	m->cpus_online = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	m->cpus_used = opt->ncpus;
+	gmtime_r(&now, &tm);
+	strftime(m->date, sizeof(m->date), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	m->cmdline = join_argv(argc, argv);
+	m->version = RCUVFS_VERSION;
+	m->commit = RCUVFS_GIT_COMMIT;
+	m->target = opt->target == TARGET_MODEL ? "model" : opt->path;
+	if (opt->target == TARGET_MODEL)
+		stress_model_foreach_switch(opt->switches, add_switch_cb, &m->switches);
+	else if (ctl_dir[0]) {
+		char file[PATH_MAX + 32];
+
+		snprintf(file, sizeof(file), "%s/config", ctl_dir);
+		read_kv_file(file, &m->switches, false);
+	}
+}
+
+/* Open an output file now, so that a bad path fails before the first run. */
+static FILE *open_output(const char *opt, const char *file)
+{
+	FILE *f;
+
+	if (!file)
+		return NULL;
+	if (!strcmp(file, "-"))
+		return stdout;
+	f = fopen(file, "w");
+	if (!f)
+		fprintf(stderr, "rcuvfs-stress: %s %s: %s\n", opt, file, strerror(errno));
+	return f;
+}
+
+static int close_output(const char *opt, const char *file, FILE *f)
+{
+	if (!f)
+		return 0;
+	if (f == stdout ? fflush(f) != 0 : fclose(f) != 0) {
+		fprintf(stderr, "rcuvfs-stress: %s %s: %s\n", opt, file, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Usage errors leave with exit(2), not return: main's frame, and so what it
+ * allocated, stays reachable while LeakSanitizer checks at exit.
+ */
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -1039,6 +1270,12 @@ int main(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {"test-skip-lock", no_argument, NULL, OPT_SKIP_LOCK},
 	    {"test-race-window", no_argument, NULL, OPT_RACE_WINDOW},
+	    {"repeat", required_argument, NULL, 'r'},
+	    {"sweep", required_argument, NULL, OPT_SWEEP},
+	    {"cpus", required_argument, NULL, OPT_CPUS},
+	    {"pin", no_argument, NULL, OPT_PIN},
+	    {"version", no_argument, NULL, 'V'},
+	    {"summarize", no_argument, NULL, OPT_SUMMARIZE},
 	    {NULL, 0, NULL, 0},
 	};
 	struct stress_opts opt = {
@@ -1046,10 +1283,22 @@ int main(int argc, char **argv)
 	    .duration_s = 5,
 	    .warmup_s = 1,
 	    .hang_timeout_s = 60,
+	    .repeat = 1,
 	    .params =
 		{.work_us = 20, .cs_ns = 1000, .vmas = 10000, .pages = 128, .window_ns = 1000},
 	};
 	const char *workloads = NULL, *tasks_arg = NULL, *json = NULL, *csv = NULL;
+	const char *cpus_arg = NULL;
+	char *sweep_arg = NULL, *sweep_name = NULL;
+	char **sweep_vals = NULL, **sweep_labels = NULL;
+	int nsweep = 0;
+	void **configs = NULL;
+	int nconfigs = 1;
+	FILE *json_f = NULL, *csv_f = NULL, *table_f = stdout;
+	struct stress_meta meta = {0};
+	struct stress_result *agg = NULL;
+	int nagg = 0;
+	cpu_set_t allowed;
 	char **swargs = NULL;
 	int nswargs = 0, c, nres = 0, capres = 0, rc = 0;
 	bool model = false;
@@ -1060,16 +1309,13 @@ int main(int argc, char **argv)
 	double ops_d;
 
 	opt.ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	{
-		cpu_set_t set;
-
-		if (!sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 0)
-			opt.ncpus = CPU_COUNT(&set);
-	}
+	CPU_ZERO(&allowed);
+	if (!sched_getaffinity(0, sizeof(allowed), &allowed) && CPU_COUNT(&allowed) > 0)
+		opt.ncpus = CPU_COUNT(&allowed);
 	if (opt.ncpus < 1)
 		opt.ncpus = 1;
 
-	while ((c = getopt_long(argc, argv, "o:w:t:m:d:p:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:w:t:m:d:p:r:qhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_PATH:
 			opt.path = optarg;
@@ -1094,29 +1340,29 @@ int main(int argc, char **argv)
 				opt.mode = MODE_PROCESSES;
 			} else {
 				fprintf(stderr, "rcuvfs-stress: --mode: threads or processes\n");
-				return 2;
+				exit(2);
 			}
 			break;
 		case 'd':
 			if (parse_double("--duration", optarg, &opt.duration_s, 0.001))
-				return 2;
+				exit(2);
 			break;
 		case OPT_WARMUP:
 			if (parse_double("--warmup", optarg, &opt.warmup_s, 0))
-				return 2;
+				exit(2);
 			break;
 		case OPT_OPS:
 			if (parse_double("--ops-per-task", optarg, &ops_d, 1))
-				return 2;
+				exit(2);
 			opt.ops_per_task = (long)ops_d;
 			break;
 		case OPT_TIMEOUT:
 			if (parse_double("--timeout", optarg, &opt.hang_timeout_s, 0.1))
-				return 2;
+				exit(2);
 			break;
 		case 'p':
 			if (parse_params(&opt, optarg))
-				return 2;
+				exit(2);
 			break;
 		case OPT_JSON:
 			json = optarg;
@@ -1142,39 +1388,155 @@ int main(int argc, char **argv)
 		case OPT_RACE_WINDOW:
 			opt.test_race_window = true;
 			break;
+		case 'r': {
+			double v;
+
+			if (parse_double("--repeat", optarg, &v, 1) || v != (int)v || v > 10000) {
+				if (v != (int)v || v > 10000)
+					fprintf(stderr, "rcuvfs-stress: --repeat: a count from 1 "
+							"to 10000\n");
+				exit(2);
+			}
+			opt.repeat = (int)v;
+			break;
+		}
+		case OPT_SWEEP:
+			sweep_arg = optarg;
+			break;
+		case OPT_CPUS:
+			cpus_arg = optarg;
+			break;
+		case OPT_PIN:
+			opt.pin = true;
+			break;
+		case OPT_SUMMARIZE:
+			return stress_summarize(stdin, stdout);
+		case 'V':
+			printf("rcuvfs-stress %s (git %s)\n", RCUVFS_VERSION, RCUVFS_GIT_COMMIT);
+			return 0;
 		default:
 			usage(stderr);
-			return 2;
+			exit(2);
 		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "rcuvfs-stress: unexpected argument '%s'\n", argv[optind]);
-		return 2;
+		exit(2);
 	}
 	if (model == !!opt.path) {
 		fprintf(stderr, "rcuvfs-stress: give exactly one of --path DIR and --model\n");
-		return 2;
+		exit(2);
 	}
 	if (!workloads) {
 		fprintf(stderr, "rcuvfs-stress: --workload is required (--list shows them)\n");
-		return 2;
+		exit(2);
 	}
 	opt.target = model ? TARGET_MODEL : TARGET_PATH;
 	if (nswargs && !model) {
 		fprintf(stderr, "rcuvfs-stress: -o sets model switches and needs --model; for a "
 				"mount, give them to the rcuvfs daemon\n");
-		return 2;
+		exit(2);
 	}
 	if (model) {
 		opt.switches = stress_model_switches_new();
 		if (!opt.switches) {
 			perror("rcuvfs-stress");
-			return 2;
+			exit(2);
 		}
 		for (int i = 0; i < nswargs; i++)
 			if (parse_switches(&opt, swargs[i]))
-				return 2;
+				exit(2);
 	}
+	/* --sweep NAME=V1,V2: one configuration per value, on top of -o */
+	if (sweep_arg) {
+		char *eq = strchr(sweep_arg, '='), *sv = NULL, *v;
+
+		if (!model) {
+			fprintf(stderr, "rcuvfs-stress: --sweep varies model switches and needs "
+					"--model\n");
+			exit(2);
+		}
+		if (!eq || eq == sweep_arg || !eq[1]) {
+			fprintf(stderr, "rcuvfs-stress: --sweep: expected NAME=V1,V2,...\n");
+			exit(2);
+		}
+		*eq = '\0';
+		sweep_name = sweep_arg;
+		for (v = strtok_r(eq + 1, ",", &sv); v; v = strtok_r(NULL, ",", &sv)) {
+			void *cfg = stress_model_switches_dup(opt.switches);
+			char *label;
+
+			if (!cfg) {
+				perror("rcuvfs-stress");
+				exit(2);
+			}
+			if (stress_model_parse_switch(cfg, sweep_name, v))
+				exit(2);
+			configs = realloc(configs, (nsweep + 1) * sizeof(*configs));
+			sweep_vals = realloc(sweep_vals, (nsweep + 1) * sizeof(*sweep_vals));
+			sweep_labels = realloc(sweep_labels, (nsweep + 1) * sizeof(*sweep_labels));
+			label = malloc(strlen(sweep_name) + strlen(v) + 2);
+			if (!configs || !sweep_vals || !sweep_labels || !label) {
+				perror("rcuvfs-stress: realloc");
+				exit(2);
+			}
+			sprintf(label, "%s=%s", sweep_name, v);
+			configs[nsweep] = cfg;
+			sweep_vals[nsweep] = v;
+			sweep_labels[nsweep++] = label;
+		}
+		nconfigs = nsweep;
+		/* the sweep's switch counts as given: workloads keep their hands off it */
+		opt.switches_given = realloc(opt.switches_given,
+					     (opt.nswitches_given + 1) * sizeof(*opt.switches_given));
+		if (!opt.switches_given) {
+			perror("rcuvfs-stress: realloc");
+			exit(2);
+		}
+		opt.switches_given[opt.nswitches_given++] = sweep_name;
+	}
+	/* --cpus / --pin */
+	if (cpus_arg) {
+		if (parse_cpus(cpus_arg, &allowed, &opt.cpu_list, &opt.ncpu_list))
+			exit(2);
+	} else {
+		opt.cpu_list = calloc(CPU_SETSIZE, sizeof(int));
+		if (!opt.cpu_list) {
+			perror("rcuvfs-stress: calloc");
+			exit(2);
+		}
+		for (int i = 0; i < CPU_SETSIZE; i++)
+			if (CPU_ISSET(i, &allowed))
+				opt.cpu_list[opt.ncpu_list++] = i;
+		if (!opt.ncpu_list)
+			opt.cpu_list[opt.ncpu_list++] = 0;
+	}
+	if (cpus_arg) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		for (int i = 0; i < opt.ncpu_list; i++)
+			CPU_SET(opt.cpu_list[i], &set);
+		/* tasks (threads and children) inherit the parent's mask */
+		if (sched_setaffinity(0, sizeof(set), &set)) {
+			fprintf(stderr, "rcuvfs-stress: --cpus: %s\n", strerror(errno));
+			exit(2);
+		}
+		opt.ncpus = opt.ncpu_list;
+	}
+	/* output files: opened before the first run, so a bad path fails now */
+	if (json && csv && !strcmp(json, "-") && !strcmp(csv, "-")) {
+		fprintf(stderr, "rcuvfs-stress: --json - and --csv - cannot share stdout\n");
+		exit(2);
+	}
+	json_f = open_output("--json", json);
+	if (json && !json_f)
+		exit(2);
+	csv_f = open_output("--csv", csv);
+	if (csv && !csv_f)
+		exit(2);
+	if (json_f == stdout || csv_f == stdout)
+		table_f = stderr;
 	opt.progress = !opt.quiet && isatty(STDERR_FILENO);
 
 	/* workloads */
@@ -1195,26 +1557,26 @@ int main(int argc, char **argv)
 		if (!wl) {
 			fprintf(stderr,
 				"rcuvfs-stress: unknown workload '%s' (--list shows them)\n", tok);
-			return 2;
+			exit(2);
 		}
 		if (!model && !wl->path) {
 			fprintf(stderr, "rcuvfs-stress: %s runs only against the model (--model)\n",
 				tok);
-			return 2;
+			exit(2);
 		}
 		if (model && !wl->model) {
 			fprintf(
 			    stderr,
 			    "rcuvfs-stress: %s: no model implementation yet (it comes with %s)\n",
 			    tok, wl->model_note);
-			return 2;
+			exit(2);
 		}
 		wls[nwl++] = wl;
 	}
 	free(copy);
 	if (!nwl) {
 		fprintf(stderr, "rcuvfs-stress: no workload to run\n");
-		return 2;
+		exit(2);
 	}
 
 	/* the scratch directory and the control directory of a mount */
@@ -1224,11 +1586,11 @@ int main(int argc, char **argv)
 
 		if (strlen(opt.path) > sizeof(base_dir) - 32) {
 			fprintf(stderr, "rcuvfs-stress: --path: name too long\n");
-			return 2;
+			exit(2);
 		}
 		if (stat(opt.path, &st) || !S_ISDIR(st.st_mode)) {
 			fprintf(stderr, "rcuvfs-stress: --path %s: not a directory\n", opt.path);
-			return 2;
+			exit(2);
 		}
 		snprintf(base_dir, sizeof(base_dir), "%s/rcuvfs-stress.%d", opt.path,
 			 (int)getpid());
@@ -1245,13 +1607,29 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 
-	for (int w = 0; w < nwl && !interrupted; w++) {
-		int *counts, ncounts;
+	if (!configs) {
+		configs = calloc(1, sizeof(*configs));
+		if (!configs) {
+			perror("rcuvfs-stress: calloc");
+			exit(2);
+		}
+		configs[0] = opt.switches;
+	}
+	meta_fill(&meta, argc, argv, &opt);
+
+	/* task counts per workload */
+	int **counts = calloc(nwl, sizeof(*counts)), *ncounts = calloc(nwl, sizeof(*ncounts));
+
+	if (!counts || !ncounts) {
+		perror("rcuvfs-stress: calloc");
+		exit(2);
+	}
+	for (int w = 0; w < nwl; w++) {
 		char deflist[64];
 
 		if (tasks_arg) {
-			if (parse_tasks(tasks_arg, &counts, &ncounts))
-				return 2;
+			if (parse_tasks(tasks_arg, &counts[w], &ncounts[w]))
+				exit(2);
 		} else {
 			if (wls[w]->default_tasks)
 				snprintf(deflist, sizeof(deflist), "%d", wls[w]->default_tasks);
@@ -1259,19 +1637,44 @@ int main(int argc, char **argv)
 				snprintf(deflist, sizeof(deflist), "1,%d", opt.ncpus);
 			else
 				snprintf(deflist, sizeof(deflist), "1");
-			parse_tasks(deflist, &counts, &ncounts);
+			parse_tasks(deflist, &counts[w], &ncounts[w]);
 		}
-		for (int i = 0; i < ncounts && !interrupted; i++) {
-			if (nres == capres) {
-				capres = capres ? capres * 2 : 16;
-				res = realloc(res, capres * sizeof(*res));
-			}
-			if (run_one(&opt, wls[w], counts[i], &res[nres]))
-				rc = 1;
-			nres++;
-		}
-		free(counts);
+		opt.runs_total += ncounts[w] * nconfigs * opt.repeat;
 	}
+
+	/*
+	 * Rounds outermost, configurations innermost: the runs of one round
+	 * alternate the designs being compared, and each round measures every
+	 * configuration once.
+	 */
+	opt.runs_started_at = stress_now();
+	for (int round = 1; round <= opt.repeat && !interrupted; round++) {
+		opt.round = round;
+		for (int w = 0; w < nwl && !interrupted; w++) {
+			for (int i = 0; i < ncounts[w] && !interrupted; i++) {
+				for (int k = 0; k < nconfigs && !interrupted; k++) {
+					if (nres == capres) {
+						capres = capres ? capres * 2 : 16;
+						res = realloc(res, capres * sizeof(*res));
+						if (!res) {
+							perror("rcuvfs-stress: realloc");
+							exit(2);
+						}
+					}
+					if (run_one(&opt, wls[w], counts[w][i], configs[k], &res[nres]))
+						rc = 1;
+					res[nres].config = k;
+					res[nres].sweep = sweep_labels ? sweep_labels[k] : "";
+					nres++;
+					opt.run_index++;
+				}
+			}
+		}
+	}
+	for (int w = 0; w < nwl; w++)
+		free(counts[w]);
+	free(counts);
+	free(ncounts);
 	if (!model)
 		rmdir(base_dir);
 	if (interrupted) {
@@ -1279,11 +1682,27 @@ int main(int argc, char **argv)
 		rc = 130;
 	}
 
-	report_table(stdout, res, nres, opt.ncpus);
-	if (json && report_json(json, res, nres, opt.ncpus))
+	nagg = report_aggregate(res, nres, &agg);
+	report_table(table_f, agg, nagg, opt.ncpus);
+	if (json_f && (report_json(json_f, json, &meta, agg, nagg, opt.ncpus) ||
+		       close_output("--json", json, json_f)))
 		rc = rc ? rc : 1;
-	if (csv && report_csv(csv, res, nres))
+	if (csv_f && (report_csv(csv_f, csv, &meta, agg, nagg) ||
+		      close_output("--csv", csv, csv_f)))
 		rc = rc ? rc : 1;
+	for (int i = 0; i < nagg; i++)
+		free(agg[i].samples);
+	free(agg);
+	kvset_free(&meta.switches);
+	free(meta.cmdline);
+	for (int k = 0; k < nsweep; k++) {
+		free(configs[k]);
+		free(sweep_labels[k]);
+	}
+	free(configs);
+	free(sweep_vals);
+	free(sweep_labels);
+	free(opt.cpu_list);
 	for (int i = 0; i < nres; i++) {
 		kvset_free(&res[i].switches);
 		kvset_free(&res[i].counters);

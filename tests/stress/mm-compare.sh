@@ -1,22 +1,26 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# tests/stress/mm-compare.sh - the mm issue's benchmark in one run, with
+# tests/stress/mm-compare.sh - the mm benchmark in one run, with
 # rcuvfs-stress --model:
-#   1. page_fault2/3 with pte_recheck=1 vs 0, cache_pages below the working
-#      set (the workloads' default: half of it): ops/s, majflt per op,
-#      spurious_majflt, and the 1/0 ratio of each round;
+#   1. page_fault2/3 with pte_recheck=1, rfc and 0, cache_pages below the
+#      working set (the workloads' default: half of it): ops/s, majflt per
+#      op, the recheck's PTE-lock round trips per op, spurious_majflt, and
+#      the 1/0 and rfc/0 ratios;
 #   2. fork-race throughput with fork_vma_lock=always vs never, the race
 #      window left natural (-p window_ns=0: no injection point armed):
 #      task ops/s (write + read-back rounds), forks/s, fork_lost_writes;
 #   3. the two races with their windows widened (-p window_ns=1000, the
-#      default), verified: numa-race under pte_recheck 1/0 (spurious major
-#      faults), fork-race under always/never (lost parent writes).
-# Rounds alternate the switch values (1 then 0 in odd rounds, 0 then 1 in
-# even ones).  On a shared machine wall-clock rates swing with other
-# programs' load, so a line shows the best round's ops/s, the ops per
-# CPU-second of the tasks summed over all rounds (steadier: time the tasks
-# did not run is not counted), and the range of the per-round ratios.
+#      default), verified: numa-race (which mlockalls, as in the original
+#      report) under pte_recheck 1/rfc/0 (spurious major faults), fork-race
+#      under always/never (lost parent writes).
+# Each part is one rcuvfs-stress invocation that sweeps the switch
+# (--sweep) in rounds alternating its values (--repeat N); the tables show
+# rcuvfs-stress's own statistics: the median ops/s over the rounds with min
+# and max, and, from the round closest to the median, the ops per CPU-second
+# of the tasks (steadier on a shared machine: time the tasks did not run is
+# not counted) and the counters.  page_fault2/3 count one op per page
+# faulted, as will-it-scale does.
 #
 # usage: tests/stress/mm-compare.sh [--build DIR] [--tasks LIST] [--mode threads|processes]
 #        [--duration S] [--warmup S] [--rounds N] [--pages N]
@@ -54,115 +58,86 @@ common=(--model --tasks "$tasks" --mode "$mode" --duration "$duration" --warmup 
 	--quiet -p "pages=$pages")
 rc=0
 
-# run LABEL VALUE ARGS...: one rcuvfs-stress invocation; rows appended to $tmp/rows as
-# "label round:value workload tasks ops_per_sec wall_s majflt minflt spurious nopage forks
-# unstable cpu_s"
+# run NAME ARGS...: one rcuvfs-stress invocation writing $tmp/NAME.csv
 run() {
-	local label=$1 value=$2
-	shift 2
-	"$stress" "${common[@]}" "$@" --csv "$tmp/run.csv" >"$tmp/run.out" 2>&1 ||
-		{ cat "$tmp/run.out" >&2; echo "mm-compare: run failed: $*" >&2; rc=1; }
-	[ -f "$tmp/run.csv" ] || return
-	awk -F, -v l="$label" -v v="$value" '
-	NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-	function g(n) { return (n in c) && $(c[n]) != "" ? $(c[n]) : 0 }
-	{ print l, v, g("workload"), g("tasks"), g("ops_per_sec"), g("wall_s"),
-		g("counter.majflt"), g("counter.minflt"), g("counter.spurious_majflt"),
-		g("counter.pte_recheck_nopage"), g("counter.mm_forks"),
-		g("counter.fork_lost_writes"), g("cpu_s") }' "$tmp/run.csv" >>"$tmp/rows"
-	rm -f "$tmp/run.csv"
+	local name=$1
+	shift
+	echo "$name: rcuvfs-stress $*" >&2
+	"$stress" "${common[@]}" "$@" --csv "$tmp/$name.csv" >"$tmp/$name.out" 2>&1 ||
+		{ cat "$tmp/$name.out" >&2; echo "mm-compare: run failed: $*" >&2; rc=1; }
+	[ -f "$tmp/$name.csv" ] || : >"$tmp/$name.csv"
 }
+run pf --sweep pte_recheck=1,rfc,0 --repeat "$rounds" --workload page_fault2,page_fault3
+run fr --sweep fork_vma_lock=always,never --repeat "$rounds" --workload fork-race -p window_ns=0
+run numa --sweep pte_recheck=1,rfc,0 --workload numa-race --verify
+run fork --sweep fork_vma_lock=always,never --workload fork-race --verify
 
-for r in $(seq "$rounds"); do
-	if [ $((r % 2)) = 1 ]; then a=1 b=0 x=always y=never; else a=0 b=1 x=never y=always; fi
-	echo "round $r/$rounds" >&2
-	for v in $a $b; do
-		run pf "$r:$v" -o "pte_recheck=$v" --workload page_fault2,page_fault3
-	done
-	for v in $x $y; do
-		run fr "$r:$v" -o "fork_vma_lock=$v" --workload fork-race -p window_ns=0
-	done
-done
-echo "races (window_ns=1000, --verify)" >&2
-for v in 1 0; do
-	run race "1:$v" -o "pte_recheck=$v" --workload numa-race --verify
-done
-for v in always never; do
-	run race "1:$v" -o "fork_vma_lock=$v" --workload fork-race --verify
-done
+# print PART: format the CSV rows (the statistics are rcuvfs-stress's)
+table() {
+	awk -F, -v part="$1" '
+	FNR == 1 { h = 0 }
+	/^#/ { next }
+	!h { delete c; for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
+	function g(n) { return (n in c) && $(c[n]) != "" ? $(c[n]) : 0 }
+	function ratio(a, b) { return b > 0 ? sprintf("%.3f", a / b) : "-" }
+	{
+		k = g("workload") SUBSEP g("tasks"); sw = g("sweep"); sub(/.*=/, "", sw)
+		key[++n] = k; val[n] = sw
+		med[k, sw] = g("ops_per_sec_median"); lo[k, sw] = g("ops_per_sec_min")
+		hi[k, sw] = g("ops_per_sec_max")
+		sd[k, sw] = g("ops_per_sec_median") > 0 ? 100 * g("ops_per_sec_stddev") / g("ops_per_sec_median") : 0
+		opcpu[k, sw] = g("cpu_s") > 0 ? g("ops") / g("cpu_s") : 0
+		ops = g("ops") > 0 ? g("ops") : 1
+		maj[k, sw] = g("counter.majflt") / ops; minf[k, sw] = g("counter.minflt") / ops
+		sp[k, sw] = g("counter.spurious_majflt"); nop[k, sw] = g("counter.pte_recheck_nopage")
+		lck[k, sw] = g("counter.pte_recheck_locked"); lckp[k, sw] = lck[k, sw] / ops
+		majt[k, sw] = g("counter.majflt")
+		forks[k, sw] = g("wall_s") > 0 ? g("counter.mm_forks") / g("wall_s") : 0
+		un[k, sw] = g("counter.fork_lost_writes"); wl[k] = g("workload"); tk[k] = g("tasks")
+	}
+	END {
+		if (part == "pf") {
+			printf "%-12s %5s %7s %11s %21s %5s %10s %10s %10s %9s %8s %9s %9s\n", "workload",
+				"tasks", "recheck", "pages/s", "min..max", "sd%", "pages/cpu-s", "majflt/pg",
+				"minflt/pg", "locks/pg", "spurious", "x/0 med", "x/0 cpu"
+			for (i = 1; i <= n; i++) {
+				k = key[i]; v = val[i]
+				printf "%-12s %5s %7s %11.0f %10.0f..%-10.0f %4.1f%% %10.0f %10.3f %10.3f %9.3f %8d %9s %9s\n",
+					wl[k], tk[k], v, med[k, v], lo[k, v], hi[k, v], sd[k, v], opcpu[k, v],
+					maj[k, v], minf[k, v], lckp[k, v], sp[k, v],
+					v != "0" ? ratio(med[k, v], med[k, 0]) : "",
+					v != "0" ? ratio(opcpu[k, v], opcpu[k, 0]) : ""
+			}
+		} else if (part == "fr") {
+			printf "%-13s %5s %10s %21s %5s %10s %10s %10s %9s %9s\n", "fork_vma_lock", "tasks",
+				"op/s", "min..max", "sd%", "op/cpu-s", "forks/s", "lost", "a/n med",
+				"a/n cpu"
+			for (i = 1; i <= n; i++) {
+				k = key[i]; v = val[i]
+				printf "%-13s %5s %10.0f %10.0f..%-10.0f %4.1f%% %10.0f %10.0f %10d %9s %9s\n", v,
+					tk[k], med[k, v], lo[k, v], hi[k, v], sd[k, v], opcpu[k, v], forks[k, v],
+					un[k, v], v == "always" ? ratio(med[k, "always"], med[k, "never"]) : "",
+					v == "always" ? ratio(opcpu[k, "always"], opcpu[k, "never"]) : ""
+			}
+		} else {
+			for (i = 1; i <= n; i++) {
+				k = key[i]; v = val[i]
+				printf "%-10s %-20s %5s %10.0f %9d %10d %9d %9d %10d\n", wl[k],
+					(wl[k] == "numa-race" ? "pte_recheck=" : "fork_vma_lock=") v, tk[k],
+					med[k, v], majt[k, v], sp[k, v], nop[k, v], lck[k, v], un[k, v]
+			}
+		}
+	}' "${@:2}"
+}
 
 echo "rcuvfs-stress --model, $mode, $(nproc) CPUs, ${duration} s per run, $rounds rounds, pages=$pages"
-awk -v tasklist="$tasks" -v rounds="$rounds" -v PAGES="$pages" '
-{
-	split($2, rv, ":"); rd = rv[1]; val = rv[2]
-	k = $1 SUBSEP val SUBSEP $3 SUBSEP $4
-	ops = $5 * $6
-	if (!(k in best) || $5 > best[k]) { best[k] = $5; bfk[k] = $6 > 0 ? $11 / $6 : 0 }
-	tops[k] += ops; maj[k] += $7; minf[k] += $8; sp[k] += $9; nop[k] += $10
-	un[k] += $12; cpu[k] += $13
-	per[$1, val, $3, $4, rd] = $5
-}
-function perop(a, k) { return tops[k] > 0 ? a[k] / tops[k] : 0 }
-function opcpu(k) { return cpu[k] > 0 ? tops[k] / cpu[k] : 0 }
-function ratio(a, b) { return b > 0 ? sprintf("%.3f", a / b) : "-" }
-function range(t, w, tk, v1, v0,   r, lo, hi, q) {
-	lo = ""; hi = ""
-	for (r = 1; r <= rounds; r++) {
-		if (!((t, v1, w, tk, r) in per) || !((t, v0, w, tk, r) in per) || per[t, v0, w, tk, r] == 0)
-			continue
-		q = per[t, v1, w, tk, r] / per[t, v0, w, tk, r]
-		if (lo == "" || q < lo) lo = q
-		if (hi == "" || q > hi) hi = q
-	}
-	return lo == "" ? "-" : sprintf("%.2f..%.2f", lo, hi)
-}
-END {
-	m = split(tasklist, ts, ",")
-	printf "\n1. page_fault2/3, pte_recheck 1 vs 0 (cache_pages = half the working set)\n"
-	printf "%-12s %5s %7s %10s %11s %10s %9s %9s %8s %8s %8s %12s\n", "workload", "tasks",
-		"recheck", "best op/s", "pages/s", "op/cpu-s", "majflt/op", "minflt/op", "spurious",
-		"1/0 best", "1/0 cpu", "1/0 rounds"
-	split("page_fault2 page_fault3", w, " ")
-	for (i = 1; i <= 2; i++)
-		for (j = 1; j <= m; j++)
-			for (v = 1; v >= 0; v--) {
-				k = "pf" SUBSEP v SUBSEP w[i] SUBSEP ts[j]
-				k0 = "pf" SUBSEP 0 SUBSEP w[i] SUBSEP ts[j]
-				printf "%-12s %5s %7s %10.0f %11.0f %10.0f %9.1f %9.1f %8d %8s %8s %12s\n",
-					w[i], ts[j], v, best[k], best[k] * PAGES, opcpu(k), perop(maj, k),
-					perop(minf, k), sp[k], v ? ratio(best[k], best[k0]) : "",
-					v ? ratio(opcpu(k), opcpu(k0)) : "",
-					v ? range("pf", w[i], ts[j], 1, 0) : ""
-			}
-	printf "\n2. fork-race throughput, always vs never (window_ns=0: natural window)\n"
-	printf "%-13s %5s %10s %10s %10s %10s %9s %9s %12s\n", "fork_vma_lock", "tasks",
-		"best op/s", "op/cpu-s", "forks/s", "lost", "a/n best", "a/n cpu", "a/n rounds"
-	split("always never", lk, " ")
-	for (j = 1; j <= m; j++)
-		for (i = 1; i <= 2; i++) {
-			k = "fr" SUBSEP lk[i] SUBSEP "fork-race" SUBSEP ts[j]
-			kn = "fr" SUBSEP "never" SUBSEP "fork-race" SUBSEP ts[j]
-			printf "%-13s %5s %10.0f %10.0f %10.0f %10d %9s %9s %12s\n", lk[i], ts[j], best[k],
-				opcpu(k), bfk[k], un[k], i == 1 ? ratio(best[k], best[kn]) : "",
-				i == 1 ? ratio(opcpu(k), opcpu(kn)) : "",
-				i == 1 ? range("fr", "fork-race", ts[j], "always", "never") : ""
-		}
-	printf "(forks/s: in the best round by task ops/s; lost: writes lost, all rounds)\n"
-	printf "\n3. the races, windows widened (window_ns=1000), --verify\n"
-	printf "%-10s %-20s %5s %10s %9s %10s %9s %10s\n", "workload", "switch", "tasks", "op/s",
-		"majflt", "spurious", "nopage", "lost"
-	for (j = 1; j <= m; j++) {
-		for (v = 1; v >= 0; v--) {
-			k = "race" SUBSEP v SUBSEP "numa-race" SUBSEP ts[j]
-			printf "%-10s %-20s %5s %10.0f %9d %10d %9d %10s\n", "numa-race", "pte_recheck=" v,
-				ts[j], best[k], maj[k], sp[k], nop[k], "-"
-		}
-		for (i = 1; i <= 2; i++) {
-			k = "race" SUBSEP lk[i] SUBSEP "fork-race" SUBSEP ts[j]
-			printf "%-10s %-20s %5s %10.0f %9s %10s %9s %10d\n", "fork-race",
-				"fork_vma_lock=" lk[i], ts[j], best[k], "-", "-", "-", un[k]
-		}
-	}
-}' "$tmp/rows"
+printf "\n1. page_fault2/3, pte_recheck 1, rfc, 0 (cache_pages = half the working set)\n"
+table pf "$tmp/pf.csv"
+printf "\n2. fork-race throughput, always vs never (window_ns=0: natural window)\n"
+table fr "$tmp/fr.csv"
+printf "\n3. the races, windows widened (window_ns=1000), --verify\n"
+printf "%-10s %-20s %5s %10s %9s %10s %9s %9s %10s\n" workload switch tasks op/s majflt spurious \
+	nopage locks lost
+table race "$tmp/numa.csv" "$tmp/fork.csv"
 [ $rc = 0 ] || echo "mm-compare: a run failed (see above)" >&2
 exit $rc

@@ -276,47 +276,34 @@ const struct stress_impl stress_model_dup1 = {
 
 enum { MLK_FLOCK, MLK_OFD, MLK_POSIX };
 
-/* One lock or unlock through the fd, as the system call does. */
+/* One lock or unlock through the fd, as the system call does (the model's
+ * ksys_fcntl for POSIX and OFD locks, with the kernel's fd re-check). */
 static int m_lock(struct stress_task *t, int fd, int kind, bool lock)
 {
 	static const char *const calls[3][2] = {
 	    {"flock_lock_file(LOCK_UN)", "flock_lock_file(LOCK_EX)"},
-	    {"fcntl_setlk(F_OFD_SETLKW, F_UNLCK)", "fcntl_setlk(F_OFD_SETLKW, F_WRLCK)"},
-	    {"fcntl_setlk(F_SETLKW, F_UNLCK)", "fcntl_setlk(F_SETLKW, F_WRLCK)"},
+	    {"ksys_fcntl(F_OFD_SETLKW, F_UNLCK)", "ksys_fcntl(F_OFD_SETLKW, F_WRLCK)"},
+	    {"ksys_fcntl(F_SETLKW, F_UNLCK)", "ksys_fcntl(F_SETLKW, F_WRLCK)"},
 	};
-	struct fd f = fdget(fd);
 	int r;
 
-	if (!f.file)
-		return stress_fail(t, calls[kind][lock], EBADF);
 	if (kind == MLK_FLOCK) {
+		struct fd f = fdget(fd);
+
+		if (!f.file)
+			return stress_fail(t, calls[kind][lock], EBADF);
 		r = flock_lock_file(f.file, lock ? LOCK_EX : LOCK_UN, current->tgid, NULL);
+		fdput(f);
 	} else {
-		struct flock fl = {.l_type = lock ? F_WRLCK : F_UNLCK, .l_whence = SEEK_SET};
+		/* byte 0 only, as will-it-scale's lock1/lock2 (and the --path runs) */
+		struct flock fl = {.l_type = lock ? F_WRLCK : F_UNLCK,
+				   .l_whence = SEEK_SET,
+				   .l_start = 0,
+				   .l_len = 1};
 
-		r = fcntl_setlk(f.file, kind == MLK_OFD ? F_OFD_SETLKW : F_SETLKW, &fl,
-				kind == MLK_OFD ? NULL : (fl_owner_t)current->files, current->tgid,
-				NULL);
-		/*
-		 * As the kernel's fcntl_setlk: a POSIX lock granted after another
-		 * thread closed the fd would outlive every fd of its owner on the
-		 * file; re-check the slot under file_lock (which orders us against
-		 * close_fd's pick + locks_remove_posix) and drop it if so.
-		 */
-		if (!r && lock && kind == MLK_POSIX) {
-			struct files_struct *files = current->files;
-			struct file *now;
-
-			spin_lock(&files->file_lock);
-			now = files_lookup_fd_raw(files, (unsigned int)fd);
-			spin_unlock(&files->file_lock);
-			if (now != f.file) {
-				locks_remove_posix(f.file, (fl_owner_t)files);
-				r = -EBADF;
-			}
-		}
+		r = ksys_fcntl((unsigned int)fd, kind == MLK_OFD ? F_OFD_SETLKW : F_SETLKW,
+			       (unsigned long)&fl);
 	}
-	fdput(f);
 	if (r)
 		return stress_fail(t, calls[kind][lock], r < 0 ? -r : EPROTO);
 	return 0;
@@ -327,16 +314,22 @@ static int m_lock_unlock(struct stress_task *t, int kind)
 	bool shared = t->ino == t->run->shared_ino;
 	bool excl = shared && t->run->opt->verify && t->run->ntasks > 1 &&
 		    (kind != MLK_POSIX || t->run->opt->mode == MODE_PROCESSES);
+	bool skip = t->run->opt->test_skip_lock;
 
-	if (m_lock(t, t->fd[0], kind, true))
+	if (!skip && m_lock(t, t->fd[0], kind, true))
 		return -1;
 	if (excl && stress_excl_enter(t, 0, "lock")) {
-		m_lock(t, t->fd[0], kind, false);
+		if (!skip)
+			m_lock(t, t->fd[0], kind, false);
 		return -1;
 	}
+	/* as wl_path.c excl_section: a window that a non-excluding lock
+	 * cannot survive */
+	if (excl && (skip || t->run->opt->test_race_window))
+		stress_race_window(t);
 	if (excl)
 		stress_excl_exit(t, 0);
-	return m_lock(t, t->fd[0], kind, false);
+	return skip ? 0 : m_lock(t, t->fd[0], kind, false);
 }
 
 static int m_op_flock(struct stress_task *t)

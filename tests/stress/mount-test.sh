@@ -10,8 +10,9 @@
 # (CI=true) that is a failure instead.
 #
 # If the daemon offers the test-only option test_skip_locks (its lock
-# requests succeed without locking), a second mount checks that lock-verify
-# with --test-race-window FAILS there: the verification works end to end.
+# requests succeed without locking), a second mount checks that lock-verify,
+# flock2, ofd2 and lock2 with --test-race-window FAIL there: the
+# verification works end to end, for every lock kind.
 stress=$1
 daemon=$2
 BIN=$(dirname "$daemon")
@@ -41,6 +42,18 @@ if "$daemon" --help 2>&1 | grep -q test_skip_locks; then
 	else
 		pass "lock-verify fails on a daemon that skips locks"
 	fi
+	# the exclusion checks, every lock kind (lock2: processes only)
+	for wm in flock2:threads flock2:processes ofd2:threads ofd2:processes lock2:processes; do
+		out=$("$stress" --path "$MNT" --workload "${wm%%:*}" --mode "${wm#*:}" --tasks 2 \
+			--duration 0.1 --warmup 0 --verify --quiet --timeout 60 --test-race-window 2>&1)
+		st=$?
+		if [ $st -ne 1 ] || ! grep -q "granted while task [01] holds the lock" <<<"$out"; then
+			echo "$out"
+			fail "${wm%%:*} (${wm#*:}) passed its exclusion check on a daemon that skips locks"
+		else
+			pass "${wm%%:*} (${wm#*:}) fails its exclusion check on a daemon that skips locks"
+		fi
+	done
 	unmount_rcuvfs "$MNT" "$PID" && pass "unmount (test_skip_locks), daemon exit 0"
 else
 	fail "the daemon has no test_skip_locks option: the end-to-end check cannot run"

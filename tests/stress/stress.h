@@ -106,6 +106,14 @@ struct stress_opts {
 	const char **switches_given; /* names given with -o (model) */
 	int nswitches_given;
 	int ncpus;
+	int repeat;	 /* --repeat N: rounds over every configuration */
+	bool pin;	 /* --pin: task i runs on cpus[i % ncpu_list] */
+	int *cpu_list;	 /* --cpus LIST (or the allowed CPUs), in order */
+	int ncpu_list;
+	int round;	 /* the current round (1-based), for progress */
+	int run_index;	 /* runs done so far, for progress */
+	int runs_total;
+	double runs_started_at; /* stress_now() when the first run started */
 };
 
 /* Whether the user set model switch `name` with -o. */
@@ -169,6 +177,7 @@ struct stress_impl {
 
 #define WL_VERIFIES	0x1 /* --verify checks something beyond errors */
 #define WL_FIXED_PARAMS 0x2 /* uses --param (bkl-mix) */
+#define WL_COUNT_PAGES	0x4 /* each op counts `pages` (the pages it faults) */
 
 struct stress_workload {
 	const char *name;
@@ -179,7 +188,18 @@ struct stress_workload {
 	const struct stress_impl *model;
 	const char *model_note; /* where the model implementation comes from */
 	unsigned params;	/* WP_* parameters it uses (reported with the run) */
+	/*
+	 * Counting: each op adds `count` to ops (0 means 1; WL_COUNT_PAGES:
+	 * the `pages` parameter), so that a workload named after a
+	 * will-it-scale test counts as that test does (lock1: 2 per lock +
+	 * unlock pair; page_fault1: 1 per page).  `counting` says how, for
+	 * --list.
+	 */
+	int count;
+	const char *counting;
 };
+/* Iterations one op of `wl` counts with these parameters. */
+uint64_t stress_op_count(const struct stress_workload *wl, const struct stress_params *p);
 
 extern const struct stress_workload stress_workloads[];
 extern const int stress_nworkloads;
@@ -262,12 +282,45 @@ struct stress_result {
 	unsigned param_mask; /* WP_* shown for this run */
 	struct stress_params params;
 	struct stress_kvset switches, counters;
+	uint64_t count_per_op; /* iterations one op counts (see stress_workload) */
+	const char *sweep;     /* "--sweep" value of this configuration, or "" */
+	int config;	       /* index of the configuration (sweep value) */
+	/* over the --repeat samples of this configuration (set by aggregate) */
+	int nsamples;
+	double *samples; /* ops/s of each round */
+	double ops_median, ops_min, ops_max, ops_stddev;
+	double scaling; /* ops/s at n tasks / (n x ops/s at 1 task); <0 unknown */
+};
+
+/* Metadata every output file carries (filled once by main). */
+struct stress_meta {
+	char kernel[128];   /* uname -r */
+	char machine[72];   /* uname -m */
+	char cpu_model[128];
+	int cpus_online;
+	int cpus_used;
+	char date[32];	    /* UTC, ISO 8601 */
+	char *cmdline;	    /* argv joined with spaces (shell-quoted where needed) */
+	const char *version, *commit;
+	struct stress_kvset switches; /* model: the switches given; path: the mount's config */
+	const char *target;
 };
 
 /* report.c */
 void report_table(FILE *out, const struct stress_result *r, int n, int ncpus);
-int report_json(const char *file, const struct stress_result *r, int n, int ncpus);
-int report_csv(const char *file, const struct stress_result *r, int n);
+int report_json(FILE *f, const char *name, const struct stress_meta *m,
+		const struct stress_result *r, int n, int ncpus);
+int report_csv(FILE *f, const char *name, const struct stress_meta *m,
+	       const struct stress_result *r, int n);
+struct stress_stats {
+	int n;
+	double median, min, max, stddev; /* stddev: sample (n - 1); 0 for n = 1 */
+};
+void stress_stats(const double *v, int n, struct stress_stats *st);
+/* --summarize: "KEY... VALUE" lines in, "KEY n median min max stddev" out. */
+int stress_summarize(FILE *in, FILE *out);
+/* Fold the samples of every configuration into one result each (median etc.). */
+int report_aggregate(struct stress_result *r, int n, struct stress_result **out);
 const char *stress_mode_name(int mode);
 
 /* Time helper (CLOCK_MONOTONIC seconds). */

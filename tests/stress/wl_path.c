@@ -261,9 +261,13 @@ static int do_flock(int fd, int how)
 	return r;
 }
 
+/*
+ * One byte at offset 0, as will-it-scale's lock1/lock2 lock it (l_start 0,
+ * l_len 1); lock-verify's counter lives under the same byte.
+ */
 static int do_fcntl_lock(int fd, int cmd, short type)
 {
-	struct flock fl = {.l_type = type, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+	struct flock fl = {.l_type = type, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
 	int r;
 
 	/* l_pid must be 0 for OFD locks */
@@ -280,17 +284,37 @@ static bool excl_checked(struct stress_task *t, bool posix)
 	       (!posix || t->run->opt->mode == MODE_PROCESSES);
 }
 
+/*
+ * Inside the lock: take the holder word, and with --test-race-window (or
+ * --test-skip-lock, which takes no lock at all) wait there once, at most
+ * 1 s, for the other tasks: a lock that excludes keeps them out, so the
+ * wait times out; one that does not lets the next task in while the
+ * holder word is taken, and the exclusion check fails for sure.
+ */
+static int excl_section(struct stress_task *t, bool excl, const char *what)
+{
+	const struct stress_opts *o = t->run->opt;
+
+	if (!excl)
+		return 0;
+	if (stress_excl_enter(t, 0, what))
+		return -1;
+	if (o->test_skip_lock || o->test_race_window)
+		stress_race_window(t);
+	stress_excl_exit(t, 0);
+	return 0;
+}
+
 static int op_flock(struct stress_task *t)
 {
 	bool excl = t->ino == t->run->shared_ino && excl_checked(t, false);
+	bool skip = t->run->opt->test_skip_lock;
 
-	if (do_flock(t->fd[0], LOCK_EX))
+	if (!skip && do_flock(t->fd[0], LOCK_EX))
 		return stress_fail(t, "flock(LOCK_EX)", errno);
-	if (excl && stress_excl_enter(t, 0, "flock(LOCK_EX)"))
+	if (excl_section(t, excl, "flock(LOCK_EX)"))
 		return -1;
-	if (excl)
-		stress_excl_exit(t, 0);
-	if (do_flock(t->fd[0], LOCK_UN))
+	if (!skip && do_flock(t->fd[0], LOCK_UN))
 		return stress_fail(t, "flock(LOCK_UN)", errno);
 	return 0;
 }
@@ -299,14 +323,13 @@ static int lock_unlock(struct stress_task *t, int cmd, const char *lockcall, con
 		       bool posix)
 {
 	bool excl = t->ino == t->run->shared_ino && excl_checked(t, posix);
+	bool skip = t->run->opt->test_skip_lock;
 
-	if (do_fcntl_lock(t->fd[0], cmd, F_WRLCK))
+	if (!skip && do_fcntl_lock(t->fd[0], cmd, F_WRLCK))
 		return stress_fail(t, lockcall, errno);
-	if (excl && stress_excl_enter(t, 0, lockcall))
+	if (excl_section(t, excl, lockcall))
 		return -1;
-	if (excl)
-		stress_excl_exit(t, 0);
-	if (do_fcntl_lock(t->fd[0], cmd, F_UNLCK))
+	if (!skip && do_fcntl_lock(t->fd[0], cmd, F_UNLCK))
 		return stress_fail(t, unlockcall, errno);
 	return 0;
 }

@@ -15,7 +15,7 @@ function(rvtest_add_program target prefix labels timeout)
   add_custom_command(TARGET ${target} POST_BUILD
     COMMAND ${CMAKE_COMMAND} -DPROG=$<TARGET_FILE:${target}> -DPREFIX=${prefix}
             -DLABELS=${labels} -DTIMEOUT=${timeout} -DOUT=${out}
-            -P ${CMAKE_SOURCE_DIR}/tests/unit/discover.cmake
+            -P ${PROJECT_SOURCE_DIR}/tests/unit/discover.cmake
     BYPRODUCTS ${out} VERBATIM)
   file(WRITE ${inc}
        "if(EXISTS \"${out}\")\n  include(\"${out}\")\nelse()\n"

@@ -138,35 +138,25 @@ static uint64_t ino_of(const char *path)
 /* ---- the system calls, through the fd --------------------------------------- */
 
 /*
- * fcntl(fd, cmd, {type, SEEK_SET, start, len}), as the kernel's fcntl_setlk:
- * after a POSIX lock was granted, check that fd still names the file.  If
- * another thread closed it meanwhile (while this one slept in F_SETLKW),
- * that close's locks_remove_posix ran before the lock existed, so drop it
- * here and return -EBADF.  Without `recheck` the lock would outlive every
- * fd of the owner (test_fcntl_close_race shows it).
+ * fcntl(fd, cmd, {type, SEEK_SET, start, len}) through the model's fd-level
+ * fcntl (ksys_fcntl), which re-checks fd after a granted POSIX lock as the
+ * kernel's fcntl_setlk does.  With recheck false the lock is set one level
+ * below, on the struct file (locks/ fcntl_setlk), as if the fd-level check
+ * did not exist: test_fcntl_close_race_norecheck_leaks shows what it is for.
  */
 static int __setlk(int fd, unsigned int cmd, int type, int64_t start, int64_t len, bool recheck)
 {
 	struct flock l = {
 	    .l_type = (short)type, .l_whence = SEEK_SET, .l_start = start, .l_len = len};
-	struct files_struct *files = current->files;
-	struct fd f = fdget((unsigned int)fd);
-	struct file *now;
+	struct fd f;
 	int r;
 
+	if (recheck)
+		return ksys_fcntl((unsigned int)fd, cmd, (unsigned long)&l);
+	f = fdget((unsigned int)fd);
 	if (!f.file)
 		return -EBADF;
-	r = fcntl_setlk(f.file, cmd, &l, (fl_owner_t)files, current->tgid, NULL);
-	if (!r && recheck && type != F_UNLCK && (cmd == F_SETLK || cmd == F_SETLKW)) {
-		/* file_lock orders this against close_fd's pick + locks_remove_posix */
-		spin_lock(&files->file_lock);
-		now = files_lookup_fd_raw(files, (unsigned int)fd);
-		spin_unlock(&files->file_lock);
-		if (now != f.file) {
-			locks_remove_posix(f.file, (fl_owner_t)files);
-			r = -EBADF;
-		}
-	}
+	r = fcntl_setlk(f.file, cmd, &l, (fl_owner_t)current->files, current->tgid, NULL);
 	fdput(f);
 	return r;
 }
@@ -181,13 +171,8 @@ static int getlk_pid(int fd, unsigned int cmd, int type, int64_t start, int64_t 
 {
 	struct flock l = {
 	    .l_type = (short)type, .l_whence = SEEK_SET, .l_start = start, .l_len = len};
-	struct fd f = fdget((unsigned int)fd);
-	int r;
+	int r = ksys_fcntl((unsigned int)fd, cmd, (unsigned long)&l);
 
-	if (!f.file)
-		return -EBADF;
-	r = fcntl_getlk(f.file, cmd, &l, (fl_owner_t)current->files);
-	fdput(f);
 	if (r)
 		return r;
 	return l.l_type == F_UNLCK ? 0 : l.l_pid;
@@ -996,10 +981,11 @@ static void run_fcntl_close_race(bool recheck)
 	struct task_struct *p, *t, *q;
 	struct worker w = {0};
 	const char *path;
-	uint64_t ino;
+	uint64_t ino, races0 = 0, races1 = 0;
 	int a, b, qa;
 
 	begin();
+	CU_ASSERT_EQUAL(rv_stat_read("fcntl_close_races", &races0), 0);
 	p = new_process("p");
 	q = new_process("q");
 	path = new_path();
@@ -1019,6 +1005,9 @@ static void run_fcntl_close_race(bool recheck)
 	CU_ASSERT_EQUAL(setlk(qa, F_SETLK, F_UNLCK, 0, 0), 0);
 	worker_join(&w);
 	CU_ASSERT_EQUAL(nr_files_active(), 1);
+	CU_ASSERT_EQUAL(rv_stat_read("fcntl_close_races", &races1), 0);
+	/* the model's fcntl saw the race exactly when it was the one called */
+	CU_ASSERT_EQUAL(races1 - races0, recheck ? 1u : 0u);
 	if (recheck) {
 		CU_ASSERT_EQUAL(w.ret, -EBADF);
 		CU_ASSERT_STRING_EQUAL(held(ino, p->tgid), "");

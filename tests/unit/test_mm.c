@@ -489,6 +489,54 @@ static void test_pgtable_span(void)
 	CU_ASSERT(mmt_all_freed());
 }
 
+/*
+ * mm_check finds what it is there to find: each invariant is broken behind
+ * the model's back (RSS, a VMA's bounds, a file's size), checked, and
+ * restored, so the address space exits clean.
+ */
+static void test_mm_check_detects(void)
+{
+	struct task_struct *t = mmt_new_proc();
+	struct mm_struct *mm = t->mm;
+	struct file *f = mmt_make_file("/mmcheck", 2, 0x30);
+	struct vm_area_struct *vma;
+	int64_t size;
+
+	CU_ASSERT(mmt_map(mm, BASE, 2 * PG, PROT_READ | PROT_WRITE) == (long)BASE);
+	mmt_fill(BASE, 2 * PG, 1);
+	CU_ASSERT(vm_mmap(mm, BASE + 16 * PG, 2 * PG, PROT_READ, MAP_SHARED | MAP_FIXED, f, 0) ==
+		  (long)(BASE + 16 * PG));
+	CU_ASSERT(mmt_check(BASE + 16 * PG, 2 * PG, 0x30));
+	CU_ASSERT(mm_check(mm) == 0);
+	/* RSS that does not match the PTEs */
+	percpu_counter_add(&mm->rss_stat[MM_ANONPAGES], 1);
+	CU_ASSERT(mm_check(mm) != 0);
+	percpu_counter_add(&mm->rss_stat[MM_ANONPAGES], -1);
+	CU_ASSERT(mm_check(mm) == 0);
+	/* a PTE outside every VMA (the VMA shrunk without a zap) */
+	mmap_write_lock(mm);
+	vma = vma_lookup(mm, BASE);
+	vma->vm_start += PG;
+	vma->vm_pgoff += 1;
+	mmap_write_unlock(mm);
+	CU_ASSERT(mm_check(mm) != 0);
+	mmap_write_lock(mm);
+	vma->vm_start -= PG;
+	vma->vm_pgoff -= 1;
+	mmap_write_unlock(mm);
+	CU_ASSERT(mm_check(mm) == 0);
+	/* a file page mapped beyond EOF (the size shrunk without truncate's unmap) */
+	size = f->f_mapping->host->i_size;
+	__atomic_store_n(&f->f_mapping->host->i_size, (int64_t)PG, __ATOMIC_RELEASE);
+	CU_ASSERT(mm_check(mm) != 0);
+	__atomic_store_n(&f->f_mapping->host->i_size, size, __ATOMIC_RELEASE);
+	CU_ASSERT(mm_check(mm) == 0);
+	mmt_exit(t);
+	fput(f);
+	CU_ASSERT(do_unlink("/mmcheck") == 0);
+	CU_ASSERT(mmt_all_freed());
+}
+
 RVTEST_SUITE(mm_vma, rvtest_instance_init, rvtest_instance_cleanup, RVTEST(test_mmap_lookup),
 	     RVTEST(test_merge_split), RVTEST(test_many_vmas),
 	     RVTEST(test_rcu_lookup_during_updates))
@@ -497,4 +545,4 @@ RVTEST_SUITE(mm_vma_lock, rvtest_instance_init, rvtest_instance_cleanup,
 	     RVTEST(test_fault_falls_back))
 RVTEST_SUITE(mm_fault, rvtest_instance_init, rvtest_instance_cleanup, RVTEST(test_anon_faults),
 	     RVTEST(test_access_errors), RVTEST(test_mprotect_and_wp_reuse),
-	     RVTEST(test_numa_hint), RVTEST(test_pgtable_span))
+	     RVTEST(test_numa_hint), RVTEST(test_pgtable_span), RVTEST(test_mm_check_detects))

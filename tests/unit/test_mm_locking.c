@@ -13,6 +13,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -147,13 +149,55 @@ static void *access_fn(void *p)
 	return NULL;
 }
 
+
+static sigjmp_buf host_bus_jmp;
+
+static void host_bus_handler(int sig)
+{
+	(void)sig;
+	siglongjmp(host_bus_jmp, 1);
+}
+
+/*
+ * The host kernel's answer for the same sequence without the race: a
+ * private writable mapping of a 2-page file, page 1 COW'd by a write, the
+ * file truncated to one page, page 1 read again.  1 if the read raised
+ * SIGBUS (truncate removed the COW copy too and the page is beyond EOF).
+ */
+static int host_cow_then_truncate_sigbus(void)
+{
+	char path[] = "/tmp/rcuvfs-cowtrunc-XXXXXX";
+	struct sigaction sa = { .sa_handler = host_bus_handler }, old;
+	int fd = mkstemp(path), bus = 0;
+	volatile unsigned char *p;
+
+	CU_ASSERT_FATAL(fd >= 0);
+	unlink(path);
+	CU_ASSERT_FATAL(ftruncate(fd, 2 * (off_t)PG) == 0);
+	p = mmap(NULL, 2 * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	CU_ASSERT_FATAL(p != MAP_FAILED);
+	p[PG] = 0x99; /* COW */
+	CU_ASSERT_FATAL(ftruncate(fd, (off_t)PG) == 0);
+	sigemptyset(&sa.sa_mask);
+	CU_ASSERT_FATAL(sigaction(SIGBUS, &sa, &old) == 0);
+	if (sigsetjmp(host_bus_jmp, 1) == 0)
+		(void)p[PG];
+	else
+		bus = 1;
+	sigaction(SIGBUS, &old, NULL);
+	munmap((void *)p, 2 * PG);
+	close(fd);
+	return bus;
+}
+
 /*
  * A private write fault on page 1 found the folio in the page cache and
  * is about to copy it when the file is truncated to one page (truncate
  * runs whole: unmap, remove the folio, unmap again).  As do_cow_fault
  * does under __do_fault's folio lock, the fault must see the folio gone
  * and then the new EOF: the access fails (SIGBUS: -EIO) and nothing stays
- * mapped beyond EOF.  Before the fix the copy was installed after the
+ * mapped beyond EOF, which is what the host kernel answers for the same
+ * sequence without the race (asked first).  Before the fix the copy was installed after the
  * truncate and page 1 stayed mapped and readable.
  */
 static void test_cow_fault_vs_truncate(void)
@@ -166,6 +210,7 @@ static void test_cow_fault_vs_truncate(void)
 	unsigned char b = 0;
 
 	CU_ASSERT(vm_mmap(mm, BASE, 2 * PG, RW, MAP_PRIVATE | MAP_FIXED, f, 0) == (long)BASE);
+	CU_ASSERT(host_cow_then_truncate_sigbus() == 1);
 	CU_ASSERT(mm_access(mm, BASE, &b, 1, false) == 0 && b == 0x30);
 	CU_ASSERT(rv_inject_set_pause("filemap_fault_cached", 1) == 0);
 	mmt_thread_start(&th, t, access_fn, &a);
@@ -406,6 +451,7 @@ static void test_get_task_mm_vs_exit(void)
 	CU_ASSERT(o.mms == mms); /* t exited, the getter holds its mm */
 	b = 0;
 	CU_ASSERT(mm_access(g.mm, BASE, &b, 1, false) == 0 && b == 0x21);
+	CU_ASSERT(mm_check(g.mm) == 0); /* an mm no task has: mmt_exit cannot check it */
 	mmput(g.mm);
 	mm_objects_count(&o);
 	CU_ASSERT(o.mms == mms - 1);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * tests/unit/test_mm_race.c - the historic mm races, reproduced
- * deterministically with injection points (SEEDS.md s.4 and s.7), and
+ * deterministically with injection points (docs/history.md), and
  * reclaim under a small page cache.
  *
  *  - seed-003: a private file mapping whose page was COW'd, the file folio
@@ -10,7 +10,7 @@
  *    reaches its major-fault decision point.  pte_recheck=0: a spurious
  *    major fault; pte_recheck=rfc: none, the faulter retries after the
  *    commit; pte_recheck=1 (as merged): the same on an mlocked VMA (the
- *    seed's mlockall), a spurious major fault on one that is not.
+ *    original report's mlockall), a spurious major fault on one that is not.
  *    Data correct and no deadlock either way.
  *  - fork race as users hit it (a stale TLB entry): a parent thread's
  *    store through a translation loaded before fork write-protected the
@@ -55,8 +55,8 @@ static void *faulter(void *p)
 }
 
 /*
- * seed003(mlocked, in_window): the seed's situation, with the page COW'd by
- * an explicit write or (mlocked) by mlockall's populate as in the seed.
+ * seed003(mlocked, in_window): the original report's situation, the page COW'd by
+ * an explicit write or (mlocked) by mlockall's populate as in the report.
  * The faulter parks at its major-fault decision point while the scanner
  * holds its window open (PTE cleared, PTE lock held).  in_window: the
  * faulter goes on first, and the test waits until its recheck is about to
@@ -78,7 +78,7 @@ static void seed003(bool mlocked, bool in_window)
 		       (rv_sw.pte_recheck == PTE_RECHECK_MERGED && mlocked);
 
 	if (mlocked) {
-		/* the seed: mlockall, and the data segment's page COW'd by it */
+		/* the report: mlockall, and the data segment's page COW'd by it */
 		CU_ASSERT(vm_mlockall(mm, MCL_CURRENT | MCL_FUTURE) == 0);
 		CU_ASSERT(vm_mmap(mm, BASE, PG, RW, MAP_PRIVATE | MAP_FIXED, f, 0) == (long)BASE);
 		CU_ASSERT(vma_lookup(mm, BASE)->vm_flags & VM_LOCKED);
@@ -171,7 +171,8 @@ static void test_seed003_mlockall_in_window(void)
  * folio the first read and the PTE the first installed with that folio.
  * Nothing was mapped all along: not a spurious major fault (it was counted
  * as one before spurious_majflt required a store read and a different
- * folio).
+ * folio).  Under rfc the second fault's recheck sees the PTE and does no
+ * I/O at all.
  */
 static void test_two_faults_one_page(void)
 {
@@ -200,11 +201,17 @@ static void test_two_faults_one_page(void)
 	CU_ASSERT(a1.ret == 0 && a1.got == 0x21);
 	CU_ASSERT(a2.ret == 0 && a2.got == 0x21);
 	CU_ASSERT(mmt_stat("spurious_majflt") == spur);
-	/* the kernel counts a major fault for every page-cache miss */
-	CU_ASSERT(mmt_stat("majflt") == maj + 2);
-	/* no page table when they read the PTE: no recheck, even for rfc
-	 * (its !pmd_none guard; the merged one's FAULT_FLAG_ORIG_PTE_VALID) */
-	CU_ASSERT(mmt_stat("pte_recheck_locked") == locked);
+	if (rv_sw.pte_recheck == PTE_RECHECK_RFC) {
+		/* the second fault's recheck finds the table the first one
+		 * allocated, and the PTE: no I/O */
+		CU_ASSERT(mmt_stat("pte_recheck_locked") == locked + 1);
+		CU_ASSERT(mmt_stat("majflt") == maj + 1);
+	} else {
+		/* 1: not VM_LOCKED (and no table when it read the PTE); 0 */
+		CU_ASSERT(mmt_stat("pte_recheck_locked") == locked);
+		/* the kernel counts a major fault for every page-cache miss */
+		CU_ASSERT(mmt_stat("majflt") == maj + 2);
+	}
 	mmt_exit(t2);
 	mmt_exit(t1);
 	mmt_exit(t);
@@ -545,6 +552,48 @@ static void test_reclaim_small_cache(void)
 	CU_ASSERT(mmt_all_freed());
 }
 
+/*
+ * The guards of the two variants: no PTE lock where no page table exists.
+ * rfc looks at the table as it is at the recheck, 1 at whether one existed
+ * when the fault read the PTE (FAULT_FLAG_ORIG_PTE_VALID), and only in a
+ * VM_LOCKED VMA.  Four major faults: pages 0 and 1 of an unlocked mapping,
+ * then pages 0 and 1 of a second one faulted in by mlock; in each pair the
+ * first finds no page table, the second finds the one the first allocated.
+ */
+static void test_recheck_guard(void)
+{
+	struct task_struct *t = mmt_new_proc();
+	struct mm_struct *mm = t->mm;
+	struct file *f = mmt_make_file("/guard", 2, 0x31);
+	const unsigned long b2 = BASE + PGDIR_SIZE; /* another page table */
+	uint64_t locked, maj, after_unlocked;
+	unsigned char b;
+
+	CU_ASSERT(vm_mmap(mm, BASE, 2 * PG, PROT_READ, MAP_PRIVATE | MAP_FIXED, f, 0) ==
+		  (long)BASE);
+	CU_ASSERT(vm_mmap(mm, b2, 2 * PG, PROT_READ, MAP_PRIVATE | MAP_FIXED, f, 0) == (long)b2);
+	mm_reclaim_folios(1000);
+	CU_ASSERT_FATAL(filemap_get_folio(f->f_mapping, 0) == NULL);
+	CU_ASSERT(mm_nr_ptes(mm) == 0);
+	locked = mmt_stat("pte_recheck_locked");
+	maj = mmt_stat("majflt");
+	CU_ASSERT(rv_mm_read(BASE, &b, 1) == 0 && b == 0x31);
+	CU_ASSERT(rv_mm_read(BASE + PG, &b, 1) == 0 && b == 0x32);
+	after_unlocked = mmt_stat("pte_recheck_locked");
+	CU_ASSERT(after_unlocked == locked + (rv_sw.pte_recheck == PTE_RECHECK_RFC));
+	mm_reclaim_folios(1000);
+	CU_ASSERT_FATAL(filemap_get_folio(f->f_mapping, 0) == NULL);
+	CU_ASSERT(vm_mlock(mm, b2, 2 * PG) == 0); /* populates: two read faults */
+	CU_ASSERT(mmt_stat("pte_recheck_locked") ==
+		  after_unlocked + (rv_sw.pte_recheck != PTE_RECHECK_OFF));
+	CU_ASSERT(mmt_stat("majflt") == maj + 4);
+	CU_ASSERT(mm_access(mm, b2 + PG, &b, 1, false) == 0 && b == 0x32);
+	mmt_exit(t);
+	fput(f);
+	CU_ASSERT(do_unlink("/guard") == 0);
+	CU_ASSERT(mmt_all_freed());
+}
+
 static int init_recheck0(void)
 {
 	static const char *const s[] = { "pte_recheck=0", NULL };
@@ -589,13 +638,15 @@ static int init_small_cache(void)
 }
 
 RVTEST_SUITE(mm_seed003_recheck0, init_recheck0, rvtest_instance_cleanup, RVTEST(test_seed003),
-	     RVTEST(test_seed003_mlockall), RVTEST(test_two_faults_one_page))
+	     RVTEST(test_seed003_mlockall), RVTEST(test_two_faults_one_page),
+	     RVTEST(test_recheck_guard))
 RVTEST_SUITE(mm_seed003_recheck1, init_recheck1, rvtest_instance_cleanup, RVTEST(test_seed003),
 	     RVTEST(test_seed003_mlockall), RVTEST(test_seed003_mlockall_in_window),
-	     RVTEST(test_two_faults_one_page))
+	     RVTEST(test_two_faults_one_page), RVTEST(test_recheck_guard))
 RVTEST_SUITE(mm_seed003_recheck_rfc, init_recheck_rfc, rvtest_instance_cleanup,
 	     RVTEST(test_seed003), RVTEST(test_seed003_mlockall),
-	     RVTEST(test_seed003_mlockall_in_window), RVTEST(test_two_faults_one_page))
+	     RVTEST(test_seed003_mlockall_in_window), RVTEST(test_two_faults_one_page),
+	     RVTEST(test_recheck_guard))
 RVTEST_SUITE(mm_fork_race_never, init_never, rvtest_instance_cleanup, RVTEST(test_fork_first_touch),
 	     RVTEST(test_fork_lost_write))
 RVTEST_SUITE(mm_fork_race_always, init_always, rvtest_instance_cleanup, RVTEST(test_fork_first_touch),

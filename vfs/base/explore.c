@@ -119,6 +119,8 @@ const char *rv_xstatus_name(int status)
 		return "hang";
 	case RV_X_DIVERGED:
 		return "diverged";
+	case RV_X_CRASHED:
+		return "sanitizer error";
 	}
 	return "?";
 }
@@ -398,7 +400,8 @@ void rv_xpoint(int kind, const void *obj, const char *name, const void *site)
 	yield_baton(self);
 }
 
-void rv_xblock(int kind, const void *obj, bool (*ready)(const void *arg), const void *arg)
+void rv_xblock(int kind, const void *obj, bool (*ready)(const void *arg), const void *arg,
+	       const void *site)
 {
 	struct rv_xtask *self = rv_xself;
 
@@ -407,7 +410,7 @@ void rv_xblock(int kind, const void *obj, bool (*ready)(const void *arg), const 
 	self->pending.kind = kind;
 	self->pending.obj = obj;
 	self->pending.name = NULL;
-	self->pending.site = __builtin_return_address(0);
+	self->pending.site = site ? site : __builtin_return_address(0);
 	self->ready = ready;
 	self->rarg = arg;
 	self->relax = false;
@@ -469,7 +472,7 @@ void rv_xsync_rcu_wait(void)
 	if (!self)
 		return;
 	while (!no_other_reader(self))
-		rv_xblock(RV_XP_SYNC_RCU, NULL, no_other_reader, self);
+		rv_xblock(RV_XP_SYNC_RCU, NULL, no_other_reader, self, __builtin_return_address(0));
 }
 
 static void *task_main(void *arg)
@@ -489,6 +492,27 @@ static void *task_main(void *arg)
 	yield_baton(self);
 	word_wait(&X.release, 0);
 	return NULL;
+}
+
+static void fill_result(struct rv_xresult *res)
+{
+	res->status = X.status;
+	res->steps = X.steps;
+	res->preemptions = X.preemptions;
+	res->stuck_task = X.stuck;
+	res->trace = X.cfg->keep_trace ? X.trace : NULL;
+	for (int i = 0; i < X.n; i++) {
+		res->last[i] = X.t[i].pending;
+		res->last[i].task = i;
+		res->finished[i] = X.t[i].state == X_DONE;
+	}
+}
+
+void rv_xrun_snapshot(struct rv_xresult *res)
+{
+	memset(res, 0, sizeof(*res));
+	if (X.cfg)
+		fill_result(res);
 }
 
 int rv_xrun(const struct rv_xrun_cfg *cfg, struct rv_xresult *res)
@@ -542,16 +566,7 @@ int rv_xrun(const struct rv_xrun_cfg *cfg, struct rv_xresult *res)
 		}
 		xfutex(&X.finished, FUTEX_WAIT_PRIVATE, 0, &slice);
 	}
-	res->status = X.status;
-	res->steps = X.steps;
-	res->preemptions = X.preemptions;
-	res->stuck_task = X.stuck;
-	res->trace = cfg->keep_trace ? X.trace : NULL;
-	for (int i = 0; i < n; i++) {
-		res->last[i] = X.t[i].pending;
-		res->last[i].task = i;
-		res->finished[i] = X.t[i].state == X_DONE;
-	}
+	fill_result(res);
 	if (X.status == RV_X_DONE) {
 		word_set(&X.release, 1);
 		for (int i = 0; i < n; i++)

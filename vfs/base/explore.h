@@ -75,8 +75,10 @@ extern __thread struct rv_xtask *rv_xself;
 
 /* Out of line: the slow side of every point (explore.c). */
 void rv_xpoint(int kind, const void *obj, const char *name, const void *site);
-/* Park until ready(arg) holds (evaluated by whoever schedules). */
-void rv_xblock(int kind, const void *obj, bool (*ready)(const void *arg), const void *arg);
+/* Park until ready(arg) holds (evaluated by whoever schedules); site: the
+ * code address the trace names (NULL: the caller). */
+void rv_xblock(int kind, const void *obj, bool (*ready)(const void *arg), const void *arg,
+	       const void *site);
 /* Park until another task has made progress (a cpu_relax() spin loop). */
 void rv_xrelax(void);
 void rv_xrcu_lock(void);
@@ -151,6 +153,7 @@ enum rv_xstatus {
 	RV_X_STEPLIMIT,  /* more steps than the limit (a livelock?) */
 	RV_X_HANG,       /* a task ran past the time limit without a point */
 	RV_X_DIVERGED,   /* the strategy chose a task that cannot run (replay) */
+	RV_X_CRASHED,    /* (a snapshot) the process is dying: a sanitizer error */
 };
 const char *rv_xstatus_name(int status);
 
@@ -184,6 +187,8 @@ struct rv_xresult {
  * not run another schedule; report and _exit.
  */
 int rv_xrun(const struct rv_xrun_cfg *cfg, struct rv_xresult *res);
+/* The running schedule's trace so far (a crash report: ASan's death callback). */
+void rv_xrun_snapshot(struct rv_xresult *res);
 /* The step counter of the running schedule (op begin/end stamps). */
 uint64_t rv_xsteps(void);
 /* The explored task index of the caller, or -1. */

@@ -53,7 +53,7 @@ static const struct sw_desc sw_table[] = {
 	  "cpu_relax() in the lockref cmpxchg retry loop (1: pre-2024 kernels)" },
 	{ "pte_recheck", SW_ENUM, OFF(pte_recheck), v_pte_recheck,
 	  "filemap_fault PTE recheck before a major fault: 1 as merged in 6.9 (VM_LOCKED VMAs, "
-	  "lockless look first), rfc (the seed's patch: every VMA with a page table, under the "
+	  "lockless look first), rfc (the first patch: every VMA with a page table, under the "
 	  "PTE lock), 0 none" },
 	{ "fork_vma_lock", SW_ENUM, OFF(fork_vma_lock), v_fork,
 	  "dup_mmap write-locks the parent's VMAs: always, not for single-threaded parents, never" },

@@ -29,7 +29,7 @@ SECS=${SECS:-2}
 ROUNDS=${ROUNDS:-3}
 RCUVFS_CONFIGS=${RCUVFS_CONFIGS:-default}
 
-for b in rcuvfs rcuvfs-fuse-floor fuse-floor-load; do
+for b in rcuvfs rcuvfs-fuse-floor fuse-floor-load rcuvfs-stress; do
 	[ -x "$BIN/$b" ] || { echo "run.sh: $BIN/$b not built" >&2; exit 1; }
 done
 
@@ -117,37 +117,30 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	done
 done
 
-# median per (mode, workers, target); ratio to the floor of the same cell.
+# median per (mode, workers, target), from rcuvfs-stress --summarize (the
+# statistics of its --repeat); ratio to the floor of the same cell.
 # table 1: ops/s (column 4); table 2: daemon CPU microseconds per op (column 5)
 report() {
-awk -v names="${NAMES[*]}" -v col="$1" -v title="$2" -v fmt="$3" '
+awk -v col="$1" '{ print $1, $2, $3, $col }' "$RAW" | "$BIN/rcuvfs-stress" --summarize >"$TMP/sum"
+awk -v names="${NAMES[*]}" -v title="$2" -v fmt="$3" '
 BEGIN { print "# " title }
-{ key = $1 " " $2 " " $3; n[key]++; v[key, n[key]] = $col; cells[$1 " " $2] = 1; if (!($1 " " $2 in order)) order[$1 " " $2] = NR }
-function median(key,   i, j, t, a, c) {
-	c = n[key]
-	for (i = 1; i <= c; i++) a[i] = v[key, i]
-	for (i = 1; i <= c; i++) for (j = i + 1; j <= c; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-	return (c % 2) ? a[(c + 1) / 2] : (a[c / 2] + a[c / 2 + 1]) / 2
-}
+# "mode workers target n median min max stddev"
+{ cell = $1 " " $2; med[cell, $3] = $5; if (!(cell in seen)) { seen[cell] = 1; order[++m] = cell } }
 END {
 	nt = split(names, tn, " ")
 	printf "%-6s %-7s", "loop", "workers"
 	for (i = 1; i <= nt; i++) printf " %16s", tn[i]
 	for (i = 1; i <= nt; i++) if (tn[i] != "floor") printf " %14s", tn[i] "/floor"
 	printf "\n"
-	PROCINFO["sorted_in"] = "@val_num_asc"
-	m = 0
-	for (c in order) keys[++m] = c
-	for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (order[keys[j]] < order[keys[i]]) { t = keys[i]; keys[i] = keys[j]; keys[j] = t }
 	for (k = 1; k <= m; k++) {
-		split(keys[k], kw, " ")
+		split(order[k], kw, " ")
 		printf "%-6s %-7s", kw[1], kw[2]
-		fl = median(keys[k] " floor")
-		for (i = 1; i <= nt; i++) printf " %16" fmt, median(keys[k] " " tn[i])
-		for (i = 1; i <= nt; i++) if (tn[i] != "floor") printf " %14.2f", (fl > 0 ? median(keys[k] " " tn[i]) / fl : 0)
+		fl = med[order[k], "floor"]
+		for (i = 1; i <= nt; i++) printf " %16" fmt, med[order[k], tn[i]]
+		for (i = 1; i <= nt; i++) if (tn[i] != "floor") printf " %14.2f", (fl > 0 ? med[order[k], tn[i]] / fl : 0)
 		printf "\n"
 	}
-}' "$RAW"
+}' "$TMP/sum"
 }
 cp "$RAW" "${RAW_COPY:-/dev/null}"
 report 4 "operations per second (median of $ROUNDS)" ".0f"

@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# cmake --install: the tools in bin (rcuvfs, rcuvfs-stress, rcuvfs-explore,
+# rcuvfs-plot; installed where they are built), the benchmarks in
+# libexec/rcuvfs, the model as lib/librcuvfs.a with its headers under
+# include/rcuvfs (so "#include "vfs/vfs.h"" works with
+# -I<prefix>/include/rcuvfs), a pkg-config file and an exported CMake
+# package, so a program of one's own links the model:
+#     pkg-config --cflags --libs rcuvfs
+#     find_package(rcuvfs REQUIRED) + target_link_libraries(t rcuvfs::rcuvfs)
+include(CMakePackageConfigHelpers)
+
+# rcuvfs-plot: a script, copied into build/bin with its version filled in.
+set(RCUVFS_VERSION ${PROJECT_VERSION})
+configure_file(${PROJECT_SOURCE_DIR}/scripts/rcuvfs-plot ${PROJECT_BINARY_DIR}/bin/rcuvfs-plot
+               @ONLY FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ
+               GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+install(PROGRAMS ${PROJECT_BINARY_DIR}/bin/rcuvfs-plot DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+install(TARGETS rcuvfs EXPORT rcuvfsTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+foreach(dir vfs fdtable locks mm)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/rcuvfs/${dir}
+          FILES_MATCHING PATTERN "*.h")
+endforeach()
+
+set(RCUVFS_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/rcuvfs)
+install(EXPORT rcuvfsTargets NAMESPACE rcuvfs:: DESTINATION ${RCUVFS_CMAKEDIR})
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/rcuvfsConfig.cmake.in
+                              ${PROJECT_BINARY_DIR}/rcuvfsConfig.cmake
+                              INSTALL_DESTINATION ${RCUVFS_CMAKEDIR})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/rcuvfsConfigVersion.cmake
+                                 VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/rcuvfsConfig.cmake ${PROJECT_BINARY_DIR}/rcuvfsConfigVersion.cmake
+        DESTINATION ${RCUVFS_CMAKEDIR})
+
+file(RELATIVE_PATH RCUVFS_PC_TO_PREFIX ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
+string(REGEX REPLACE "/$" "" RCUVFS_PC_TO_PREFIX "${RCUVFS_PC_TO_PREFIX}")
+configure_file(${PROJECT_SOURCE_DIR}/cmake/rcuvfs.pc.in ${PROJECT_BINARY_DIR}/rcuvfs.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/rcuvfs.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/LICENSE
+        DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
+
+# Man pages from docs/man/*.scd (scdoc, Debian package scdoc), into
+# build/man and share/man/man1; without scdoc they are not built.
+find_program(SCDOC scdoc)
+file(GLOB RCUVFS_MAN_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/docs/man/*.1.scd)
+if(SCDOC)
+  set(_man_pages "")
+  foreach(scd ${RCUVFS_MAN_SOURCES})
+    get_filename_component(page ${scd} NAME_WLE)
+    add_custom_command(OUTPUT ${PROJECT_BINARY_DIR}/man/${page}
+                       COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/man
+                       COMMAND ${SCDOC} < ${scd} > ${PROJECT_BINARY_DIR}/man/${page}
+                       DEPENDS ${scd} VERBATIM)
+    list(APPEND _man_pages ${PROJECT_BINARY_DIR}/man/${page})
+  endforeach()
+  add_custom_target(rcuvfs_man ALL DEPENDS ${_man_pages})
+  install(FILES ${_man_pages} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+else()
+  message(STATUS "scdoc not found: the man pages are not built")
+endif()
+
+# Bash completion, generated from the built tools' --help and --list.
+if(TARGET rcuvfs_daemon)
+  set(_daemon $<TARGET_FILE:rcuvfs_daemon>)
+  set(_completions ${PROJECT_BINARY_DIR}/completion/rcuvfs-stress ${PROJECT_BINARY_DIR}/completion/rcuvfs)
+else()
+  set(_daemon -)
+  set(_completions ${PROJECT_BINARY_DIR}/completion/rcuvfs-stress)
+endif()
+add_custom_command(OUTPUT ${_completions}
+                   COMMAND ${PROJECT_SOURCE_DIR}/cmake/completion.sh $<TARGET_FILE:rcuvfs-stress>
+                           ${_daemon} ${PROJECT_BINARY_DIR}/completion
+                   DEPENDS rcuvfs-stress ${PROJECT_SOURCE_DIR}/cmake/completion.sh
+                           $<$<TARGET_EXISTS:rcuvfs_daemon>:rcuvfs_daemon>
+                   VERBATIM)
+add_custom_target(rcuvfs_completion ALL DEPENDS ${_completions})
+install(FILES ${_completions} DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)

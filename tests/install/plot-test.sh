@@ -1,0 +1,38 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# plot-test.sh BIN: rcuvfs-plot turns rcuvfs-stress's CSV and JSON into
+# PNG and SVG: a sweep over two BKLs at two task counts gives a scaling
+# plot (lines) and a ratio plot (bars) from each format; a file with no
+# runs is an error (exit 1); a bad option a usage error (exit 2).
+# Skipped (77) without gnuplot.
+set -u
+bin=$1
+command -v gnuplot >/dev/null || { echo "SKIP: gnuplot not installed"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+"$bin/rcuvfs-stress" --model --sweep bkl=spin,sem-fifo --workload bkl-mix --tasks 2,4 \
+	--ops-per-task 50 --repeat 2 --quiet --csv "$tmp/r.csv" --json "$tmp/r.json" >/dev/null ||
+	bad "rcuvfs-stress"
+for f in r.csv r.json; do
+	rm -rf "$tmp/out"
+	"$bin/rcuvfs-plot" --out "$tmp/out" "$tmp/$f" >"$tmp/list" || bad "rcuvfs-plot $f exited $?"
+	for k in scaling ratios; do
+		png=$tmp/out/r-$k.png
+		grep -qx "$png" "$tmp/list" || bad "$f: $png not reported"
+		[ "$(head -c 8 "$png" 2>/dev/null | od -An -c | tr -d ' \n')" = '211PNG\r\n032\n' ] ||
+			bad "$f: $png is not a PNG"
+	done
+done
+"$bin/rcuvfs-plot" --format svg --kind bars --out "$tmp/svg" "$tmp/r.csv" >/dev/null || bad "svg"
+grep -q '<svg' "$tmp/svg/r-ratios.svg" 2>/dev/null || bad "--format svg wrote no SVG"
+grep -q 'sem-fifo' "$tmp/svg/r-ratios.svg" || bad "the ratio plot does not name the sweep values"
+grep -q "kernel $(uname -r)" "$tmp/svg/r-ratios.svg" || bad "the title does not name the kernel"
+printf '# tool: rcuvfs-stress\nworkload,tasks,ops_per_sec\n' >"$tmp/empty.csv"
+"$bin/rcuvfs-plot" --out "$tmp/e" "$tmp/empty.csv" >/dev/null 2>&1
+[ $? = 1 ] || bad "a file with no runs must exit 1"
+"$bin/rcuvfs-plot" --bogus x >/dev/null 2>&1
+[ $? = 2 ] || bad "a bad option must exit 2"
+[ $fail = 0 ] && echo "rcuvfs-plot: ok"
+exit $fail
