@@ -97,7 +97,7 @@ static inline int64_t mapping_size(struct address_space *m)
 }
 
 /*
- * The PTE recheck before a major fault (SEEDS.md s.7): the PTE this fault
+ * The PTE recheck before a major fault (docs/history.md): the PTE this fault
  * read locklessly as none may be inside another task's
  * ptep_modify_prot_start..commit window (NUMA hinting, mprotect), which
  * holds the PTE lock; the data may be mapped all along.  Returns

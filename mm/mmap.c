@@ -336,7 +336,7 @@ struct mm_struct *mm_alloc(void)
 			goto fail;
 		}
 	} else {
-		/* the group: one allocation, one acquisition (SEEDS.md s.5) */
+		/* the group: one allocation, one acquisition (docs/history.md) */
 		if (percpu_counter_init_many(mm->rss_stat, 0, NR_MM_COUNTERS))
 			goto fail;
 	}

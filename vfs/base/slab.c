@@ -13,7 +13,7 @@
  *   depot     per cache: an array of free objects under c->lock (spinlock_t).
  *             Magazines refill from it and spill to it SLAB_MAG_BATCH
  *             objects at a time.  (The magazine is SLUB's per-cpu sheaf and
- *             the depot its barn, SEEDS.md s.8.)
+ *             the depot its barn, docs/history.md.)
  *   slabs     chunks of objects from malloc, on c->slabs; returned to the
  *             system only by kmem_cache_destroy.
  *
@@ -668,6 +668,16 @@ static size_t slab_appendf(char *buf, size_t len, size_t off, const char *fmt, .
 	return off + (size_t)n;
 }
 
+/*
+ * /proc/slabinfo's layout (mm/slab_common.c print_slabinfo_header and
+ * cache_show, SLUB, 6.x): the "slabinfo - version: 2.1" line, the "# name"
+ * header, then per cache name, active_objs, num_objs, objsize (the slot:
+ * object, padding and alignment, as the kernel's s->size), objperslab,
+ * pagesperslab, ": tunables 0 0 0" (SLUB has none), ": slabdata
+ * active_slabs num_slabs 0".  The model's own columns come after, as
+ * ": rcuvfs <object_size> <depot_free> <flags>" (depot_free excludes
+ * objects in magazines), so tools that read the kernel's columns read these.
+ */
 size_t kmem_cache_format_slabinfo(char *buf, size_t len)
 {
 	struct kmem_cache *c;
@@ -677,22 +687,29 @@ size_t kmem_cache_format_slabinfo(char *buf, size_t len)
 		return 0;
 	buf[0] = 0;
 	off = slab_appendf(buf, len, off,
-			   "# name active_objs num_objs objsize objperslab num_slabs depot_free "
-			   "flags\n");
+			   "slabinfo - version: 2.1\n"
+			   "# name            <active_objs> <num_objs> <objsize> <objperslab> "
+			   "<pagesperslab> : tunables <limit> <batchcount> <sharedfactor> : "
+			   "slabdata <active_slabs> <num_slabs> <sharedavail> : rcuvfs "
+			   "<object_size> <depot_free> <flags>\n");
 	pthread_mutex_lock(&slab_mutex);
 	list_for_each_entry(c, &slab_caches, list)
 	{
 		long nr_slabs, nr_free;
+		size_t slab_bytes = c->offset + (size_t)c->objs_per_slab * c->stride;
+		unsigned int pages = (unsigned int)((slab_bytes + 4095) / 4096);
 
 		spin_lock(&c->lock);
 		nr_slabs = c->nr_slabs;
 		nr_free = c->nr_free;
 		spin_unlock(&c->lock);
-		off = slab_appendf(buf, len, off, "%-24s %8ld %8ld %6zu %4u %6ld %8ld %s%s%s\n",
+		off = slab_appendf(buf, len, off,
+				   "%-17s %6ld %6ld %6zu %4u %4u : tunables %4u %4u %4u : slabdata "
+				   "%6ld %6ld %6u : rcuvfs %6zu %6ld %s%s%s\n",
 				   c->name, slab_sum_active(c),
-				   __atomic_load_n(&c->total, __ATOMIC_RELAXED), c->size,
-				   c->objs_per_slab, nr_slabs, nr_free,
-				   c->flags & SLAB_TYPESAFE_BY_RCU ? "typesafe_by_rcu," : "",
+				   __atomic_load_n(&c->total, __ATOMIC_RELAXED), c->stride,
+				   c->objs_per_slab, pages, 0u, 0u, 0u, nr_slabs, nr_slabs, 0u, c->size,
+				   nr_free, c->flags & SLAB_TYPESAFE_BY_RCU ? "typesafe_by_rcu," : "",
 				   c->id < 0 ? "depot_only," : "magazines,",
 				   slab_poisons(c) ? "poisoned" : "unpoisoned");
 	}
