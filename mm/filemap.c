@@ -421,7 +421,8 @@ static void unmap_mapping_range(struct address_space *m, int64_t start, int64_t 
 				int even_cows)
 {
 	unsigned long first = (unsigned long)start >> PAGE_SHIFT;
-	unsigned long last = len > 0 ? (unsigned long)(start + len - 1) >> PAGE_SHIFT : ~0UL;
+	unsigned long last =
+	    len > 0 ? ((unsigned long)start + (unsigned long)len - 1) >> PAGE_SHIFT : ~0UL;
 	struct vm_area_struct *vma;
 
 	down_read(&m->i_mmap_rwsem);
