@@ -75,6 +75,21 @@ static void format_errno(int task, int op, long v, char *buf, size_t len)
 		snprintf(buf, len, "%ld", v);
 }
 
+/*
+ * The lock lists' invariants (locks_check: the blocker tree, blocked_hash,
+ * the owners' record lists and their charges) after every schedule: no
+ * waiter, hash entry or charge may outlive the requests that made them.
+ */
+static int lock_lists_check(char *why, size_t len)
+{
+	char msg[256];
+
+	if (locks_check(msg, sizeof(msg)) == 0)
+		return 0;
+	snprintf(why, len, "locks_check: %s", msg);
+	return 1;
+}
+
 static int reblock_check(struct xs_run *r, char *why, size_t len)
 {
 	static const char *const who[] = {"H", "B", "C"};
@@ -96,7 +111,7 @@ static int reblock_check(struct xs_run *r, char *why, size_t len)
 			 need);
 		return 1;
 	}
-	return 0;
+	return lock_lists_check(why, len);
 }
 
 static void reblock_teardown(struct xs_run *r)
@@ -235,7 +250,7 @@ static int excl_check(struct xs_run *r, char *why, size_t len)
 		snprintf(why, len, "locks left after every owner unlocked");
 		return 1;
 	}
-	return 0;
+	return lock_lists_check(why, len);
 }
 
 static void excl_teardown(struct xs_run *r)

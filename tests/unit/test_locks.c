@@ -26,6 +26,10 @@ static void fixture_up(void)
 
 static void fixture_down(void)
 {
+	char why[256];
+
+	/* every test ends with the lists and the tree consistent */
+	CU_ASSERT_EQUAL(locks_check(why, sizeof(why)), 0);
 	/* close every owner used by the tests, then the files */
 	for (int o = 0; o < 16; o++) {
 		locks_remove_posix(f1, TL_OWNER(o));
@@ -38,6 +42,7 @@ static void fixture_down(void)
 	tl_file_free(fwo);
 	CU_ASSERT_EQUAL(locks_count_held(), 0);
 	CU_ASSERT_EQUAL(locks_count_blocked(), 0);
+	CU_ASSERT_EQUAL(locks_check(why, sizeof(why)), 0);
 	tl_inode_free(ino1);
 	tl_inode_free(ino2);
 	tl_inode_free(ino3);
@@ -360,6 +365,7 @@ static void test_deferred_grant_and_cancel(void)
 	c = submit_posix(f3, 4, F_RDLCK, 50, 10, &ret);
 	CU_ASSERT_EQUAL(ret, FILE_LOCK_DEFERRED);
 	CU_ASSERT_EQUAL(locks_count_blocked(), 3);
+	CU_ASSERT_EQUAL(locks_check(NULL, 0), 0);
 	/* cancel one: EINTR, never granted */
 	CU_ASSERT_EQUAL(locks_cancel_req(c), -EINTR);
 	CU_ASSERT_EQUAL(locks_count_blocked(), 2);
@@ -388,6 +394,79 @@ static void test_deferred_grant_and_cancel(void)
 	CU_ASSERT_EQUAL(granted_result[0], 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(tl_ranges(101, 2), "FR"));
 	locks_put_req(a);
+	fixture_down();
+}
+
+/*
+ * locks_check finds what it is there to find: with two held records and a
+ * tree of three deferred waiters in place, each invariant is broken behind
+ * the engine's back (through the waiters' fl_blocker pointers), checked and
+ * restored, so the test ends clean.
+ */
+static bool check_fails_with(const char *what)
+{
+	char why[256];
+
+	return locks_check(why, sizeof(why)) == -EINVAL && strstr(why, what) != NULL;
+}
+
+static void test_check_detects(void)
+{
+	struct file_lock_req *a, *b, *c;
+	struct file_lock *h1, *h2;
+	struct list_head *prev;
+	int ret;
+
+	fixture_up();
+	CU_ASSERT_EQUAL(tl_lock(f1, 1, F_WRLCK, 0, 10), 0);  /* h1: W0-9 */
+	CU_ASSERT_EQUAL(tl_lock(f1, 1, F_RDLCK, 20, 10), 0); /* h2: R20-29 */
+	a = submit_posix(f2, 2, F_WRLCK, 0, 1, &ret);	      /* under h1 */
+	CU_ASSERT_EQUAL(ret, FILE_LOCK_DEFERRED);
+	b = submit_posix(f3, 3, F_WRLCK, 20, 1, &ret); /* under h2 */
+	CU_ASSERT_EQUAL(ret, FILE_LOCK_DEFERRED);
+	c = submit_posix(f3, 4, F_WRLCK, 0, 1, &ret); /* conflicts with a: under a */
+	CU_ASSERT_EQUAL(ret, FILE_LOCK_DEFERRED);
+	h1 = a->fl.fl_blocker;
+	h2 = b->fl.fl_blocker;
+	CU_ASSERT_PTR_EQUAL(c->fl.fl_blocker, &a->fl);
+	CU_ASSERT_EQUAL(locks_count_blocked(), 3);
+	CU_ASSERT_EQUAL(locks_check(NULL, 0), 0);
+	/* a held lock shrunk without waking its waiters */
+	h1->fl_start = 5;
+	CU_ASSERT(check_fails_with("does not conflict with its blocker"));
+	h1->fl_start = 0;
+	/* a waiter under a process's lock missing from the deadlock graph */
+	prev = a->fl.fl_link.prev;
+	list_del_init(&a->fl.fl_link);
+	CU_ASSERT(check_fails_with("not on blocked_hash"));
+	list_add(&a->fl.fl_link, prev);
+	CU_ASSERT_EQUAL(locks_check(NULL, 0), 0);
+	/* two adjacent write records of one owner left unmerged */
+	h2->fl_type = F_WRLCK;
+	h2->fl_start = 10;
+	CU_ASSERT(check_fails_with("were not merged"));
+	/* one owner's records overlapping */
+	h2->fl_start = 5;
+	CU_ASSERT(check_fails_with("out of order or overlapping"));
+	h2->fl_type = F_RDLCK;
+	h2->fl_start = 20;
+	/* a record of another owner that conflicts with a held one */
+	h2->fl_owner = TL_OWNER(5);
+	h2->fl_start = 5;
+	CU_ASSERT(check_fails_with("conflict"));
+	h2->fl_owner = TL_OWNER(1);
+	h2->fl_start = 20;
+	/* a waiter whose fl_blocker is not the node it hangs under */
+	c->fl.fl_blocker = h1;
+	CU_ASSERT(check_fails_with("but fl_blocker is"));
+	c->fl.fl_blocker = &a->fl;
+	CU_ASSERT_EQUAL(locks_check(NULL, 0), 0);
+	CU_ASSERT_EQUAL(locks_cancel_req(c), -EINTR);
+	CU_ASSERT_EQUAL(locks_cancel_req(a), -EINTR);
+	CU_ASSERT_EQUAL(locks_cancel_req(b), -EINTR);
+	locks_put_req(a);
+	locks_put_req(b);
+	locks_put_req(c);
 	fixture_down();
 }
 
@@ -437,6 +516,7 @@ static void test_deadlock(void)
 	/* no false EDEADLK: D (not in the cycle) waits for 1 */
 	rc = submit_posix(g1, 4, F_WRLCK, 0, 10, &ret);
 	CU_ASSERT_EQUAL(ret, FILE_LOCK_DEFERRED);
+	CU_ASSERT_EQUAL(locks_check(NULL, 0), 0);
 	CU_ASSERT_EQUAL(locks_cancel_req(ra), -EINTR);
 	CU_ASSERT_EQUAL(locks_cancel_req(rb), -EINTR);
 	CU_ASSERT_EQUAL(locks_cancel_req(rc), -EINTR);
@@ -725,7 +805,7 @@ static int init_global_bklops(void)
 	RVTEST(test_posix_split_merge), RVTEST(test_posix_upgrade_downgrade),                      \
 	    RVTEST(test_posix_conflicts), RVTEST(test_posix_whence_and_lengths),                   \
 	    RVTEST(test_getlk), RVTEST(test_flock), RVTEST(test_ofd),                              \
-	    RVTEST(test_unlock_on_close), RVTEST(test_deferred_grant_and_cancel),                  \
+	    RVTEST(test_unlock_on_close), RVTEST(test_deferred_grant_and_cancel), RVTEST(test_check_detects),                  \
 	    RVTEST(test_deadlock), RVTEST(test_owner_limit), RVTEST(test_invalid),                 \
 	    RVTEST(test_listing), RVTEST(test_interrupt_posix), RVTEST(test_interrupt_flock)
 
