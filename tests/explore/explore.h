@@ -52,6 +52,9 @@ struct xscenario {
 	const char *opname[RV_XMAX_TASKS][XS_MAX_OPS];
 	struct xs_param params[XS_MAX_PARAMS];
 	struct xs_variant variants[12]; /* the CTest matrix; ends at options == NULL */
+	/* --matrix runs every variant once under each of these option sets
+	 * (appended to the variant's options); NULL: once, as written. */
+	const char *const *cross;
 	int matrix_k;                  /* --matrix without --preemptions: K (0: 2) */
 	bool linearizable;
 	size_t priv_size;

@@ -132,6 +132,8 @@ static void list_scenarios(void)
 			printf("    matrix: %-44s %s\n",
 			       *sc->variants[v].options ? sc->variants[v].options : "(defaults)",
 			       sc->variants[v].buggy ? "bug expected" : "clean expected");
+		for (const char *const *c = sc->cross; c && *c; c++)
+			printf("    matrix: every line under %s\n", **c ? *c : "(defaults)");
 		if (sc->matrix_k)
 			printf("    matrix bound: %d preemptions\n", sc->matrix_k);
 		if (sc->linearizable)
@@ -370,6 +372,23 @@ static struct row *run_config(const struct xscenario *sc, const char *options, i
 				 WEXITSTATUS(status));
 	}
 	return r;
+}
+
+/* One matrix line, under each of the scenario's cross option sets. */
+static void run_variant(const struct xscenario *sc, const struct xs_variant *v)
+{
+	int expect = v->buggy ? RES_FOUND : RES_CLEAN;
+	char opts[256];
+
+	if (!sc->cross) {
+		run_config(sc, v->options, expect);
+		return;
+	}
+	for (const char *const *c = sc->cross; *c; c++) {
+		snprintf(opts, sizeof(opts), "%s%s%s", v->options, *v->options && **c ? "," : "",
+			 *c);
+		run_config(sc, opts, expect);
+	}
 }
 
 static const char *result_name(int res)
@@ -698,8 +717,7 @@ bad:
 					continue;
 				}
 				for (int v = 0; v < (int)ARRAY_SIZE(sc->variants) && sc->variants[v].options; v++)
-					run_config(sc, sc->variants[v].options,
-						   sc->variants[v].buggy ? RES_FOUND : RES_CLEAN);
+					run_variant(sc, &sc->variants[v]);
 			}
 		}
 	}
