@@ -61,6 +61,7 @@
  */
 #include "locks/locks.h"
 
+#include <sys/sysmacros.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1739,7 +1740,10 @@ static void lk_show(struct lk_buf *b, const struct file_lock_context *ctx,
 		  fl->fl_type == F_WRLCK   ? "WRITE"
 		  : fl->fl_type == F_RDLCK ? "READ "
 					   : "UNLCK");
-	lk_printf(b, "%d 00:00:%llu ", pid, ctx ? (unsigned long long)ctx->flc_ino : 0ULL);
+	/* fs/locks.c lock_get_status: "%02x:%02x:%lu", MAJOR:MINOR of i_sb->s_dev */
+	lk_printf(b, "%d %02x:%02x:%llu ", pid, rv_sb ? major(rv_sb->s_dev) : 0,
+		  rv_sb ? minor(rv_sb->s_dev) : 0,
+		  ctx ? (unsigned long long)ctx->flc_ino : 0ULL);
 	if (fl->fl_flags & FL_POSIX) {
 		if (fl->fl_end == OFFSET_MAX)
 			lk_printf(b, "%lld EOF\n", (long long)fl->fl_start);

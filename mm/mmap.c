@@ -361,7 +361,7 @@ struct mm_struct *mm_alloc(void)
 			goto fail;
 		}
 	} else {
-		/* the group: one allocation, one acquisition (SEEDS.md s.5) */
+		/* the group: one allocation, one acquisition (docs/history.md) */
 		if (percpu_counter_init_many(mm->rss_stat, 0, NR_MM_COUNTERS))
 			goto fail;
 	}
@@ -715,6 +715,24 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int pr
 	} else if (!file) {
 		return -EBADF;
 	}
+	/*
+	 * do_mmap (mm/mmap.c, Linux 6.x): the offset's overflow and the
+	 * file's checks (file_mmap_ok against MAX_LFS_FILESIZE, the access
+	 * mode) come before mmap_region, so a refused MAP_FIXED leaves what
+	 * was mapped there.
+	 */
+	vm_flags = calc_vm_flags(prot, flags);
+	if (file) {
+		unsigned long maxsize = (unsigned long)file->f_inode->i_sb->s_maxbytes;
+
+		if (pgoff + (len >> PAGE_SHIFT) < pgoff)
+			return -EOVERFLOW;
+		if (len > maxsize || pgoff > (maxsize - len) >> PAGE_SHIFT)
+			return -EOVERFLOW;
+		ret = mm_file_mmap_check(file, vm_flags);
+		if (ret)
+			return ret;
+	}
 	if (flags & MAP_FIXED) {
 		if (addr & ~PAGE_MASK)
 			return -EINVAL;
@@ -729,11 +747,7 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int pr
 			return -ENOMEM;
 	}
 	end = addr + len;
-	vm_flags = calc_vm_flags(prot, flags);
 	if (file) {
-		ret = mm_file_mmap_check(file, vm_flags);
-		if (ret)
-			return ret;
 		/*
 		 * do_mmap (mm/mmap.c, Linux 6.9), MAP_SHARED of a file not
 		 * open for writing: the mapping may never become writable, so
@@ -918,14 +932,16 @@ static int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long 
 	unsigned long end, addr;
 	int first, last, ret;
 
+	/* do_mprotect_pkey: len 0 is done; one that PAGE_ALIGN wraps to 0
+	 * (or whose end wraps) is -ENOMEM */
 	if (start & ~PAGE_MASK)
 		return -EINVAL;
-	len = (len + PAGE_SIZE - 1) & PAGE_MASK;
-	end = start + len;
-	if (end < start || end > TASK_SIZE)
-		return -ENOMEM;
 	if (!len)
 		return 0;
+	len = (len + PAGE_SIZE - 1) & PAGE_MASK;
+	end = start + len;
+	if (end <= start || end > TASK_SIZE)
+		return -ENOMEM;
 	/* the whole range must be mapped */
 	addr = start;
 	for (int i = find_vma_idx(mm, start); addr < end; i++) {

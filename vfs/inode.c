@@ -7,7 +7,7 @@
  * Locking:
  *   sb->s_inode_list_lock  protects s_inodes and every i_sb_list link
  *                          (taken on every inode creation and eviction:
- *                          the contention point of SEEDS.md s.3).
+ *                          the contention point of docs/history.md).
  *   inode->i_lock          serializes attribute writers; each writer bumps
  *                          i_attr_seq around its stores so lockless readers
  *                          (vfs_getattr) retry instead of seeing a torn set.
@@ -32,7 +32,7 @@ RV_STAT_DEFINE(inode_allocs, "inodes created (new_inode)");
 RV_STAT_DEFINE(inode_evictions, "inodes evicted by their last iput");
 RV_STAT_DEFINE(getattr_retries, "vfs_getattr seqcount retries");
 RV_STAT_DEFINE(inode_sb_list_contended,
-	       "inode creations/evictions that found s_inode_list_lock held (SEEDS.md s.3)");
+	       "inode creations/evictions that found s_inode_list_lock held");
 
 /* inode_sb_list_add/del's lock, counting contention */
 static void sb_inode_list_lock(struct super_block *sb)
@@ -278,10 +278,10 @@ int inode_truncate_locked(struct inode *inode, int64_t size)
 		 * catch folios faulted in meanwhile (private COWs included) */
 		down_write(&m->invalidate_lock);
 		if (vfs_hooks.unmap_mapping_range)
-			vfs_hooks.unmap_mapping_range(m, (size + PAGE_SIZE - 1) & PAGE_MASK, 0, 1);
+			vfs_hooks.unmap_mapping_range(m, pos_round_up_page(size), 0, 1);
 		truncate_inode_pages(m, size);
 		if (vfs_hooks.unmap_mapping_range)
-			vfs_hooks.unmap_mapping_range(m, (size + PAGE_SIZE - 1) & PAGE_MASK, 0, 1);
+			vfs_hooks.unmap_mapping_range(m, pos_round_up_page(size), 0, 1);
 		up_write(&m->invalidate_lock);
 	}
 	return 0;

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tests/bench/bench_mm_shared_write.c - what mm_write_recheck costs: one
+ * tests/bench/bench_mm_shared_write.c - the model access fast path: one
  * task writes 64 bytes at a time (rv_mm_write, no faults: the PTE stays
  * writable) into one page of a shared file mapping and into one page of
- * an anonymous mapping, rounds alternating.  A shared file page pays the
- * recheck (a full fence and a PTE walk after the copy); an anonymous page
- * takes the path shared file pages took before it.  Each figure is the
- * best round in ns per write.
+ * an anonymous mapping, rounds alternating.  Both take the same path (a
+ * translation-in-use section around the page-table walk and the copy,
+ * mm/tlb.c); before the model TLB, a shared file page also paid a
+ * recheck of the PTE after the copy.  Each figure is the best round in ns
+ * per write.
  *
  * Reported, never pass/fail.  Usage (--help):
  *   bench_mm_shared_write [--writes N] [--rounds R] [--only shared|anon]
@@ -51,7 +52,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: bench_mm_shared_write [--writes N] [--rounds R] [--only shared|anon]\n"
-		"What mm_write_recheck costs: 64-byte rv_mm_write()s into one page of a shared\n"
+		"The model access fast path: 64-byte rv_mm_write()s into one page of a shared\n"
 		"file mapping and of an anonymous one (no faults), rounds alternating; ns per\n"
 		"write per round and the best of each.  Reported, never pass/fail.\n"
 		"  -n, --writes N   writes per kind and round (default 2000000)\n"

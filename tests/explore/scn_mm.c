@@ -465,6 +465,13 @@ static int split_setup(struct xs_run *r)
 			return -ENOMEM;
 		return xs_thread_of(r, 1, 0) ? 0 : -ENOMEM;
 	}
+	if (xs_param_is(r, "change", "extend")) {
+		/* page 0 only, never touched; T1 maps page 1 next to it */
+		if (vm_mmap(p->mm, XBASE, PAGE_SIZE, XRW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+			    NULL, 0) != (long)XBASE)
+			return -ENOMEM;
+		return xs_thread_of(r, 1, 0) ? 0 : -ENOMEM;
+	}
 	/* two pages, never touched: no anon_vma yet */
 	if (vm_mmap(p->mm, XBASE, 2 * PAGE_SIZE, XRW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
 		    NULL, 0) != (long)XBASE)
@@ -472,10 +479,12 @@ static int split_setup(struct xs_run *r)
 	return xs_thread_of(r, 1, 0) ? 0 : -ENOMEM;
 }
 
-/* The page the fault touches: page 1 (split), page 0 (merge). */
+/* The page the fault touches: page 1 (split), page 0 (merge, extend). */
 static unsigned long split_addr(const struct xs_run *r)
 {
-	return xs_param_is(r, "change", "merge") ? XBASE : XBASE + PAGE_SIZE;
+	return xs_param_is(r, "change", "merge") || xs_param_is(r, "change", "extend")
+		       ? XBASE
+		       : XBASE + PAGE_SIZE;
 }
 
 static long split_op(struct xs_run *r, int task, int op)
@@ -488,6 +497,12 @@ static long split_op(struct xs_run *r, int task, int op)
 		return vm_munmap(current->mm, XBASE, PAGE_SIZE);
 	if (xs_param_is(r, "change", "merge")) /* b becomes RW again: a and b merge */
 		return vm_mprotect(current->mm, XBASE + PAGE_SIZE, PAGE_SIZE, XRW);
+	if (xs_param_is(r, "change", "extend")) { /* a new mapping that extends page 0's VMA */
+		long addr = vm_mmap(current->mm, XBASE + PAGE_SIZE, PAGE_SIZE, XRW,
+				    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0);
+
+		return addr == (long)(XBASE + PAGE_SIZE) ? 0 : addr;
+	}
 	return vm_mprotect(current->mm, XBASE, PAGE_SIZE, PROT_READ); /* split off page 0 */
 }
 
@@ -539,14 +554,15 @@ static int split_check(struct xs_run *r, char *why, size_t len)
 
 static struct xscenario split_fault = {
 	.name = "split-fault",
-	.summary = "a first-touch write fault vs mprotect or munmap splitting its VMA, or "
-		   "mprotect merging it with a neighbour",
+	.summary = "a first-touch write fault vs mprotect or munmap splitting its VMA, "
+		   "mprotect merging it with a neighbour, or mmap extending it",
 	.ntasks = 2,
 	.nops = {1, 1},
 	.opname = {{"write(first touch)"}, {"change bounds"}},
-	.params = {{"change", {"mprotect", "munmap", "merge"},
-		    "split page 0 off (mprotect, munmap; the fault is on page 1), or merge the "
-		    "fault's VMA with a written neighbour (mprotect; the fault is on page 0)"}},
+	.params = {{"change", {"mprotect", "munmap", "merge", "extend"},
+		    "split page 0 off (mprotect, munmap; the fault is on page 1), merge the "
+		    "fault's VMA with a written neighbour (mprotect), or extend it with a new "
+		    "mapping (mmap; the fault is on page 0 for both)"}},
 	.variants = {
 		{"change=mprotect", false},
 		{"change=munmap", false},
@@ -554,6 +570,8 @@ static struct xscenario split_fault = {
 		{"change=mprotect,anon_vma_fault=refuse", false},
 		{"change=munmap,anon_vma_fault=refuse", false},
 		{"change=merge,anon_vma_fault=refuse", false},
+		{"change=extend", false},
+		{"change=extend,anon_vma_fault=refuse", false},
 	},
 	.setup = split_setup,
 	.op = split_op,

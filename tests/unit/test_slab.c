@@ -85,10 +85,13 @@ static bool slabinfo_of(const char *name, long *active, long *total, long *depot
 		long a, t, ds, ns, df;
 		unsigned long sz;
 
-		if (line[0] == '#')
+		if (line[0] == '#' || !strncmp(line, "slabinfo - version:", 19))
 			continue;
-		if (sscanf(line, "%63s %ld %ld %lu %ld %ld %ld", nm, &a, &t, &sz, &ds, &ns, &df) !=
-		    7)
+		/* the kernel's columns, then ": rcuvfs <object_size> <depot_free> ..." */
+		if (sscanf(line,
+			   "%63s %ld %ld %lu %ld %*u : tunables %*u %*u %*u : slabdata %*d %ld %*u "
+			   ": rcuvfs %*u %ld",
+			   nm, &a, &t, &sz, &ds, &ns, &df) != 7)
 			continue;
 		if (strcmp(nm, name))
 			continue;
@@ -949,6 +952,61 @@ static void test_kfree_rcu_waits_for_readers(void)
 	CU_ASSERT_EQUAL(kmem_cache_destroy(c), 0);
 }
 
+/*
+ * /.rcuvfs/slabinfo reads like /proc/slabinfo (version 2.1, SLUB): the
+ * version line, the "# name" header, then per cache 16 whitespace-separated
+ * kernel fields (name, active_objs, num_objs, objsize, objperslab,
+ * pagesperslab, ":", "tunables", 3 numbers, ":", "slabdata", 3 numbers)
+ * with the model's columns only after them.
+ */
+static void test_slabinfo_kernel_layout(void)
+{
+	static char buf[1 << 16];
+	struct kmem_cache *c = kmem_cache_create("t_layout", 100, 0, 0, NULL);
+	void *o;
+	char *save = NULL, *line;
+	int seen = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	o = kmem_cache_alloc(c);
+	CU_ASSERT_FATAL(kmem_cache_format_slabinfo(buf, sizeof(buf)) < sizeof(buf));
+	line = strtok_r(buf, "\n", &save);
+	CU_ASSERT_STRING_EQUAL(line, "slabinfo - version: 2.1");
+	line = strtok_r(NULL, "\n", &save);
+	CU_ASSERT(!strncmp(line, "# name            <active_objs> <num_objs> <objsize> "
+				 "<objperslab> <pagesperslab> : tunables <limit> <batchcount> "
+				 "<sharedfactor> : slabdata <active_slabs> <num_slabs> <sharedavail>",
+			   150));
+	while ((line = strtok_r(NULL, "\n", &save))) {
+		char nm[64], t1[16], t2[16], t3[16], t4[16], t5[16];
+		unsigned long act, num, sz, per, pages, lim, batch, shared, as, ns, avail, osz;
+		int n = sscanf(line,
+			       "%63s %lu %lu %lu %lu %lu %15s %15s %lu %lu %lu %15s %15s %lu %lu %lu "
+			       "%15s %15s %lu",
+			       nm, &act, &num, &sz, &per, &pages, t1, t2, &lim, &batch, &shared, t3, t4,
+			       &as, &ns, &avail, t5, t4, &osz);
+
+		CU_ASSERT_EQUAL(n, 19);
+		CU_ASSERT_STRING_EQUAL(t1, ":");
+		CU_ASSERT_STRING_EQUAL(t2, "tunables");
+		CU_ASSERT_STRING_EQUAL(t3, ":");
+		CU_ASSERT_STRING_EQUAL(t5, ":");
+		CU_ASSERT(act <= num);
+		CU_ASSERT(pages >= 1);
+		if (!strcmp(nm, "t_layout")) {
+			seen = 1;
+			CU_ASSERT_EQUAL(act, 1);
+			CU_ASSERT(sz >= 100 && sz % 8 == 0); /* the slot, aligned */
+			CU_ASSERT_EQUAL(osz, 100);	     /* the object asked for */
+			CU_ASSERT(per * sz <= pages * 4096);
+			CU_ASSERT_EQUAL(num, per * ns);
+		}
+	}
+	CU_ASSERT(seen);
+	kmem_cache_free(c, o);
+	CU_ASSERT_EQUAL(kmem_cache_destroy(c), 0);
+}
+
 static int slab_suite_init(void)
 {
 	rv_rcu_ensure();
@@ -972,5 +1030,5 @@ static int slab_suite_cleanup(void)
 	return 0;
 }
 
-RVTEST_SUITE(slab, slab_suite_init, slab_suite_cleanup, RVTEST(test_create_errors), RVTEST(test_alloc_free_counts), RVTEST(test_alignment), RVTEST(test_flush_at_thread_exit), RVTEST(test_concurrent_cross_free), RVTEST(test_no_magazine), RVTEST(test_many_caches_and_id_reuse), RVTEST(test_typesafe_reuse), RVTEST(test_typesafe_rcu_reader_across_destroy), RVTEST(test_typesafe_destroy_unregistered_thread), RVTEST(test_destroy_with_leak), RVTEST(test_gauges), RVTEST(test_uaf_caught_by_asan), RVTEST(test_typesafe_not_poisoned), RVTEST(test_mode_selected), RVTEST(test_fast_path_stays_fast), RVTEST(test_remote_free), RVTEST(test_barn_exchange), RVTEST(test_kfree_rcu_waits_for_readers), RVTEST(test_report_fast_path_ns));
-RVTEST_SUITE(slab_sheaves, sheaves_suite_init, slab_suite_cleanup, RVTEST(test_create_errors), RVTEST(test_alloc_free_counts), RVTEST(test_alignment), RVTEST(test_flush_at_thread_exit), RVTEST(test_concurrent_cross_free), RVTEST(test_no_magazine), RVTEST(test_many_caches_and_id_reuse), RVTEST(test_typesafe_reuse), RVTEST(test_typesafe_rcu_reader_across_destroy), RVTEST(test_typesafe_destroy_unregistered_thread), RVTEST(test_destroy_with_leak), RVTEST(test_gauges), RVTEST(test_uaf_caught_by_asan), RVTEST(test_typesafe_not_poisoned), RVTEST(test_mode_selected), RVTEST(test_fast_path_stays_fast), RVTEST(test_remote_free), RVTEST(test_barn_exchange), RVTEST(test_kfree_rcu_waits_for_readers), RVTEST(test_report_fast_path_ns));
+RVTEST_SUITE(slab, slab_suite_init, slab_suite_cleanup, RVTEST(test_create_errors), RVTEST(test_alloc_free_counts), RVTEST(test_alignment), RVTEST(test_flush_at_thread_exit), RVTEST(test_concurrent_cross_free), RVTEST(test_no_magazine), RVTEST(test_many_caches_and_id_reuse), RVTEST(test_typesafe_reuse), RVTEST(test_typesafe_rcu_reader_across_destroy), RVTEST(test_typesafe_destroy_unregistered_thread), RVTEST(test_destroy_with_leak), RVTEST(test_gauges), RVTEST(test_uaf_caught_by_asan), RVTEST(test_typesafe_not_poisoned), RVTEST(test_slabinfo_kernel_layout), RVTEST(test_mode_selected), RVTEST(test_fast_path_stays_fast), RVTEST(test_remote_free), RVTEST(test_barn_exchange), RVTEST(test_kfree_rcu_waits_for_readers), RVTEST(test_report_fast_path_ns));
+RVTEST_SUITE(slab_sheaves, sheaves_suite_init, slab_suite_cleanup, RVTEST(test_create_errors), RVTEST(test_alloc_free_counts), RVTEST(test_alignment), RVTEST(test_flush_at_thread_exit), RVTEST(test_concurrent_cross_free), RVTEST(test_no_magazine), RVTEST(test_many_caches_and_id_reuse), RVTEST(test_typesafe_reuse), RVTEST(test_typesafe_rcu_reader_across_destroy), RVTEST(test_typesafe_destroy_unregistered_thread), RVTEST(test_destroy_with_leak), RVTEST(test_gauges), RVTEST(test_uaf_caught_by_asan), RVTEST(test_typesafe_not_poisoned), RVTEST(test_slabinfo_kernel_layout), RVTEST(test_mode_selected), RVTEST(test_fast_path_stays_fast), RVTEST(test_remote_free), RVTEST(test_barn_exchange), RVTEST(test_kfree_rcu_waits_for_readers), RVTEST(test_report_fast_path_ns));

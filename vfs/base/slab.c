@@ -1299,6 +1299,17 @@ static size_t slab_appendf(char *buf, size_t len, size_t off, const char *fmt, .
 	return off + (size_t)n;
 }
 
+/*
+ * /proc/slabinfo's layout (mm/slab_common.c print_slabinfo_header and
+ * cache_show, SLUB, 6.x): the "slabinfo - version: 2.1" line, the "# name"
+ * header, then per cache name, active_objs, num_objs, objsize (the slot:
+ * object, padding and alignment, as the kernel's s->size), objperslab,
+ * pagesperslab, ": tunables 0 0 0" (SLUB has none), ": slabdata
+ * active_slabs num_slabs 0".  The model's own columns come after, as
+ * ": rcuvfs <object_size> <depot_free> <flags>" (depot_free: free objects
+ * outside the per-CPU level, in slabs and the barn), so tools that read the
+ * kernel's columns read these.
+ */
 size_t kmem_cache_format_slabinfo(char *buf, size_t len)
 {
 	struct kmem_cache *c;
@@ -1308,16 +1319,19 @@ size_t kmem_cache_format_slabinfo(char *buf, size_t len)
 		return 0;
 	buf[0] = 0;
 	off = slab_appendf(buf, len, off,
-			   "# name active_objs num_objs objsize objperslab num_slabs depot_free "
-			   "flags\n");
+			   "slabinfo - version: 2.1\n"
+			   "# name            <active_objs> <num_objs> <objsize> <objperslab> "
+			   "<pagesperslab> : tunables <limit> <batchcount> <sharedfactor> : "
+			   "slabdata <active_slabs> <num_slabs> <sharedavail> : rcuvfs "
+			   "<object_size> <depot_free> <flags>\n");
 	pthread_mutex_lock(&slab_mutex);
 	list_for_each_entry(c, &slab_caches, list)
 	{
 		long nr_slabs, nr_free = 0;
+		unsigned int pages = (unsigned int)((c->slab_bytes + 4095) / 4096);
 		struct slab *s;
 		struct slab_sheaf *sh;
 
-		/* depot_free: free objects outside the per-CPU level (slabs, barn) */
 		spin_lock(&c->list_lock);
 		nr_slabs = c->nr_slabs;
 		for (s = c->slabs; s; s = s->next)
@@ -1326,11 +1340,13 @@ size_t kmem_cache_format_slabinfo(char *buf, size_t len)
 		spin_lock(&c->barn_lock);
 		list_for_each_entry(sh, &c->barn_full, list) nr_free += sh->size;
 		spin_unlock(&c->barn_lock);
-		off = slab_appendf(buf, len, off, "%-24s %8ld %8ld %6zu %4u %6ld %8ld %s%s%s\n",
+		off = slab_appendf(buf, len, off,
+				   "%-17s %6ld %6ld %6zu %4u %4u : tunables %4u %4u %4u : slabdata "
+				   "%6ld %6ld %6u : rcuvfs %6zu %6ld %s%s%s\n",
 				   c->name, slab_sum_active(c),
-				   __atomic_load_n(&c->total, __ATOMIC_RELAXED), c->size,
-				   c->objs_per_slab, nr_slabs, nr_free,
-				   c->flags & SLAB_TYPESAFE_BY_RCU ? "typesafe_by_rcu," : "",
+				   __atomic_load_n(&c->total, __ATOMIC_RELAXED), c->stride,
+				   c->objs_per_slab, pages, 0u, 0u, 0u, nr_slabs, nr_slabs, 0u, c->size,
+				   nr_free, c->flags & SLAB_TYPESAFE_BY_RCU ? "typesafe_by_rcu," : "",
 				   c->id < 0 ? "no_cpu_cache," : c->sheaves ? "sheaves," : "cpu_slab,",
 				   slab_poisons(c) ? "poisoned" : "unpoisoned");
 	}

@@ -31,7 +31,7 @@ enum bkl_op_bits {
 };
 enum fileref_scheme { FILEREF_INC_NOT_ZERO = 0, FILEREF_FILE_REF };
 enum fork_vma_lock_mode { FORK_VMA_LOCK_ALWAYS = 0, FORK_VMA_LOCK_ELIDE_SINGLE, FORK_VMA_LOCK_NEVER };
-/* filemap_fault's PTE recheck before a major fault (SEEDS.md s.7) */
+/* filemap_fault's PTE recheck before a major fault (docs/history.md) */
 enum pte_recheck_mode {
 	PTE_RECHECK_OFF = 0,    /* "0": none (before 6.9) */
 	PTE_RECHECK_MERGED = 1, /* "1": 6.9's filemap_fault_recheck_pte_none */
