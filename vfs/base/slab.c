@@ -15,7 +15,9 @@
  *             slab->freelist + slab->counters changed by cmpxchg_double.
  *   node      (one; the model has no NUMA) c->partial, the slabs that are
  *             neither full nor a CPU's, under c->list_lock (n->list_lock).
- *             Slabs go back to malloc only in kmem_cache_destroy.
+ *             Slabs whose objects are all free go back to malloc in
+ *             kmem_cache_shrink (after a grace period for typesafe caches),
+ *             all of them in kmem_cache_destroy.
  *
  * slab=slub (mm/slub.c before 6.18: slab_alloc_node, do_slab_free,
  * ___slab_alloc, __slab_free, get_partial_node):
@@ -98,6 +100,8 @@
  */
 #include "vfs/base/base.h"
 
+#include <malloc.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -160,7 +164,8 @@ struct slab {
 	bool on_partial;	  /* under list_lock */
 	unsigned int nr_objs;
 	size_t bytes;
-	uint64_t state; /* atomic: see st_make */
+	uint64_t state;	     /* atomic: see st_make */
+	struct rcu_head rcu; /* kmem_cache_shrink of a typesafe cache */
 	uint32_t fp[];	/* free pointers: next free index, FP_NIL ends */
 };
 
@@ -1203,6 +1208,8 @@ int kmem_cache_destroy(struct kmem_cache *c)
 		rv_rcu_ensure();
 		RV_INJECT("kmem_cache_destroy_rcu");
 		rcu_barrier();
+		/* a deferred shrink that ran in it may have queued slab frees */
+		rcu_barrier();
 	}
 
 	pthread_mutex_lock(&slab_mutex);
@@ -1267,6 +1274,116 @@ size_t kmem_cache_size(const struct kmem_cache *c)
 bool kmem_cache_has_sheaves(const struct kmem_cache *c)
 {
 	return c->sheaves;
+}
+
+RV_STAT_DEFINE(slab_shrunk_slabs, "empty slabs given back by kmem_cache_shrink");
+
+static void slab_free_rcu(struct rcu_head *head)
+{
+	free(container_of(head, struct slab, rcu));
+}
+
+/*
+ * __kmem_cache_shrink (mm/slub.c): the barn's full sheaves go back to their
+ * slabs first (barn_shrink), then every slab whose objects are all free on
+ * its own list (unfrozen, on the partial list) goes back to malloc.  Such a
+ * slab cannot change under list_lock: pushes need an allocated object and
+ * pops hold list_lock.  Objects in threads' per-CPU levels keep their slabs,
+ * as another CPU's would.  The calling thread is registered with liburcu (a
+ * call_rcu worker is, without rcuvfs knowing it: it must not go through
+ * rv_call_rcu).
+ */
+static long __kmem_cache_shrink(struct kmem_cache *c)
+{
+	struct slab **pp, *s, *dead = NULL;
+	struct slab_sheaf *sh;
+	long freed = 0;
+
+	for (;;) {
+		spin_lock(&c->barn_lock);
+		sh = NULL;
+		if (c->nr_full) {
+			sh = list_first_entry(&c->barn_full, struct slab_sheaf, list);
+			list_del_init(&sh->list);
+			c->nr_full--;
+		}
+		spin_unlock(&c->barn_lock);
+		if (!sh)
+			break;
+		sheaf_flush(c, sh);
+		barn_put_empty(c, sh);
+	}
+	spin_lock(&c->list_lock);
+	for (pp = &c->slabs; (s = *pp);) {
+		uint64_t st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
+
+		if ((st & ST_FROZEN) || st_count(st) != s->nr_objs) {
+			pp = &s->next;
+			continue;
+		}
+		remove_partial_locked(c, s);
+		*pp = s->next;
+		s->next = dead;
+		dead = s;
+		c->nr_slabs--;
+		__atomic_store_n(&c->total, c->total - s->nr_objs, __ATOMIC_RELAXED);
+		freed += (long)s->bytes;
+		rv_stat_inc(slab_shrunk_slabs);
+	}
+	spin_unlock(&c->list_lock);
+	for (s = dead; s; s = dead) {
+		dead = s->next;
+		ASAN_UNPOISON_MEMORY_REGION(s, s->bytes);
+		/* an RCU reader may still look at an object of a typesafe
+		 * cache: its slab goes after a grace period (SLUB's
+		 * rcu_free_slab) */
+		if (c->flags & SLAB_TYPESAFE_BY_RCU)
+			call_rcu(&s->rcu, slab_free_rcu);
+		else
+			free(s);
+	}
+	return freed;
+}
+
+long kmem_cache_shrink(struct kmem_cache *c)
+{
+	rv_rcu_ensure();
+	return __kmem_cache_shrink(c);
+}
+
+static struct rcu_head slab_shrink_head, slab_trim_head;
+static int slab_shrink_queued; /* atomic: a deferred shrink is on its way */
+
+static void slab_trim_rcu(struct rcu_head *head)
+{
+	malloc_trim(0);
+	__atomic_store_n(&slab_shrink_queued, 0, __ATOMIC_RELEASE);
+}
+
+static void slab_shrink_rcu(struct rcu_head *head)
+{
+	struct kmem_cache *c;
+
+	pthread_mutex_lock(&slab_mutex);
+	list_for_each_entry(c, &slab_caches, list) __kmem_cache_shrink(c);
+	pthread_mutex_unlock(&slab_mutex);
+	/* behind the typesafe slabs just queued; a call_rcu worker runs
+	 * this, registered by liburcu itself: plain call_rcu */
+	call_rcu(&slab_trim_head, slab_trim_rcu);
+}
+
+void kmem_cache_shrink_all(void)
+{
+	/*
+	 * From RCU callbacks, so that what the caller freed through call_rcu
+	 * before (inodes, dentries, xarray nodes) is free when the caches are
+	 * shrunk; then the heap's free pages go back to the system (glibc
+	 * keeps them): malloc_trim from a callback queued behind the
+	 * typesafe slabs' deferred frees.
+	 */
+	rv_rcu_ensure();
+	if (!__atomic_exchange_n(&slab_shrink_queued, 1, __ATOMIC_ACQ_REL))
+		rv_call_rcu(&slab_shrink_head, slab_shrink_rcu);
 }
 
 long kmem_cache_total_active(void)
