@@ -433,8 +433,12 @@ static __noinline void slab_free_spill(struct kmem_cache *c, struct slab_mag *m)
 
 void *kmem_cache_alloc(struct kmem_cache *c)
 {
-	struct slab_mag *m = slab_mag_get(c);
+	struct slab_mag *m;
 	void *obj;
+
+	if (unlikely(rv_sw.fail_alloc.mode) && rv_should_fail_alloc(c->name))
+		return NULL; /* should_failslab */
+	m = slab_mag_get(c);
 
 	if (likely(m)) {
 		if (likely(m->nr > 0))
