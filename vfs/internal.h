@@ -80,6 +80,8 @@ int pagecache_destroy(void);
 long xa_nodes_count(void);
 
 /* namei.c */
+#define BOGO_DIRENT_SIZE  20  /* shmem's st_size per directory entry */
+#define SHORT_SYMLINK_LEN 128 /* shmem: longer symlink targets take a block */
 int dir_add_offset(struct inode *dir, struct dentry *d);
 void dir_remove_offset(struct inode *dir, struct dentry *d);
 

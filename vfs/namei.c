@@ -59,6 +59,14 @@ static bool is_dotdot(const char *n, uint32_t len)
 
 /* ---- readdir offsets --------------------------------------------------- */
 
+/* A directory's st_size as shmem keeps it: BOGO_DIRENT_SIZE for ".", ".."
+ * and each entry (shmem_mknod/link/unlink/rmdir/rename2 add or subtract it;
+ * RENAME_EXCHANGE moves none).  Directory i_rwsem held. */
+static void dir_update_size(struct inode *dir)
+{
+	inode_set_size(dir, (int64_t)(2 + dir->i_nr_children) * BOGO_DIRENT_SIZE);
+}
+
 int dir_add_offset(struct inode *dir, struct dentry *d)
 {
 	uint64_t off = dir->i_dir_next_offset++;
@@ -68,6 +76,7 @@ int dir_add_offset(struct inode *dir, struct dentry *d)
 		return err;
 	d->d_offset = off;
 	dir->i_nr_children++;
+	dir_update_size(dir);
 	return 0;
 }
 
@@ -76,6 +85,7 @@ void dir_remove_offset(struct inode *dir, struct dentry *d)
 	if (xa_load(&dir->i_dir_offsets, d->d_offset) == d) {
 		xa_erase(&dir->i_dir_offsets, d->d_offset);
 		dir->i_nr_children--;
+		dir_update_size(dir);
 	}
 	d->d_offset = 0;
 }
@@ -499,12 +509,22 @@ static int __create_locked(struct inode *dinode, struct dentry *d, uint32_t mode
 			   const char *target, const struct cred *cred, struct inode **out)
 {
 	struct inode *inode;
+	bool long_link = S_ISLNK(mode) && strlen(target) >= SHORT_SYMLINK_LEN;
 	int err;
 
 	mode = mode_strip_sgid(dinode, mode, cred);
+	/* shmem_symlink: a target of SHORT_SYMLINK_LEN bytes or more lives in
+	 * a page of its own, which takes a block (ENOSPC on a full mount) */
+	if (long_link && sb_reserve_blocks(dinode->i_sb, 1))
+		return -ENOSPC;
 	inode = new_inode(dinode->i_sb, mode, cred);
-	if (!inode)
+	if (!inode) {
+		if (long_link)
+			sb_release_blocks(dinode->i_sb, 1);
 		return -ENOMEM;
+	}
+	if (long_link)
+		inode->i_data.nrblocks = 1; /* released at eviction */
 	/*
 	 * inode_init_owner (fs/inode.c, 6.x): in a setgid directory the new
 	 * inode takes the directory's group, and a new directory inherits
@@ -525,8 +545,10 @@ static int __create_locked(struct inode *dinode, struct dentry *d, uint32_t mode
 		}
 		inode->i_size = (int64_t)strlen(target);
 	}
-	if (S_ISDIR(mode))
+	if (S_ISDIR(mode)) {
 		inode->i_nlink = 2;
+		inode->i_size = 2 * BOGO_DIRENT_SIZE;
+	}
 	err = dir_add_offset(dinode, d);
 	if (err) {
 		iput(inode);
