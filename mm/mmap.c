@@ -140,7 +140,7 @@ static struct vma_array *vma_array_alloc(int cap)
 		cap = VMA_NODE_SLOTS;
 		a = kmem_cache_alloc(vma_node_cachep);
 	} else {
-		a = malloc(sizeof(*a) + (size_t)cap * sizeof(a->v[0]));
+		a = rv_malloc("vma_array", sizeof(*a) + (size_t)cap * sizeof(a->v[0]));
 	}
 
 	if (a) {
@@ -335,7 +335,7 @@ struct mm_struct *mm_alloc(void)
 
 	if (!mm)
 		return NULL;
-	mm->pgd = calloc(PTRS_PER_PGD, sizeof(mm->pgd[0]));
+	mm->pgd = rv_calloc("pgd", PTRS_PER_PGD, sizeof(mm->pgd[0]));
 	if (!mm->pgd)
 		goto fail;
 	init_rwsem(&mm->mmap_lock);

@@ -138,6 +138,11 @@ static void evict(struct inode *inode)
 	down_write(&m->invalidate_lock);
 	truncate_inode_pages(m, 0);
 	up_write(&m->invalidate_lock);
+	/* a long symlink's block (no folio holds it) */
+	if (S_ISLNK(inode->i_mode) && m->nrblocks) {
+		sb_release_blocks(sb, m->nrblocks);
+		m->nrblocks = 0;
+	}
 	if (m->a_store && m->a_store->release)
 		m->a_store->release(m);
 	if (inode->i_flctx && vfs_hooks.locks_free_context)

@@ -990,8 +990,12 @@ void kmem_cache_flush_thread(void)
 
 void *kmem_cache_alloc(struct kmem_cache *c)
 {
-	struct slab_cpu *m = slab_cpu_get(c);
+	struct slab_cpu *m;
 	void *obj;
+
+	if (unlikely(rv_sw.fail_alloc.mode) && rv_should_fail_alloc(c->name))
+		return NULL; /* should_failslab */
+	m = slab_cpu_get(c);
 
 	if (likely(m)) {
 		if (c->sheaves) {
