@@ -538,7 +538,7 @@ static int __create_locked(struct inode *dinode, struct dentry *d, uint32_t mode
 	}
 	inode->i_rdev = rdev;
 	if (S_ISLNK(mode)) {
-		inode->i_link = strdup(target);
+		inode->i_link = rv_strdup("symlink", target);
 		if (!inode->i_link) {
 			iput(inode);
 			return -ENOMEM;
@@ -758,6 +758,8 @@ static int do_rename_at(struct dentry *olddir, const char *oldname, uint32_t old
 	struct inode *odi, *ndi, *si, *ti;
 	struct dentry *old = NULL, *new = NULL;
 	bool isdir, exchange = flags & RENAME_EXCHANGE;
+	struct d_rename_pre pre = {0};
+	uint64_t reserved = 0;
 	int err;
 
 	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE))
@@ -816,6 +818,24 @@ static int do_rename_at(struct dentry *olddir, const char *oldname, uint32_t old
 			goto out_unlock;
 		}
 	}
+	/*
+	 * Everything the rename allocates, before it changes anything: the
+	 * dcache's hash nodes and long names, the new directory's offset
+	 * slot (shmem_rename2 adds the offset, simple_offset_rename, before
+	 * the VFS's d_move; a failure there leaves both names as they were).
+	 */
+	err = d_rename_prealloc(&pre, exchange ? new->d_name.len : newlen,
+				exchange ? old->d_name.len : 0);
+	if (err)
+		goto out_unlock;
+	if (!exchange) {
+		reserved = ndi->i_dir_next_offset;
+		err = xa_reserve(&ndi->i_dir_offsets, reserved);
+		if (err) {
+			reserved = 0; /* offsets start past . and .. */
+			goto out_unlock;
+		}
+	}
 	if (exchange) {
 		uint64_t o1 = old->d_offset, o2 = new->d_offset;
 		bool tdir = S_ISDIR(ti->i_mode);
@@ -824,7 +844,7 @@ static int do_rename_at(struct dentry *olddir, const char *oldname, uint32_t old
 		xa_store(&ndi->i_dir_offsets, o2, old);
 		old->d_offset = o2;
 		new->d_offset = o1;
-		d_exchange(old, new);
+		d_exchange(old, new, &pre);
 		if (olddir != newdir && isdir != tdir) {
 			if (isdir) {
 				inode_dec_nlink(odi);
@@ -869,7 +889,7 @@ static int do_rename_at(struct dentry *olddir, const char *oldname, uint32_t old
 	}
 	RV_INJECT("rename_before_d_move");
 	dir_remove_offset(odi, old);
-	d_move(old, new, newdir, newname, newlen);
+	d_move(old, new, newdir, newname, newlen, &pre);
 	err = dir_add_offset(ndi, old);
 	if (isdir && olddir != newdir) {
 		inode_dec_nlink(odi);
@@ -881,6 +901,9 @@ out_times:
 	if (ndi != odi)
 		inode_touch(ndi, true, true);
 out_unlock:
+	if (reserved)
+		xa_release(&ndi->i_dir_offsets, reserved);
+	d_rename_pre_free(&pre);
 	unlock_rename(olddir, newdir);
 	if (old)
 		dput(old);

@@ -753,7 +753,7 @@ static struct memstore *memstore_get(struct address_space *m, bool create)
 
 	if (ms || !create)
 		return ms;
-	ms = calloc(1, sizeof(*ms));
+	ms = rv_calloc("memstore", 1, sizeof(*ms));
 	if (!ms)
 		return NULL;
 	spin_lock_init(&ms->lock);
@@ -806,7 +806,7 @@ static int memstore_writeback_folio(struct address_space *m, struct folio *f)
 		if (p || fresh)
 			break;
 		spin_unlock(&ms->lock);
-		fresh = malloc(PAGE_SIZE);
+		fresh = rv_malloc("memstore_page", PAGE_SIZE);
 		if (!fresh)
 			return -ENOMEM;
 	}
