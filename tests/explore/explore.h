@@ -60,6 +60,11 @@ struct xscenario {
 	size_t priv_size;
 	/* In a fresh instance, on the driver thread: create r->task[] and state. */
 	int (*setup)(struct xs_run *r);
+	/* Optional: in task `task`'s own thread before the schedule, the tasks
+	 * one after another, no scheduling points, `current` set: state that
+	 * must come from the task's own thread (an object that its later free
+	 * and reallocation recycle through its per-CPU slab slot); 0 or -errno. */
+	int (*task_setup)(struct xs_run *r, int task);
 	/* Operation `op` of task `task`, in that task's thread, `current` set. */
 	long (*op)(struct xs_run *r, int task, int op);
 	/* After every task finished: 0, or 1 with the reason in why. */
@@ -81,6 +86,7 @@ struct xs_run {
 	int between[RV_XMAX_TASKS]; /* the task is not inside an operation */
 	int ops_started;            /* over all tasks */
 	void *priv;                 /* priv_size bytes, zeroed per run */
+	int task_setup_err;         /* the first task_setup error */
 };
 
 void xscenario_register(struct xscenario *sc);

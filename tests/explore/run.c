@@ -167,6 +167,18 @@ static void xs_body(int i, void *arg)
 	task_detach();
 }
 
+static void xs_prologue(int i, void *arg)
+{
+	struct xs_run *r = arg;
+	int err;
+
+	task_attach(r->task[i]);
+	err = r->sc->task_setup(r, i);
+	if (err && !r->task_setup_err)
+		r->task_setup_err = err;
+	task_detach();
+}
+
 /* ---- serial orders (linearizability) -------------------------------------- */
 
 #define XS_MAX_ORDERS 256
@@ -378,6 +390,8 @@ int xs_run_one(const struct xs_config *cfg, rv_xchoose_fn choose, void *ctx, boo
 	}
 	xc.ntasks = sc->ntasks;
 	xc.body = xs_body;
+	if (sc->task_setup)
+		xc.prologue = xs_prologue;
 	xc.arg = &R;
 	xc.choose = choose;
 	xc.ctx = ctx;
@@ -385,6 +399,11 @@ int xs_run_one(const struct xs_config *cfg, rv_xchoose_fn choose, void *ctx, boo
 	err = rv_xrun(&xc, &out->xr);
 	if (err)
 		return err;
+	if (R.task_setup_err) {
+		fprintf(stderr, "rcuvfs-explore: %s: task setup failed: %s\n", sc->name,
+			strerror(-R.task_setup_err));
+		return R.task_setup_err;
+	}
 	out->xstatus = out->xr.status;
 	if (out->xr.status != RV_X_DONE) {
 		int t = out->xr.stuck_task;

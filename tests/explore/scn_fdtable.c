@@ -115,7 +115,19 @@ static int reopen_setup(struct xs_run *r)
 {
 	if (!xs_process(r, 1, "closer") || !xs_thread_of(r, 0, 1))
 		return -ENOMEM;
-	task_attach(r->task[1]);
+	return 0;
+}
+
+/*
+ * The closer opens A on its own thread, as a process opens the file it
+ * later closes: A comes from the closer's per-CPU slab slot, so its free
+ * and the next allocation there recycle it (LIFO), as on one CPU in Linux.
+ */
+static int reopen_task_setup(struct xs_run *r, int task)
+{
+	(void)r;
+	if (task != 1)
+		return 0;
 	return open_tagged('A') == 0 ? 0 : -EIO;
 }
 
@@ -163,6 +175,7 @@ static struct xscenario fget_reopen = {
 	},
 	.linearizable = true,
 	.setup = reopen_setup,
+	.task_setup = reopen_task_setup,
 	.op = reopen_op,
 	.check = reopen_check,
 	.teardown = xs_exit_tasks,
@@ -176,7 +189,15 @@ static int dup2_setup(struct xs_run *r)
 {
 	if (!xs_process(r, 1, "duper") || !xs_thread_of(r, 0, 1))
 		return -ENOMEM;
-	task_attach(r->task[1]);
+	return 0;
+}
+
+/* A and B from the duper's own slab slot (see reopen_task_setup). */
+static int dup2_task_setup(struct xs_run *r, int task)
+{
+	(void)r;
+	if (task != 1)
+		return 0;
 	if (open_tagged('A') != 0 || open_tagged('B') != 1)
 		return -EIO;
 	return 0;
@@ -231,6 +252,7 @@ static struct xscenario fget_dup2 = {
 	},
 	.linearizable = true,
 	.setup = dup2_setup,
+	.task_setup = dup2_task_setup,
 	.op = dup2_op,
 	.check = dup2_check,
 	.teardown = xs_exit_tasks,

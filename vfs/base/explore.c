@@ -479,6 +479,8 @@ static void *task_main(void *arg)
 {
 	struct rv_xtask *self = arg;
 
+	if (X.cfg->prologue)
+		X.cfg->prologue(self->id, X.cfg->arg); /* rv_xself NULL: no points */
 	rv_xself = self;
 	__atomic_fetch_add(&X.arrived, 1, __ATOMIC_RELEASE);
 	xfutex(&X.arrived, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL);
@@ -545,6 +547,14 @@ int rv_xrun(const struct rv_xrun_cfg *cfg, struct rv_xresult *res)
 		if (pthread_create(&X.t[i].th, NULL, task_main, &X.t[i])) {
 			fprintf(stderr, "rcuvfs-explore: cannot create a task thread\n");
 			return -EAGAIN;
+		}
+		/* with a prologue, one thread at a time: each runs it alone */
+		for (int want = cfg->prologue ? i + 1 : 0;;) {
+			uint32_t a = __atomic_load_n(&X.arrived, __ATOMIC_ACQUIRE);
+
+			if ((int)a >= want)
+				break;
+			xfutex(&X.arrived, FUTEX_WAIT_PRIVATE, a, NULL);
 		}
 	}
 	for (;;) {

@@ -160,6 +160,11 @@ const char *rv_xstatus_name(int status);
 struct rv_xrun_cfg {
 	int ntasks;
 	void (*body)(int task, void *arg); /* runs in task `task`'s thread */
+	/* Optional: runs in each task's thread before the schedule starts, the
+	 * tasks one after another in order, outside the run (no scheduling
+	 * points): what a task must have done on its own thread beforehand
+	 * (objects from its own per-CPU slab slot). */
+	void (*prologue)(int task, void *arg);
 	void *arg;
 	rv_xchoose_fn choose;
 	void *ctx;
