@@ -12,7 +12,7 @@
  *      for a working mount and 1 (after the child's message) otherwise;
  *   4. create the model instance with the switches, the daemon's model
  *      process and its root;
- *   5. run the multithreaded loop (libfuse 3.12+ loop config, max_threads,
+ *   5. start the shrinker thread (below) and run the multithreaded loop (libfuse 3.12+ loop config, max_threads,
  *      idle workers kept, clone_fd) until SIGINT/SIGTERM/SIGHUP or
  *      fusermount3 -u; libfuse joins every worker before returning, and each
  *      worker's model task exits with its thread;
@@ -189,6 +189,53 @@ static void daemonize_finish(int fd, int ok)
 	close(fd);
 }
 
+/*
+ * The shrinker thread: once a second, give back what evictions freed since
+ * the last shrink (vfs_shrink_freed; evictions shrink by themselves every
+ * 1 MiB, this catches the rest), so that the daemon's RSS follows what the
+ * model holds.  Stopped before the instance goes.
+ */
+static struct {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int stop; /* under lock */
+	int running;
+} shrinker = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+
+static void *shrinker_main(void *arg)
+{
+	struct timespec ts;
+
+	(void)arg;
+	rv_rcu_ensure();
+	pthread_mutex_lock(&shrinker.lock);
+	while (!shrinker.stop) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += 1;
+		pthread_cond_timedwait(&shrinker.cond, &shrinker.lock, &ts);
+		if (shrinker.stop)
+			break;
+		pthread_mutex_unlock(&shrinker.lock);
+		vfs_shrink_freed();
+		pthread_mutex_lock(&shrinker.lock);
+	}
+	pthread_mutex_unlock(&shrinker.lock);
+	return NULL;
+}
+
+static void shrinker_stop(void)
+{
+	if (!shrinker.running)
+		return;
+	pthread_mutex_lock(&shrinker.lock);
+	shrinker.stop = 1;
+	pthread_cond_signal(&shrinker.cond);
+	pthread_mutex_unlock(&shrinker.lock);
+	pthread_join(shrinker.thread, NULL);
+	shrinker.running = 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
@@ -254,6 +301,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rcuvfs %s on %s (device %u:%u): %s\n", RCUVFS_VERSION,
 			cfg->mountpoint, major(rv_sb->s_dev), minor(rv_sb->s_dev),
 			rv_rcu_describe());
+	shrinker.running = pthread_create(&shrinker.thread, NULL, shrinker_main, NULL) == 0;
 
 	if (cfg->singlethread) {
 		ret = fuse_session_loop(se);
@@ -272,6 +320,7 @@ int main(int argc, char **argv)
 	rvf_locks_shutdown();
 
 	fuse_session_unmount(se);
+	shrinker_stop();
 	rvf_fs_teardown();
 	if (rv_instance_destroy() != 0) {
 		fprintf(stderr, "rcuvfs: model objects leaked at unmount (see above)\n");

@@ -854,7 +854,7 @@ static void locks_delete_lock_ctx(struct file_lock *fl, struct list_head *dispos
 static __noinline struct file_lock_context *locks_new_lock_context(struct inode *inode,
 								   struct file_lock_context *ctx)
 {
-	struct file_lock_context *new = calloc(1, sizeof(*new));
+	struct file_lock_context *new = rv_calloc("flctx", 1, sizeof(*new));
 
 	if (!new)
 		return NULL;
@@ -1128,10 +1128,8 @@ static int flock_lock_ctx(struct file_lock_context *ctx, struct file_lock *reque
 	if (!unlock) {
 		/* not charged to the owner: see locks_free_lock */
 		new_fl = locks_alloc_lock();
-		if (!new_fl) {
-			rv_stat_inc(locks_enolck);
-			return -ENOLCK;
-		}
+		if (!new_fl)
+			return -ENOMEM; /* flock_lock_inode's answer, not fcntl's ENOLCK */
 		new_fl->fl_flags = FL_FLOCK;
 		new_fl->fl_owner = request->fl_owner;
 	}
@@ -1357,9 +1355,10 @@ static __always_inline int __lk_lock_file_wait(struct file *filp, struct file_lo
 	struct lk_call c;
 	int error;
 
+	/* posix_lock_inode and flock_lock_inode: no context, no memory */
 	ctx = locks_get_lock_context(filp->f_inode, fl->fl_type);
 	if (!ctx)
-		return fl->fl_type == F_UNLCK ? 0 : -ENOLCK;
+		return fl->fl_type == F_UNLCK ? 0 : -ENOMEM;
 	fl->fl_flags |= kind;
 	fl->fl_file = filp;
 	if (kind == FL_FLOCK)
@@ -1414,7 +1413,7 @@ int locks_submit_req(struct file *filp, struct file_lock_req *req)
 		return -EBUSY;
 	ctx = locks_get_lock_context(filp->f_inode, req->fl.fl_type);
 	if (!ctx)
-		return req->fl.fl_type == F_UNLCK ? 0 : -ENOLCK;
+		return req->fl.fl_type == F_UNLCK ? 0 : -ENOMEM;
 	req->fl.fl_file = filp;
 	if (req->fl.fl_flags & FL_FLOCK)
 		req->fl.fl_owner = filp;

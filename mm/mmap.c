@@ -125,7 +125,7 @@ static void vma_array_free_rcu(struct rcu_head *head)
 
 static struct vma_array *vma_array_alloc(int cap)
 {
-	struct vma_array *a = malloc(sizeof(*a) + (size_t)cap * sizeof(a->v[0]));
+	struct vma_array *a = rv_malloc("vma_array", sizeof(*a) + (size_t)cap * sizeof(a->v[0]));
 
 	if (a) {
 		a->nr = 0;
@@ -310,7 +310,7 @@ struct mm_struct *mm_alloc(void)
 
 	if (!mm)
 		return NULL;
-	mm->pgd = calloc(PTRS_PER_PGD, sizeof(mm->pgd[0]));
+	mm->pgd = rv_calloc("pgd", PTRS_PER_PGD, sizeof(mm->pgd[0]));
 	if (!mm->pgd)
 		goto fail;
 	init_rwsem(&mm->mmap_lock);

@@ -417,6 +417,9 @@ int vfs_truncate(struct inode *inode, int64_t size);
 
 /* Counters for tests: live objects in the instance. */
 long vfs_inodes_live(void);
+/* Shrink the caches if evictions freed pages since the last shrink (they
+ * do it themselves every 1 MiB); true if a shrink was queued. */
+bool vfs_shrink_freed(void);
 long vfs_dentries_live(void);
 
 #endif

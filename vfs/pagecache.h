@@ -123,6 +123,11 @@ static inline void xa_init(struct xarray *xa)
 void *xa_load(struct xarray *xa, uint64_t index);
 /* Insert a non-NULL entry; -EEXIST if present, -ENOMEM.  Writer's lock held. */
 int xa_insert(struct xarray *xa, uint64_t index, void *entry);
+/* Allocate the path to index and pin its leaf (0 or -ENOMEM), so that an
+ * xa_insert there until xa_release cannot fail for memory (the kernel's
+ * xa_reserve, without the reserved entry: the caller holds the index). */
+int xa_reserve(struct xarray *xa, uint64_t index);
+void xa_release(struct xarray *xa, uint64_t index);
 /* Replace (or insert); returns the old entry.  Writer's lock held. */
 void *xa_store(struct xarray *xa, uint64_t index, void *entry);
 /* Remove; returns the old entry.  Writer's lock held. */

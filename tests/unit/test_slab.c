@@ -746,6 +746,45 @@ static int slab_suite_init(void)
 	return 0;
 }
 
+/* kmem_cache_shrink gives back exactly the slabs with no live object. */
+static void test_shrink(void)
+{
+	struct kmem_cache *c = kmem_cache_create("t_shrink", 200, 0, 0, NULL);
+	static void *objs[4000];
+	long total, per_slab;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	objs[0] = kmem_cache_alloc(c);
+	per_slab = kmem_cache_total(c);
+	CU_ASSERT_FATAL(per_slab > 1);
+	for (int i = 1; i < 4000; i++) {
+		objs[i] = kmem_cache_alloc(c);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(objs[i]);
+	}
+	total = kmem_cache_total(c);
+	CU_ASSERT(total >= 4000);
+	/* nothing free: nothing to give back */
+	CU_ASSERT_EQUAL(kmem_cache_shrink(c), 0);
+	/* keep objs[0] (its slab stays); free the rest into the depot */
+	for (int i = 1; i < 4000; i++)
+		kmem_cache_free(c, objs[i]);
+	kmem_cache_flush_thread(); /* this thread's magazine back to the depot */
+	CU_ASSERT(kmem_cache_shrink(c) > 0);
+	CU_ASSERT_EQUAL(kmem_cache_total(c), per_slab); /* the one slab in use */
+	CU_ASSERT_EQUAL(kmem_cache_active(c), 1);
+	/* the cache still works, and the live object was not touched */
+	memset(objs[0], 0x5a, 200);
+	for (int i = 1; i < 100; i++) {
+		objs[i] = kmem_cache_alloc(c);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(objs[i]);
+		memset(objs[i], i, 200);
+	}
+	CU_ASSERT_EQUAL(((unsigned char *)objs[0])[199], 0x5a);
+	for (int i = 0; i < 100; i++)
+		kmem_cache_free(c, objs[i]);
+	CU_ASSERT_EQUAL(kmem_cache_destroy(c), 0);
+}
+
 RVTEST_SUITE(slab, slab_suite_init, NULL, RVTEST(test_create_errors),
 	     RVTEST(test_alloc_free_counts), RVTEST(test_alignment),
 	     RVTEST(test_flush_at_thread_exit), RVTEST(test_concurrent_cross_free),
@@ -754,4 +793,4 @@ RVTEST_SUITE(slab, slab_suite_init, NULL, RVTEST(test_create_errors),
 	     RVTEST(test_typesafe_destroy_unregistered_thread), RVTEST(test_destroy_with_leak),
 	     RVTEST(test_gauges), RVTEST(test_uaf_caught_by_asan),
 	     RVTEST(test_typesafe_not_poisoned), RVTEST(test_slabinfo_kernel_layout),
-	     RVTEST(test_report_fast_path_ns));
+	     RVTEST(test_shrink), RVTEST(test_report_fast_path_ns));

@@ -58,6 +58,7 @@
 #include "vfs/base/bkl.h"
 #include "vfs/base/lockref.h"
 #include "vfs/base/slab.h"
+#include "vfs/base/failslab.h"
 #include "vfs/base/percpu_counter.h"
 #include "vfs/base/inject.h"
 #include "vfs/base/stats.h"

@@ -14,8 +14,12 @@
  *             Magazines refill from it and spill to it SLAB_MAG_BATCH
  *             objects at a time.  (The magazine is SLUB's per-cpu sheaf and
  *             the depot its barn, docs/history.md.)
- *   slabs     chunks of objects from malloc, on c->slabs; returned to the
- *             system only by kmem_cache_destroy.
+ *   slabs     chunks of objects from malloc, on c->slabs; a slab whose
+ *             objects are all in the depot goes back to malloc in
+ *             kmem_cache_shrink (the kernel's __kmem_cache_shrink discards
+ *             empty slabs the same way; objects in other threads'
+ *             magazines keep theirs, as another CPU's slab would), and all
+ *             of them in kmem_cache_destroy.
  *
  * Locking:
  *   slab_mutex  (pthread mutex) protects the cache list, the id table
@@ -53,6 +57,7 @@
  */
 #include "vfs/base/base.h"
 
+#include <malloc.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -82,6 +87,7 @@ struct slab_chunk {
 	struct slab_chunk *next; /* on c->slabs, under c->lock */
 	size_t bytes;
 	unsigned int nr_objs;
+	struct rcu_head rcu; /* kmem_cache_shrink of a typesafe cache */
 };
 
 struct kmem_cache {
@@ -433,8 +439,12 @@ static __noinline void slab_free_spill(struct kmem_cache *c, struct slab_mag *m)
 
 void *kmem_cache_alloc(struct kmem_cache *c)
 {
-	struct slab_mag *m = slab_mag_get(c);
+	struct slab_mag *m;
 	void *obj;
+
+	if (unlikely(rv_sw.fail_alloc.mode) && rv_should_fail_alloc(c->name))
+		return NULL; /* should_failslab */
+	m = slab_mag_get(c);
 
 	if (likely(m)) {
 		if (likely(m->nr > 0))
@@ -577,6 +587,8 @@ int kmem_cache_destroy(struct kmem_cache *c)
 		rv_rcu_ensure();
 		RV_INJECT("kmem_cache_destroy_rcu");
 		rcu_barrier();
+		/* a deferred shrink that ran in it may have queued slab frees */
+		rcu_barrier();
 	}
 
 	pthread_mutex_lock(&slab_mutex);
@@ -636,6 +648,131 @@ const char *kmem_cache_name(const struct kmem_cache *c)
 size_t kmem_cache_size(const struct kmem_cache *c)
 {
 	return c->size;
+}
+
+static int cmp_ptr(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t) * (void *const *)a, y = (uintptr_t) * (void *const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* First index in the sorted free[0..n) whose object is >= p. */
+static long free_lower_bound(void *const *free, long n, const void *p)
+{
+	long lo = 0, hi = n;
+
+	while (lo < hi) {
+		long mid = lo + (hi - lo) / 2;
+
+		if ((uintptr_t)free[mid] < (uintptr_t)p)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+RV_STAT_DEFINE(slab_shrunk_slabs, "empty slabs given back by kmem_cache_shrink");
+
+static void slab_free_rcu(struct rcu_head *head)
+{
+	free(container_of(head, struct slab_chunk, rcu));
+}
+
+/* The calling thread is registered with liburcu (a call_rcu worker is,
+ * without rcuvfs knowing it: it must not go through rv_call_rcu). */
+static long __kmem_cache_shrink(struct kmem_cache *c)
+{
+	struct slab_chunk **pp, *s, *dead = NULL;
+	long freed = 0, i, j;
+
+	spin_lock(&c->lock);
+	if (c->nr_free < c->objs_per_slab) {
+		spin_unlock(&c->lock);
+		return 0;
+	}
+	/* sorted, each slab's free objects are one run of the array */
+	qsort(c->free, (size_t)c->nr_free, sizeof(*c->free), cmp_ptr);
+	for (pp = &c->slabs; (s = *pp);) {
+		char *lo = (char *)s + c->offset, *hi = lo + (size_t)s->nr_objs * c->stride;
+		long a = free_lower_bound(c->free, c->nr_free, lo);
+		long b = free_lower_bound(c->free, c->nr_free, hi);
+
+		if (b - a != (long)s->nr_objs) {
+			pp = &s->next;
+			continue;
+		}
+		/* marked by their low bit (objects are at least pointer
+		 * aligned), which keeps the array sorted for the next search */
+		for (i = a; i < b; i++)
+			c->free[i] = (void *)((uintptr_t)c->free[i] | 1);
+		*pp = s->next;
+		s->next = dead;
+		dead = s;
+		c->nr_slabs--;
+		__atomic_store_n(&c->total, c->total - s->nr_objs, __ATOMIC_RELAXED);
+		freed += (long)s->bytes;
+		rv_stat_inc(slab_shrunk_slabs);
+	}
+	for (i = j = 0; i < c->nr_free; i++)
+		if (!((uintptr_t)c->free[i] & 1))
+			c->free[j++] = c->free[i];
+	c->nr_free = j;
+	spin_unlock(&c->lock);
+	for (s = dead; s; s = dead) {
+		dead = s->next;
+		ASAN_UNPOISON_MEMORY_REGION(s, s->bytes);
+		/* an RCU reader may still look at an object of a typesafe
+		 * cache: its slab goes after a grace period (SLUB's
+		 * rcu_free_slab) */
+		if (c->flags & SLAB_TYPESAFE_BY_RCU)
+			call_rcu(&s->rcu, slab_free_rcu);
+		else
+			free(s);
+	}
+	return freed;
+}
+
+long kmem_cache_shrink(struct kmem_cache *c)
+{
+	rv_rcu_ensure();
+	return __kmem_cache_shrink(c);
+}
+
+static struct rcu_head slab_shrink_head, slab_trim_head;
+static int slab_shrink_queued; /* atomic: a deferred shrink is on its way */
+
+static void slab_trim_rcu(struct rcu_head *head)
+{
+	malloc_trim(0);
+	__atomic_store_n(&slab_shrink_queued, 0, __ATOMIC_RELEASE);
+}
+
+static void slab_shrink_rcu(struct rcu_head *head)
+{
+	struct kmem_cache *c;
+
+	pthread_mutex_lock(&slab_mutex);
+	list_for_each_entry(c, &slab_caches, list) __kmem_cache_shrink(c);
+	pthread_mutex_unlock(&slab_mutex);
+	/* behind the typesafe slabs just queued; a call_rcu worker runs
+	 * this, registered by liburcu itself: plain call_rcu */
+	call_rcu(&slab_trim_head, slab_trim_rcu);
+}
+
+void kmem_cache_shrink_all(void)
+{
+	/*
+	 * From RCU callbacks, so that what the caller freed through call_rcu
+	 * before (inodes, dentries, xarray nodes) is free when the caches are
+	 * shrunk; then the heap's free pages go back to the system (glibc
+	 * keeps them): malloc_trim from a callback queued behind the
+	 * typesafe slabs' deferred frees.
+	 */
+	rv_rcu_ensure();
+	if (!__atomic_exchange_n(&slab_shrink_queued, 1, __ATOMIC_ACQ_REL))
+		rv_call_rcu(&slab_shrink_head, slab_shrink_rcu);
 }
 
 long kmem_cache_total_active(void)

@@ -56,5 +56,16 @@ void kmem_cache_flush_thread(void);
 size_t kmem_cache_format_slabinfo(char *buf, size_t len);
 /* Sum of active objects over every live cache (leak checks). */
 long kmem_cache_total_active(void);
+/*
+ * Give the cache's empty slabs back to malloc (those whose objects are all
+ * in the depot); bytes returned.  A SLAB_TYPESAFE_BY_RCU cache's slabs are
+ * freed after a grace period (call_rcu).  Takes c->lock; sorts the depot
+ * under it, so it is for rare calls.  kmem_cache_shrink_all queues, after
+ * a grace period, a shrink of every cache and then malloc_trim(0), so that
+ * what was freed through call_rcu before is included and the freed heap
+ * pages leave the process (the model's drop_slab); callable anywhere.
+ */
+long kmem_cache_shrink(struct kmem_cache *c);
+void kmem_cache_shrink_all(void);
 
 #endif /* RCUVFS_VFS_BASE_SLAB_H */

@@ -19,7 +19,7 @@
 
 struct rv_switches rv_sw;
 
-enum sw_type { SW_ENUM, SW_BITS, SW_LONG, SW_U64, SW_MODE };
+enum sw_type { SW_ENUM, SW_BITS, SW_LONG, SW_U64, SW_MODE, SW_FAIL };
 
 struct sw_desc {
 	const char *name;
@@ -70,6 +70,8 @@ static const struct sw_desc sw_table[] = {
 	  "filesystem size limit in bytes, suffixes k/m/g/t (0: half of RAM, as tmpfs)" },
 	{ "mode", SW_MODE, OFF(mode), NULL,
 	  "permission bits of the root directory, octal (tmpfs's mode=)" },
+	{ "fail_alloc", SW_FAIL, OFF(fail_alloc), NULL,
+	  "make allocations fail (failslab): none, every:N, nth:K or p:PCT, each with an optional :SITE filter" },
 };
 #undef OFF
 
@@ -248,6 +250,9 @@ int rv_switch_set(struct rv_switches *sw, const char *name, const char *value, c
 			*(uint64_t *)field = v;
 		break;
 	}
+	case SW_FAIL:
+		ret = rv_fail_spec_parse((struct rv_fail_spec *)field, value);
+		break;
 	case SW_MODE: {
 		char *end;
 		unsigned long v;
@@ -265,6 +270,11 @@ int rv_switch_set(struct rv_switches *sw, const char *name, const char *value, c
 			list_values(d->values, vals, sizeof(vals));
 			snprintf(err, errlen, "bad value '%s' for %s (expected %s%s)", value, name,
 				 vals, d->type == SW_BITS ? " joined by '+', or none/all" : "");
+		} else if (d->type == SW_FAIL) {
+			snprintf(err, errlen,
+				 "bad value '%s' for %s (expected none, every:N, nth:K or p:PCT, "
+				 "optionally :SITE)",
+				 value, name);
 		} else if (d->type == SW_MODE) {
 			snprintf(err, errlen, "bad value '%s' for %s (expected octal 0..7777)", value,
 				 name);
@@ -310,6 +320,8 @@ static int format_desc(const struct sw_desc *d, const struct rv_switches *sw, ch
 		return snprintf(buf, len, "%" PRIu64, *(const uint64_t *)field);
 	case SW_MODE:
 		return snprintf(buf, len, "%04o", *(const unsigned *)field);
+	case SW_FAIL:
+		return rv_fail_spec_format((const struct rv_fail_spec *)field, buf, len);
 	}
 	return -EINVAL;
 }
@@ -360,7 +372,7 @@ void rv_switches_help_if(FILE *out, const char *prefix, bool (*keep)(const char 
 		if (d->values)
 			list_values(d->values, vals, sizeof(vals));
 		else
-			snprintf(vals, sizeof(vals), "N");
+			snprintf(vals, sizeof(vals), "%s", d->type == SW_FAIL ? "SPEC" : "N");
 		fprintf(out, "%s%s=%s\n%s    %s (default: %s)\n", prefix, d->name, vals, prefix,
 			d->help, dv);
 	}

@@ -12,6 +12,7 @@
 #define RCUVFS_VFS_BASE_SWITCHES_H
 
 #include "vfs/base/compiler.h"
+#include "vfs/base/failslab.h"
 #include <stdio.h>
 
 /*
@@ -55,6 +56,7 @@ struct rv_switches {
 	long io_latency_us;/* backing-store latency per folio */
 	uint64_t size;     /* filesystem size limit in bytes; 0 = half of RAM */
 	unsigned mode;     /* permission bits of the root directory (tmpfs's mode=) */
+	struct rv_fail_spec fail_alloc; /* failslab-like allocation failures */
 };
 extern struct rv_switches rv_sw; /* the live instance's switches */
 void rv_switches_default(struct rv_switches *sw);
