@@ -33,6 +33,13 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/rcuvfsConfigVersion.cmake
 install(FILES ${PROJECT_BINARY_DIR}/rcuvfsConfig.cmake ${PROJECT_BINARY_DIR}/rcuvfsConfigVersion.cmake
         DESTINATION ${RCUVFS_CMAKEDIR})
 
+# A sanitizer build's library needs the sanitizer runtimes at link time:
+# users of the installed tree (pkg-config and the CMake package) get them.
+set(RCUVFS_PC_EXTRA_LIBS "")
+if(RCUVFS_SANITIZE)
+  target_link_options(rcuvfs INTERFACE -fsanitize=address,undefined)
+  set(RCUVFS_PC_EXTRA_LIBS " -fsanitize=address,undefined")
+endif()
 file(RELATIVE_PATH RCUVFS_PC_TO_PREFIX ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
 string(REGEX REPLACE "/$" "" RCUVFS_PC_TO_PREFIX "${RCUVFS_PC_TO_PREFIX}")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/rcuvfs.pc.in ${PROJECT_BINARY_DIR}/rcuvfs.pc @ONLY)

@@ -61,13 +61,13 @@ static struct fdtable *alloc_fdtable(unsigned int nr)
 	if (nr > NR_OPEN_MAX)
 		nr = NR_OPEN_MAX;
 
-	fdt = calloc(1, sizeof(*fdt));
+	fdt = rv_calloc("fdtable", 1, sizeof(*fdt));
 	if (!fdt)
 		return NULL;
 	fdt->max_fds = nr;
-	fdt->fd = calloc(nr, sizeof(struct file *));
+	fdt->fd = rv_calloc("fdtable", nr, sizeof(struct file *));
 	words = 2 * BITS_TO_LONGS(nr) + BITBIT_NR(nr);
-	fdt->open_fds = calloc(words, sizeof(unsigned long));
+	fdt->open_fds = rv_calloc("fdtable", words, sizeof(unsigned long));
 	if (!fdt->fd || !fdt->open_fds) {
 		free(fdt->fd);
 		free(fdt->open_fds);

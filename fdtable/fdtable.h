@@ -2,7 +2,7 @@
 /*
  * fdtable/fdtable.h - public header of fdtable/: files_struct, the
  * RCU-published fdtable, fd allocation/installation/close/dup, the fork
- * copy, and the fget/fdget lookups (SEEDS.md section 1).
+ * copy, and the fget/fdget lookups (docs/history.md).
  *
  * Locking (the kernel's, fs/file.c):
  *   files_struct.count      atomic; tasks sharing the table (CLONE_FILES).

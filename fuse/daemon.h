@@ -60,6 +60,11 @@ struct rvf_config {
 	int show_help;
 	int show_version;
 	char *mountpoint; /* malloc'ed by fuse_parse_cmdline */
+	char *log_file;	  /* -o log=FILE: daemon mode's stderr (else syslog) */
+	/* the arguments that are not options: MOUNTPOINT, or SOURCE MOUNTPOINT
+	 * as mount.fuse3 passes them (an fstab line "rcuvfs /mnt fuse.rcuvfs") */
+	char *nonopt[2];
+	int nr_nonopt;
 };
 
 /*

@@ -23,6 +23,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct rvf_daemon rvf;
 
@@ -54,6 +55,21 @@ void rvf_attach_worker_slow(void)
  */
 static long (*const rvf_mm_anchor)(void) __attribute__((used)) = mm_lru_pages;
 
+/* The daemon's resident memory (/proc/self/statm), beside the model's
+ * object counts in /.rcuvfs/stats. */
+static uint64_t gauge_rss_bytes(void)
+{
+	unsigned long size, resident = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%lu %lu", &size, &resident) != 2)
+		resident = 0;
+	fclose(f);
+	return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
 int rvf_fs_init(const struct rvf_config *cfg)
 {
 	if (!vfs_hooks.folio_add_lru || !vfs_hooks.unmap_mapping_range) {
@@ -72,6 +88,8 @@ int rvf_fs_init(const struct rvf_config *cfg)
 		rvf.task = NULL;
 		return -ENOENT;
 	}
+	rv_stat_register_gauge("rss_bytes", "the daemon's resident memory (bytes)",
+			       gauge_rss_bytes);
 	rvf.live = 1;
 	return 0;
 }

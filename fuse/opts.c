@@ -3,6 +3,12 @@
  * fuse/opts.c - the rcuvfs command line.
  *
  *   rcuvfs MOUNTPOINT [-f] [-d] [-s] [-o opt[,opt...]]
+ *   rcuvfs SOURCE MOUNTPOINT -o opt[,opt...]     (as mount.fuse3 runs it)
+ *
+ * mount -t fuse.rcuvfs SOURCE DIR (an fstab line "rcuvfs DIR fuse.rcuvfs
+ * OPTS") makes mount.fuse3 run "rcuvfs SOURCE DIR -o OPTS": with two
+ * arguments that are not options the first is the source, which rcuvfs
+ * ignores (it has no backing device), and the second the mountpoint.
  *
  * rcuvfs's own options are taken out of the argument list with fuse_opt:
  * every model switch (base's registry: filelock, bkl, bkl_ops, fileref,
@@ -34,6 +40,7 @@ static const struct fuse_opt rvf_opts[] = {RVF_OPT("attr_timeout=%lf", attr_time
 					   RVF_OPT("max_threads=%u", max_threads),
 					   RVF_OPT("max_idle_threads=%u", max_idle_threads),
 					   RVF_OPT("test_skip_locks", test_skip_locks),
+					   RVF_OPT("log=%s", log_file),
 					   FUSE_OPT_KEY("-h", KEY_HELP),
 					   FUSE_OPT_KEY("--help", KEY_HELP),
 					   FUSE_OPT_KEY("-V", KEY_VERSION),
@@ -72,6 +79,18 @@ static int rvf_opt_proc(void *data, const char *arg, int key, struct fuse_args *
 	case KEY_VERSION:
 		cfg->show_version = 1;
 		return 0;
+	case FUSE_OPT_KEY_NONOPT:
+		if (cfg->nr_nonopt == 2) {
+			fprintf(stderr, "rcuvfs: unexpected argument '%s' (usage: rcuvfs [SOURCE] "
+					"MOUNTPOINT [options])\n",
+				arg);
+			return -1;
+		}
+		cfg->nonopt[cfg->nr_nonopt] = strdup(arg);
+		if (!cfg->nonopt[cfg->nr_nonopt])
+			return -1;
+		cfg->nr_nonopt++;
+		return 0; /* given back below: the mountpoint alone */
 	case FUSE_OPT_KEY_OPT:
 		eq = strchr(arg, '=');
 		n = eq ? (size_t)(eq - arg) : strlen(arg);
@@ -110,6 +129,14 @@ int rvf_parse_args(struct fuse_args *args, struct rvf_config *cfg)
 		return -1;
 	if (cfg->show_help || cfg->show_version)
 		return 0;
+	/* MOUNTPOINT, or SOURCE MOUNTPOINT (mount.fuse3): hand libfuse the last */
+	if (cfg->nr_nonopt &&
+	    fuse_opt_add_arg(args, cfg->nonopt[cfg->nr_nonopt - 1]) != 0)
+		return -1;
+	if (cfg->log_file && !cfg->log_file[0]) {
+		fprintf(stderr, "rcuvfs: -o log= needs a file name\n");
+		return -1;
+	}
 	if (cfg->attr_timeout < 0 || cfg->entry_timeout < 0) {
 		fprintf(stderr, "rcuvfs: attr_timeout and entry_timeout must be >= 0\n");
 		return -1;
@@ -148,6 +175,8 @@ void rvf_print_help(FILE *out, const char *progname)
 {
 	fprintf(out,
 		"usage: %s MOUNTPOINT [options]\n"
+		"       %s SOURCE MOUNTPOINT -o options   (as mount.fuse3 runs it: SOURCE\n"
+		"                 is ignored; fstab: rcuvfs /mnt fuse.rcuvfs options 0 0)\n"
 		"\n"
 		"Mount the rcuvfs model (a userspace model of the Linux VFS) with FUSE.\n"
 		"\n"
@@ -165,6 +194,9 @@ void rvf_print_help(FILE *out, const char *progname)
 		"    -o max_threads=N       most libfuse worker threads (default: %d)\n"
 		"    -o max_idle_threads=N  idle workers kept (default: max_threads, all)\n"
 		"    -o clone_fd            one /dev/fuse fd per worker (default: off)\n"
+		"    -o log=FILE            in daemon mode, append the daemon's messages\n"
+		"                           (run-time errors, the unmount report) to FILE\n"
+		"                           (default: syslog, facility daemon)\n"
 		"    -o test_skip_locks     TEST ONLY: lock requests succeed without locking\n"
 		"                           (shows that lock verification catches it)\n"
 		"    -o allow_other         let other users see the mount (default: only\n"
@@ -172,7 +204,7 @@ void rvf_print_help(FILE *out, const char *progname)
 		"                           always on: the kernel checks the model's modes\n"
 		"\n"
 		"Model switches (-o name=value), fixed for the life of the mount:\n",
-		progname, RVF_DEFAULT_MAX_THREADS);
+		progname, progname, RVF_DEFAULT_MAX_THREADS);
 	rv_switches_help_if(out, "    ", rvf_switch_acts);
 	fprintf(out, "    (pte_recheck, fork_vma_lock, anon_vma_fault, rss_counters: model address\n"
 		     "    spaces only, refused here; the mount's files are mapped by the kernel's mm)\n");

@@ -61,6 +61,7 @@
  */
 #include "locks/locks.h"
 
+#include <sys/sysmacros.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -901,7 +902,7 @@ static void locks_delete_lock_ctx(struct file_lock *fl, struct list_head *dispos
 static __noinline struct file_lock_context *locks_new_lock_context(struct inode *inode,
 								   struct file_lock_context *ctx)
 {
-	struct file_lock_context *new = calloc(1, sizeof(*new));
+	struct file_lock_context *new = rv_calloc("flctx", 1, sizeof(*new));
 
 	if (!new)
 		return NULL;
@@ -1248,10 +1249,8 @@ static int flock_lock_ctx(struct file_lock_context *ctx, struct file_lock *reque
 	if (!unlock) {
 		/* not charged to the owner: see locks_free_lock */
 		new_fl = locks_alloc_lock();
-		if (!new_fl) {
-			rv_stat_inc(locks_enolck);
-			return -ENOLCK;
-		}
+		if (!new_fl)
+			return -ENOMEM; /* flock_lock_inode's answer, not fcntl's ENOLCK */
 		new_fl->fl_flags = FL_FLOCK;
 		new_fl->fl_owner = request->fl_owner;
 	}
@@ -1484,9 +1483,10 @@ static __always_inline int __lk_lock_file_wait(struct file *filp, struct file_lo
 	struct lk_call c;
 	int error;
 
+	/* posix_lock_inode and flock_lock_inode: no context, no memory */
 	ctx = locks_get_lock_context(filp->f_inode, fl->fl_type);
 	if (!ctx)
-		return fl->fl_type == F_UNLCK ? 0 : -ENOLCK;
+		return fl->fl_type == F_UNLCK ? 0 : -ENOMEM;
 	fl->fl_flags |= kind;
 	fl->fl_file = filp;
 	if (kind == FL_FLOCK)
@@ -1541,7 +1541,7 @@ int locks_submit_req(struct file *filp, struct file_lock_req *req)
 		return -EBUSY;
 	ctx = locks_get_lock_context(filp->f_inode, req->fl.fl_type);
 	if (!ctx)
-		return req->fl.fl_type == F_UNLCK ? 0 : -ENOLCK;
+		return req->fl.fl_type == F_UNLCK ? 0 : -ENOMEM;
 	req->fl.fl_file = filp;
 	if (req->fl.fl_flags & FL_FLOCK)
 		req->fl.fl_owner = filp;
@@ -1868,7 +1868,10 @@ static void lk_show(struct lk_buf *b, const struct file_lock_context *ctx,
 		  fl->fl_type == F_WRLCK   ? "WRITE"
 		  : fl->fl_type == F_RDLCK ? "READ "
 					   : "UNLCK");
-	lk_printf(b, "%d 00:00:%llu ", pid, ctx ? (unsigned long long)ctx->flc_ino : 0ULL);
+	/* fs/locks.c lock_get_status: "%02x:%02x:%lu", MAJOR:MINOR of i_sb->s_dev */
+	lk_printf(b, "%d %02x:%02x:%llu ", pid, rv_sb ? major(rv_sb->s_dev) : 0,
+		  rv_sb ? minor(rv_sb->s_dev) : 0,
+		  ctx ? (unsigned long long)ctx->flc_ino : 0ULL);
 	if (fl->fl_flags & FL_POSIX) {
 		if (fl->fl_end == OFFSET_MAX)
 			lk_printf(b, "%lld EOF\n", (long long)fl->fl_start);

@@ -120,7 +120,8 @@ int locks_cancel_req(struct file_lock_req *req);
  * LOCK_MAND is ignored (returns 0).
  * `pid` is reported in the listing.  With req != NULL a blocking request
  * returns FILE_LOCK_DEFERRED instead of sleeping.  -EWOULDBLOCK (LOCK_NB),
- * -EINTR, -EINVAL, -EBADF (O_PATH file), -ENOLCK.
+ * -EINTR, -EINVAL, -EBADF (O_PATH file), -ENOLCK, -ENOMEM (flock_lock_inode's
+ * answer when a lock record or the inode's lock context cannot be had).
  */
 int flock_lock_file(struct file *filp, unsigned int cmd, pid_t pid, struct file_lock_req *req);
 /*

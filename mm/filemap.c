@@ -97,7 +97,7 @@ static inline int64_t mapping_size(struct address_space *m)
 }
 
 /*
- * The PTE recheck before a major fault (SEEDS.md s.7): the PTE this fault
+ * The PTE recheck before a major fault (docs/history.md): the PTE this fault
  * read locklessly as none may be inside another task's
  * ptep_modify_prot_start..commit window (NUMA hinting, mprotect), which
  * holds the PTE lock; the data may be mapped all along.  Returns
@@ -421,7 +421,8 @@ static void unmap_mapping_range(struct address_space *m, int64_t start, int64_t 
 				int even_cows)
 {
 	unsigned long first = (unsigned long)start >> PAGE_SHIFT;
-	unsigned long last = len > 0 ? (unsigned long)(start + len - 1) >> PAGE_SHIFT : ~0UL;
+	unsigned long last =
+	    len > 0 ? ((unsigned long)start + (unsigned long)len - 1) >> PAGE_SHIFT : ~0UL;
 	struct vm_area_struct *vma;
 
 	down_read(&m->i_mmap_rwsem);

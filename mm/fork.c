@@ -9,7 +9,7 @@
  *
  * mmap_lock alone no longer keeps the parent's VMAs still: another thread
  * of the parent can fault under a per-VMA lock and change PTEs of a VMA
- * while it is being copied (SEEDS.md s.4; an anon_vma it cannot prepare
+ * while it is being copied (docs/history.md; an anon_vma it cannot prepare
  * there: vmf_anon_prepare needs mmap_lock, which fork holds).  The
  * switch fork_vma_lock decides whether each parent VMA is write-locked
  * (vma_start_write) before it is copied:
@@ -23,7 +23,7 @@
  * COW a page during the copy, before fork's TLB flush at the end: a third
  * parent thread still writing through its stale writable translation then
  * writes into the old page, which now belongs to the child, and the
- * parent loses that write (the corruption users reported, SEEDS.md s.4).
+ * parent loses that write (the corruption users reported, docs/history.md).
  * Injection points (for the fork-race reproductions):
  *   "dup_mmap_vma"          after the lock decision, before anything is read
  *   "dup_mmap_before_copy"  after anon_vma_fork, before vma_needs_copy

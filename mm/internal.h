@@ -166,18 +166,31 @@ pte_t ptep_clear_flush(struct vm_area_struct *vma, unsigned long addr, pte_t *pt
 /*
  * mmu_gather: zap clears PTEs and queues the folios whose PTE references
  * it drops; tlb_flush_mmu / tlb_finish_mmu flush the TLB and only then put
- * them (the kernel's tlb_gather_mmu .. tlb_finish_mmu).
+ * them (the kernel's tlb_gather_mmu .. tlb_finish_mmu).  A folio queued
+ * with delay_rmap (a dirty PTE of a file folio) also keeps its mapcount
+ * until the flush (tlb_flush_rmaps), and zap flushes before it drops the
+ * PTE lock: writeback (folio_mkclean) still sees the folio mapped and
+ * waits on that lock until no stale writer is left (zap_pte_range).
  */
 #define MMU_GATHER_BATCH 64
 struct mmu_gather {
 	struct mm_struct *mm;
 	bool need_flush;
+	bool delayed_rmap; /* some entry has delay_rmap set */
 	int nr;
 	struct folio *folios[MMU_GATHER_BATCH];
+	bool delay_rmap[MMU_GATHER_BATCH];
 };
 void tlb_gather_mmu(struct mmu_gather *tlb, struct mm_struct *mm);
-/* A present PTE was cleared; folio (or NULL: the zero page) loses its reference after the flush. */
-void tlb_remove_folio(struct mmu_gather *tlb, struct folio *folio);
+/*
+ * A present PTE was cleared; folio (or NULL: the zero page) loses its
+ * reference after the flush, and its mapcount then too with delay_rmap
+ * (else the caller dropped it already).  A full batch is flushed first.
+ */
+void tlb_remove_folio(struct mmu_gather *tlb, struct folio *folio, bool delay_rmap);
+/* Flush only; then tlb_flush_rmaps drops the delayed mapcounts (PTE lock held). */
+void tlb_flush_mmu_tlbonly(struct mmu_gather *tlb);
+void tlb_flush_rmaps(struct mmu_gather *tlb);
 void tlb_flush_mmu(struct mmu_gather *tlb);
 void tlb_finish_mmu(struct mmu_gather *tlb);
 

@@ -27,6 +27,15 @@ struct kmem_cache *mm_cachep;
 struct kmem_cache *anon_vma_cachep;
 struct kmem_cache *anon_vma_chain_cachep;
 struct kmem_cache *pt_page_cachep;
+/*
+ * VMA tree nodes: arrays of up to VMA_NODE_SLOTS entries come from their own
+ * cache and are freed with kfree_rcu, as maple nodes are (lib/maple_tree.c
+ * mt_free_rcu; 6.18 gives maple_node_cache sheaves and frees nodes with
+ * kfree_rcu), so slab= reaches mmap and munmap.  Larger arrays are malloc'd
+ * and freed with call_rcu.
+ */
+#define VMA_NODE_SLOTS 16
+struct kmem_cache *vma_node_cachep;
 long mm_live;
 
 RV_STAT_DEFINE(vma_write_locks, "VMAs write-locked by vma_start_write (slow path taken)");
@@ -125,13 +134,29 @@ static void vma_array_free_rcu(struct rcu_head *head)
 
 static struct vma_array *vma_array_alloc(int cap)
 {
-	struct vma_array *a = malloc(sizeof(*a) + (size_t)cap * sizeof(a->v[0]));
+	struct vma_array *a;
+
+	if (cap <= VMA_NODE_SLOTS) {
+		cap = VMA_NODE_SLOTS;
+		a = kmem_cache_alloc(vma_node_cachep);
+	} else {
+		a = rv_malloc("vma_array", sizeof(*a) + (size_t)cap * sizeof(a->v[0]));
+	}
 
 	if (a) {
 		a->nr = 0;
 		a->cap = cap;
 	}
 	return a;
+}
+
+/* Free a retired (unpublished) array after a grace period. */
+static void vma_array_free(struct vma_array *a)
+{
+	if (a->cap == VMA_NODE_SLOTS)
+		kmem_cache_free_rcu(vma_node_cachep, a);
+	else
+		rv_call_rcu(&a->rcu, vma_array_free_rcu);
 }
 
 static inline int vma_nr(struct mm_struct *mm)
@@ -171,7 +196,7 @@ static int vma_tree_splice(struct mm_struct *mm, int lo, int nremove,
 	a->nr = newnr;
 	rcu_assign_pointer(mm->mm_mt, a);
 	if (old)
-		rv_call_rcu(&old->rcu, vma_array_free_rcu);
+		vma_array_free(old);
 	return 0;
 }
 
@@ -310,7 +335,7 @@ struct mm_struct *mm_alloc(void)
 
 	if (!mm)
 		return NULL;
-	mm->pgd = calloc(PTRS_PER_PGD, sizeof(mm->pgd[0]));
+	mm->pgd = rv_calloc("pgd", PTRS_PER_PGD, sizeof(mm->pgd[0]));
 	if (!mm->pgd)
 		goto fail;
 	init_rwsem(&mm->mmap_lock);
@@ -336,7 +361,7 @@ struct mm_struct *mm_alloc(void)
 			goto fail;
 		}
 	} else {
-		/* the group: one allocation, one acquisition (SEEDS.md s.5) */
+		/* the group: one allocation, one acquisition (docs/history.md) */
 		if (percpu_counter_init_many(mm->rss_stat, 0, NR_MM_COUNTERS))
 			goto fail;
 	}
@@ -449,7 +474,7 @@ void exit_mmap(struct mm_struct *mm)
 	a = mm->mm_mt;
 	rcu_assign_pointer(mm->mm_mt, NULL);
 	if (a)
-		rv_call_rcu(&a->rcu, vma_array_free_rcu);
+		vma_array_free(a);
 	mm->map_count = 0;
 	mmap_write_unlock(mm);
 }
@@ -690,6 +715,24 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int pr
 	} else if (!file) {
 		return -EBADF;
 	}
+	/*
+	 * do_mmap (mm/mmap.c, Linux 6.x): the offset's overflow and the
+	 * file's checks (file_mmap_ok against MAX_LFS_FILESIZE, the access
+	 * mode) come before mmap_region, so a refused MAP_FIXED leaves what
+	 * was mapped there.
+	 */
+	vm_flags = calc_vm_flags(prot, flags);
+	if (file) {
+		unsigned long maxsize = (unsigned long)file->f_inode->i_sb->s_maxbytes;
+
+		if (pgoff + (len >> PAGE_SHIFT) < pgoff)
+			return -EOVERFLOW;
+		if (len > maxsize || pgoff > (maxsize - len) >> PAGE_SHIFT)
+			return -EOVERFLOW;
+		ret = mm_file_mmap_check(file, vm_flags);
+		if (ret)
+			return ret;
+	}
 	if (flags & MAP_FIXED) {
 		if (addr & ~PAGE_MASK)
 			return -EINVAL;
@@ -704,11 +747,7 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int pr
 			return -ENOMEM;
 	}
 	end = addr + len;
-	vm_flags = calc_vm_flags(prot, flags);
 	if (file) {
-		ret = mm_file_mmap_check(file, vm_flags);
-		if (ret)
-			return ret;
 		/*
 		 * do_mmap (mm/mmap.c, Linux 6.9), MAP_SHARED of a file not
 		 * open for writing: the mapping may never become writable, so
@@ -893,14 +932,16 @@ static int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long 
 	unsigned long end, addr;
 	int first, last, ret;
 
+	/* do_mprotect_pkey: len 0 is done; one that PAGE_ALIGN wraps to 0
+	 * (or whose end wraps) is -ENOMEM */
 	if (start & ~PAGE_MASK)
 		return -EINVAL;
-	len = (len + PAGE_SIZE - 1) & PAGE_MASK;
-	end = start + len;
-	if (end < start || end > TASK_SIZE)
-		return -ENOMEM;
 	if (!len)
 		return 0;
+	len = (len + PAGE_SIZE - 1) & PAGE_MASK;
+	end = start + len;
+	if (end <= start || end > TASK_SIZE)
+		return -ENOMEM;
 	/* the whole range must be mapped */
 	addr = start;
 	for (int i = find_vma_idx(mm, start); addr < end; i++) {
@@ -1044,7 +1085,11 @@ static int mm_subsys_init(void)
 	anon_vma_chain_cachep =
 		kmem_cache_create("anon_vma_chain", sizeof(struct anon_vma_chain), 0, 0, NULL);
 	pt_page_cachep = kmem_cache_create("pt_page", sizeof(struct pt_page), 64, 0, NULL);
-	if (!vm_area_cachep || !mm_cachep || !anon_vma_cachep || !anon_vma_chain_cachep ||
+	vma_node_cachep = kmem_cache_create("vma_tree_node",
+					    sizeof(struct vma_array) +
+						VMA_NODE_SLOTS * sizeof(struct vm_area_struct *),
+					    0, SLAB_SHEAVES, NULL);
+	if (!vma_node_cachep || !vm_area_cachep || !mm_cachep || !anon_vma_cachep || !anon_vma_chain_cachep ||
 	    !pt_page_cachep || mm_folio_init() || mm_filemap_init()) {
 		mm_subsys_teardown();
 		return -ENOMEM;
@@ -1078,7 +1123,7 @@ static int mm_subsys_teardown(void)
 	}
 	if (destroy_cache(&vm_area_cachep) | destroy_cache(&mm_cachep) |
 	    destroy_cache(&anon_vma_cachep) | destroy_cache(&anon_vma_chain_cachep) |
-	    destroy_cache(&pt_page_cachep))
+	    destroy_cache(&pt_page_cachep) | destroy_cache(&vma_node_cachep))
 		ret = -EBUSY;
 	if (mm_folio_exit())
 		ret = -EBUSY;

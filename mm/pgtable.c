@@ -120,7 +120,18 @@ long zap_page_range_details(struct vm_area_struct *vma, unsigned long start, uns
 	return zapped;
 }
 
-/* zap_pte_range: mapcounts and RSS go now, folio references after the flush. */
+/*
+ * zap_pte_range (mm/memory.c): RSS goes now, folio references after the
+ * flush.  A dirty PTE of a file folio: the folio is marked dirty, and a
+ * writer may still be storing through its stale translation, so the TLB
+ * is flushed before the PTE lock is dropped (force_flush: "Do the actual
+ * TLB flush before dropping ptl") and the folio's mapcount drops only
+ * after that flush (delay_rmap, Linux 6.2+, 5df397dec7c4): writeback's
+ * folio_mkclean sees the folio mapped, walks to this PTE, waits on its
+ * lock and then copies a folio no writer can change.  Other mapcounts go
+ * at once: no writer can use a clean translation without setting DIRTY
+ * in the PTE first (the model CPU's walk does), so none is in flight.
+ */
 long zap_page_range_tlb(struct mmu_gather *tlb, struct vm_area_struct *vma, unsigned long start,
 			unsigned long end, bool skip_anon)
 {
@@ -129,6 +140,7 @@ long zap_page_range_tlb(struct mmu_gather *tlb, struct vm_area_struct *vma, unsi
 
 	for (unsigned long addr = start, next; addr < end; addr = next) {
 		struct pt_page *pt = pt_lookup(mm, addr);
+		bool force_flush = false;
 
 		next = pgd_addr_end(addr, end);
 		if (!pt)
@@ -149,15 +161,24 @@ long zap_page_range_tlb(struct mmu_gather *tlb, struct vm_area_struct *vma, unsi
 			pt->nr_present--;
 			zapped++;
 			if (pte_special(pte)) {
-				tlb_remove_folio(tlb, NULL);
+				tlb_remove_folio(tlb, NULL, false);
 				continue;
 			}
 			folio = mm_folio_from_pte(pte);
-			if (pte_dirty(pte) && !mm_folio_is_anon(folio))
-				mm_folio_mark_dirty(folio);
 			rss[mm_counter_of(vma, folio)]--;
+			if (pte_dirty(pte) && !mm_folio_is_anon(folio)) {
+				mm_folio_mark_dirty(folio);
+				force_flush = true;
+				tlb_remove_folio(tlb, folio, true);
+				continue;
+			}
 			mm_folio_mapcount_dec(folio);
-			tlb_remove_folio(tlb, folio);
+			tlb_remove_folio(tlb, folio, false);
+		}
+		/* the flush before dropping the PTE lock, then the rmaps */
+		if (force_flush) {
+			tlb_flush_mmu_tlbonly(tlb);
+			tlb_flush_rmaps(tlb);
 		}
 		spin_unlock(&pt->ptl);
 	}

@@ -101,27 +101,51 @@ void tlb_gather_mmu(struct mmu_gather *tlb, struct mm_struct *mm)
 {
 	tlb->mm = mm;
 	tlb->need_flush = false;
+	tlb->delayed_rmap = false;
 	tlb->nr = 0;
 }
 
-/* Flush, then drop the references of the PTEs cleared since the last flush. */
-void tlb_flush_mmu(struct mmu_gather *tlb)
+void tlb_flush_mmu_tlbonly(struct mmu_gather *tlb)
 {
 	if (tlb->need_flush)
 		flush_tlb_mm(tlb->mm);
 	tlb->need_flush = false;
+}
+
+/* tlb_flush_rmaps (mm/mmu_gather.c, Linux 6.2+): after the flush. */
+void tlb_flush_rmaps(struct mmu_gather *tlb)
+{
+	if (!tlb->delayed_rmap)
+		return;
+	for (int i = 0; i < tlb->nr; i++) {
+		if (tlb->delay_rmap[i]) {
+			mm_folio_mapcount_dec(tlb->folios[i]);
+			tlb->delay_rmap[i] = false;
+		}
+	}
+	tlb->delayed_rmap = false;
+}
+
+/* Flush, then drop the delayed mapcounts and the references of the PTEs
+ * cleared since the last flush. */
+void tlb_flush_mmu(struct mmu_gather *tlb)
+{
+	tlb_flush_mmu_tlbonly(tlb);
+	tlb_flush_rmaps(tlb);
 	for (int i = 0; i < tlb->nr; i++)
 		mm_folio_put(tlb->folios[i]);
 	tlb->nr = 0;
 }
 
-void tlb_remove_folio(struct mmu_gather *tlb, struct folio *folio)
+void tlb_remove_folio(struct mmu_gather *tlb, struct folio *folio, bool delay_rmap)
 {
 	tlb->need_flush = true;
 	if (!folio)
 		return;
 	if (tlb->nr == MMU_GATHER_BATCH)
 		tlb_flush_mmu(tlb);
+	tlb->delay_rmap[tlb->nr] = delay_rmap;
+	tlb->delayed_rmap |= delay_rmap;
 	tlb->folios[tlb->nr++] = folio;
 }
 

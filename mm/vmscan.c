@@ -3,7 +3,7 @@
  * mm/vmscan.c - reclaim of page-cache folios to the backing store and the
  * NUMA-hinting scan of an address space.
  *
- * Reclaim (SEEDS.md s.7): file folios are put on one LRU list when the VFS
+ * Reclaim (docs/history.md): file folios are put on one LRU list when the VFS
  * inserts them into a mapping (vfs_hooks.folio_add_lru).  When the cache
  * holds more than rv_sw.cache_pages folios, the task that added one reclaims
  * the oldest ones (direct reclaim): isolate with a reference, trylock the

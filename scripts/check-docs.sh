@@ -26,7 +26,7 @@ for p in docs/*.md; do
 	[ -s "$tmp.want" ] || continue
 	grep -q '^<!-- toc -->$' "$p" || { fail "$p: no <!-- toc --> block"; continue; }
 	cmp -s "$tmp.have" "$tmp.want" ||
-		fail "$p: table of contents out of date (regenerate with scripts/docs-toc.sh $p)"
+		fail "$p: table of contents out of date (scripts/docs-toc.sh --update $p)"
 done
 for p in $pages; do
 	dir=$(dirname "$p")

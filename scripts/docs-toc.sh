@@ -5,11 +5,24 @@
 # anchor rule (lower case; punctuation other than '-' and '_' dropped;
 # spaces become '-'; a repeated anchor gets -1, -2, ...).
 # docs-toc.sh --anchors FILE: print every heading's anchor, one per line.
+# docs-toc.sh --update FILE...: rewrite each FILE's <!-- toc --> block.
 # check-docs.sh compares the first with the block between <!-- toc --> and
 # <!-- /toc --> of each page and resolves links with the second.
 set -eu
 mode=toc
 [ "$1" = --anchors ] && { mode=anchors; shift; }
+if [ "$1" = --update ]; then
+	shift
+	for f in "$@"; do
+		grep -q '^<!-- toc -->$' "$f" || { echo "docs-toc: $f: no <!-- toc --> line" >&2; exit 1; }
+		toc=$(sh "$0" "$f")
+		awk -v toc="$toc" '
+			$0 == "<!-- toc -->" { print; print toc; skip = 1; next }
+			$0 == "<!-- /toc -->" { skip = 0 }
+			!skip' "$f" >"$f.tmp" && mv "$f.tmp" "$f"
+	done
+	exit 0
+fi
 awk -v mode="$mode" '
 /^```/ { code = !code; next }
 code { next }

@@ -113,13 +113,11 @@ static void d_hash_node_free_rcu(struct rcu_head *head)
 	free(container_of(head, struct d_hash_node, rcu));
 }
 
-/* d_lock held.  Publishes d under (d_parent, d_name). */
-static void d_hash_add(struct dentry *d)
+/* d_lock held.  Publishes d under (d_parent, d_name) with hn, allocated
+ * beforehand (the kernel's d_hash links the dentry's own hlist node and
+ * cannot fail; the model's hash table takes a node per hashing). */
+static void d_hash_add(struct dentry *d, struct d_hash_node *hn)
 {
-	struct d_hash_node *hn = malloc(sizeof(*hn));
-
-	if (!hn)
-		abort(); /* the model does not handle allocation failure here */
 	hn->dentry = d;
 	hn->parent = d->d_parent;
 	rcu_read_lock();
@@ -165,8 +163,28 @@ static void external_name_free_rcu(struct rcu_head *head)
 	free(container_of(head, struct external_name, rcu));
 }
 
-/* d_lock held (and d_seq write section for a live dentry). */
-static void d_set_name(struct dentry *d, const char *name, uint32_t len)
+static struct d_hash_node *d_hash_node_alloc(void)
+{
+	return rv_malloc("d_hash_node", sizeof(struct d_hash_node));
+}
+
+/* The storage of a name too long for d_iname, or NULL with none needed. */
+static int external_name_alloc(uint32_t len, struct external_name **out)
+{
+	*out = NULL;
+	if (len < DNAME_INLINE_LEN)
+		return 0;
+	*out = rv_malloc("external_name", sizeof(struct external_name) + len + 1);
+	return *out ? 0 : -ENOMEM;
+}
+
+/*
+ * d_lock held (and d_seq write section for a live dentry).  ext: from
+ * external_name_alloc(len), so that a rename, past its point of no return
+ * here, allocates nothing (the kernel's __d_move swaps or copies names).
+ */
+static void d_set_name(struct dentry *d, const char *name, uint32_t len,
+		       struct external_name *ext)
 {
 	const char *old = d->d_name.name;
 	bool old_ext = old && old != d->d_iname;
@@ -179,10 +197,6 @@ static void d_set_name(struct dentry *d, const char *name, uint32_t len)
 		WRITE_ONCE(d->d_iname[len], 0);
 		__atomic_store_n(&d->d_name.name, (const char *)d->d_iname, __ATOMIC_RELEASE);
 	} else {
-		struct external_name *ext = malloc(sizeof(*ext) + len + 1);
-
-		if (!ext)
-			abort();
 		memcpy(ext->name, name, len);
 		ext->name[len] = 0;
 		/* release: the bytes above before the pointer (pairs with the
@@ -215,12 +229,18 @@ static struct dentry *__d_alloc(struct super_block *sb)
 
 static struct dentry *d_alloc(struct dentry *parent, const char *name, uint32_t len)
 {
-	struct dentry *d = __d_alloc(parent->d_sb);
+	struct external_name *ext;
+	struct dentry *d;
 
-	if (!d)
+	if (external_name_alloc(len, &ext))
 		return NULL;
+	d = __d_alloc(parent->d_sb);
+	if (!d) {
+		free(ext);
+		return NULL;
+	}
 	d->d_parent = parent;
-	d_set_name(d, name, len);
+	d_set_name(d, name, len, ext);
 	spin_lock(&parent->d_lockref.lock);
 	parent->d_lockref.count++;
 	list_add_tail(&d->d_child, &parent->d_subdirs);
@@ -235,7 +255,7 @@ struct dentry *d_alloc_root(struct inode *inode)
 	if (!d)
 		return NULL;
 	d->d_parent = d;
-	d_set_name(d, "/", 1);
+	d_set_name(d, "/", 1, NULL);
 	d->d_inode = inode;
 	d->d_flags = DCACHE_ROOT | DCACHE_PERSISTENT;
 	inode->i_dentry = d;
@@ -431,9 +451,15 @@ int d_lookup_or_alloc(struct dentry *parent, const char *name, uint32_t len, str
 			return 0;
 		}
 		n = d_alloc(parent, name, len);
-		hn = malloc(sizeof(*hn));
-		if (!n || !hn)
-			abort();
+		if (!n)
+			return -ENOMEM;
+		hn = d_hash_node_alloc();
+		if (!hn) {
+			spin_lock(&n->d_lockref.lock);
+			dentry_kill(n); /* never hashed; drops n's lock */
+			dput(parent);
+			return -ENOMEM;
+		}
 		hn->dentry = n;
 		hn->parent = parent;
 		spin_lock(&n->d_lockref.lock);
@@ -571,7 +597,7 @@ static void d_reparent(struct dentry *d, struct dentry *oldp, struct dentry *new
 }
 
 void d_move(struct dentry *d, struct dentry *target, struct dentry *newparent, const char *name,
-	    uint32_t len)
+	    uint32_t len, struct d_rename_pre *pre)
 {
 	seqlock_t *rl = &d->d_sb->s_rename_lock;
 	struct dentry *oldparent = d->d_parent;
@@ -596,8 +622,10 @@ void d_move(struct dentry *d, struct dentry *target, struct dentry *newparent, c
 	 * odd/changed and retry (tests look into this window) */
 	RV_INJECT("d_move_unhashed");
 	WRITE_ONCE(d->d_parent, newparent);
-	d_set_name(d, name, len);
-	d_hash_add(d);
+	d_set_name(d, name, len, pre->ext[0]);
+	d_hash_add(d, pre->hn[0]);
+	pre->ext[0] = NULL;
+	pre->hn[0] = NULL;
 	write_seqcount_end(&d->d_seq);
 	spin_unlock(&d->d_lockref.lock);
 	write_sequnlock(rl);
@@ -607,7 +635,28 @@ void d_move(struct dentry *d, struct dentry *target, struct dentry *newparent, c
 	}
 }
 
-void d_exchange(struct dentry *a, struct dentry *b)
+int d_rename_prealloc(struct d_rename_pre *pre, uint32_t len0, uint32_t len1)
+{
+	*pre = (struct d_rename_pre){0};
+	if (external_name_alloc(len0, &pre->ext[0]) ||
+	    (len1 && external_name_alloc(len1, &pre->ext[1])) ||
+	    !(pre->hn[0] = d_hash_node_alloc()) || (len1 && !(pre->hn[1] = d_hash_node_alloc()))) {
+		d_rename_pre_free(pre);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void d_rename_pre_free(struct d_rename_pre *pre)
+{
+	for (int i = 0; i < 2; i++) {
+		free(pre->ext[i]);
+		free(pre->hn[i]);
+	}
+	*pre = (struct d_rename_pre){0};
+}
+
+void d_exchange(struct dentry *a, struct dentry *b, struct d_rename_pre *pre)
 {
 	seqlock_t *rl = &a->d_sb->s_rename_lock;
 	struct dentry *pa = a->d_parent, *pb = b->d_parent;
@@ -626,10 +675,11 @@ void d_exchange(struct dentry *a, struct dentry *b)
 	d_hash_del(b);
 	WRITE_ONCE(a->d_parent, pb);
 	WRITE_ONCE(b->d_parent, pa);
-	d_set_name(a, nb, lb);
-	d_set_name(b, na, la);
-	d_hash_add(a);
-	d_hash_add(b);
+	d_set_name(a, nb, lb, pre->ext[0]);
+	d_set_name(b, na, la, pre->ext[1]);
+	d_hash_add(a, pre->hn[0]);
+	d_hash_add(b, pre->hn[1]);
+	*pre = (struct d_rename_pre){0};
 	write_seqcount_end(&b->d_seq);
 	write_seqcount_end(&a->d_seq);
 	spin_unlock(&second->d_lockref.lock);

@@ -39,7 +39,7 @@
  * Objects, fields and their locks
  * -------------------------------
  * super_block: s_inode_list_lock protects s_inodes (the kernel's contention
- *   point on inode creation, SEEDS.md s.3).  s_rename_lock (seqlock) is
+ *   point on inode creation, docs/history.md).  s_rename_lock (seqlock) is
  *   write-held around every d_move so that lockless lookups that miss can
  *   tell a rename happened (the kernel's rename_lock).  s_vfs_rename_mutex
  *   serializes cross-directory renames (lock_rename).  s_dcache is the
@@ -144,6 +144,8 @@ struct super_block {
 	long s_nr_negative;			/* atomic: unused negative dentries */
 	uint64_t s_next_ino;			/* atomic */
 	uint32_t s_magic;
+	dev_t s_dev; /* the device listings print (locks): 0 in-process; the
+		      * FUSE daemon sets its mount's st_dev before serving */
 };
 /* The instance's superblock (NULL when no instance is live). */
 extern struct super_block *rv_sb;
@@ -415,6 +417,9 @@ int vfs_truncate(struct inode *inode, int64_t size);
 
 /* Counters for tests: live objects in the instance. */
 long vfs_inodes_live(void);
+/* Shrink the caches if evictions freed pages since the last shrink (they
+ * do it themselves every 1 MiB); true if a shrink was queued. */
+bool vfs_shrink_freed(void);
 long vfs_dentries_live(void);
 
 #endif

@@ -7,7 +7,7 @@
  * Locking:
  *   sb->s_inode_list_lock  protects s_inodes and every i_sb_list link
  *                          (taken on every inode creation and eviction:
- *                          the contention point of SEEDS.md s.3).
+ *                          the contention point of docs/history.md).
  *   inode->i_lock          serializes attribute writers; each writer bumps
  *                          i_attr_seq around its stores so lockless readers
  *                          (vfs_getattr) retry instead of seeing a torn set.
@@ -32,7 +32,7 @@ RV_STAT_DEFINE(inode_allocs, "inodes created (new_inode)");
 RV_STAT_DEFINE(inode_evictions, "inodes evicted by their last iput");
 RV_STAT_DEFINE(getattr_retries, "vfs_getattr seqcount retries");
 RV_STAT_DEFINE(inode_sb_list_contended,
-	       "inode creations/evictions that found s_inode_list_lock held (SEEDS.md s.3)");
+	       "inode creations/evictions that found s_inode_list_lock held");
 
 /* inode_sb_list_add/del's lock, counting contention */
 static void sb_inode_list_lock(struct super_block *sb)
@@ -114,14 +114,35 @@ static void inode_free_rcu(struct rcu_head *head)
 	kmem_cache_free(inode_cachep, inode);
 }
 
+/*
+ * After large frees the caches give their empty slabs back and the heap
+ * its free pages (kmem_cache_shrink_all, the model's drop_slab): evictions
+ * count the pages they freed, and every SHRINK_AFTER_PAGES of them one
+ * evicting task queues a shrink (it runs from an RCU callback, after this
+ * inode and what else was RCU-freed before it are free).  The kernel's
+ * shrinkers run under memory pressure instead; a process has no such
+ * signal, and glibc never returns free heap pages by itself; so the FUSE
+ * daemon also calls vfs_shrink_freed once a second for what was freed
+ * below the threshold.
+ */
+#define SHRINK_AFTER_PAGES 256 /* 1 MiB */
+static long pages_freed_since_shrink; /* atomic */
+RV_STAT_DEFINE(vfs_shrinks, "caches shrunk after large frees (kmem_cache_shrink_all)");
+
 static void evict(struct inode *inode)
 {
 	struct super_block *sb = inode->i_sb;
 	struct address_space *m = inode->i_mapping;
+	long freed = __atomic_load_n(&m->nrblocks, __ATOMIC_RELAXED); /* cache + store */
 
 	down_write(&m->invalidate_lock);
 	truncate_inode_pages(m, 0);
 	up_write(&m->invalidate_lock);
+	/* a long symlink's block (no folio holds it) */
+	if (S_ISLNK(inode->i_mode) && m->nrblocks) {
+		sb_release_blocks(sb, m->nrblocks);
+		m->nrblocks = 0;
+	}
 	if (m->a_store && m->a_store->release)
 		m->a_store->release(m);
 	if (inode->i_flctx && vfs_hooks.locks_free_context)
@@ -136,6 +157,18 @@ static void evict(struct inode *inode)
 	__atomic_fetch_sub(&sb->s_nr_inodes, 1, __ATOMIC_RELAXED);
 	rv_stat_inc(inode_evictions);
 	rv_call_rcu(&inode->i_rcu, inode_free_rcu);
+	if (__atomic_add_fetch(&pages_freed_since_shrink, freed, __ATOMIC_RELAXED) >=
+	    SHRINK_AFTER_PAGES)
+		vfs_shrink_freed();
+}
+
+bool vfs_shrink_freed(void)
+{
+	if (!__atomic_exchange_n(&pages_freed_since_shrink, 0, __ATOMIC_RELAXED))
+		return false;
+	kmem_cache_shrink_all();
+	rv_stat_inc(vfs_shrinks);
+	return true;
 }
 
 void iput(struct inode *inode)
@@ -278,10 +311,10 @@ int inode_truncate_locked(struct inode *inode, int64_t size)
 		 * catch folios faulted in meanwhile (private COWs included) */
 		down_write(&m->invalidate_lock);
 		if (vfs_hooks.unmap_mapping_range)
-			vfs_hooks.unmap_mapping_range(m, (size + PAGE_SIZE - 1) & PAGE_MASK, 0, 1);
+			vfs_hooks.unmap_mapping_range(m, pos_round_up_page(size), 0, 1);
 		truncate_inode_pages(m, size);
 		if (vfs_hooks.unmap_mapping_range)
-			vfs_hooks.unmap_mapping_range(m, (size + PAGE_SIZE - 1) & PAGE_MASK, 0, 1);
+			vfs_hooks.unmap_mapping_range(m, pos_round_up_page(size), 0, 1);
 		up_write(&m->invalidate_lock);
 	}
 	return 0;

@@ -49,9 +49,23 @@ void d_make_persistent(struct dentry *d);
 /* Unlink: drop the persistent pin, and turn negative or unhash. */
 void d_delete_persistent(struct dentry *d);
 void d_drop(struct dentry *d);
+/*
+ * What d_move and d_exchange need, allocated before a rename changes
+ * anything (d_rename_prealloc: len0 the moved name's length, for an
+ * exchange len1 the other's, 0 for none; -ENOMEM), so that they cannot
+ * fail; they take what they use, d_rename_pre_free frees the rest.
+ */
+struct d_hash_node;
+struct external_name;
+struct d_rename_pre {
+	struct d_hash_node *hn[2];
+	struct external_name *ext[2];
+};
+int d_rename_prealloc(struct d_rename_pre *pre, uint32_t len0, uint32_t len1);
+void d_rename_pre_free(struct d_rename_pre *pre);
 void d_move(struct dentry *d, struct dentry *target, struct dentry *newparent, const char *name,
-	    uint32_t len);
-void d_exchange(struct dentry *a, struct dentry *b);
+	    uint32_t len, struct d_rename_pre *pre);
+void d_exchange(struct dentry *a, struct dentry *b, struct d_rename_pre *pre);
 struct dentry *dget_parent(struct dentry *d);
 struct dentry *d_find_alias(struct inode *inode);
 bool d_is_ancestor(struct dentry *ancestor, struct dentry *d);
@@ -66,6 +80,8 @@ int pagecache_destroy(void);
 long xa_nodes_count(void);
 
 /* namei.c */
+#define BOGO_DIRENT_SIZE  20  /* shmem's st_size per directory entry */
+#define SHORT_SYMLINK_LEN 128 /* shmem: longer symlink targets take a block */
 int dir_add_offset(struct inode *dir, struct dentry *d);
 void dir_remove_offset(struct inode *dir, struct dentry *d);
 

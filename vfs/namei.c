@@ -59,6 +59,14 @@ static bool is_dotdot(const char *n, uint32_t len)
 
 /* ---- readdir offsets --------------------------------------------------- */
 
+/* A directory's st_size as shmem keeps it: BOGO_DIRENT_SIZE for ".", ".."
+ * and each entry (shmem_mknod/link/unlink/rmdir/rename2 add or subtract it;
+ * RENAME_EXCHANGE moves none).  Directory i_rwsem held. */
+static void dir_update_size(struct inode *dir)
+{
+	inode_set_size(dir, (int64_t)(2 + dir->i_nr_children) * BOGO_DIRENT_SIZE);
+}
+
 int dir_add_offset(struct inode *dir, struct dentry *d)
 {
 	uint64_t off = dir->i_dir_next_offset++;
@@ -68,6 +76,7 @@ int dir_add_offset(struct inode *dir, struct dentry *d)
 		return err;
 	d->d_offset = off;
 	dir->i_nr_children++;
+	dir_update_size(dir);
 	return 0;
 }
 
@@ -76,6 +85,7 @@ void dir_remove_offset(struct inode *dir, struct dentry *d)
 	if (xa_load(&dir->i_dir_offsets, d->d_offset) == d) {
 		xa_erase(&dir->i_dir_offsets, d->d_offset);
 		dir->i_nr_children--;
+		dir_update_size(dir);
 	}
 	d->d_offset = 0;
 }
@@ -499,12 +509,22 @@ static int __create_locked(struct inode *dinode, struct dentry *d, uint32_t mode
 			   const char *target, const struct cred *cred, struct inode **out)
 {
 	struct inode *inode;
+	bool long_link = S_ISLNK(mode) && strlen(target) >= SHORT_SYMLINK_LEN;
 	int err;
 
 	mode = mode_strip_sgid(dinode, mode, cred);
+	/* shmem_symlink: a target of SHORT_SYMLINK_LEN bytes or more lives in
+	 * a page of its own, which takes a block (ENOSPC on a full mount) */
+	if (long_link && sb_reserve_blocks(dinode->i_sb, 1))
+		return -ENOSPC;
 	inode = new_inode(dinode->i_sb, mode, cred);
-	if (!inode)
+	if (!inode) {
+		if (long_link)
+			sb_release_blocks(dinode->i_sb, 1);
 		return -ENOMEM;
+	}
+	if (long_link)
+		inode->i_data.nrblocks = 1; /* released at eviction */
 	/*
 	 * inode_init_owner (fs/inode.c, 6.x): in a setgid directory the new
 	 * inode takes the directory's group, and a new directory inherits
@@ -518,15 +538,17 @@ static int __create_locked(struct inode *dinode, struct dentry *d, uint32_t mode
 	}
 	inode->i_rdev = rdev;
 	if (S_ISLNK(mode)) {
-		inode->i_link = strdup(target);
+		inode->i_link = rv_strdup("symlink", target);
 		if (!inode->i_link) {
 			iput(inode);
 			return -ENOMEM;
 		}
 		inode->i_size = (int64_t)strlen(target);
 	}
-	if (S_ISDIR(mode))
+	if (S_ISDIR(mode)) {
 		inode->i_nlink = 2;
+		inode->i_size = 2 * BOGO_DIRENT_SIZE;
+	}
 	err = dir_add_offset(dinode, d);
 	if (err) {
 		iput(inode);
@@ -736,6 +758,8 @@ static int do_rename_at(struct dentry *olddir, const char *oldname, uint32_t old
 	struct inode *odi, *ndi, *si, *ti;
 	struct dentry *old = NULL, *new = NULL;
 	bool isdir, exchange = flags & RENAME_EXCHANGE;
+	struct d_rename_pre pre = {0};
+	uint64_t reserved = 0;
 	int err;
 
 	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE))
@@ -794,6 +818,24 @@ static int do_rename_at(struct dentry *olddir, const char *oldname, uint32_t old
 			goto out_unlock;
 		}
 	}
+	/*
+	 * Everything the rename allocates, before it changes anything: the
+	 * dcache's hash nodes and long names, the new directory's offset
+	 * slot (shmem_rename2 adds the offset, simple_offset_rename, before
+	 * the VFS's d_move; a failure there leaves both names as they were).
+	 */
+	err = d_rename_prealloc(&pre, exchange ? new->d_name.len : newlen,
+				exchange ? old->d_name.len : 0);
+	if (err)
+		goto out_unlock;
+	if (!exchange) {
+		reserved = ndi->i_dir_next_offset;
+		err = xa_reserve(&ndi->i_dir_offsets, reserved);
+		if (err) {
+			reserved = 0; /* offsets start past . and .. */
+			goto out_unlock;
+		}
+	}
 	if (exchange) {
 		uint64_t o1 = old->d_offset, o2 = new->d_offset;
 		bool tdir = S_ISDIR(ti->i_mode);
@@ -802,7 +844,7 @@ static int do_rename_at(struct dentry *olddir, const char *oldname, uint32_t old
 		xa_store(&ndi->i_dir_offsets, o2, old);
 		old->d_offset = o2;
 		new->d_offset = o1;
-		d_exchange(old, new);
+		d_exchange(old, new, &pre);
 		if (olddir != newdir && isdir != tdir) {
 			if (isdir) {
 				inode_dec_nlink(odi);
@@ -847,7 +889,7 @@ static int do_rename_at(struct dentry *olddir, const char *oldname, uint32_t old
 	}
 	RV_INJECT("rename_before_d_move");
 	dir_remove_offset(odi, old);
-	d_move(old, new, newdir, newname, newlen);
+	d_move(old, new, newdir, newname, newlen, &pre);
 	err = dir_add_offset(ndi, old);
 	if (isdir && olddir != newdir) {
 		inode_dec_nlink(odi);
@@ -859,6 +901,9 @@ out_times:
 	if (ndi != odi)
 		inode_touch(ndi, true, true);
 out_unlock:
+	if (reserved)
+		xa_release(&ndi->i_dir_offsets, reserved);
+	d_rename_pre_free(&pre);
 	unlock_rename(olddir, newdir);
 	if (old)
 		dput(old);

@@ -97,7 +97,14 @@ static struct folio *__folio_alloc(bool locked)
 
 	if (!f)
 		return NULL;
-	if (posix_memalign(&data, PAGE_SIZE, PAGE_SIZE)) {
+	/*
+	 * Plain malloc: the data needs no alignment (the model copies, it
+	 * never maps it), and posix_memalign(PAGE_SIZE, PAGE_SIZE) costs glibc
+	 * about two pages of heap per page.  malloc(PAGE_SIZE) is one chunk of
+	 * PAGE_SIZE + 16 bytes.
+	 */
+	data = malloc(PAGE_SIZE);
+	if (!data) {
 		kmem_cache_free(folio_cachep, f);
 		return NULL;
 	}
@@ -488,9 +495,14 @@ static void zero_partial_folio(struct address_space *m, int64_t idx, size_t from
 
 void truncate_inode_pages_range(struct address_space *m, int64_t lstart, int64_t lend)
 {
-	/* whole pages: [start, end) */
-	uint64_t start = (uint64_t)((lstart + PAGE_SIZE - 1) >> PAGE_SHIFT);
-	uint64_t end = lend < 0 ? UINT64_MAX : (uint64_t)(lend + 1) >> PAGE_SHIFT;
+	/*
+	 * whole pages: [start, end).  In unsigned arithmetic, as the kernel's
+	 * truncate_inode_pages_range does with its pgoff_t: lstart and lend
+	 * may be within a page of MAX_LFS_FILESIZE (2^63-1), where the
+	 * rounding overflows a loff_t.
+	 */
+	uint64_t start = ((uint64_t)lstart + PAGE_SIZE - 1) >> PAGE_SHIFT;
+	uint64_t end = lend < 0 ? UINT64_MAX : ((uint64_t)lend + 1) >> PAGE_SHIFT;
 	size_t soff = (size_t)(lstart & (PAGE_SIZE - 1));
 	uint64_t idx = start;
 	long dropped;
@@ -519,7 +531,7 @@ void truncate_inode_pages_range(struct address_space *m, int64_t lstart, int64_t
 			 * private COW copy is the process's own page.
 			 */
 			if (folio_mapcount(f) > 0 && vfs_hooks.unmap_mapping_range)
-				vfs_hooks.unmap_mapping_range(m, (int64_t)idx << PAGE_SHIFT, PAGE_SIZE,
+				vfs_hooks.unmap_mapping_range(m, (int64_t)(idx << PAGE_SHIFT), PAGE_SIZE,
 							      0);
 			__filemap_remove_folio(m, f);
 			rv_stat_inc(folio_truncations);
@@ -605,10 +617,19 @@ static bool cache_has_data(struct address_space *m, uint64_t idx)
 	return data;
 }
 
+/*
+ * The walk computes byte positions in uint64_t: the page after the last one
+ * a 2^63-1 byte file has starts at 2^63, which no loff_t holds.  Linux 6.x's
+ * mapping_seek_hole_data computes that position as a loff_t
+ * (round_up((u64)pos + 1, seek_size)), which wraps to LLONG_MIN, so on a
+ * tmpfs file with data in its last page SEEK_DATA answers ENXIO and
+ * SEEK_HOLE answers LLONG_MIN; here the answers are the data's page start
+ * and end (the hole at EOF), what the function means to return.
+ */
 int64_t mapping_seek_data(struct address_space *m, int64_t pos, int64_t end, bool data)
 {
 	int64_t idx = pos >> PAGE_SHIFT;
-	int64_t res;
+	uint64_t res;
 
 	if (data) {
 		uint64_t ci = (uint64_t)idx;
@@ -634,20 +655,20 @@ int64_t mapping_seek_data(struct address_space *m, int64_t pos, int64_t end, boo
 			best = si;
 		if (best < 0)
 			return end;
-		res = best << PAGE_SHIFT;
+		res = (uint64_t)best << PAGE_SHIFT;
 	} else {
 		for (;;) {
 			if (!cache_has_data(m, (uint64_t)idx) && !store_has(m, idx))
 				break;
-			if ((idx << PAGE_SHIFT) >= end)
+			if (((uint64_t)idx << PAGE_SHIFT) >= (uint64_t)end)
 				break;
 			idx++;
 		}
-		res = idx << PAGE_SHIFT;
+		res = (uint64_t)idx << PAGE_SHIFT;
 	}
-	if (res < pos)
-		res = pos;
-	return res > end ? end : res;
+	if (res < (uint64_t)pos)
+		res = (uint64_t)pos;
+	return res > (uint64_t)end ? end : (int64_t)res;
 }
 
 ssize_t filemap_read_at(struct address_space *m, void *buf, size_t count, int64_t pos)
@@ -732,7 +753,7 @@ static struct memstore *memstore_get(struct address_space *m, bool create)
 
 	if (ms || !create)
 		return ms;
-	ms = calloc(1, sizeof(*ms));
+	ms = rv_calloc("memstore", 1, sizeof(*ms));
 	if (!ms)
 		return NULL;
 	spin_lock_init(&ms->lock);
@@ -785,7 +806,7 @@ static int memstore_writeback_folio(struct address_space *m, struct folio *f)
 		if (p || fresh)
 			break;
 		spin_unlock(&ms->lock);
-		fresh = malloc(PAGE_SIZE);
+		fresh = rv_malloc("memstore_page", PAGE_SIZE);
 		if (!fresh)
 			return -ENOMEM;
 	}

@@ -89,6 +89,19 @@
 #define PAGE_SIZE  4096L
 #define PAGE_MASK  (~(PAGE_SIZE - 1))
 
+/*
+ * round_up(pos, PAGE_SIZE) for a byte position 0 <= pos <= 2^63-1, as the
+ * kernel's truncate_pagecache computes its holebegin: within a page of
+ * MAX_LFS_FILESIZE the result is 2^63, which a loff_t holds only wrapped
+ * (LLONG_MIN); unmap_mapping_range reads it back as (u64)holebegin >>
+ * PAGE_SHIFT, page 2^51, past every page.  Computed unsigned (no signed
+ * overflow), converted as GCC and Clang define it.
+ */
+static inline int64_t pos_round_up_page(int64_t pos)
+{
+	return (int64_t)(((uint64_t)pos + PAGE_SIZE - 1) & (uint64_t)PAGE_MASK);
+}
+
 /* ------------------------------------------------------------------ */
 /* xarray: RCU-readable sparse index -> pointer map                    */
 /* ------------------------------------------------------------------ */
@@ -110,6 +123,11 @@ static inline void xa_init(struct xarray *xa)
 void *xa_load(struct xarray *xa, uint64_t index);
 /* Insert a non-NULL entry; -EEXIST if present, -ENOMEM.  Writer's lock held. */
 int xa_insert(struct xarray *xa, uint64_t index, void *entry);
+/* Allocate the path to index and pin its leaf (0 or -ENOMEM), so that an
+ * xa_insert there until xa_release cannot fail for memory (the kernel's
+ * xa_reserve, without the reserved entry: the caller holds the index). */
+int xa_reserve(struct xarray *xa, uint64_t index);
+void xa_release(struct xarray *xa, uint64_t index);
 /* Replace (or insert); returns the old entry.  Writer's lock held. */
 void *xa_store(struct xarray *xa, uint64_t index, void *entry);
 /* Remove; returns the old entry.  Writer's lock held. */

@@ -50,6 +50,20 @@ static ssize_t __vfs_read(struct file *file, void *buf, size_t count, int64_t po
 	return filemap_read_at(inode->i_mapping, buf, count, pos);
 }
 
+/*
+ * rw_verify_area (fs/read_write.c, Linux 6.x) for a file without
+ * FMODE_UNSIGNED_OFFSET: a negative count or position, or one whose end
+ * pos + count passes 2^63-1, is -EINVAL before the file system sees it.
+ */
+static int rw_verify_area(int64_t pos, size_t count)
+{
+	if ((ssize_t)count < 0 || pos < 0)
+		return -EINVAL;
+	if ((uint64_t)pos + count > (uint64_t)INT64_MAX)
+		return -EINVAL;
+	return 0;
+}
+
 ssize_t vfs_read(struct file *file, void *buf, size_t count, int64_t *pos)
 {
 	ssize_t ret;
@@ -59,13 +73,18 @@ ssize_t vfs_read(struct file *file, void *buf, size_t count, int64_t *pos)
 	if (!(file->f_mode & FMODE_READ))
 		return -EBADF;
 	if (pos) {
+		ret = rw_verify_area(*pos, count);
+		if (ret)
+			return ret;
 		ret = __vfs_read(file, buf, count, *pos);
 		if (ret > 0)
 			*pos += ret;
 		return ret;
 	}
 	down(&file->f_pos_lock);
-	ret = __vfs_read(file, buf, count, file->f_pos);
+	ret = rw_verify_area(file->f_pos, count);
+	if (!ret)
+		ret = __vfs_read(file, buf, count, file->f_pos);
 	if (ret > 0)
 		file->f_pos += ret;
 	up(&file->f_pos_lock);
@@ -117,6 +136,9 @@ ssize_t vfs_write(struct file *file, const void *buf, size_t count, int64_t *pos
 	if (pos) {
 		int64_t p = *pos;
 
+		ret = rw_verify_area(p, count);
+		if (ret)
+			return ret;
 		down_write(&inode->i_rwsem);
 		ret = __vfs_write(file, buf, count, &p);
 		up_write(&inode->i_rwsem);
@@ -125,6 +147,11 @@ ssize_t vfs_write(struct file *file, const void *buf, size_t count, int64_t *pos
 		return ret;
 	}
 	down(&file->f_pos_lock);
+	ret = rw_verify_area(file->f_pos, count);
+	if (ret) {
+		up(&file->f_pos_lock);
+		return ret;
+	}
 	down_write(&inode->i_rwsem);
 	ret = __vfs_write(file, buf, count, &file->f_pos);
 	up_write(&inode->i_rwsem);
@@ -144,11 +171,15 @@ int64_t vfs_llseek(struct file *file, int64_t offset, int whence)
 	case SEEK_SET:
 		res = offset;
 		break;
+	/* generic_file_llseek_size: a sum past 2^63-1 wraps negative in the
+	 * kernel (-fno-strict-overflow) and vfs_setpos refuses it, -EINVAL */
 	case SEEK_CUR:
-		res = file->f_pos + offset;
+		if (__builtin_add_overflow(file->f_pos, offset, &res))
+			res = -1;
 		break;
 	case SEEK_END:
-		res = size + offset;
+		if (__builtin_add_overflow(size, offset, &res))
+			res = -1;
 		break;
 	case SEEK_DATA:
 	case SEEK_HOLE:
@@ -205,12 +236,15 @@ int vfs_fsync(struct file *file, int datasync)
 static void punch_hole(struct inode *inode, int64_t offset, int64_t len)
 {
 	struct address_space *m = inode->i_mapping;
-	int64_t unmap_start = (offset + PAGE_SIZE - 1) & PAGE_MASK;
-	int64_t unmap_end = ((offset + len) & PAGE_MASK) - 1;
+	/* whole pages [unmap_start, unmap_end); unsigned: offset may be within
+	 * a page of 2^63-1 (vfs_fallocate checked offset + len <= s_maxbytes) */
+	uint64_t unmap_start = ((uint64_t)offset + PAGE_SIZE - 1) & (uint64_t)PAGE_MASK;
+	uint64_t unmap_end = (uint64_t)(offset + len) & (uint64_t)PAGE_MASK;
 
 	down_write(&m->invalidate_lock);
 	if (unmap_end > unmap_start && vfs_hooks.unmap_mapping_range)
-		vfs_hooks.unmap_mapping_range(m, unmap_start, 1 + unmap_end - unmap_start, 0);
+		vfs_hooks.unmap_mapping_range(m, (int64_t)unmap_start,
+					      (int64_t)(unmap_end - unmap_start), 0);
 	RV_INJECT("punch_hole_after_unmap");
 	truncate_inode_pages_range(m, offset, offset + len - 1);
 	up_write(&m->invalidate_lock);

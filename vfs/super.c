@@ -144,6 +144,7 @@ static int vfs_init(void)
 		goto out_dcache;
 	}
 	inode_set_nlink(root, 2);
+	inode_set_size(root, 2 * BOGO_DIRENT_SIZE);
 	sb->s_root_inode = root;
 	sb->s_root = d_alloc_root(root); /* takes over the root reference */
 	if (!sb->s_root) {

@@ -38,7 +38,7 @@ long xa_nodes_count(void)
 
 static struct xa_node *xa_node_alloc(unsigned int shift, struct xa_node *parent, unsigned offset)
 {
-	struct xa_node *n = calloc(1, sizeof(*n));
+	struct xa_node *n = rv_calloc("xa_node", 1, sizeof(*n));
 
 	if (!n)
 		return NULL;
@@ -153,6 +153,26 @@ static void xa_shrink(struct xarray *xa, struct xa_node *n)
 		}
 		rv_call_rcu(&n->rcu, xa_node_free_rcu);
 		n = parent;
+	}
+}
+
+int xa_reserve(struct xarray *xa, uint64_t index)
+{
+	struct xa_node *leaf = xa_leaf(xa, index, true);
+
+	if (!leaf)
+		return -ENOMEM;
+	leaf->count++; /* a pin: the leaf outlives erasures until the release */
+	return 0;
+}
+
+void xa_release(struct xarray *xa, uint64_t index)
+{
+	struct xa_node *leaf = xa_leaf(xa, index, false);
+
+	if (leaf) {
+		leaf->count--;
+		xa_shrink(xa, leaf);
 	}
 }
 

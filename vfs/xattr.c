@@ -131,10 +131,10 @@ static int __vfs_setxattr(struct inode *inode, const char *name, const void *val
 	bool found;
 
 	if (value) {
-		new = malloc(sizeof(*new) + size);
+		new = rv_malloc("xattr", sizeof(*new) + size);
 		if (!new)
 			return -ENOMEM;
-		new->name = strdup(name);
+		new->name = rv_strdup("xattr", name);
 		if (!new->name) {
 			free(new);
 			return -ENOMEM;

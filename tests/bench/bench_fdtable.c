@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tests/bench/bench_fdtable.c - cost of the fd lookups (SEEDS.md s.1).
+ * tests/bench/bench_fdtable.c - cost of the fd lookups (docs/history.md).
  *
  * One run measures, per fileref scheme (inc-not-zero, file-ref), on one
  * thread, ns per lookup+release pair:

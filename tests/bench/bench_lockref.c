@@ -12,7 +12,7 @@
  *   bench_lockref [--iters N] [--threads T] [--rounds R]
  *
  * Two cores cannot show the seed's effect (it appears from ~8 contending
- * CPUs, SEEDS.md s.2); on 2 the figures show the single-thread cost and
+ * CPUs, docs/history.md); on 2 the figures show the single-thread cost and
  * that relax costs nothing when nobody contends.
  */
 #include "vfs/base/base.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * tests/bench/bench_mm.c - fork of a large address space and mm_struct
- * creation (SEEDS.md s.4 and s.5).
+ * creation (docs/history.md).
  *
  * One run measures:
  *   1. model fork of a process with N VMAs (default 10,000: one page each,

@@ -3,7 +3,7 @@
  * tests/bench/bench_vfs.c - stat by path: the in-model RCU path walk beside
  * real stat() on tmpfs, in one run.
  *
- * Workloads (will-it-scale's names, SEEDS.md s.2):
+ * Workloads (will-it-scale's names, docs/history.md):
  *   stat1  each task stats its own file      (no shared cache line)
  *   stat2  every task stats one shared file  (the final dentry's lockref
  *                                             is the contended line)

@@ -51,7 +51,7 @@ struct xscenario {
 	int nops[RV_XMAX_TASKS];
 	const char *opname[RV_XMAX_TASKS][XS_MAX_OPS];
 	struct xs_param params[XS_MAX_PARAMS];
-	struct xs_variant variants[8]; /* the CTest matrix; ends at options == NULL */
+	struct xs_variant variants[12]; /* the CTest matrix; ends at options == NULL */
 	int matrix_k;                  /* --matrix without --preemptions: K (0: 2) */
 	bool linearizable;
 	size_t priv_size;

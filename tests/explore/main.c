@@ -128,7 +128,7 @@ static void list_scenarios(void)
 				printf("%s%s", v ? "|" : "", sc->params[p].values[v]);
 			printf("  %s\n", sc->params[p].help);
 		}
-		for (int v = 0; v < 8 && sc->variants[v].options; v++)
+		for (int v = 0; v < (int)ARRAY_SIZE(sc->variants) && sc->variants[v].options; v++)
 			printf("    matrix: %-44s %s\n",
 			       *sc->variants[v].options ? sc->variants[v].options : "(defaults)",
 			       sc->variants[v].buggy ? "bug expected" : "clean expected");
@@ -697,7 +697,7 @@ bad:
 					run_config(sc, options, opt.expect);
 					continue;
 				}
-				for (int v = 0; v < 8 && sc->variants[v].options; v++)
+				for (int v = 0; v < (int)ARRAY_SIZE(sc->variants) && sc->variants[v].options; v++)
 					run_config(sc, sc->variants[v].options,
 						   sc->variants[v].buggy ? RES_FOUND : RES_CLEAN);
 			}

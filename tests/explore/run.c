@@ -441,9 +441,10 @@ static int site_cmp(const void *a, const void *b)
 }
 
 /* Name code addresses "fn file:line < caller file:line" with addr2line. */
-static struct site_name *name_sites(const struct rv_xstep *tr, uint64_t n, size_t *nsites)
+static struct site_name *name_sites(const struct rv_xstep *tr, uint64_t n,
+				    const struct rv_xstep *last, int nlast, size_t *nsites)
 {
-	struct site_name *s = calloc(n ? n : 1, sizeof(*s));
+	struct site_name *s = calloc(n + (size_t)nlast + 1, sizeof(*s));
 	size_t k = 0, u = 0, cmdlen = 64, off;
 	char *cmd, line[512];
 	Dl_info info;
@@ -455,6 +456,9 @@ static struct site_name *name_sites(const struct rv_xstep *tr, uint64_t n, size_
 	for (uint64_t i = 0; i < n; i++)
 		if (tr[i].site)
 			s[k++].site = tr[i].site;
+	for (int i = 0; i < nlast; i++) /* where each task was parked at the end */
+		if (last[i].site)
+			s[k++].site = last[i].site;
 	qsort(s, k, sizeof(*s), site_cmp);
 	for (size_t i = 0; i < k; i++)
 		if (!u || s[u - 1].site != s[i].site)
@@ -527,7 +531,7 @@ void xs_print_trace(FILE *f, const struct xs_config *cfg, const struct rv_xresul
 		fprintf(f, "(no trace recorded)\n");
 		return;
 	}
-	sites = name_sites(xr->trace, xr->steps, &nsites);
+	sites = name_sites(xr->trace, xr->steps, xr->last, cfg->sc->ntasks, &nsites);
 	/* step i: task T runs from where it was parked to its next point, which
 	 * is where T is parked the next time it is chosen (or at the end) */
 	next = calloc(xr->steps ? xr->steps : 1, sizeof(*next));

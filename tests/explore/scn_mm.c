@@ -465,6 +465,13 @@ static int split_setup(struct xs_run *r)
 			return -ENOMEM;
 		return xs_thread_of(r, 1, 0) ? 0 : -ENOMEM;
 	}
+	if (xs_param_is(r, "change", "extend")) {
+		/* page 0 only, never touched; T1 maps page 1 next to it */
+		if (vm_mmap(p->mm, XBASE, PAGE_SIZE, XRW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+			    NULL, 0) != (long)XBASE)
+			return -ENOMEM;
+		return xs_thread_of(r, 1, 0) ? 0 : -ENOMEM;
+	}
 	/* two pages, never touched: no anon_vma yet */
 	if (vm_mmap(p->mm, XBASE, 2 * PAGE_SIZE, XRW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
 		    NULL, 0) != (long)XBASE)
@@ -472,10 +479,12 @@ static int split_setup(struct xs_run *r)
 	return xs_thread_of(r, 1, 0) ? 0 : -ENOMEM;
 }
 
-/* The page the fault touches: page 1 (split), page 0 (merge). */
+/* The page the fault touches: page 1 (split), page 0 (merge, extend). */
 static unsigned long split_addr(const struct xs_run *r)
 {
-	return xs_param_is(r, "change", "merge") ? XBASE : XBASE + PAGE_SIZE;
+	return xs_param_is(r, "change", "merge") || xs_param_is(r, "change", "extend")
+		       ? XBASE
+		       : XBASE + PAGE_SIZE;
 }
 
 static long split_op(struct xs_run *r, int task, int op)
@@ -488,6 +497,12 @@ static long split_op(struct xs_run *r, int task, int op)
 		return vm_munmap(current->mm, XBASE, PAGE_SIZE);
 	if (xs_param_is(r, "change", "merge")) /* b becomes RW again: a and b merge */
 		return vm_mprotect(current->mm, XBASE + PAGE_SIZE, PAGE_SIZE, XRW);
+	if (xs_param_is(r, "change", "extend")) { /* a new mapping that extends page 0's VMA */
+		long addr = vm_mmap(current->mm, XBASE + PAGE_SIZE, PAGE_SIZE, XRW,
+				    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0);
+
+		return addr == (long)(XBASE + PAGE_SIZE) ? 0 : addr;
+	}
 	return vm_mprotect(current->mm, XBASE, PAGE_SIZE, PROT_READ); /* split off page 0 */
 }
 
@@ -539,14 +554,15 @@ static int split_check(struct xs_run *r, char *why, size_t len)
 
 static struct xscenario split_fault = {
 	.name = "split-fault",
-	.summary = "a first-touch write fault vs mprotect or munmap splitting its VMA, or "
-		   "mprotect merging it with a neighbour",
+	.summary = "a first-touch write fault vs mprotect or munmap splitting its VMA, "
+		   "mprotect merging it with a neighbour, or mmap extending it",
 	.ntasks = 2,
 	.nops = {1, 1},
 	.opname = {{"write(first touch)"}, {"change bounds"}},
-	.params = {{"change", {"mprotect", "munmap", "merge"},
-		    "split page 0 off (mprotect, munmap; the fault is on page 1), or merge the "
-		    "fault's VMA with a written neighbour (mprotect; the fault is on page 0)"}},
+	.params = {{"change", {"mprotect", "munmap", "merge", "extend"},
+		    "split page 0 off (mprotect, munmap; the fault is on page 1), merge the "
+		    "fault's VMA with a written neighbour (mprotect), or extend it with a new "
+		    "mapping (mmap; the fault is on page 0 for both)"}},
 	.variants = {
 		{"change=mprotect", false},
 		{"change=munmap", false},
@@ -554,6 +570,8 @@ static struct xscenario split_fault = {
 		{"change=mprotect,anon_vma_fault=refuse", false},
 		{"change=munmap,anon_vma_fault=refuse", false},
 		{"change=merge,anon_vma_fault=refuse", false},
+		{"change=extend", false},
+		{"change=extend,anon_vma_fault=refuse", false},
 	},
 	.setup = split_setup,
 	.op = split_op,
@@ -561,3 +579,98 @@ static struct xscenario split_fault = {
 	.teardown = xs_exit_tasks,
 };
 XSCENARIO(split_fault)
+
+/* ---- fork vs a COW fault and a write through a stale translation ------------ */
+
+/*
+ * The corruption users reported against per-VMA locks (fixed by fork's VMA
+ * write locks): page 0 is written before (mapped writable, its translation
+ * in use by T0's write).  T1 forks: the copy write-protects the page and
+ * shares it with the child, and the TLB flush comes at the end.  T2's write
+ * meanwhile takes a write-protect fault and, under the VMA lock alone,
+ * COWs the page for the parent; T0, still writing through its stale
+ * writable translation, writes into the old page, now the child's.  Seen
+ * from outside: after all three, the parent must read both its threads'
+ * writes.
+ */
+static int forkcow_setup(struct xs_run *r)
+{
+	struct task_struct *p = xs_process(r, 0, "parent");
+	unsigned char v = 0x11;
+
+	if (!p)
+		return -ENOMEM;
+	task_attach(p);
+	if (exec_mm(p) ||
+	    vm_mmap(p->mm, XBASE, PAGE_SIZE, XRW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL,
+		    0) != (long)XBASE ||
+	    rv_mm_write(XBASE + 2, &v, 1))
+		return -ENOMEM;
+	return xs_thread_of(r, 1, 0) && xs_thread_of(r, 2, 0) ? 0 : -ENOMEM;
+}
+
+static long forkcow_op(struct xs_run *r, int task, int op)
+{
+	struct fork_priv *fp = r->priv;
+	unsigned char a = 0xa0, b = 0xb0;
+
+	if (task == 0)
+		return rv_mm_write(XBASE, &a, 1);
+	if (task == 2)
+		return rv_mm_write(XBASE + 1, &b, 1);
+	fp->child = task_fork(current);
+	return fp->child ? 0 : -errno;
+}
+
+static int forkcow_check(struct xs_run *r, char *why, size_t len)
+{
+	struct fork_priv *fp = r->priv;
+	unsigned char pv[3] = {0}, cv[3] = {0};
+
+	if (!fp->child) {
+		snprintf(why, len, "fork failed");
+		return 1;
+	}
+	if (mm_access(r->task[0]->mm, XBASE, pv, 3, false) ||
+	    mm_access(fp->child->mm, XBASE, cv, 3, false)) {
+		snprintf(why, len, "the page cannot be read");
+		return 1;
+	}
+	if (pv[0] != 0xa0 || pv[1] != 0xb0 || pv[2] != 0x11) {
+		snprintf(why, len,
+			 "the parent reads %02x %02x %02x, not a0 b0 11: a parent thread's write "
+			 "went to the child's page (child reads %02x %02x %02x)",
+			 pv[0], pv[1], pv[2], cv[0], cv[1], cv[2]);
+		return 1;
+	}
+	if ((cv[0] != 0 && cv[0] != 0xa0) || (cv[1] != 0 && cv[1] != 0xb0) || cv[2] != 0x11) {
+		snprintf(why, len, "the child reads %02x %02x %02x", cv[0], cv[1], cv[2]);
+		return 1;
+	}
+	if (mm_check(r->task[0]->mm) || mm_check(fp->child->mm)) {
+		snprintf(why, len, "mm_check fails");
+		return 1;
+	}
+	return 0;
+}
+
+static struct xscenario fork_cow = {
+	.name = "fork-cow",
+	.summary = "two parent threads write a page the parent wrote before while a third "
+		   "forks (a COW fault and a stale writable translation)",
+	.ntasks = 3,
+	.nops = {1, 1, 1},
+	.opname = {{"write(0xa0 @0)"}, {"fork"}, {"write(0xb0 @1)"}},
+	.matrix_k = 1,
+	.variants = {
+		{"fork_vma_lock=always", false},
+		{"fork_vma_lock=elide-single", false},
+		{"fork_vma_lock=never", true},
+	},
+	.priv_size = sizeof(struct fork_priv),
+	.setup = forkcow_setup,
+	.op = forkcow_op,
+	.check = forkcow_check,
+	.teardown = fork_teardown,
+};
+XSCENARIO(fork_cow)

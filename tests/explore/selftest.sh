@@ -9,7 +9,8 @@
 # away from a task with segments left, the first choice free): two
 # 2-segment tasks give 2, 4, 6, 6 schedules at K = 0..3; two 3-segment
 # tasks 2, 6, 14, 18, 20 at K = 0..4, of which 0, 2, 6, 10, 12 lose an
-# update (both loads before either store).
+# update (both loads before either store).  Then PCT must find the lost
+# update and its id must replay it.
 #
 # Usage: selftest.sh PATH/TO/rcuvfs-explore
 set -eu
@@ -42,4 +43,16 @@ check none 1 6 2
 check none 2 14 6
 check none 3 18 10
 check none 4 20 12
+# PCT with one change point finds the lost update within 50 seeded schedules
+# (6 of the 14 schedules with at most two switches lose it), and replays it
+"$x" --scenario selftest-counter -o lock=none --pct 1 --schedules 50 --seed 1 --quiet \
+	--json "$tmp/row.json" >/dev/null 2>&1 || true
+id=$(sed -n 's/.*"failing_schedule": "\([^"]*\)".*/\1/p' "$tmp/row.json")
+if [ -z "$id" ]; then
+	echo "FAIL: PCT did not find the lost update"; status=1
+elif "$x" --replay "$id" >/dev/null 2>&1; then
+	echo "FAIL: PCT's schedule $id does not replay the failure"; status=1
+else
+	echo "ok: PCT found $id, which replays"
+fi
 exit $status

@@ -33,6 +33,7 @@ compare owner
 compare ioctl
 compare xattr
 compare fallocate
+compare sizes
 compare fsx 3000
 grep -q ' operations ok' "$IT_TMP/fsx.rcuvfs" || fail "fsx did not finish cleanly on rcuvfs"
 unmount_rcuvfs "$R" "$RPID" && pass "unmount: daemon exited 0, no process left"

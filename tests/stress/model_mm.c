@@ -2,8 +2,8 @@
 /*
  * tests/stress/model_mm.c - model implementations of the mm workloads:
  * page_fault1/2/3 (will-it-scale's loops), fork-vmas, and the two mm races
- * of SEEDS.md (numa-race: s.7, the filemap_fault PTE recheck; fork-race:
- * s.4, copy-on-fork against parent faults).
+ * of docs/history.md (numa-race: the filemap_fault PTE recheck; fork-race:
+ * copy-on-fork against parent faults).
  *
  * The parent's model task gets an address space in setup (exec_mm), before
  * the tasks are created: threads then share it (CLONE_VM), processes get a
@@ -561,7 +561,7 @@ static void race_task_fini(struct stress_task *t)
 	t->priv = NULL;
 }
 
-/* ---- numa-race (SEEDS.md s.7, seed-003) ------------------------------ */
+/* ---- numa-race (docs/history.md, seed-003) ------------------------------ */
 
 /*
  * The scanner: NUMA-hinting passes over the process's mm (each PTE goes
@@ -668,7 +668,7 @@ const struct stress_impl stress_model_numa_race = {
     .teardown = numa_teardown,
 };
 
-/* ---- fork-race (SEEDS.md s.4) ---------------------------------------- */
+/* ---- fork-race (docs/history.md) ---------------------------------------- */
 
 RV_STAT_DEFINE(fork_lost_writes,
 	       "fork-race: parent writes that returned and then read back older (lost)");

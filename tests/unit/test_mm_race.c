@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * tests/unit/test_mm_race.c - the historic mm races, reproduced
- * deterministically with injection points (SEEDS.md s.4 and s.7), and
+ * deterministically with injection points (docs/history.md), and
  * reclaim under a small page cache.
  *
  *  - seed-003: a private file mapping whose page was COW'd, the file folio

@@ -341,6 +341,90 @@ static void test_write_straddles_fsync(void)
 }
 
 /*
+ * The copy straddles an munmap and an fsync: the writer is parked in its
+ * copy (writable translation loaded, DIRTY set in the PTE) when another
+ * thread munmaps the page, and a third fsyncs while munmap waits in its
+ * TLB flush.  zap_pte_range (mm/memory.c, Linux 6.2+, "mm: delay
+ * page_remove_rmap() until after the TLB has been flushed") flushes
+ * before it drops the PTE lock when it clears a dirty PTE of a file
+ * folio, and removes the rmap only after that flush: the folio still
+ * looks mapped, so fsync's folio_mkclean walks to the PTE, waits on its
+ * lock until the flush (and so the copy) is done, and writes the new
+ * bytes.  When zap dropped the mapcount at once and flushed only at the
+ * end of munmap, fsync skipped folio_mkclean, wrote the old bytes and
+ * cleaned the folio; the copy landed after it: a write that returned
+ * before munmap and fsync returned never reached the file.
+ */
+struct unmap_arg {
+	struct mm_struct *mm;
+	struct file *f;
+};
+
+static void *straddle_munmap(void *arg)
+{
+	return (void *)(long)vm_munmap(((struct unmap_arg *)arg)->mm, BASE, PG);
+}
+
+static void test_write_straddles_munmap_fsync(void)
+{
+	struct task_struct *t = mmt_new_proc(), *tw, *tu, *tf;
+	struct mm_struct *mm = t->mm;
+	struct file *f = mmt_make_file("/straddle-unmap", 1, 0x10);
+	struct unmap_arg ua = { mm, f };
+	struct mmt_thread wth, uth, fth;
+	uint64_t waits;
+
+	CU_ASSERT(vm_mmap(mm, BASE, PG, RW, MAP_SHARED | MAP_FIXED, f, 0) == (long)BASE);
+	mmt_fill(BASE, PG, 0x80); /* mapped writable and dirty */
+	OK(vfs_fsync(f, 0));
+	CU_ASSERT(store_has(f, 0, 0x80));
+	tw = task_clone_thread(t);
+	tu = task_clone_thread(t);
+	tf = task_clone_thread(t);
+	CU_ASSERT_FATAL(tw != NULL && tu != NULL && tf != NULL);
+	CU_ASSERT(rv_inject_set_pause("mm_access_copy", 1) == 0);
+	mmt_thread_start(&wth, tw, straddle_writer, NULL);
+	CU_ASSERT_FATAL(rv_inject_wait_arrivals("mm_access_copy", 1, 20000) == 0);
+	waits = mmt_stat("tlb_flush_waits");
+	mmt_thread_start(&uth, tu, straddle_munmap, &ua);
+	/* munmap has cleared the PTE and waits in its flush for the writer */
+	for (long i = 0; mmt_stat("tlb_flush_waits") == waits; i++) {
+		CU_ASSERT_FATAL(i < 100000000);
+		CU_ASSERT_FATAL(!__atomic_load_n(&uth.done, __ATOMIC_ACQUIRE));
+		sched_yield();
+	}
+	/* fsync either walks to the PTE (parked before its lock) or, when the
+	 * folio no longer looks mapped, writes back at once */
+	CU_ASSERT(rv_inject_set_pause("folio_check_address", 1) == 0);
+	mmt_thread_start(&fth, tf, straddle_fsync, f);
+	for (long i = 0; !rv_inject_arrivals("folio_check_address") &&
+			 !__atomic_load_n(&fth.done, __ATOMIC_ACQUIRE);
+	     i++) {
+		CU_ASSERT_FATAL(i < 100000000);
+		sched_yield();
+	}
+	rv_inject_release("mm_access_copy");
+	CU_ASSERT(mmt_thread_join(&wth) == NULL);
+	rv_inject_release("folio_check_address");
+	CU_ASSERT(mmt_thread_join(&fth) == NULL);
+	CU_ASSERT(mmt_thread_join(&uth) == NULL);
+	rv_inject_clear_all();
+	/* the fsync that ran while the write was in flight wrote it */
+	CU_ASSERT(store_has(f, 0, 0x90));
+	/* and nothing was left behind: the write returned, munmap and fsync
+	 * returned, so the file has it after one more fsync and reclaim */
+	OK(vfs_fsync(f, 0));
+	mm_reclaim_folios(1 << 16);
+	CU_ASSERT(store_has(f, 0, 0x90));
+	mmt_exit(tf);
+	mmt_exit(tu);
+	mmt_exit(tw);
+	mmt_exit(t);
+	drop_file(f, "/straddle-unmap");
+	CU_ASSERT(mmt_all_freed());
+}
+
+/*
  * A writer thread rewrites 4 shared pages until told to stop while this
  * thread runs a fixed number of fsyncs (PTE cleaning racing the walker's
  * DIRTY cmpxchg, write-notify faults, copies in flight).  Only the end
@@ -421,4 +505,5 @@ static void test_fsync_races_writer(void)
 RVTEST_SUITE(mm_writeback, rvtest_instance_init, rvtest_instance_cleanup,
 	     RVTEST(test_write_after_fsync), RVTEST(test_write_after_fsync_reclaim_munmap),
 	     RVTEST(test_private_never_reaches_file), RVTEST(test_many_mappings),
-	     RVTEST(test_write_straddles_fsync), RVTEST(test_fsync_races_writer));
+	     RVTEST(test_write_straddles_fsync), RVTEST(test_write_straddles_munmap_fsync),
+	     RVTEST(test_fsync_races_writer));

@@ -2,7 +2,7 @@
 /*
  * tests/unit/test_percpu.c - percpu_counter: exact sums under concurrent
  * updates, the global registration list, and percpu_counter_init_many taking
- * the global lock once per group (SEEDS.md s.5).  Needs no model instance.
+ * the global lock once per group (docs/history.md).  Needs no model instance.
  */
 #include "rvtest.h"
 

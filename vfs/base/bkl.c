@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * vfs/base/bkl.c - the Big Kernel Lock, in the three implementations the
- * 2008 AIM7 regression thread compared (SEEDS.md section 6), chosen by the
+ * 2008 AIM7 regression thread compared (docs/history.md), chosen by the
  * `bkl` switch when the instance is created:
  *
  *   spin       a spinlock_t: PAUSE for a bounded count, then sched_yield()

@@ -400,7 +400,8 @@ void rv_xpoint(int kind, const void *obj, const char *name, const void *site)
 	yield_baton(self);
 }
 
-void rv_xblock(int kind, const void *obj, bool (*ready)(const void *arg), const void *arg)
+void rv_xblock(int kind, const void *obj, bool (*ready)(const void *arg), const void *arg,
+	       const void *site)
 {
 	struct rv_xtask *self = rv_xself;
 
@@ -409,7 +410,7 @@ void rv_xblock(int kind, const void *obj, bool (*ready)(const void *arg), const 
 	self->pending.kind = kind;
 	self->pending.obj = obj;
 	self->pending.name = NULL;
-	self->pending.site = __builtin_return_address(0);
+	self->pending.site = site ? site : __builtin_return_address(0);
 	self->ready = ready;
 	self->rarg = arg;
 	self->relax = false;
@@ -471,7 +472,7 @@ void rv_xsync_rcu_wait(void)
 	if (!self)
 		return;
 	while (!no_other_reader(self))
-		rv_xblock(RV_XP_SYNC_RCU, NULL, no_other_reader, self);
+		rv_xblock(RV_XP_SYNC_RCU, NULL, no_other_reader, self, __builtin_return_address(0));
 }
 
 static void *task_main(void *arg)

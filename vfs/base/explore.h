@@ -75,8 +75,10 @@ extern __thread struct rv_xtask *rv_xself;
 
 /* Out of line: the slow side of every point (explore.c). */
 void rv_xpoint(int kind, const void *obj, const char *name, const void *site);
-/* Park until ready(arg) holds (evaluated by whoever schedules). */
-void rv_xblock(int kind, const void *obj, bool (*ready)(const void *arg), const void *arg);
+/* Park until ready(arg) holds (evaluated by whoever schedules); site: the
+ * code address the trace names (NULL: the caller). */
+void rv_xblock(int kind, const void *obj, bool (*ready)(const void *arg), const void *arg,
+	       const void *site);
 /* Park until another task has made progress (a cpu_relax() spin loop). */
 void rv_xrelax(void);
 void rv_xrcu_lock(void);

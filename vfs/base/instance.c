@@ -88,8 +88,10 @@ int rv_instance_create(const struct rv_switches *sw)
 			break;
 		}
 	}
-	if (!err)
+	if (!err) {
 		rv_live = 1;
+		rv_fail_alloc_arm(); /* fail_alloc counts the workload's allocations */
+	}
 	pthread_mutex_unlock(&rv_instance_lock);
 	return err;
 }
@@ -106,6 +108,7 @@ int rv_instance_destroy(void)
 		pthread_mutex_unlock(&rv_instance_lock);
 		return -ENOENT;
 	}
+	rv_fail_alloc_disarm(); /* teardown runs without injected failures */
 	tasks = task_count_live();
 	if (tasks) {
 		fprintf(stderr, "rcuvfs: %ld model task(s) still alive at teardown\n", tasks);

@@ -9,7 +9,7 @@
  * spinlock (counted as lockref_fallbacks).
  *
  * The `lockref_relax` switch selects whether a failed cmpxchg executes
- * cpu_relax() before retrying (the kernel did until 2024: SEEDS.md s.2).  The
+ * cpu_relax() before retrying (the kernel did until 2024: docs/history.md).  The
  * switch is read once per call from the read-mostly rv_sw, outside the loop.
  */
 #include "vfs/base/base.h"

@@ -287,7 +287,7 @@ void schedule(void)
 		depth = bkl_release_for_sleep(t);
 	rv_stat_inc(sched_sleeps);
 	while (RV_XACTIVE() && !task_woken(t))
-		rv_xblock(RV_XP_SLEEP, t, task_woken, t);
+		rv_xblock(RV_XP_SLEEP, t, task_woken, t, __builtin_return_address(0));
 	for (;;) {
 		uint32_t seq = __atomic_load_n(&t->futex, __ATOMIC_ACQUIRE);
 

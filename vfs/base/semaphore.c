@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * vfs/base/semaphore.c - counting semaphores, in the two algorithms the 2008
- * BKL thread compared (SEEDS.md section 6).
+ * BKL thread compared (docs/history.md).
  *
  * sem_fifo (2.6.26-rc1 kernel/semaphore.c): down() takes a free count or
  * queues at the tail of wait_list and sleeps.  up() with waiters does not

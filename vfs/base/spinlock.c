@@ -36,7 +36,7 @@ void __spin_lock_slow(spinlock_t *l)
 			uint32_t v = __atomic_load_n(&l->val, __ATOMIC_RELAXED);
 
 			if (v >= 2)
-				rv_xblock(RV_XP_SPIN_WAIT, l, spin_not_held_by_task, l);
+				rv_xblock(RV_XP_SPIN_WAIT, l, spin_not_held_by_task, l, NULL);
 			else if (v == 1)
 				sched_yield(); /* a thread outside the run holds it */
 			else if (__atomic_exchange_n(&l->val, RV_SPIN_HELD, __ATOMIC_ACQUIRE) == 0)

@@ -19,7 +19,7 @@
 
 struct rv_switches rv_sw;
 
-enum sw_type { SW_ENUM, SW_BITS, SW_LONG, SW_U64, SW_MODE };
+enum sw_type { SW_ENUM, SW_BITS, SW_LONG, SW_U64, SW_MODE, SW_FAIL };
 
 struct sw_desc {
 	const char *name;
@@ -38,6 +38,7 @@ static const char *const v_pte_recheck[] = { "0", "1", "rfc", NULL }; /* by enum
 static const char *const v_fork[] = { "always", "elide-single", "never", NULL };
 static const char *const v_rss[] = { "group", "single", NULL };
 static const char *const v_anon_fault[] = { "retry", "refuse", NULL };
+static const char *const v_slab[] = { "slub", "sheaves", NULL };
 
 #define OFF(f) offsetof(struct rv_switches, f)
 static const struct sw_desc sw_table[] = {
@@ -62,6 +63,9 @@ static const struct sw_desc sw_table[] = {
 	  "vmf_anon_prepare), or refuse such VMAs in lock_vma_under_rcu (6.4)" },
 	{ "rss_counters", SW_ENUM, OFF(rss_counters), v_rss,
 	  "mm RSS percpu counters registered as a group (percpu_counter_init_many) or one by one" },
+	{ "slab", SW_ENUM, OFF(slab), v_slab,
+	  "SLUB per-CPU level: per-CPU slab with a freelist+tid cmpxchg (before 6.18), or "
+	  "sheaves and a barn for caches that ask for them (6.18: VMA tree nodes)" },
 	{ "cache_pages", SW_LONG, OFF(cache_pages), NULL,
 	  "page-cache capacity in pages before reclaim (0: unlimited)" },
 	{ "io_latency_us", SW_LONG, OFF(io_latency_us), NULL,
@@ -70,6 +74,8 @@ static const struct sw_desc sw_table[] = {
 	  "filesystem size limit in bytes, suffixes k/m/g/t (0: half of RAM, as tmpfs)" },
 	{ "mode", SW_MODE, OFF(mode), NULL,
 	  "permission bits of the root directory, octal (tmpfs's mode=)" },
+	{ "fail_alloc", SW_FAIL, OFF(fail_alloc), NULL,
+	  "make allocations fail (failslab): none, every:N, nth:K or p:PCT, each with an optional :SITE filter" },
 };
 #undef OFF
 
@@ -85,6 +91,7 @@ void rv_switches_default(struct rv_switches *sw)
 	sw->fork_vma_lock = FORK_VMA_LOCK_ALWAYS;
 	sw->anon_vma_fault = ANON_VMA_FAULT_RETRY;
 	sw->rss_counters = RSS_COUNTERS_GROUP;
+	sw->slab = SLAB_ALLOC_SHEAVES;
 	sw->cache_pages = 0;
 	sw->io_latency_us = 0;
 	sw->size = 0;
@@ -248,6 +255,9 @@ int rv_switch_set(struct rv_switches *sw, const char *name, const char *value, c
 			*(uint64_t *)field = v;
 		break;
 	}
+	case SW_FAIL:
+		ret = rv_fail_spec_parse((struct rv_fail_spec *)field, value);
+		break;
 	case SW_MODE: {
 		char *end;
 		unsigned long v;
@@ -265,6 +275,11 @@ int rv_switch_set(struct rv_switches *sw, const char *name, const char *value, c
 			list_values(d->values, vals, sizeof(vals));
 			snprintf(err, errlen, "bad value '%s' for %s (expected %s%s)", value, name,
 				 vals, d->type == SW_BITS ? " joined by '+', or none/all" : "");
+		} else if (d->type == SW_FAIL) {
+			snprintf(err, errlen,
+				 "bad value '%s' for %s (expected none, every:N, nth:K or p:PCT, "
+				 "optionally :SITE)",
+				 value, name);
 		} else if (d->type == SW_MODE) {
 			snprintf(err, errlen, "bad value '%s' for %s (expected octal 0..7777)", value,
 				 name);
@@ -310,6 +325,8 @@ static int format_desc(const struct sw_desc *d, const struct rv_switches *sw, ch
 		return snprintf(buf, len, "%" PRIu64, *(const uint64_t *)field);
 	case SW_MODE:
 		return snprintf(buf, len, "%04o", *(const unsigned *)field);
+	case SW_FAIL:
+		return rv_fail_spec_format((const struct rv_fail_spec *)field, buf, len);
 	}
 	return -EINVAL;
 }
@@ -360,7 +377,7 @@ void rv_switches_help_if(FILE *out, const char *prefix, bool (*keep)(const char 
 		if (d->values)
 			list_values(d->values, vals, sizeof(vals));
 		else
-			snprintf(vals, sizeof(vals), "N");
+			snprintf(vals, sizeof(vals), "%s", d->type == SW_FAIL ? "SPEC" : "N");
 		fprintf(out, "%s%s=%s\n%s    %s (default: %s)\n", prefix, d->name, vals, prefix,
 			d->help, dv);
 	}

@@ -12,6 +12,7 @@
 #define RCUVFS_VFS_BASE_SWITCHES_H
 
 #include "vfs/base/compiler.h"
+#include "vfs/base/failslab.h"
 #include <stdio.h>
 
 /*
@@ -31,13 +32,15 @@ enum bkl_op_bits {
 };
 enum fileref_scheme { FILEREF_INC_NOT_ZERO = 0, FILEREF_FILE_REF };
 enum fork_vma_lock_mode { FORK_VMA_LOCK_ALWAYS = 0, FORK_VMA_LOCK_ELIDE_SINGLE, FORK_VMA_LOCK_NEVER };
-/* filemap_fault's PTE recheck before a major fault (SEEDS.md s.7) */
+/* filemap_fault's PTE recheck before a major fault (docs/history.md) */
 enum pte_recheck_mode {
 	PTE_RECHECK_OFF = 0,    /* "0": none (before 6.9) */
 	PTE_RECHECK_MERGED = 1, /* "1": 6.9's filemap_fault_recheck_pte_none */
 	PTE_RECHECK_RFC = 2,    /* "rfc": the seed thread's patch */
 };
 enum rss_counters_mode { RSS_COUNTERS_GROUP = 0, RSS_COUNTERS_SINGLE };
+/* SLUB's per-CPU level (vfs/base/slab.c): the per-CPU slab, or 6.18's sheaves */
+enum slab_alloc_mode { SLAB_ALLOC_SLUB = 0, SLAB_ALLOC_SHEAVES };
 /* a fault under the per-VMA lock on a VMA without an anon_vma */
 enum anon_vma_fault_mode { ANON_VMA_FAULT_RETRY = 0, ANON_VMA_FAULT_REFUSE };
 
@@ -51,10 +54,12 @@ struct rv_switches {
 	int fork_vma_lock; /* enum fork_vma_lock_mode */
 	int anon_vma_fault; /* enum anon_vma_fault_mode */
 	int rss_counters;  /* enum rss_counters_mode */
+	int slab;          /* enum slab_alloc_mode */
 	long cache_pages;  /* page-cache capacity in pages; 0 = unlimited */
 	long io_latency_us;/* backing-store latency per folio */
 	uint64_t size;     /* filesystem size limit in bytes; 0 = half of RAM */
 	unsigned mode;     /* permission bits of the root directory (tmpfs's mode=) */
+	struct rv_fail_spec fail_alloc; /* failslab-like allocation failures */
 };
 extern struct rv_switches rv_sw; /* the live instance's switches */
 void rv_switches_default(struct rv_switches *sw);

@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# tests/integration/mountform.sh BIN: the daemon as mount(8) and fstab run it.
+#  1. mount -t fuse.rcuvfs none DIR -o filelock=inode,log=FILE: mount.fuse3
+#     runs "rcuvfs none DIR -o rw,dev,suid,..." from the standard PATH (it
+#     clears PATH), so the test runs in a private mount namespace with
+#     BIN/rcuvfs bind-mounted over as /usr/local/bin/rcuvfs;
+#  2. the mount's switches are the ones given, and /.rcuvfs/locks names the
+#     mount's real device (as /proc/locks does: MAJOR:MINOR in hex) and the
+#     file's inode number;
+#  3. in daemon mode the log file gets the start line and, at umount, the
+#     unmount report (no model object leaked);
+#  4. "rcuvfs SOURCE MOUNTPOINT" directly, and three arguments refused;
+#  5. an unwritable -o log= fails at start, before mounting.
+here=$(cd "$(dirname "$0")" && pwd)
+BIN=$1
+. "$here/lib.sh"
+it_setup
+command -v unshare >/dev/null || it_skip "needs unshare (util-linux)"
+[ -x /sbin/mount.fuse3 ] || [ -x /usr/sbin/mount.fuse3 ] || it_skip "needs mount.fuse3 (fuse3)"
+m=$IT_TMP/m
+log=$IT_TMP/rcuvfs.log
+mkdir -p "$m" "$IT_TMP/bin"
+ln -s "$(cd "$BIN" && pwd)/rcuvfs" "$IT_TMP/bin/rcuvfs"
+
+# 1-3 in a private mount namespace (the bind mount and the FUSE mount stay in it)
+unshare -m bash -s "$m" "$log" "$IT_TMP" >"$IT_TMP/ns.out" 2>&1 <<'NS'
+m=$1 log=$2 tmp=$3
+mount --make-rprivate / || exit 2
+mount --bind "$tmp/bin" /usr/local/bin || exit 2
+mount -t fuse.rcuvfs none "$m" -o filelock=inode,log="$log" || { echo "mount failed"; exit 1; }
+grep -q " $m fuse.rcuvfs " /proc/self/mounts && echo "mounted: fuse.rcuvfs"
+grep '^filelock=' "$m/.rcuvfs/config"
+: >"$m/f"
+dev=$(stat -c '%Hd %Ld' "$m/f")
+ino=$(stat -c '%i' "$m/f")
+flock "$m/f" -c "cat '$m/.rcuvfs/locks'" >"$tmp/locks"
+set -- $dev
+printf 'want: %02x:%02x:%s\n' "$1" "$2" "$ino"
+sed 's/^/locks: /' "$tmp/locks"
+umount "$m" && echo "unmounted"
+NS
+cat "$IT_TMP/ns.out"
+grep -qx "mounted: fuse.rcuvfs" "$IT_TMP/ns.out" || fail "mount -t fuse.rcuvfs did not mount"
+grep -qx "filelock=inode" "$IT_TMP/ns.out" || fail "the mount's config lacks filelock=inode"
+want=$(sed -n 's/^want: //p' "$IT_TMP/ns.out")
+[ -n "$want" ] && grep -q "^locks: 1: FLOCK  ADVISORY  WRITE [0-9]* $want 0 EOF$" "$IT_TMP/ns.out" ||
+	fail "/.rcuvfs/locks does not name the mount's device and inode ($want)"
+grep -qx "unmounted" "$IT_TMP/ns.out" || fail "umount failed"
+for i in $(seq 100); do grep -q "unmounted $m" "$log" 2>/dev/null && break; sleep 0.1; done
+grep -q "^rcuvfs .* on $m (device " "$log" || fail "the log lacks the start line"
+grep -q "^rcuvfs: unmounted $m, no model object leaked$" "$log" ||
+	fail "the log lacks the unmount report"
+
+# 4. the two-argument form directly; three arguments are refused
+"$BIN/rcuvfs" rcuvfs "$m" -o filelock=bkl || fail "rcuvfs SOURCE MOUNTPOINT failed"
+IT_MOUNTS+=("$m")
+grep -qx "filelock=bkl" "$m/.rcuvfs/config" || fail "SOURCE MOUNTPOINT: switch not applied"
+fusermount3 -u "$m"
+"$BIN/rcuvfs" a "$m" c >"$IT_TMP/three.out" 2>&1 && fail "three arguments accepted"
+grep -q "unexpected argument 'c'" "$IT_TMP/three.out" || fail "three arguments: no message"
+mountpoint -q "$m" && fail "three arguments mounted"
+
+# 5. an unwritable log file fails at start, nothing mounted
+"$BIN/rcuvfs" "$m" -o log="$IT_TMP/no/such/dir/log" >"$IT_TMP/log.out" 2>&1 &&
+	fail "an unwritable log= was accepted"
+grep -q "log=" "$IT_TMP/log.out" || fail "an unwritable log=: no message"
+mountpoint -q "$m" && fail "an unwritable log= mounted"
+it_finish
