@@ -27,6 +27,15 @@ struct kmem_cache *mm_cachep;
 struct kmem_cache *anon_vma_cachep;
 struct kmem_cache *anon_vma_chain_cachep;
 struct kmem_cache *pt_page_cachep;
+/*
+ * VMA tree nodes: arrays of up to VMA_NODE_SLOTS entries come from their own
+ * cache and are freed with kfree_rcu, as maple nodes are (lib/maple_tree.c
+ * mt_free_rcu; 6.18 gives maple_node_cache sheaves and frees nodes with
+ * kfree_rcu), so slab= reaches mmap and munmap.  Larger arrays are malloc'd
+ * and freed with call_rcu.
+ */
+#define VMA_NODE_SLOTS 16
+struct kmem_cache *vma_node_cachep;
 long mm_live;
 
 RV_STAT_DEFINE(vma_write_locks, "VMAs write-locked by vma_start_write (slow path taken)");
@@ -125,13 +134,29 @@ static void vma_array_free_rcu(struct rcu_head *head)
 
 static struct vma_array *vma_array_alloc(int cap)
 {
-	struct vma_array *a = rv_malloc("vma_array", sizeof(*a) + (size_t)cap * sizeof(a->v[0]));
+	struct vma_array *a;
+
+	if (cap <= VMA_NODE_SLOTS) {
+		cap = VMA_NODE_SLOTS;
+		a = kmem_cache_alloc(vma_node_cachep);
+	} else {
+		a = rv_malloc("vma_array", sizeof(*a) + (size_t)cap * sizeof(a->v[0]));
+	}
 
 	if (a) {
 		a->nr = 0;
 		a->cap = cap;
 	}
 	return a;
+}
+
+/* Free a retired (unpublished) array after a grace period. */
+static void vma_array_free(struct vma_array *a)
+{
+	if (a->cap == VMA_NODE_SLOTS)
+		kmem_cache_free_rcu(vma_node_cachep, a);
+	else
+		rv_call_rcu(&a->rcu, vma_array_free_rcu);
 }
 
 static inline int vma_nr(struct mm_struct *mm)
@@ -171,7 +196,7 @@ static int vma_tree_splice(struct mm_struct *mm, int lo, int nremove,
 	a->nr = newnr;
 	rcu_assign_pointer(mm->mm_mt, a);
 	if (old)
-		rv_call_rcu(&old->rcu, vma_array_free_rcu);
+		vma_array_free(old);
 	return 0;
 }
 
@@ -449,7 +474,7 @@ void exit_mmap(struct mm_struct *mm)
 	a = mm->mm_mt;
 	rcu_assign_pointer(mm->mm_mt, NULL);
 	if (a)
-		rv_call_rcu(&a->rcu, vma_array_free_rcu);
+		vma_array_free(a);
 	mm->map_count = 0;
 	mmap_write_unlock(mm);
 }
@@ -1060,7 +1085,11 @@ static int mm_subsys_init(void)
 	anon_vma_chain_cachep =
 		kmem_cache_create("anon_vma_chain", sizeof(struct anon_vma_chain), 0, 0, NULL);
 	pt_page_cachep = kmem_cache_create("pt_page", sizeof(struct pt_page), 64, 0, NULL);
-	if (!vm_area_cachep || !mm_cachep || !anon_vma_cachep || !anon_vma_chain_cachep ||
+	vma_node_cachep = kmem_cache_create("vma_tree_node",
+					    sizeof(struct vma_array) +
+						VMA_NODE_SLOTS * sizeof(struct vm_area_struct *),
+					    0, SLAB_SHEAVES, NULL);
+	if (!vma_node_cachep || !vm_area_cachep || !mm_cachep || !anon_vma_cachep || !anon_vma_chain_cachep ||
 	    !pt_page_cachep || mm_folio_init() || mm_filemap_init()) {
 		mm_subsys_teardown();
 		return -ENOMEM;
@@ -1094,7 +1123,7 @@ static int mm_subsys_teardown(void)
 	}
 	if (destroy_cache(&vm_area_cachep) | destroy_cache(&mm_cachep) |
 	    destroy_cache(&anon_vma_cachep) | destroy_cache(&anon_vma_chain_cachep) |
-	    destroy_cache(&pt_page_cachep))
+	    destroy_cache(&pt_page_cachep) | destroy_cache(&vma_node_cachep))
 		ret = -EBUSY;
 	if (mm_folio_exit())
 		ret = -EBUSY;

@@ -546,6 +546,92 @@ static void test_remote_access_vs_fork(void)
 	CU_ASSERT(mmt_all_freed());
 }
 
+/* Another process stores one byte into the target's memory. */
+struct remote_store {
+	struct task_struct *target;
+	unsigned long addr;
+	unsigned char val;
+	int ret;
+};
+
+static void *remote_store_fn(void *p)
+{
+	struct remote_store *r = p;
+	struct mm_struct *mm = get_task_mm(r->target);
+
+	r->ret = mm ? mm_access(mm, r->addr, &r->val, 1, true) : -ESRCH;
+	if (mm)
+		mmput(mm);
+	return NULL;
+}
+
+/* fork queued behind a reader of mmap_lock, or at its flush */
+static bool fork_queued_or_at_flush(void *mmap_lock)
+{
+	return rwsem_is_contended(mmap_lock) || rv_inject_arrivals("dup_mmap_flush") > 0;
+}
+
+/*
+ * The fork race through remote accesses, with a single-threaded parent
+ * (elide-single takes no VMA lock).  Process A stores 0xAA into a written
+ * page of the parent and is parked in its copy (translation loaded); the
+ * parent forks.  A remote access holds mmap_lock for read across the
+ * access (access_remote_vm), so fork waits for A's store before it
+ * write-protects anything, and the child and the parent both have 0xAA.
+ * When a remote access faulted under the per-VMA lock and copied without
+ * mmap_lock, fork ran past A's loaded translation and write-protected the
+ * page: a store of process B could then COW it under the VMA lock fork
+ * did not take, before fork's flush, and A's store land in the old page,
+ * now the child's (the fork race of test_mm_race.c, with no thread of the
+ * parent involved).
+ */
+static void test_remote_store_vs_fork(void)
+{
+	struct task_struct *drv = mmt_new_proc(), *p = new_proc_detached("parent");
+	struct task_struct *ta = new_proc_detached("remote-a"), *tb = new_proc_detached("remote-b");
+	struct forker_arg fk = { .parent = p };
+	struct remote_store ra = { .target = p, .addr = BASE, .val = 0xAA, .ret = -1 };
+	struct remote_store rb = { .target = p, .addr = BASE + 1, .val = 0xBB, .ret = -1 };
+	struct mm_struct *mm = p->mm;
+	struct mmt_thread ath, bth, fth;
+	unsigned char fill[PG], b = 0;
+	bool fork_ran_past;
+
+	CU_ASSERT(mmt_map(mm, BASE, PG, RW) == (long)BASE);
+	memset(fill, 0x11, PG);
+	CU_ASSERT(mm_access(mm, BASE, fill, PG, true) == 0);
+	CU_ASSERT(rv_inject_set_pause("mm_access_copy", 1) == 0);
+	CU_ASSERT(rv_inject_set_pause("dup_mmap_flush", 1) == 0);
+	mmt_thread_start(&ath, ta, remote_store_fn, &ra);
+	CU_ASSERT_FATAL(rv_inject_wait_arrivals("mm_access_copy", 1, 20000) == 0);
+	mmt_thread_start(&fth, p, forker_fn, &fk); /* the parent's only task */
+	/* fork queues behind A's mmap_lock, or runs to its flush */
+	CU_ASSERT(!wait_done_or(&fth, fork_queued_or_at_flush, &mm->mmap_lock));
+	fork_ran_past = rv_inject_arrivals("dup_mmap_flush") > 0;
+	/* a fork past the stores' translation is the race's window: B could
+	 * now COW the page before the flush and A's store land in the child's */
+	CU_ASSERT(!fork_ran_past);
+	rv_inject_release("mm_access_copy");
+	mmt_thread_join(&ath);
+	rv_inject_release("dup_mmap_flush");
+	mmt_thread_join(&fth);
+	rv_inject_clear_all();
+	mmt_thread_start(&bth, tb, remote_store_fn, &rb);
+	mmt_thread_join(&bth);
+	CU_ASSERT_FATAL(fk.child != NULL);
+	CU_ASSERT(ra.ret == 0 && rb.ret == 0);
+	/* both stores returned: the parent has both */
+	CU_ASSERT(mm_access(mm, BASE, &b, 1, false) == 0 && b == 0xAA);
+	CU_ASSERT(mm_access(mm, BASE + 1, &b, 1, false) == 0 && b == 0xBB);
+	CU_ASSERT(mm_access(fk.child->mm, BASE + 1, &b, 1, false) == 0 && b == 0x11);
+	mmt_exit(fk.child);
+	mmt_exit(tb);
+	mmt_exit(ta);
+	mmt_exit(p);
+	mmt_exit(drv);
+	CU_ASSERT(mmt_all_freed());
+}
+
 /* ------------------------------------------------------------------ */
 /* mlock, munlock, mlockall                                            */
 /* ------------------------------------------------------------------ */
@@ -638,6 +724,6 @@ RVTEST_SUITE(mm_locking, rvtest_instance_init, rvtest_instance_cleanup,
 	     RVTEST(test_lock_vma_retry_replaced), RVTEST(test_get_task_mm_vs_exit),
 	     RVTEST(test_mlock))
 RVTEST_SUITE(mm_locking_elide, init_elide, rvtest_instance_cleanup,
-	     RVTEST(test_remote_access_vs_fork))
+	     RVTEST(test_remote_access_vs_fork), RVTEST(test_remote_store_vs_fork))
 RVTEST_SUITE(mm_locking_always, rvtest_instance_init, rvtest_instance_cleanup,
 	     RVTEST(test_remote_access_vs_fork))

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tests/unit/test_slab.c - kmem_cache: counts, magazines, TYPESAFE_BY_RCU,
+ * tests/unit/test_slab.c - kmem_cache: counts, the per-CPU level (slab=slub's
+ * CPU slab, slab=sheaves' sheaves and barn), kfree_rcu, TYPESAFE_BY_RCU,
  * ASan poisoning, leak reporting.  Needs no model instance.
+ *
+ * Every test runs twice: suite "slab" under slab=slub, suite "slab_sheaves"
+ * under slab=sheaves with every cache asking for sheaves (SLAB_SHEAVES).
  *
  * Threads here are raw pthreads (not rvtest_run_threads, which flushes the
  * magazines explicitly) where the test is about the flush at thread exit.
@@ -23,6 +27,17 @@
 #else
 #define ASAN_BUILD 0
 #endif
+
+static bool t_sheaves; /* the slab_sheaves suite is running */
+
+/* Every cache of this file, created in the suite's mode. */
+static struct kmem_cache *tcache_create(const char *name, size_t size, size_t align,
+					unsigned int flags, void (*ctor)(void *))
+{
+	return (kmem_cache_create)(name, size, align, flags | (t_sheaves ? SLAB_SHEAVES : 0),
+				   ctor);
+}
+#define kmem_cache_create(...) tcache_create(__VA_ARGS__)
 
 #define WAIT_MS 20000
 #define MAGIC	0x5eedf00dcafe1234ull
@@ -210,7 +225,11 @@ static void test_flush_at_thread_exit(void)
 			kmem_cache_free(c, args[i].kept[j]);
 	CU_ASSERT_EQUAL(kmem_cache_active(c), 0);
 	CU_ASSERT_FATAL(slabinfo_of("t_exitflush", &active, &total, &depot_free));
-	CU_ASSERT(depot_free < total); /* some still in this thread's magazine */
+	if (t_sheaves) {
+		CU_ASSERT(depot_free < total); /* some sit in this thread's main sheaf */
+	} else {
+		CU_ASSERT_EQUAL(depot_free, total); /* remote frees went to their slabs */
+	}
 	kmem_cache_flush_thread();
 	CU_ASSERT_FATAL(slabinfo_of("t_exitflush", &active, &total, &depot_free));
 	CU_ASSERT_EQUAL(depot_free, total);
@@ -676,13 +695,261 @@ static void test_report_fast_path_ns(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(dep);
 	pair_ns(mag, 1000); /* warm: slabs exist */
 	pair_ns(dep, 1000);
-	printf("\n  alloc+free pair, 64-byte objects, 1 thread%s: magazine %.1f ns, "
-	       "depot only %.1f ns, malloc/free %.1f ns ",
-	       ASAN_BUILD ? " (ASan build: not representative)" : "", pair_ns(mag, n),
+	printf("\n  alloc+free pair, 64-byte objects, 1 thread%s: %s %.1f ns, "
+	       "no per-CPU level %.1f ns, malloc/free %.1f ns ",
+	       ASAN_BUILD ? " (ASan build: not representative)" : "",
+	       t_sheaves ? "sheaves" : "CPU slab", pair_ns(mag, n),
 	       pair_ns(dep, n), pair_ns(NULL, n));
 	CU_ASSERT_EQUAL(kmem_cache_active(mag), 0);
 	CU_ASSERT_EQUAL(kmem_cache_destroy(mag), 0);
 	CU_ASSERT_EQUAL(kmem_cache_destroy(dep), 0);
+}
+
+/* ---- the per-CPU level of each design ------------------------------ */
+
+static uint64_t stat_of(const char *name)
+{
+	uint64_t v = 0;
+
+	CU_ASSERT_EQUAL(rv_stat_read(name, &v), 0);
+	return v;
+}
+
+static void test_mode_selected(void)
+{
+	struct kmem_cache *c = kmem_cache_create("t_mode", 64, 0, 0, NULL);
+	struct kmem_cache *plain = (kmem_cache_create)("t_mode_plain", 64, 0, 0, NULL);
+	char buf[16384];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(plain);
+	CU_ASSERT_EQUAL(kmem_cache_has_sheaves(c), t_sheaves);
+	CU_ASSERT_FALSE(kmem_cache_has_sheaves(plain)); /* no SLAB_SHEAVES: the CPU slab */
+	kmem_cache_format_slabinfo(buf, sizeof(buf));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, t_sheaves ? "sheaves," : "cpu_slab,"));
+	CU_ASSERT_EQUAL(kmem_cache_destroy(c), 0);
+	CU_ASSERT_EQUAL(kmem_cache_destroy(plain), 0);
+}
+
+/* Warm alloc/free pairs never leave the fast path, in either design. */
+static void test_fast_path_stays_fast(void)
+{
+	struct kmem_cache *c = kmem_cache_create("t_fast", 64, 0, 0, NULL);
+	uint64_t as, fs, af;
+	void *o;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	kmem_cache_free(c, kmem_cache_alloc(c)); /* warm */
+	as = stat_of("slab_alloc_slowpath");
+	fs = stat_of("slab_free_slowpath");
+	af = stat_of("slab_alloc_fastpath");
+	for (int i = 0; i < 1000; i++) {
+		o = kmem_cache_alloc(c);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+		kmem_cache_free(c, o);
+	}
+	CU_ASSERT_EQUAL(stat_of("slab_alloc_slowpath"), as);
+	CU_ASSERT_EQUAL(stat_of("slab_free_slowpath"), fs);
+	CU_ASSERT_EQUAL(stat_of("slab_alloc_fastpath"), af + 1000);
+	CU_ASSERT_EQUAL(kmem_cache_destroy(c), 0);
+}
+
+#define REMOTE_N 100
+
+struct remote_arg {
+	struct kmem_cache *c;
+	void *objs[REMOTE_N];
+};
+
+static void *remote_alloc_worker(void *p)
+{
+	struct remote_arg *a = p;
+
+	for (int i = 0; i < REMOTE_N; i++)
+		a->objs[i] = kmem_cache_alloc(a->c);
+	return NULL;
+}
+
+/*
+ * Objects allocated by another thread and freed here: under slab=slub every
+ * such free is __slab_free (a cmpxchg on the owning slab, the slow path), and
+ * the slabs come back to the partial list; under slab=sheaves they go into
+ * this thread's sheaves on the fast path until one fills.
+ */
+static void test_remote_free(void)
+{
+	struct kmem_cache *c = kmem_cache_create("t_remote", 64, 0, 0, NULL);
+	struct remote_arg a = { .c = c };
+	pthread_t t;
+	uint64_t fs, ff;
+	long active, total, depot_free;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, remote_alloc_worker, &a), 0);
+	pthread_join(t, NULL);
+	for (int i = 0; i < REMOTE_N; i++)
+		CU_ASSERT_PTR_NOT_NULL_FATAL(a.objs[i]);
+	fs = stat_of("slab_free_slowpath");
+	ff = stat_of("slab_free_fastpath");
+	for (int i = 0; i < REMOTE_N; i++)
+		kmem_cache_free(c, a.objs[i]);
+	if (t_sheaves) {
+		/* 32 per sheaf: main fills, becomes the spare, a second fills, one to the barn */
+		CU_ASSERT(stat_of("slab_free_slowpath") - fs <= 4);
+		CU_ASSERT(stat_of("slab_free_fastpath") - ff >= REMOTE_N - 4);
+	} else {
+		CU_ASSERT_EQUAL(stat_of("slab_free_slowpath") - fs, REMOTE_N);
+		CU_ASSERT_EQUAL(stat_of("slab_free_fastpath"), ff);
+	}
+	kmem_cache_flush_thread();
+	CU_ASSERT_FATAL(slabinfo_of("t_remote", &active, &total, &depot_free));
+	CU_ASSERT_EQUAL(active, 0);
+	CU_ASSERT_EQUAL(depot_free, total);
+	CU_ASSERT_EQUAL(kmem_cache_destroy(c), 0);
+}
+
+#define BARN_N 160 /* five sheaves' worth */
+
+RV_STAT_DECLARE(sheaf_refill);
+
+struct barn_arg {
+	struct kmem_cache *c;
+	void *objs[BARN_N];
+	int step; /* 1: allocated; 2: main freed them; 3: worker allocated again */
+	uint64_t refills;
+	int reused;
+};
+
+static void *barn_worker(void *p)
+{
+	struct barn_arg *a = p;
+	uint64_t r0;
+
+	for (int i = 0; i < BARN_N; i++)
+		a->objs[i] = kmem_cache_alloc(a->c);
+	__atomic_store_n(&a->step, 1, __ATOMIC_RELEASE);
+	if (!wait_flag(&a->step, 2))
+		return NULL;
+	/* this thread's sheaves are empty: the barn's full sheaves serve it */
+	r0 = rv_stat_get(sheaf_refill);
+	for (int i = 0; i < 64; i++) {
+		void *o = kmem_cache_alloc(a->c);
+
+		for (int j = 0; j < BARN_N; j++)
+			if (o == a->objs[j]) {
+				a->reused++;
+				break;
+			}
+		kmem_cache_free(a->c, o);
+	}
+	a->refills = rv_stat_get(sheaf_refill) - r0;
+	kmem_cache_flush_thread();
+	__atomic_store_n(&a->step, 3, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* slab=sheaves: full sheaves travel through the barn between threads. */
+static void test_barn_exchange(void)
+{
+	struct kmem_cache *c = kmem_cache_create("t_barn", 64, 0, 0, NULL);
+	struct barn_arg a = { .c = c };
+	pthread_t t;
+	uint64_t put, get;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, barn_worker, &a), 0);
+	CU_ASSERT_FATAL(wait_flag(&a.step, 1));
+	put = stat_of("sheaf_barn_put");
+	get = stat_of("sheaf_barn_get");
+	for (int i = 0; i < BARN_N; i++)
+		kmem_cache_free(c, a.objs[i]);
+	if (t_sheaves) {
+		CU_ASSERT(stat_of("sheaf_barn_put") - put >= 2);
+	} else {
+		CU_ASSERT_EQUAL(stat_of("sheaf_barn_put"), put);
+	}
+	__atomic_store_n(&a.step, 2, __ATOMIC_RELEASE);
+	CU_ASSERT(wait_flag(&a.step, 3));
+	pthread_join(t, NULL);
+	if (t_sheaves) {
+		CU_ASSERT(stat_of("sheaf_barn_get") - get >= 1);
+		CU_ASSERT_EQUAL(a.refills, 0); /* no trip to the slabs */
+		CU_ASSERT_EQUAL(a.reused, 64); /* every allocation: an object main freed */
+	} else {
+		/* slub: the worker's CPU slab still has free objects of its own */
+		CU_ASSERT_EQUAL(stat_of("sheaf_barn_get"), get);
+	}
+	kmem_cache_flush_thread();
+	CU_ASSERT_EQUAL(kmem_cache_active(c), 0);
+	CU_ASSERT_EQUAL(kmem_cache_destroy(c), 0);
+}
+
+#define RCU_N 96 /* three full batches */
+
+struct kfree_reader {
+	int stage; /* 1: in the read-side section; 2: main allocated; 3: reader left */
+};
+
+static void *kfree_reader_main(void *p)
+{
+	struct kfree_reader *r = p;
+
+	rv_rcu_ensure();
+	rcu_read_lock();
+	__atomic_store_n(&r->stage, 1, __ATOMIC_RELEASE);
+	wait_flag(&r->stage, 2);
+	rcu_read_unlock();
+	__atomic_store_n(&r->stage, 3, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * kmem_cache_free_rcu: while a reader is inside a read-side section that
+ * began before the frees, none of the objects may be handed out again; after
+ * the grace period they are (sheaves: the rcu_free sheaves come back through
+ * the barn; slub: the objects back on their slabs).
+ */
+static void test_kfree_rcu_waits_for_readers(void)
+{
+	struct kmem_cache *c = kmem_cache_create("t_kfree_rcu", sizeof(struct tobj), 0, 0, NULL);
+	struct kfree_reader r = {0};
+	void *freed[RCU_N], *held[400];
+	pthread_t t;
+	uint64_t batches;
+	int early = 0, reused = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	for (int i = 0; i < RCU_N; i++)
+		freed[i] = kmem_cache_alloc(c);
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, kfree_reader_main, &r), 0);
+	CU_ASSERT_FATAL(wait_flag(&r.stage, 1));
+	batches = stat_of("kfree_rcu_batches");
+	for (int i = 0; i < RCU_N; i++)
+		kmem_cache_free_rcu(c, freed[i]);
+	CU_ASSERT_EQUAL(stat_of("kfree_rcu_batches") - batches, RCU_N / 32);
+	CU_ASSERT_EQUAL(kmem_cache_active(c), 0); /* counted free at once */
+	for (int i = 0; i < 400; i++) {
+		held[i] = kmem_cache_alloc(c);
+		for (int j = 0; j < RCU_N; j++)
+			early += held[i] == freed[j];
+	}
+	CU_ASSERT_EQUAL(early, 0); /* the grace period cannot have ended */
+	for (int i = 0; i < 400; i++)
+		kmem_cache_free(c, held[i]);
+	__atomic_store_n(&r.stage, 2, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	rcu_barrier();
+	for (int i = 0; i < 400; i++) {
+		held[i] = kmem_cache_alloc(c);
+		for (int j = 0; j < RCU_N; j++)
+			reused += held[i] == freed[j];
+	}
+	CU_ASSERT(reused > 0);
+	for (int i = 0; i < 400; i++)
+		kmem_cache_free(c, held[i]);
+	kmem_cache_flush_thread();
+	CU_ASSERT_EQUAL(kmem_cache_active(c), 0);
+	CU_ASSERT_EQUAL(kmem_cache_destroy(c), 0);
 }
 
 /*
@@ -743,6 +1010,23 @@ static void test_slabinfo_kernel_layout(void)
 static int slab_suite_init(void)
 {
 	rv_rcu_ensure();
+	t_sheaves = false;
+	rv_sw.slab = SLAB_ALLOC_SLUB;
+	return 0;
+}
+
+static int sheaves_suite_init(void)
+{
+	rv_rcu_ensure();
+	t_sheaves = true;
+	rv_sw.slab = SLAB_ALLOC_SHEAVES;
+	return 0;
+}
+
+static int slab_suite_cleanup(void)
+{
+	t_sheaves = false;
+	rv_sw.slab = SLAB_ALLOC_SLUB;
 	return 0;
 }
 
@@ -765,10 +1049,10 @@ static void test_shrink(void)
 	CU_ASSERT(total >= 4000);
 	/* nothing free: nothing to give back */
 	CU_ASSERT_EQUAL(kmem_cache_shrink(c), 0);
-	/* keep objs[0] (its slab stays); free the rest into the depot */
+	/* keep objs[0] (its slab stays); free the rest to the per-CPU level */
 	for (int i = 1; i < 4000; i++)
 		kmem_cache_free(c, objs[i]);
-	kmem_cache_flush_thread(); /* this thread's magazine back to the depot */
+	kmem_cache_flush_thread(); /* this thread's per-CPU level back to the slabs */
 	CU_ASSERT(kmem_cache_shrink(c) > 0);
 	CU_ASSERT_EQUAL(kmem_cache_total(c), per_slab); /* the one slab in use */
 	CU_ASSERT_EQUAL(kmem_cache_active(c), 1);
@@ -785,12 +1069,5 @@ static void test_shrink(void)
 	CU_ASSERT_EQUAL(kmem_cache_destroy(c), 0);
 }
 
-RVTEST_SUITE(slab, slab_suite_init, NULL, RVTEST(test_create_errors),
-	     RVTEST(test_alloc_free_counts), RVTEST(test_alignment),
-	     RVTEST(test_flush_at_thread_exit), RVTEST(test_concurrent_cross_free),
-	     RVTEST(test_no_magazine), RVTEST(test_many_caches_and_id_reuse),
-	     RVTEST(test_typesafe_reuse), RVTEST(test_typesafe_rcu_reader_across_destroy),
-	     RVTEST(test_typesafe_destroy_unregistered_thread), RVTEST(test_destroy_with_leak),
-	     RVTEST(test_gauges), RVTEST(test_uaf_caught_by_asan),
-	     RVTEST(test_typesafe_not_poisoned), RVTEST(test_slabinfo_kernel_layout),
-	     RVTEST(test_shrink), RVTEST(test_report_fast_path_ns));
+RVTEST_SUITE(slab, slab_suite_init, slab_suite_cleanup, RVTEST(test_create_errors), RVTEST(test_alloc_free_counts), RVTEST(test_alignment), RVTEST(test_flush_at_thread_exit), RVTEST(test_concurrent_cross_free), RVTEST(test_no_magazine), RVTEST(test_many_caches_and_id_reuse), RVTEST(test_typesafe_reuse), RVTEST(test_typesafe_rcu_reader_across_destroy), RVTEST(test_typesafe_destroy_unregistered_thread), RVTEST(test_destroy_with_leak), RVTEST(test_gauges), RVTEST(test_uaf_caught_by_asan), RVTEST(test_typesafe_not_poisoned), RVTEST(test_slabinfo_kernel_layout), RVTEST(test_shrink), RVTEST(test_mode_selected), RVTEST(test_fast_path_stays_fast), RVTEST(test_remote_free), RVTEST(test_barn_exchange), RVTEST(test_kfree_rcu_waits_for_readers), RVTEST(test_report_fast_path_ns));
+RVTEST_SUITE(slab_sheaves, sheaves_suite_init, slab_suite_cleanup, RVTEST(test_create_errors), RVTEST(test_alloc_free_counts), RVTEST(test_alignment), RVTEST(test_flush_at_thread_exit), RVTEST(test_concurrent_cross_free), RVTEST(test_no_magazine), RVTEST(test_many_caches_and_id_reuse), RVTEST(test_typesafe_reuse), RVTEST(test_typesafe_rcu_reader_across_destroy), RVTEST(test_typesafe_destroy_unregistered_thread), RVTEST(test_destroy_with_leak), RVTEST(test_gauges), RVTEST(test_uaf_caught_by_asan), RVTEST(test_typesafe_not_poisoned), RVTEST(test_slabinfo_kernel_layout), RVTEST(test_shrink), RVTEST(test_mode_selected), RVTEST(test_fast_path_stays_fast), RVTEST(test_remote_free), RVTEST(test_barn_exchange), RVTEST(test_kfree_rcu_waits_for_readers), RVTEST(test_report_fast_path_ns));

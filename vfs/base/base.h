@@ -20,7 +20,7 @@
  *   semaphore.h       semaphore (sem_fifo, sem_steal)
  *   bkl.h             the BKL (lock_kernel/unlock_kernel)
  *   lockref.h         lockref
- *   slab.h            kmem_cache (magazines, SLAB_TYPESAFE_BY_RCU, ASan)
+ *   slab.h            kmem_cache (per-CPU slab or sheaves, kfree_rcu, TYPESAFE_BY_RCU, ASan)
  *   percpu_counter.h  percpu_counter (+ percpu_counter_init_many)
  *   inject.h          injection points (RV_INJECT)
  *   stats.h           stats registry (RV_STAT_DEFINE / rv_stat_inc)

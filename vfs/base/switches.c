@@ -38,6 +38,7 @@ static const char *const v_pte_recheck[] = { "0", "1", "rfc", NULL }; /* by enum
 static const char *const v_fork[] = { "always", "elide-single", "never", NULL };
 static const char *const v_rss[] = { "group", "single", NULL };
 static const char *const v_anon_fault[] = { "retry", "refuse", NULL };
+static const char *const v_slab[] = { "slub", "sheaves", NULL };
 
 #define OFF(f) offsetof(struct rv_switches, f)
 static const struct sw_desc sw_table[] = {
@@ -62,6 +63,9 @@ static const struct sw_desc sw_table[] = {
 	  "vmf_anon_prepare), or refuse such VMAs in lock_vma_under_rcu (6.4)" },
 	{ "rss_counters", SW_ENUM, OFF(rss_counters), v_rss,
 	  "mm RSS percpu counters registered as a group (percpu_counter_init_many) or one by one" },
+	{ "slab", SW_ENUM, OFF(slab), v_slab,
+	  "SLUB per-CPU level: per-CPU slab with a freelist+tid cmpxchg (before 6.18), or "
+	  "sheaves and a barn for caches that ask for them (6.18: VMA tree nodes)" },
 	{ "cache_pages", SW_LONG, OFF(cache_pages), NULL,
 	  "page-cache capacity in pages before reclaim (0: unlimited)" },
 	{ "io_latency_us", SW_LONG, OFF(io_latency_us), NULL,
@@ -87,6 +91,7 @@ void rv_switches_default(struct rv_switches *sw)
 	sw->fork_vma_lock = FORK_VMA_LOCK_ALWAYS;
 	sw->anon_vma_fault = ANON_VMA_FAULT_RETRY;
 	sw->rss_counters = RSS_COUNTERS_GROUP;
+	sw->slab = SLAB_ALLOC_SHEAVES;
 	sw->cache_pages = 0;
 	sw->io_latency_us = 0;
 	sw->size = 0;

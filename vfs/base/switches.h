@@ -39,6 +39,8 @@ enum pte_recheck_mode {
 	PTE_RECHECK_RFC = 2,    /* "rfc": the seed thread's patch */
 };
 enum rss_counters_mode { RSS_COUNTERS_GROUP = 0, RSS_COUNTERS_SINGLE };
+/* SLUB's per-CPU level (vfs/base/slab.c): the per-CPU slab, or 6.18's sheaves */
+enum slab_alloc_mode { SLAB_ALLOC_SLUB = 0, SLAB_ALLOC_SHEAVES };
 /* a fault under the per-VMA lock on a VMA without an anon_vma */
 enum anon_vma_fault_mode { ANON_VMA_FAULT_RETRY = 0, ANON_VMA_FAULT_REFUSE };
 
@@ -52,6 +54,7 @@ struct rv_switches {
 	int fork_vma_lock; /* enum fork_vma_lock_mode */
 	int anon_vma_fault; /* enum anon_vma_fault_mode */
 	int rss_counters;  /* enum rss_counters_mode */
+	int slab;          /* enum slab_alloc_mode */
 	long cache_pages;  /* page-cache capacity in pages; 0 = unlimited */
 	long io_latency_us;/* backing-store latency per folio */
 	uint64_t size;     /* filesystem size limit in bytes; 0 = half of RAM */
