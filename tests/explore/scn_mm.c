@@ -220,8 +220,8 @@ static int numa_check(struct xs_run *r, char *why, size_t len)
 			 (unsigned long)(stat_of("majflt") - np->majflt), fo ? "read back into" : "not in");
 		return 1;
 	}
-	if (mm_validate(r->task[0]->mm)) {
-		snprintf(why, len, "mm_validate fails");
+	if (mm_check(r->task[0]->mm)) {
+		snprintf(why, len, "mm_check fails");
 		return 1;
 	}
 	return 0;
@@ -315,8 +315,8 @@ static int trunc_check(struct xs_run *r, char *why, size_t len)
 			 v);
 		return 1;
 	}
-	if (mm_validate(mm)) {
-		snprintf(why, len, "mm_validate fails");
+	if (mm_check(mm)) {
+		snprintf(why, len, "mm_check fails");
 		return 1;
 	}
 	return 0;

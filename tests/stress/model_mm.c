@@ -54,6 +54,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "mm/mm.h"
 #include "stress.h"
@@ -179,9 +180,8 @@ static int files_switches(struct stress_run *run)
 	return stress_model_parse_switch(run->switches, "cache_pages", v);
 }
 
-static int files_setup(struct stress_run *run)
+static int files_setup_n(struct stress_run *run, unsigned long n)
 {
-	unsigned long n = run_pages(run);
 	struct mm_files *mf;
 	char *buf;
 
@@ -224,6 +224,11 @@ static int files_setup(struct stress_run *run)
 	/* start cold: everything written back to the store, the cache empty */
 	mm_reclaim_folios(mm_lru_pages() + 1);
 	return 0;
+}
+
+static int files_setup(struct stress_run *run)
+{
+	return files_setup_n(run, run_pages(run));
 }
 
 static void files_teardown(struct stress_run *run)
@@ -294,6 +299,83 @@ static int check_file(struct stress_task *t, unsigned long n, uint64_t first, bo
 	}
 	return 0;
 }
+
+/* ---- mmap-cycle: the sheaves series' mmap test ------------------------ */
+/*
+ * Each op (cycle) maps `areas` one-page read-only views of the task's file
+ * (page areas-1-k at the k-th address, so that neighbours cannot merge),
+ * reads each (a fault), unmaps them, then sleeps pause_us so that RCU
+ * callbacks (kfree_rcu batches of VMA tree nodes, freed VMAs) can run, as
+ * the seed's test did.  The time inside vm_mmap and vm_munmap is summed in
+ * the counters mmap_cycle_mmap_ns and mmap_cycle_munmap_ns.  --verify
+ * checks every area reads its file page's tag.
+ */
+RV_STAT_DEFINE(mmap_cycle_mmap_ns, "mmap-cycle: nanoseconds spent in vm_mmap");
+RV_STAT_DEFINE(mmap_cycle_munmap_ns, "mmap-cycle: nanoseconds spent in vm_munmap");
+
+#define MC_MAX_AREAS 64
+
+static int mc_setup(struct stress_run *run)
+{
+	unsigned long n = (unsigned long)run->opt->params.areas;
+
+	if (n > MC_MAX_AREAS)
+		return stress_setup_fail(run, "-p areas= (at most 64)", EINVAL);
+	return files_setup_n(run, n);
+}
+
+static int mc_op(struct stress_task *t)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long n = (unsigned long)t->run->opt->params.areas;
+	struct file *f = task_file(t);
+	long addr[MC_MAX_AREAS];
+	uint64_t t0, t1;
+	int r = 0;
+
+	t0 = rv_now_ns();
+	for (unsigned long k = 0; k < n; k++) {
+		addr[k] = vm_mmap(mm, 0, PAGE_SIZE, PROT_READ, MAP_SHARED, f,
+				  n - 1 - k);
+		if (addr[k] < 0) {
+			r = stress_fail(t, "vm_mmap(file)", (int)-addr[k]);
+			n = k;
+			break;
+		}
+	}
+	t1 = rv_now_ns();
+	rv_stat_add(mmap_cycle_mmap_ns, t1 - t0);
+	for (unsigned long k = 0; k < n && !r; k++) {
+		uint64_t v[2] = {0, 0};
+		int e = rv_mm_read((unsigned long)addr[k], v, sizeof(v));
+
+		if (e)
+			r = stress_fail(t, "rv_mm_read", -e);
+		else if (t->run->opt->verify && v[1] != page_tag(t->id, n - 1 - k))
+			r = stress_vfail(t, "area %lu (file page %lu) reads tag %llx, expected %llx",
+					 k, n - 1 - k, (unsigned long long)v[1],
+					 (unsigned long long)page_tag(t->id, n - 1 - k));
+	}
+	t0 = rv_now_ns();
+	for (unsigned long k = 0; k < n; k++) {
+		int e = vm_munmap(mm, (unsigned long)addr[k], PAGE_SIZE);
+
+		if (e && !r)
+			r = stress_fail(t, "vm_munmap", -e);
+	}
+	t1 = rv_now_ns();
+	rv_stat_add(mmap_cycle_munmap_ns, t1 - t0);
+	if (t->run->opt->params.pause_us > 0)
+		usleep((useconds_t)t->run->opt->params.pause_us);
+	return r;
+}
+
+const struct stress_impl stress_model_mmap_cycle = {
+    .setup = mc_setup,
+    .op = mc_op,
+    .verify = mm_verify,
+    .teardown = files_teardown,
+};
 
 /* ---- page_fault2/3: file mmap, write every page, munmap ------------- */
 
