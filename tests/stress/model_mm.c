@@ -377,6 +377,66 @@ const struct stress_impl stress_model_mmap_cycle = {
     .teardown = files_teardown,
 };
 
+/* ---- exec1: the execve loop of the percpu-counter grouping ------------ */
+/*
+ * Each op replaces the task's address space as execve does (exec_mm:
+ * mm_alloc, which registers the mm's RSS percpu counters, then mmput of the
+ * old mm, which unregisters its counters), maps EXEC1_VMAS anonymous pages
+ * (text, data, stack of a small static binary) and writes each (faults that
+ * charge the RSS counters).  Under rss_counters=single each mm_alloc and
+ * mmput takes the global percpu_counters_lock once per counter, under
+ * group once: the counters percpu_counter_lock_acquisitions and
+ * spin_contended show it.  In threads mode the first op detaches the task
+ * from the shared mm (the model replaces one task's mm; Linux's exec would
+ * kill the other threads).  --verify reads every page back and checks the
+ * new mm holds exactly the VMAs mapped.
+ */
+#define EXEC1_VMAS 3
+
+static int exec1_op(struct stress_task *t)
+{
+	uint64_t stamp = task_stamp(t);
+	struct mm_struct *mm;
+	long addr[EXEC1_VMAS];
+	int r = exec_mm(current);
+
+	if (r)
+		return stress_fail(t, "exec_mm", -r);
+	mm = current->mm;
+	for (int i = 0; i < EXEC1_VMAS; i++) {
+		/* alternate protections: neighbours do not merge */
+		addr[i] = vm_mmap(mm, 0, PAGE_SIZE, i & 1 ? PROT_READ | PROT_WRITE | PROT_EXEC : RW,
+				  MAP_PRIVATE | MAP_ANONYMOUS, NULL, 0);
+		if (addr[i] < 0)
+			return stress_fail(t, "vm_mmap(MAP_ANONYMOUS)", (int)-addr[i]);
+		r = rv_mm_write((unsigned long)addr[i], &stamp, sizeof(stamp));
+		if (r)
+			return stress_fail(t, "rv_mm_write (write fault)", -r);
+	}
+	if (!t->run->opt->verify)
+		return 0;
+	if (mm->map_count != EXEC1_VMAS)
+		return stress_vfail(t, "the new mm has %d VMAs, mapped %d", mm->map_count,
+				    EXEC1_VMAS);
+	for (int i = 0; i < EXEC1_VMAS; i++) {
+		uint64_t v = 0;
+
+		r = rv_mm_read((unsigned long)addr[i], &v, sizeof(v));
+		if (r)
+			return stress_fail(t, "rv_mm_read", -r);
+		if (v != stamp)
+			return stress_vfail(t, "page of VMA %d reads %llx, wrote %llx", i,
+					    (unsigned long long)v, (unsigned long long)stamp);
+	}
+	return 0;
+}
+
+const struct stress_impl stress_model_exec1 = {
+    .setup = mm_setup,
+    .op = exec1_op,
+    .verify = mm_verify,
+};
+
 /* ---- page_fault2/3: file mmap, write every page, munmap ------------- */
 
 static int pf_file_op(struct stress_task *t, bool shared)
