@@ -205,7 +205,20 @@ int rvf_op_removexattr(const struct rvf_ctx *ctx, fuse_ino_t ino, const char *na
 /* Install file in the daemon's fd table (reference donated); fh out. */
 int rvf_fh_install(struct file *file, uint64_t *fh);
 /* The file behind fh with a reference (fput it), or NULL: EBADF. */
-struct file *rvf_fget(uint64_t fh);
+/* Inlined: every request with a handle pays it (lock requests twice a pair). */
+static __always_inline struct file *rvf_fget(uint64_t fh)
+{
+	struct file *file = fget((unsigned int)fh);
+
+	if (!file)
+		return NULL;
+	/* a reused fd holds a file of another generation: the handle is stale */
+	if (unlikely((uint32_t)file->f_gen != (uint32_t)(fh >> 32))) {
+		fput(file);
+		return NULL;
+	}
+	return file;
+}
 
 /* ---- control directory (ctl.c) ------------------------------------------ */
 

@@ -424,7 +424,7 @@ static void lkf_release(struct file *file)
 /* ---- the operations -------------------------------------------------------- */
 
 /* The file behind a lock request's fh, referenced; NULL: replied already. */
-static struct file *lk_file(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+static __always_inline struct file *lk_file(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct file *file;
 
@@ -520,7 +520,6 @@ void rvf_ll_setlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, str
 		  int sleep)
 {
 	struct file *file;
-	struct flock probe;
 	int err;
 
 	if (sleep)
@@ -540,9 +539,9 @@ void rvf_ll_setlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, str
 		if (err)
 			goto reply;
 	}
-	/* first without waiting: the common, uncontended case costs no waiter */
-	probe = *lock;
-	err = fcntl_setlk(file, F_SETLK, &probe, (fl_owner_t)(uintptr_t)fi->lock_owner, lock->l_pid,
+	/* first without waiting: the common, uncontended case costs no waiter
+	 * (fcntl_setlk only reads *lock) */
+	err = fcntl_setlk(file, F_SETLK, lock, (fl_owner_t)(uintptr_t)fi->lock_owner, lock->l_pid,
 			  NULL);
 	if (err == -EAGAIN && sleep) {
 		lk_defer(req, file, LK_POSIX, lock, fi->lock_owner, 0, lock->l_pid);

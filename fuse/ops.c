@@ -483,20 +483,6 @@ int rvf_fh_install(struct file *file, uint64_t *fh)
 	return 0;
 }
 
-struct file *rvf_fget(uint64_t fh)
-{
-	struct file *file = fget((unsigned int)fh);
-
-	if (!file)
-		return NULL;
-	/* a reused fd holds a file of another generation: the handle is stale */
-	if (unlikely((uint32_t)file->f_gen != (uint32_t)(fh >> 32))) {
-		fput(file);
-		return NULL;
-	}
-	return file;
-}
-
 /* Close the fd behind fh (release, releasedir), dropping its locks first. */
 static int fh_close(uint64_t fh)
 {

@@ -249,7 +249,7 @@ static inline struct owner_bucket *owner_bucket(fl_owner_t owner)
 	return &owner_hash[(h >> 32) % OWNER_HASH_SIZE];
 }
 
-static struct owner_acct *owner_find(struct owner_bucket *b, fl_owner_t owner)
+static __always_inline struct owner_acct *owner_find(struct owner_bucket *b, fl_owner_t owner)
 {
 	struct owner_acct *a;
 
@@ -356,6 +356,50 @@ static void owner_uncharge(fl_owner_t owner, long n, struct file_lock *rec)
 	if (!a)
 		fprintf(stderr, "rcuvfs: locks: uncharge of unknown owner %p\n", owner);
 	owner_free(dead);
+}
+
+/*
+ * The common cases of owner_charge(owner, 1, rec) and owner_uncharge(owner,
+ * 1, rec), inlined into the uncontended lock path: the owner's record is
+ * in its bucket and has a spare (charge) or none (uncharge), under the
+ * limit, and the uncharge keeps the record.  Same effect as the general
+ * functions, which handle everything else.
+ */
+static __always_inline struct file_lock *owner_charge_spare(fl_owner_t owner)
+{
+	struct owner_bucket *b = owner_bucket(owner);
+	struct owner_acct *a;
+	struct file_lock *rec = NULL;
+
+	spin_lock(&b->lock);
+	a = owner_find(b, owner);
+	if (likely(a && a->spare && a->count < READ_ONCE(lk_owner_limit))) {
+		if (!a->count)
+			b->idle--;
+		a->count++;
+		rec = a->spare;
+		a->spare = NULL;
+	}
+	spin_unlock(&b->lock);
+	return rec;
+}
+
+static __always_inline void owner_uncharge_one(fl_owner_t owner, struct file_lock *rec)
+{
+	struct owner_bucket *b = owner_bucket(owner);
+	struct owner_acct *a;
+
+	spin_lock(&b->lock);
+	a = owner_find(b, owner);
+	if (likely(a && !a->spare && (a->count > 1 || (a->count == 1 && b->idle < OWNER_IDLE_MAX)))) {
+		if (!--a->count)
+			b->idle++;
+		a->spare = rec;
+		spin_unlock(&b->lock);
+		return;
+	}
+	spin_unlock(&b->lock);
+	owner_uncharge(owner, 1, rec);
 }
 
 long locks_set_owner_limit(long limit)
@@ -810,10 +854,8 @@ static int locks_block_on(struct file_lock *blocker, struct file_lock *request,
  * and graph membership, instead of waking.  List lock held (no waiter can be
  * added to the request meanwhile).
  */
-static void locks_move_blocks(struct file_lock *new, struct file_lock *request)
+static __noinline void __locks_move_blocks(struct file_lock *new, struct file_lock *request)
 {
-	if (list_empty(&request->fl_blocked_requests))
-		return;
 	blocked_lock_nested();
 	while (!list_empty(&request->fl_blocked_requests)) {
 		struct file_lock *fl = list_first_entry(&request->fl_blocked_requests,
@@ -825,12 +867,18 @@ static void locks_move_blocks(struct file_lock *new, struct file_lock *request)
 	blocked_unlock_nested();
 }
 
+static __always_inline void locks_move_blocks(struct file_lock *new, struct file_lock *request)
+{
+	if (unlikely(!list_empty(&request->fl_blocked_requests)))
+		__locks_move_blocks(new, request);
+}
+
 /* ------------------------------------------------------------------ */
 /* held-lock list changes (list lock held)                             */
 /* ------------------------------------------------------------------ */
 
 /* Insert fl before `before` (the list head: at the tail). */
-static void locks_insert_lock_ctx(struct file_lock *fl, struct file_lock_context *ctx,
+static __always_inline void locks_insert_lock_ctx(struct file_lock *fl, struct file_lock_context *ctx,
 				  struct list_head *before)
 {
 	fl->fl_ctx = ctx;
@@ -1077,6 +1125,79 @@ out_unlocked:
 }
 
 /*
+ * The two uncontended cases a lock+unlock loop makes, without the general
+ * walk and with the same result as it (posix_lock_ctx, Linux 6.x
+ * posix_lock_inode):
+ *
+ *   lock    the owner holds no lock on the inode and no lock conflicts:
+ *           the general walk finds nothing to merge, replace or split and
+ *           puts the new record at the tail, as here;
+ *   unlock  the owner holds at most one lock on the inode, and it lies
+ *           wholly inside the range: the general walk deletes it (waking
+ *           its waiters), as here; none: nothing to do.
+ *
+ * Anything else (a lock of the owner's to merge with or trim, a conflict,
+ * a deferred request's claim) returns LK_SLOW with nothing changed, and the
+ * caller runs the general walk.  The record is charged before the list lock
+ * as there; on LK_SLOW it is given back and the general walk charges again.
+ */
+#define LK_SLOW 1
+
+static __always_inline int posix_lock_fast(struct file_lock_context *ctx,
+					   struct file_lock *request)
+{
+	struct file_lock *fl, *mine = NULL, *new_fl = NULL, *unused;
+	fl_owner_t owner = request->fl_owner;
+	bool unlock = request->fl_type == F_UNLCK;
+
+	if (!unlock) {
+		new_fl = owner_charge_spare(owner);
+		if (likely(new_fl)) {
+			/* as locks_prealloc leaves a spare; copy and insert set the rest */
+			new_fl->fl_req = NULL;
+		} else if (locks_prealloc(owner, 1, &new_fl, &unused)) {
+			rv_stat_inc(locks_posix_calls);
+			return -ENOLCK;
+		}
+	}
+	flc_lock(ctx);
+	list_for_each_entry(fl, &ctx->flc_posix, fl_list)
+	{
+		if (fl->fl_owner == owner) {
+			if (!unlock || mine)
+				goto slow;
+			mine = fl;
+		} else if (!unlock && posix_locks_conflict(request, fl)) {
+			goto slow;
+		}
+	}
+	if (!unlock) {
+		locks_copy_lock(new_fl, request);
+		locks_move_blocks(new_fl, request);
+		locks_insert_lock_ctx(new_fl, ctx, &ctx->flc_posix);
+	} else if (mine) {
+		if (mine->fl_start < request->fl_start || mine->fl_end > request->fl_end)
+			goto slow;
+		locks_delete_global_locks(mine);
+		list_del_init(&mine->fl_list);
+		locks_wake_up_blocks(mine);
+	}
+	flc_unlock(ctx);
+	rv_stat_inc(locks_posix_calls);
+	if (mine) {
+		/* locks_free_lock of a POSIX record */
+		locks_check_constructed(mine);
+		owner_uncharge_one(owner, mine);
+	}
+	return 0;
+slow:
+	flc_unlock(ctx);
+	if (new_fl)
+		locks_free_lock(new_fl);
+	return LK_SLOW;
+}
+
+/*
  * posix_test_lock (Linux 6.x, with posix_test_locks_conflict since 6.4): the
  * first lock in list order that conflicts with fl, or, for an fl of type
  * F_UNLCK, the first lock of fl's own owner that overlaps it.
@@ -1190,8 +1311,15 @@ out:
 static __always_inline int locks_apply(struct file_lock_context *ctx, struct file_lock *fl,
 				       struct file_lock *conflock)
 {
+	int error;
+
 	if (fl->fl_flags & FL_FLOCK)
 		return flock_lock_ctx(ctx, fl);
+	if (!(fl->fl_flags & FL_DEFERRED)) {
+		error = posix_lock_fast(ctx, fl);
+		if (error != LK_SLOW)
+			return error;
+	}
 	return posix_lock_ctx(ctx, fl, conflock);
 }
 
@@ -1493,7 +1621,8 @@ int flock_lock_file(struct file *filp, unsigned int cmd, pid_t pid, struct file_
 }
 
 /* struct flock -> [fl_start, fl_end] (flock_to_posix_lock in Linux). */
-static int flock_to_posix_lock(struct file *filp, struct file_lock *fl, const struct flock *l)
+static __always_inline int flock_to_posix_lock(struct file *filp, struct file_lock *fl,
+					       const struct flock *l)
 {
 	int64_t start;
 
@@ -1603,7 +1732,7 @@ int fcntl_getlk(struct file *filp, unsigned int cmd, struct flock *l, fl_owner_t
 	return 0;
 }
 
-int fcntl_setlk(struct file *filp, unsigned int cmd, struct flock *l, fl_owner_t owner, pid_t pid,
+int fcntl_setlk(struct file *filp, unsigned int cmd, const struct flock *l, fl_owner_t owner, pid_t pid,
 		struct file_lock_req *req)
 {
 	struct file_lock local, *fl = req ? &req->fl : &local;

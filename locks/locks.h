@@ -154,7 +154,7 @@ int locks_test_lock(struct file *filp, struct flock *l, fl_owner_t owner);
  * fcntl: -EAGAIN, -EACCES never (Linux gives EAGAIN), -EDEADLK, -EINTR,
  * -EINVAL, -EBADF (mode does not permit the lock type), -EOVERFLOW, -ENOLCK.
  */
-int fcntl_setlk(struct file *filp, unsigned int cmd, struct flock *fl, fl_owner_t owner, pid_t pid,
+int fcntl_setlk(struct file *filp, unsigned int cmd, const struct flock *fl, fl_owner_t owner, pid_t pid,
 		struct file_lock_req *req);
 
 /* ---- the kernel-internal level ------------------------------------------ */

@@ -865,7 +865,11 @@ static void usage(FILE *out)
 		"                       pages per task; fork-race: pages of the region the\n"
 		"                       tasks share; default 128), window_ns\n"
 		"                       (numa-race, fork-race: time an injection point keeps\n"
-		"                       the race window open, default 1000; 0: not armed)\n"
+		"                       the race window open, default 1000; 0: not armed),\n"
+		"                       areas (mmap-cycle: one-page areas per cycle, default\n"
+		"                       5), pause_us (mmap-cycle: sleep after each cycle,\n"
+		"                       default 500), cycles (any workload: the same as\n"
+		"                       --ops-per-task N)\n"
 		"  -r, --repeat N       measure every configuration N times, in rounds that\n"
 		"                       alternate the configurations; report the median\n"
 		"                       ops/s with min, max and standard deviation (default 1)\n"
@@ -987,6 +991,9 @@ static const struct {
     {"vmas", offsetof(struct stress_params, vmas), 1},
     {"pages", offsetof(struct stress_params, pages), 1},
     {"window_ns", offsetof(struct stress_params, window_ns), 0},
+    {"areas", offsetof(struct stress_params, areas), 1},
+    {"pause_us", offsetof(struct stress_params, pause_us), 0},
+    {"cycles", offsetof(struct stress_params, cycles), 0},
 };
 
 const char *stress_param_name(int i)
@@ -1027,7 +1034,7 @@ static int parse_params(struct stress_opts *opt, char *arg)
 		if (i == STRESS_NPARAMS) {
 			fprintf(stderr,
 				"rcuvfs-stress: -p %s: unknown parameter (work_us, cs_ns, vmas, "
-				"pages, window_ns)\n",
+				"pages, window_ns, areas, pause_us, cycles)\n",
 				tok);
 			return -1;
 		}
@@ -1294,7 +1301,8 @@ int main(int argc, char **argv)
 	    .hang_timeout_s = 60,
 	    .repeat = 1,
 	    .params =
-		{.work_us = 20, .cs_ns = 1000, .vmas = 10000, .pages = 128, .window_ns = 1000},
+		{.work_us = 20, .cs_ns = 1000, .vmas = 10000, .pages = 128, .window_ns = 1000,
+		 .areas = 5, .pause_us = 500},
 	};
 	const char *workloads = NULL, *tasks_arg = NULL, *json = NULL, *csv = NULL;
 	const char *cpus_arg = NULL;
@@ -1372,6 +1380,8 @@ int main(int argc, char **argv)
 		case 'p':
 			if (parse_params(&opt, optarg))
 				exit(2);
+			if (opt.params.cycles >= 1)
+				opt.ops_per_task = (long)opt.params.cycles; /* -p cycles=N */
 			break;
 		case OPT_JSON:
 			json = optarg;

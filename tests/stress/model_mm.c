@@ -69,6 +69,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "mm/mm.h"
 #include "stress.h"
@@ -194,9 +195,8 @@ static int files_switches(struct stress_run *run)
 	return stress_model_parse_switch(run->switches, "cache_pages", v);
 }
 
-static int files_setup(struct stress_run *run)
+static int files_setup_n(struct stress_run *run, unsigned long n)
 {
-	unsigned long n = run_pages(run);
 	struct mm_files *mf;
 	char *buf;
 
@@ -239,6 +239,11 @@ static int files_setup(struct stress_run *run)
 	/* start cold: everything written back to the store, the cache empty */
 	mm_reclaim_folios(mm_lru_pages() + 1);
 	return 0;
+}
+
+static int files_setup(struct stress_run *run)
+{
+	return files_setup_n(run, run_pages(run));
 }
 
 static void files_teardown(struct stress_run *run)
@@ -309,6 +314,143 @@ static int check_file(struct stress_task *t, unsigned long n, uint64_t first, bo
 	}
 	return 0;
 }
+
+/* ---- mmap-cycle: the sheaves series' mmap test ------------------------ */
+/*
+ * Each op (cycle) maps `areas` one-page read-only views of the task's file
+ * (page areas-1-k at the k-th address, so that neighbours cannot merge),
+ * reads each (a fault), unmaps them, then sleeps pause_us so that RCU
+ * callbacks (kfree_rcu batches of VMA tree nodes, freed VMAs) can run, as
+ * the seed's test did.  The time inside vm_mmap and vm_munmap is summed in
+ * the counters mmap_cycle_mmap_ns and mmap_cycle_munmap_ns.  --verify
+ * checks every area reads its file page's tag.
+ */
+RV_STAT_DEFINE(mmap_cycle_mmap_ns, "mmap-cycle: nanoseconds spent in vm_mmap");
+RV_STAT_DEFINE(mmap_cycle_munmap_ns, "mmap-cycle: nanoseconds spent in vm_munmap");
+
+#define MC_MAX_AREAS 64
+
+static int mc_setup(struct stress_run *run)
+{
+	unsigned long n = (unsigned long)run->opt->params.areas;
+
+	if (n > MC_MAX_AREAS)
+		return stress_setup_fail(run, "-p areas= (at most 64)", EINVAL);
+	return files_setup_n(run, n);
+}
+
+static int mc_op(struct stress_task *t)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long n = (unsigned long)t->run->opt->params.areas;
+	struct file *f = task_file(t);
+	long addr[MC_MAX_AREAS];
+	uint64_t t0, t1;
+	int r = 0;
+
+	t0 = rv_now_ns();
+	for (unsigned long k = 0; k < n; k++) {
+		addr[k] = vm_mmap(mm, 0, PAGE_SIZE, PROT_READ, MAP_SHARED, f,
+				  n - 1 - k);
+		if (addr[k] < 0) {
+			r = stress_fail(t, "vm_mmap(file)", (int)-addr[k]);
+			n = k;
+			break;
+		}
+	}
+	t1 = rv_now_ns();
+	rv_stat_add(mmap_cycle_mmap_ns, t1 - t0);
+	for (unsigned long k = 0; k < n && !r; k++) {
+		uint64_t v[2] = {0, 0};
+		int e = rv_mm_read((unsigned long)addr[k], v, sizeof(v));
+
+		if (e)
+			r = stress_fail(t, "rv_mm_read", -e);
+		else if (t->run->opt->verify && v[1] != page_tag(t->id, n - 1 - k))
+			r = stress_vfail(t, "area %lu (file page %lu) reads tag %llx, expected %llx",
+					 k, n - 1 - k, (unsigned long long)v[1],
+					 (unsigned long long)page_tag(t->id, n - 1 - k));
+	}
+	t0 = rv_now_ns();
+	for (unsigned long k = 0; k < n; k++) {
+		int e = vm_munmap(mm, (unsigned long)addr[k], PAGE_SIZE);
+
+		if (e && !r)
+			r = stress_fail(t, "vm_munmap", -e);
+	}
+	t1 = rv_now_ns();
+	rv_stat_add(mmap_cycle_munmap_ns, t1 - t0);
+	if (t->run->opt->params.pause_us > 0)
+		usleep((useconds_t)t->run->opt->params.pause_us);
+	return r;
+}
+
+const struct stress_impl stress_model_mmap_cycle = {
+    .setup = mc_setup,
+    .op = mc_op,
+    .verify = mm_verify,
+    .teardown = files_teardown,
+};
+
+/* ---- exec1: the execve loop of the percpu-counter grouping ------------ */
+/*
+ * Each op replaces the task's address space as execve does (exec_mm:
+ * mm_alloc, which registers the mm's RSS percpu counters, then mmput of the
+ * old mm, which unregisters its counters), maps EXEC1_VMAS anonymous pages
+ * (text, data, stack of a small static binary) and writes each (faults that
+ * charge the RSS counters).  Under rss_counters=single each mm_alloc and
+ * mmput takes the global percpu_counters_lock once per counter, under
+ * group once: the counters percpu_counter_lock_acquisitions and
+ * spin_contended show it.  In threads mode the first op detaches the task
+ * from the shared mm (the model replaces one task's mm; Linux's exec would
+ * kill the other threads).  --verify reads every page back and checks the
+ * new mm holds exactly the VMAs mapped.
+ */
+#define EXEC1_VMAS 3
+
+static int exec1_op(struct stress_task *t)
+{
+	uint64_t stamp = task_stamp(t);
+	struct mm_struct *mm;
+	long addr[EXEC1_VMAS];
+	int r = exec_mm(current);
+
+	if (r)
+		return stress_fail(t, "exec_mm", -r);
+	mm = current->mm;
+	for (int i = 0; i < EXEC1_VMAS; i++) {
+		/* alternate protections: neighbours do not merge */
+		addr[i] = vm_mmap(mm, 0, PAGE_SIZE, i & 1 ? PROT_READ | PROT_WRITE | PROT_EXEC : RW,
+				  MAP_PRIVATE | MAP_ANONYMOUS, NULL, 0);
+		if (addr[i] < 0)
+			return stress_fail(t, "vm_mmap(MAP_ANONYMOUS)", (int)-addr[i]);
+		r = rv_mm_write((unsigned long)addr[i], &stamp, sizeof(stamp));
+		if (r)
+			return stress_fail(t, "rv_mm_write (write fault)", -r);
+	}
+	if (!t->run->opt->verify)
+		return 0;
+	if (mm->map_count != EXEC1_VMAS)
+		return stress_vfail(t, "the new mm has %d VMAs, mapped %d", mm->map_count,
+				    EXEC1_VMAS);
+	for (int i = 0; i < EXEC1_VMAS; i++) {
+		uint64_t v = 0;
+
+		r = rv_mm_read((unsigned long)addr[i], &v, sizeof(v));
+		if (r)
+			return stress_fail(t, "rv_mm_read", -r);
+		if (v != stamp)
+			return stress_vfail(t, "page of VMA %d reads %llx, wrote %llx", i,
+					    (unsigned long long)v, (unsigned long long)stamp);
+	}
+	return 0;
+}
+
+const struct stress_impl stress_model_exec1 = {
+    .setup = mm_setup,
+    .op = exec1_op,
+    .verify = mm_verify,
+};
 
 /* ---- page_fault2/3: file mmap, write every page, munmap ------------- */
 

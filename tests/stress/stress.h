@@ -75,13 +75,19 @@ struct stress_params {
 	double vmas;	  /* fork-vmas: VMAs of the process that is forked */
 	double pages;	  /* page_fault2/3, numa-race, fork-race: pages per task */
 	double window_ns; /* numa-race, fork-race: race window widened by this */
+	double areas;	  /* mmap-cycle: one-page areas mapped per cycle */
+	double pause_us;  /* mmap-cycle: sleep after each cycle */
+	double cycles;	  /* every workload: --ops-per-task (0: by duration) */
 };
-#define STRESS_NPARAMS 5
+#define STRESS_NPARAMS 8
 #define WP_WORK_US     0x01
 #define WP_CS_NS       0x02
 #define WP_VMAS	       0x04
 #define WP_PAGES       0x08
 #define WP_WINDOW_NS   0x10
+#define WP_AREAS       0x20
+#define WP_PAUSE_US    0x40
+#define WP_CYCLES      0x80
 /* Name and value of parameter i (report order); NULL name past the end. */
 const char *stress_param_name(int i);
 double stress_param_value(const struct stress_params *p, int i);

@@ -31,6 +31,8 @@ MODEL_IMPL(stress_model_ofd2);
 MODEL_IMPL(stress_model_lock_verify);
 MODEL_IMPL(stress_model_bkl_mix);
 MODEL_IMPL(stress_model_page_fault1);
+MODEL_IMPL(stress_model_mmap_cycle);
+MODEL_IMPL(stress_model_exec1);
 MODEL_IMPL(stress_model_page_fault2);
 MODEL_IMPL(stress_model_page_fault3);
 MODEL_IMPL(stress_model_fork_vmas);
@@ -99,6 +101,20 @@ const struct stress_workload stress_workloads[] = {
      "anonymous mmap of 64 pages, write every page, munmap; --verify reads them back", WL_VERIFIES,
      0, NULL, &stress_model_page_fault1, MM, 0,
      64, "1 per page faulted (64 per mapping), as will-it-scale's page_fault1"},
+    {"mmap-cycle",
+     "map `areas` one-page read-only views of the task's file, read each (a fault), "
+     "unmap, sleep pause_us (the sheaves series' mmap test: 5 areas, 500 us, 200,000 "
+     "cycles with -p cycles=); counters mmap_cycle_mmap_ns/_munmap_ns, slab fast/slow "
+     "paths, RCU callbacks; --verify checks each area's file tag",
+     WL_VERIFIES, 0, NULL, &stress_model_mmap_cycle, MM, WP_AREAS | WP_PAUSE_US | WP_CYCLES,
+     1, "1 per cycle (map, fault and unmap every area)"},
+    {"exec1",
+     "execve-like loop: replace the task's mm (mm_alloc registers its RSS percpu "
+     "counters, mmput of the old one unregisters them), map and write 3 anonymous "
+     "pages; compare rss_counters=group|single (percpu_counter_lock_acquisitions, "
+     "spin_contended); --verify reads the pages back and counts the VMAs",
+     WL_VERIFIES, 0, NULL, &stress_model_exec1, MM, 0,
+     1, "1 per exec (new mm, 3 VMAs faulted, old mm put)"},
     {"page_fault2",
      "private file mmap of `pages` pages (own file per task), write every page (COW "
      "from the page cache), munmap; cache_pages defaults to half the working set "

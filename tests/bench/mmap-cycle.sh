@@ -1,0 +1,59 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# tests/bench/mmap-cycle.sh - the sheaves series' mmap test in the model,
+# beside the series' figures: one task maps 5 one-page read-only file areas,
+# faults them in, unmaps them, pauses (rcuvfs-stress -w mmap-cycle), for the
+# baseline and each step; prints the time inside vm_mmap (the series'
+# figure) and vm_munmap, and their change against the baseline.
+#
+#   tests/bench/mmap-cycle.sh [--stress PATH] [--cycles N] [--pause-us US]
+#
+# Steps (2) and (3) need the switches vma_lock=refcnt and vm_area_cache=
+# (6.15's vm_refcnt with a TYPESAFE_BY_RCU vm_area cache, then sheaves for
+# it); the model does not have them yet, and their rows say so.
+set -eu
+stress=${STRESS:-build/bin/rcuvfs-stress}
+cycles=20000
+pause=500
+while [ $# -gt 0 ]; do
+	case $1 in
+	--stress) stress=$2; shift 2 ;;
+	--cycles) cycles=$2; shift 2 ;;
+	--pause-us) pause=$2; shift 2 ;;
+	*) echo "usage: $0 [--stress PATH] [--cycles N] [--pause-us US]" >&2; exit 2 ;;
+	esac
+done
+
+# one run: prints "mmap_ns munmap_ns alloc_fast alloc_slow rcu_callbacks"
+run() {
+	out=$("$stress" --model "$@" -w mmap-cycle --tasks 1 --warmup 0 --verify --quiet \
+		-p cycles="$cycles",pause_us="$pause" 2>&1) || {
+		echo "$out" >&2
+		echo "mmap-cycle.sh: rcuvfs-stress failed ($*)" >&2
+		exit 1
+	}
+	get() { echo "$out" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -1; }
+	echo "$(get mmap_cycle_mmap_ns) $(get mmap_cycle_munmap_ns) $(get slab_alloc_fastpath)" \
+	     "$(get slab_alloc_slowpath) $(get rcu_callbacks_queued)"
+}
+
+base=$(run -o slab=slub)
+step1=$(run -o slab=sheaves)
+echo "mmap-cycle: $cycles cycles of 5 one-page file areas, ${pause} us pause, 1 task"
+printf '%-34s %10s %8s %10s %8s %10s %10s %8s   %s\n' step mmap_us change munmap_us change \
+	alloc_fast alloc_slow rcu_cbs "seed (little/medium/big core)"
+row() {
+	name=$1 vals=$2 seed=$3
+	set -- $vals
+	set -- $base "$@"
+	awk -v n="$name" -v s="$seed" -v bm="$1" -v bu="$2" -v m="$6" -v u="$7" -v af="$8" \
+	    -v as="$9" -v rc="${10}" 'BEGIN {
+		printf "%-34s %10.0f %+7.1f%% %10.0f %+7.1f%% %10d %10d %8d   %s\n", n, m / 1000,
+		       (m - bm) * 100 / bm, u / 1000, (u - bu) * 100 / bu, af, as, rc, s }'
+}
+row "baseline (slab=slub)" "$base" "-"
+row "(1) sheaves for tree nodes" "$step1" "-12.8% / -32.8% / -17.8%"
+printf '%-34s %s   %s\n' "(2) + vma_lock=refcnt,typesafe" "not modelled yet" \
+	"-32.2% / -79.9% / -90.9%"
+printf '%-34s %s   %s\n' "(3) + vm_area_cache=sheaves" "not modelled yet" \
+	"-37.0% / -78.8% / -92.7%"
