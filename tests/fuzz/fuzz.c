@@ -27,7 +27,9 @@
  * copies the argument of a _IOR/_IOW command before the daemon sees it),
  * SEEK_END/SEEK_DATA/SEEK_HOLE on directories (the FUSE kernel side seeks a
  * directory with generic_file_llseek, tmpfs refuses them).
- * Exit 0, or 1 when a call answered ENOTCONN or a child did not finish.
+ * A call that answers ENOTCONN (the daemon is gone) ends the process at once
+ * with the seed and its last calls.  Exit 0, or 1 when a call answered
+ * ENOTCONN or a child did not finish.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -68,7 +70,6 @@ static bool verbose;
 static unsigned long long seed_arg;
 static char history[HISTORY][160];
 static unsigned long nops;
-static int enotconn;
 static bool racing; /* PROCS > 1 */
 static bool diff_mode; /* RCUVFS_FUZZ_DIFF=1: leave out the documented differences */
 
@@ -147,8 +148,15 @@ static void result(long r)
 		snprintf(h + n, sizeof(history[0]) - n, " = %ld", r);
 	if (verbose)
 		printf("%lu %s\n", nops, h);
-	if (r < 0 && e == ENOTCONN)
-		enotconn++;
+	if (r < 0 && e == ENOTCONN) {
+		/* the daemon is gone: stop here, with the calls that led to it */
+		fprintf(stderr, "rcuvfs-fuzz: seed %llu: call %lu answered ENOTCONN; last calls:\n",
+			seed_arg, nops);
+		for (unsigned long i = nops >= HISTORY ? nops - HISTORY + 1 : 0; i <= nops; i++)
+			fprintf(stderr, "  %s\n", history[i % HISTORY]);
+		fflush(stdout);
+		_exit(1);
+	}
 	nops++;
 }
 
@@ -420,10 +428,6 @@ static int run(const char *dir, unsigned long long seed, unsigned long ops)
 		one_op();
 	}
 	alarm(0);
-	if (enotconn) {
-		fprintf(stderr, "rcuvfs-fuzz: seed %llu: %d calls answered ENOTCONN\n", seed, enotconn);
-		return 1;
-	}
 	return 0;
 }
 

@@ -881,6 +881,13 @@ static void usage(FILE *out)
 		"      --pin            pin task i to the i-th CPU of --cpus (or of the\n"
 		"                       allowed CPUs), round robin\n"
 		"      --verify         check results while running and at the end\n"
+		"      --expect-race    numa-race, fork-race: fail a run in which the race the\n"
+		"                       workload is named for did not happen (pte_recheck=0:\n"
+		"                       no spurious major fault; 1, rfc: the recheck never\n"
+		"                       found the PTE changed; fork_vma_lock=never: no lost\n"
+		"                       write).  With window_ns armed, setup stages one\n"
+		"                       instance of the race with injection points first.\n"
+		"                       Implies --verify\n"
 		"      --json FILE      write {\"meta\": {...}, \"runs\": [...]}; '-': stdout\n"
 		"      --csv FILE       write '# ' metadata lines, a header and one row per\n"
 		"                       run; '-': stdout.  With either on stdout the table\n"
@@ -1083,6 +1090,7 @@ enum {
 	OPT_TIMEOUT,
 	OPT_SKIP_LOCK,
 	OPT_RACE_WINDOW,
+	OPT_EXPECT_RACE,
 	OPT_SWEEP,
 	OPT_CPUS,
 	OPT_PIN,
@@ -1277,6 +1285,7 @@ int main(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {"test-skip-lock", no_argument, NULL, OPT_SKIP_LOCK},
 	    {"test-race-window", no_argument, NULL, OPT_RACE_WINDOW},
+	    {"expect-race", no_argument, NULL, OPT_EXPECT_RACE},
 	    {"repeat", required_argument, NULL, 'r'},
 	    {"sweep", required_argument, NULL, OPT_SWEEP},
 	    {"cpus", required_argument, NULL, OPT_CPUS},
@@ -1394,6 +1403,10 @@ int main(int argc, char **argv)
 			return 0;
 		case OPT_SKIP_LOCK:
 			opt.test_skip_lock = true;
+			break;
+		case OPT_EXPECT_RACE:
+			opt.expect_race = true;
+			opt.verify = true;
 			break;
 		case OPT_RACE_WINDOW:
 			opt.test_race_window = true;

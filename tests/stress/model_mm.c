@@ -46,6 +46,21 @@
  * write-protected, the TLB not flushed yet).
  * An armed point makes every RV_INJECT go through the injection table, so
  * throughput with a window is not comparable with throughput without one.
+ *
+ * Timing cannot promise that a short run hits a window, so with window_ns
+ * armed each run's setup first stages one instance of its race with
+ * parking injection points, single-threaded apart from the helper threads
+ * it starts and before any task exists: force_numa_race (the scanner
+ * parked inside numa_prot_window while a fault reads the PTE as none and
+ * reaches filemap_fault_major, whose callback lets the scanner commit) and
+ * force_fork_race (the choreography of test_mm_race's lost-write test:
+ * a store parked at mm_access_copy, fork at dup_mmap_flush, a second
+ * writer's COW at wp_page_copy).  Its outcome goes into the same counters
+ * as the free-running part's, and --expect-race fails a run whose race did
+ * not happen (pte_recheck=0: spurious_majflt 0; 1, rfc: pte_recheck_nopage
+ * 0; fork_vma_lock=never: fork_lost_writes 0).  Every wait of the staging
+ * is for an event (an arrival, a counter), bounded by --timeout as a hang
+ * guard that fails the run.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -684,6 +699,75 @@ static int arm_window(struct stress_run *run, const char *point)
 	return 0;
 }
 
+/* ---- staged races: helper threads of setup's model task --------------- */
+
+struct stage_thread {
+	pthread_t tid;
+	struct task_struct *task;
+	void (*fn)(void *arg);
+	void *arg;
+	bool started;
+};
+
+static void *stage_main(void *p)
+{
+	struct stage_thread *st = p;
+
+	task_attach(st->task);
+	st->fn(st->arg);
+	task_exit(st->task);
+	return NULL;
+}
+
+/* Start fn(arg) in a new model thread of current's process. */
+static int stage_start(struct stress_run *run, struct stage_thread *st, void (*fn)(void *), void *arg)
+{
+	int r;
+
+	st->fn = fn;
+	st->arg = arg;
+	st->task = task_clone_thread(current);
+	if (!st->task)
+		return stress_setup_fail(run, "task_clone_thread", errno ? errno : ENOMEM);
+	r = pthread_create(&st->tid, NULL, stage_main, st);
+	if (r) {
+		task_exit(st->task);
+		return stress_setup_fail(run, "pthread_create", r);
+	}
+	st->started = true;
+	return 0;
+}
+
+/* Release every parked helper (the points are cleared) and join them all. */
+static void stage_finish(struct stage_thread *st, int n)
+{
+	rv_inject_clear_all();
+	for (int i = 0; i < n; i++)
+		if (st[i].started)
+			pthread_join(st[i].tid, NULL);
+}
+
+static long stage_timeout_ms(const struct stress_run *run)
+{
+	return (long)(run->opt->hang_timeout_s * 1000);
+}
+
+/* An arrival the staging waits for, bounded by --timeout (a hang guard). */
+static int stage_wait(struct stress_run *run, const char *point)
+{
+	char call[64];
+
+	if (rv_inject_wait_arrivals(point, 1, stage_timeout_ms(run)) == 0)
+		return 0;
+	snprintf(call, sizeof(call), "staged race: wait for %s", point);
+	return stress_setup_fail(run, call, ETIMEDOUT);
+}
+
+static void release_point(void *name)
+{
+	rv_inject_release(name);
+}
+
 static void race_teardown(struct stress_run *run)
 {
 	if (run->opt->params.window_ns > 0)
@@ -720,9 +804,85 @@ static void numa_scanner(struct mm_companion *c)
 	}
 }
 
+struct numa_stage {
+	struct mm_struct *mm;
+	unsigned long addr;
+};
+
+/* The staged scanner: one ptep_modify_prot_start..commit on one page. */
+static void numa_stage_scan(void *arg)
+{
+	struct numa_stage *ns = arg;
+	struct vm_area_struct *vma;
+
+	mmap_read_lock(ns->mm);
+	vma = vma_lookup(ns->mm, ns->addr);
+	if (vma)
+		change_prot_numa(vma, ns->addr, ns->addr + PAGE_SIZE);
+	mmap_read_unlock(ns->mm);
+}
+
+/*
+ * One instance of the race, staged as in test_mm_race's seed003: a
+ * private, mlocked, COW'd page of file 0 whose file folio is reclaimed; the
+ * scanner parks inside its window (PTE none, PTE lock held); this thread
+ * reads the page, its fault reads the PTE as none and reaches
+ * filemap_fault_major, whose callback releases the scanner.  pte_recheck=0
+ * then reads the file for nothing (spurious_majflt); 1 and rfc find the
+ * PTE changed under the PTE lock (pte_recheck_nopage).  Either way the
+ * read returns the COW'd data.
+ */
+static int force_numa_race(struct stress_run *run)
+{
+	struct mm_struct *mm = current->mm;
+	struct mm_files *mf = run->priv;
+	struct stage_thread st = {0};
+	struct numa_stage ns = {.mm = mm};
+	uint64_t stamp = 0x5eed5eed5eed5eedull, v[2] = {0, 0};
+	long addr;
+	int r;
+
+	addr = vm_mmap(mm, 0, PAGE_SIZE, RW, MAP_PRIVATE, mf->file[0], 0);
+	if (addr < 0)
+		return stress_setup_fail(run, "staged race: vm_mmap(MAP_PRIVATE, file)", (int)-addr);
+	ns.addr = (unsigned long)addr;
+	r = vm_mlock(mm, ns.addr, PAGE_SIZE);
+	if (!r)
+		r = rv_mm_write(ns.addr, &stamp, sizeof(stamp));
+	if (r) {
+		vm_munmap(mm, ns.addr, PAGE_SIZE);
+		return stress_setup_fail(run, "staged race: vm_mlock + COW write", -r);
+	}
+	mm_reclaim_folios(mm_lru_pages() + 1); /* the file folio: the fault misses */
+	if (rv_inject_set_pause("numa_prot_window", 1) ||
+	    rv_inject_set_callback("filemap_fault_major", release_point, (void *)"numa_prot_window", 1)) {
+		r = stress_setup_fail(run, "rv_inject_set", ENOSPC);
+		goto out;
+	}
+	r = stage_start(run, &st, numa_stage_scan, &ns);
+	if (!r)
+		r = stage_wait(run, "numa_prot_window");
+	if (!r && mm_pte_read(mm, ns.addr) != 0)
+		r = stress_setup_fail(run, "staged race: the scanner's window left the PTE present",
+				      EINVAL);
+	if (!r) {
+		r = rv_mm_read(ns.addr, v, sizeof(v));
+		if (r)
+			r = stress_setup_fail(run, "staged race: rv_mm_read", -r);
+		else if (v[0] != stamp || v[1] != page_tag(0, 0))
+			r = stress_setup_fail(run, "staged race: the page lost its COW'd data", EIO);
+	}
+out:
+	stage_finish(&st, 1);
+	vm_munmap(mm, ns.addr, PAGE_SIZE);
+	return r;
+}
+
 static int numa_setup(struct stress_run *run)
 {
 	if (files_setup(run))
+		return -1;
+	if (run->opt->params.window_ns > 0 && force_numa_race(run))
 		return -1;
 	return arm_window(run, "numa_prot_window");
 }
@@ -790,7 +950,20 @@ static int numa_op(struct stress_task *t)
 static int numa_verify(struct stress_run *run, uint64_t total_ops)
 {
 	uint64_t spur = stat_now("spurious_majflt");
+	uint64_t nopage = stat_now("pte_recheck_nopage");
 
+	if (run->opt->expect_race && rv_sw.pte_recheck == PTE_RECHECK_OFF && !spur) {
+		snprintf(run->verify_msg, sizeof(run->verify_msg),
+			 "--expect-race: no spurious major fault with pte_recheck=0: "
+			 "the race did not happen (window_ns=%g)", run->opt->params.window_ns);
+		return 0;
+	}
+	if (run->opt->expect_race && rv_sw.pte_recheck != PTE_RECHECK_OFF && !nopage) {
+		snprintf(run->verify_msg, sizeof(run->verify_msg),
+			 "--expect-race: pte_recheck_nopage is 0: the recheck never found the PTE "
+			 "changed, the race did not happen (window_ns=%g)", run->opt->params.window_ns);
+		return 0;
+	}
 	if (rv_sw.pte_recheck != PTE_RECHECK_OFF && spur) {
 		snprintf(run->verify_msg, sizeof(run->verify_msg),
 			 "%llu spurious major faults with pte_recheck=%s (must be 0)",
@@ -835,6 +1008,108 @@ static void forker(struct mm_companion *c)
 	}
 }
 
+struct fr_stage {
+	unsigned long addr;
+	uint64_t val;
+	int ret;
+	struct task_struct *child; /* the forker's */
+};
+
+static void fr_stage_write(void *arg)
+{
+	struct fr_stage *w = arg;
+
+	w->ret = rv_mm_write(w->addr, &w->val, sizeof(w->val));
+}
+
+static void fr_stage_fork(void *arg)
+{
+	struct fr_stage *f = arg;
+
+	f->child = task_fork(current);
+	f->ret = f->child ? 0 : -(errno ? errno : ENOMEM);
+}
+
+/*
+ * One instance of the race, staged as in test_mm_race's lost-write test,
+ * on the last two slots of the region's first page (no task's): A's store
+ * parks with its translation loaded (mm_access_copy); fork parks with the
+ * parent's PTEs write-protected and the TLB not flushed (dup_mmap_flush);
+ * B writes the page: under never its write-protect fault copies the page
+ * during fork (parked at wp_page_copy) while A's store lands in the old
+ * page, the child's from then on; under always and elide-single B's fault
+ * finds the VMA write-locked and waits for fork (vma_lock_misses).  Then
+ * the parent's slots are read back: A's write missing is a lost write.
+ */
+static int force_fork_race(struct stress_run *run)
+{
+	struct fr_stage a = {.addr = FR_BASE + PAGE_SIZE - 8, .val = 0xaaaaaaaaaaaaaaaaull, .ret = -1};
+	struct fr_stage b = {.addr = FR_BASE + PAGE_SIZE - 16, .val = 0xbbbbbbbbbbbbbbbbull, .ret = -1};
+	struct fr_stage f = {.ret = -1};
+	struct stage_thread st[3] = {{0}};
+	uint64_t misses, va = 0, vb = 0;
+	double deadline;
+	int r;
+
+	if (rv_inject_set_pause("mm_access_copy", 1) || rv_inject_set_pause("dup_mmap_flush", 1) ||
+	    rv_inject_set_pause("wp_page_copy", 1)) {
+		r = stress_setup_fail(run, "rv_inject_set_pause", ENOSPC);
+		goto out;
+	}
+	r = stage_start(run, &st[0], fr_stage_write, &a);
+	if (!r)
+		r = stage_wait(run, "mm_access_copy");
+	if (!r)
+		r = stage_start(run, &st[1], fr_stage_fork, &f);
+	if (!r)
+		r = stage_wait(run, "dup_mmap_flush");
+	if (r)
+		goto out;
+	misses = stat_now("vma_lock_misses");
+	r = stage_start(run, &st[2], fr_stage_write, &b);
+	/* B either copies during fork or waits for it: an event, bounded */
+	deadline = stress_now() + run->opt->hang_timeout_s;
+	while (!r && rv_inject_arrivals("wp_page_copy") == 0 &&
+	       stat_now("vma_lock_misses") == misses) {
+		if (stress_now() > deadline)
+			r = stress_setup_fail(run, "staged race: wait for B's fault", ETIMEDOUT);
+		sched_yield();
+	}
+	if (r)
+		goto out;
+	rv_inject_release("mm_access_copy"); /* A's store lands */
+	pthread_join(st[0].tid, NULL);
+	st[0].started = false;
+	rv_inject_release("wp_page_copy");
+	rv_inject_release("dup_mmap_flush");
+	pthread_join(st[1].tid, NULL);
+	pthread_join(st[2].tid, NULL);
+	st[1].started = st[2].started = false;
+	if (a.ret || b.ret || f.ret) {
+		r = stress_setup_fail(run, "staged race: a write or the fork",
+				      -(a.ret ? a.ret : b.ret ? b.ret : f.ret));
+		goto out;
+	}
+	if (f.child->mm && mm_check(f.child->mm))
+		rv_stat_inc(fork_child_check_failures);
+	r = rv_mm_read(a.addr, &va, sizeof(va));
+	if (!r)
+		r = rv_mm_read(b.addr, &vb, sizeof(vb));
+	if (r) {
+		r = stress_setup_fail(run, "staged race: rv_mm_read", -r);
+		goto out;
+	}
+	if (vb != b.val) /* B wrote after fork's snapshot: never lost */
+		r = stress_setup_fail(run, "staged race: B's write (after fork) lost", EIO);
+	else if (va != a.val)
+		rv_stat_inc(fork_lost_writes); /* fr_verify judges it by fork_vma_lock */
+out:
+	stage_finish(st, 3);
+	if (f.child)
+		task_exit(f.child);
+	return r;
+}
+
 static int fr_setup(struct stress_run *run)
 {
 	unsigned long n = run_pages(run);
@@ -844,7 +1119,7 @@ static int fr_setup(struct stress_run *run)
 
 	if (mm_setup(run))
 		return -1;
-	if (run->ntasks > (int)(PAGE_SIZE / sizeof(uint64_t)))
+	if (run->ntasks > (int)(PAGE_SIZE / sizeof(uint64_t)) - 2) /* 2: force_fork_race's */
 		return stress_setup_fail(run, "fork-race: more tasks than slots in a page", EINVAL);
 	/* the region, written once: anon_vma and writable PTEs exist, so
 	 * fork write-protects them and the tasks' writes take COW faults */
@@ -857,6 +1132,8 @@ static int fr_setup(struct stress_run *run)
 		if (r)
 			return stress_setup_fail(run, "rv_mm_write", -r);
 	}
+	if (run->opt->params.window_ns > 0 && force_fork_race(run))
+		return -1;
 	if (arm_window(run, "mm_access_copy"))
 		return -1;
 	return arm_window(run, "dup_mmap_flush");
@@ -925,6 +1202,12 @@ static int fr_verify(struct stress_run *run, uint64_t total_ops)
 	if (bad) {
 		snprintf(run->verify_msg, sizeof(run->verify_msg),
 			 "mm_check failed on %llu forked children", (unsigned long long)bad);
+		return 0;
+	}
+	if (run->opt->expect_race && !lost && rv_sw.fork_vma_lock == FORK_VMA_LOCK_NEVER) {
+		snprintf(run->verify_msg, sizeof(run->verify_msg),
+			 "--expect-race: no parent write lost with fork_vma_lock=never: "
+			 "the race did not happen (window_ns=%g)", run->opt->params.window_ns);
 		return 0;
 	}
 	if (lost && rv_sw.fork_vma_lock != FORK_VMA_LOCK_NEVER) {

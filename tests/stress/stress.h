@@ -105,6 +105,7 @@ struct stress_opts {
 	bool progress;	       /* one-line progress on a TTY */
 	bool test_skip_lock;   /* test only: lock-verify skips its locks */
 	bool test_race_window; /* test only: rendezvous inside the locked section */
+	bool expect_race;      /* numa-race, fork-race: fail unless the race happened */
 	double hang_timeout_s; /* bound on start-up and stop of tasks */
 	struct stress_params params;
 	bool params_set[STRESS_NPARAMS];
