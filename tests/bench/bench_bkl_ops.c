@@ -143,10 +143,7 @@ int main(int argc, char **argv)
 			bench_usage_error(usage);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "bench_bkl_ops: unexpected argument %s\n", argv[optind]);
-		bench_usage_error(usage);
-	}
+	bench_no_operands(argc, argv, usage);
 	if (only) {
 		int k = 0;
 

@@ -116,10 +116,7 @@ int main(int argc, char **argv)
 			bench_usage_error(usage);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "bench_lockref: unexpected argument %s\n", argv[optind]);
-		bench_usage_error(usage);
-	}
+	bench_no_operands(argc, argv, usage);
 	printf("lockref get+put pairs, %ld per thread, best of %d rounds; %s\n", iters, rounds,
 	       rv_rcu_describe());
 	printf("%-8s %-7s %-14s %10s %8s %12s %12s\n", "threads", "relax", "loop",

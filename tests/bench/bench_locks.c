@@ -420,10 +420,7 @@ int main(int argc, char **argv)
 			bench_usage_error(usage);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "bench_locks: unexpected argument %s\n", argv[optind]);
-		bench_usage_error(usage);
-	}
+	bench_no_operands(argc, argv, usage);
 	rv_rcu_ensure();
 	if (opt_callgrind) {
 		bench_uncontended();

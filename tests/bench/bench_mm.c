@@ -656,10 +656,7 @@ int main(int argc, char **argv)
 			bench_usage_error(usage);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "bench_mm: unexpected argument %s\n", argv[optind]);
-		bench_usage_error(usage);
-	}
+	bench_no_operands(argc, argv, usage);
 	if (count_mode >= 0 && only && strcmp(only, "fork")) {
 		fprintf(stderr, "bench_mm: --mode counts forks: it goes with --only fork or alone\n");
 		return 2;

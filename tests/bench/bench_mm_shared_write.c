@@ -97,10 +97,7 @@ int main(int argc, char **argv)
 			bench_usage_error(usage);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "bench_mm_shared_write: unexpected argument %s\n", argv[optind]);
-		bench_usage_error(usage);
-	}
+	bench_no_operands(argc, argv, usage);
 	if (rv_instance_create(NULL))
 		return 1;
 	t = task_create_process("bench");

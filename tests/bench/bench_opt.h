@@ -9,6 +9,7 @@
 #define RCUVFS_TESTS_BENCH_OPT_H
 
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +59,15 @@ static inline void bench_usage_error(void (*usage)(FILE *))
 {
 	usage(stderr);
 	exit(2);
+}
+
+/* After getopt_long: the bench programs take no operands. */
+static inline void bench_no_operands(int argc, char **argv, void (*usage)(FILE *))
+{
+	if (optind < argc) {
+		fprintf(stderr, "%s: unexpected argument %s\n", bench_prog, argv[optind]);
+		bench_usage_error(usage);
+	}
 }
 
 #endif

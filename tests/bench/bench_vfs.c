@@ -286,10 +286,7 @@ int main(int argc, char **argv)
 			bench_usage_error(usage);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "bench_vfs: unexpected argument %s\n", argv[optind]);
-		bench_usage_error(usage);
-	}
+	bench_no_operands(argc, argv, usage);
 	task_counts[0] = 1;
 	task_counts[1] = ntasks;
 	have_real = real_setup() == 0;
