@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * vfs/base/failslab.c - the fail_alloc policy (failslab.h): which of the
- * model's allocations return NULL.
+ * model's allocations return NULL.  Modelled on the kernel's failslab
+ * (mm/failslab.c should_failslab over lib/fault-inject.c's should_fail:
+ * probability, interval, and a filter), with an every-Nth and a k-th-only
+ * count for the allocation-site sweep, and the site filter by cache name.
  *
  * Locking: counters are atomics; the spec is read from rv_sw, which changes
  * only while no instance is live.
