@@ -456,7 +456,7 @@ const struct stress_impl stress_model_exec1 = {
 /*
  * Each op maps one MAP_SHARED | MAP_ANONYMOUS page, writes a stamp (a
  * shared write fault, filling the shmem file's page cache) and unmaps it,
- * the mmap part of stress-ng's "zero" stressor (SEEDS.md, section 3):
+ * the mmap part of stress-ng's "zero" stressor (docs/history.md):
  * shmem_zero_setup creates a shmem inode on shm_mnt (new_inode ->
  * inode_sb_list_add under shm_mnt's s_inode_list_lock) and the munmap's
  * final fput evicts it (inode_sb_list_del, the same lock): two
