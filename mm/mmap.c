@@ -926,6 +926,17 @@ int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len)
 	for (int k = 0; k < n; k++)
 		remove_vma(gone[k]);
 	mm->map_count -= n;
+	/*
+	 * free_pgd_range(tlb, addr, end, floor, ceiling): only the tables
+	 * the unmapped range touched, those wholly between its neighbours;
+	 * every other table of the gap went when the range that touched it
+	 * was unmapped (walking the whole gap costs O(gap), 2048 entries for
+	 * a lone mapping).
+	 */
+	if (floor < (start & PGDIR_MASK))
+		floor = start & PGDIR_MASK;
+	if (ceiling > ((end + PGDIR_SIZE - 1) & PGDIR_MASK))
+		ceiling = (end + PGDIR_SIZE - 1) & PGDIR_MASK;
 	free_pgtables(mm, floor, ceiling);
 	return 0;
 }

@@ -66,6 +66,9 @@ static const struct sw_desc sw_table[] = {
 	{ "slab", SW_ENUM, OFF(slab), v_slab,
 	  "SLUB per-CPU level: per-CPU slab with a freelist+tid cmpxchg (before 6.18), or "
 	  "sheaves and a barn for caches that ask for them (6.18: VMA tree nodes)" },
+	{ "new_inode_prefetch", SW_ENUM, OFF(new_inode_prefetch), v_bool,
+	  "new_inode prefetches s_inode_list_lock for writing before allocating "
+	  "(spin_lock_prefetch; 1: before 6.5, 0: 6.5+ removed it)" },
 	{ "cache_pages", SW_LONG, OFF(cache_pages), NULL,
 	  "page-cache capacity in pages before reclaim (0: unlimited)" },
 	{ "io_latency_us", SW_LONG, OFF(io_latency_us), NULL,
@@ -92,6 +95,7 @@ void rv_switches_default(struct rv_switches *sw)
 	sw->anon_vma_fault = ANON_VMA_FAULT_RETRY;
 	sw->rss_counters = RSS_COUNTERS_GROUP;
 	sw->slab = SLAB_ALLOC_SHEAVES;
+	sw->new_inode_prefetch = 0;
 	sw->cache_pages = 0;
 	sw->io_latency_us = 0;
 	sw->size = 0;

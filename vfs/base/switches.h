@@ -55,6 +55,7 @@ struct rv_switches {
 	int anon_vma_fault; /* enum anon_vma_fault_mode */
 	int rss_counters;  /* enum rss_counters_mode */
 	int slab;          /* enum slab_alloc_mode */
+	int new_inode_prefetch; /* 0/1: spin_lock_prefetch of s_inode_list_lock (before 6.5) */
 	long cache_pages;  /* page-cache capacity in pages; 0 = unlimited */
 	long io_latency_us;/* backing-store latency per folio */
 	uint64_t size;     /* filesystem size limit in bytes; 0 = half of RAM */
