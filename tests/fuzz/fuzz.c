@@ -494,6 +494,8 @@ int main(int argc, char **argv)
 	umask(022);
 	diff_mode = getenv("RCUVFS_FUZZ_DIFF") && !strcmp(getenv("RCUVFS_FUZZ_DIFF"), "1");
 	keep_list = getenv("RCUVFS_FUZZ_KEEP");
+	if (keep_list && !*keep_list)
+		keep_list = NULL; /* set and empty: every call */
 	if (keep_list && strspn(keep_list, "0123456789,-") != strlen(keep_list)) {
 		fprintf(stderr, "rcuvfs-fuzz: RCUVFS_FUZZ_KEEP: a list of call numbers and ranges (3,17-40)\n");
 		return 2;
