@@ -360,7 +360,8 @@ struct vm_area_struct *mm_vma_at(struct mm_struct *mm, int i);
 
 /*
  * mmap: prot is PROT_*, flags MAP_PRIVATE or MAP_SHARED, with MAP_ANONYMOUS
- * or a file (and pgoff in pages), optionally MAP_FIXED.  Returns the address
+ * (MAP_SHARED: a shmem file, shmem_zero_setup) or a file (and pgoff in
+ * pages; the model's /dev/zero from dev_zero_open too), optionally MAP_FIXED.  Returns the address
  * or a negative errno.  Takes mmap_lock itself (vm_mmap); do_mmap expects it
  * held for write.
  */
@@ -371,6 +372,14 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int pr
 int vm_munmap(struct mm_struct *mm, unsigned long addr, unsigned long len);
 int do_munmap(struct mm_struct *mm, unsigned long addr, unsigned long len);
 int vm_mprotect(struct mm_struct *mm, unsigned long addr, unsigned long len, int prot);
+
+/*
+ * Shared anonymous memory (mm/shmem.c): give a VM_SHARED VMA without a
+ * file (do_mmap of MAP_SHARED | MAP_ANONYMOUS, a MAP_SHARED mapping of
+ * /dev/zero opened O_RDWR) an unlinked shmem file of its size on shm_mnt,
+ * replacing any vm_file it held.  mmap_lock held for write; 0 or -ENOMEM.
+ */
+int shmem_zero_setup(struct vm_area_struct *vma);
 
 /*
  * mlock (mm/mlock.c): VM_LOCKED on the VMAs of a range (split at its ends),

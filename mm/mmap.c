@@ -700,6 +700,7 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int pr
 	unsigned long vm_flags, end;
 	struct vm_area_struct *vma, *prev, *next;
 	int i, ret, type = flags & MAP_TYPE;
+	bool new_object;
 
 	if (!len)
 		return -EINVAL;
@@ -709,9 +710,7 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int pr
 	if (type != MAP_PRIVATE && type != MAP_SHARED)
 		return -EINVAL;
 	if (flags & MAP_ANONYMOUS) {
-		file = NULL;
-		if (type == MAP_SHARED)
-			return -EOPNOTSUPP; /* shmem is not modelled */
+		file = NULL; /* the kernel ignores the fd too */
 	} else if (!file) {
 		return -EBADF;
 	}
@@ -756,17 +755,27 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int pr
 		 */
 		if ((vm_flags & VM_SHARED) && !(file->f_mode & FMODE_WRITE))
 			vm_flags &= ~(VM_MAYWRITE | VM_SHARED);
+	} else if (vm_flags & VM_SHARED) {
+		pgoff = 0; /* do_mmap: MAP_SHARED | MAP_ANONYMOUS ignores pgoff */
 	} else {
 		pgoff = addr >> PAGE_SHIFT;
 	}
 	vm_flags |= mm->def_flags; /* mlockall(MCL_FUTURE) */
+	/*
+	 * A new object behind the mapping (a shmem file for a shared
+	 * anonymous one, whatever a file's mmap sets up) has no neighbour
+	 * to extend: mmap_region/__mmap_region try vma_merge only with the
+	 * file the caller passed, which no existing VMA of such a mapping
+	 * holds.
+	 */
+	new_object = (file && file->f_op && file->f_op->mmap) || (!file && (vm_flags & VM_SHARED));
 
 	i = find_vma_idx(mm, addr); /* the first VMA after the new range */
 	prev = mm_vma_at(mm, i - 1);
 	next = mm_vma_at(mm, i);
 	/* extend a compatible neighbour instead of adding a VMA */
-	if (prev && prev->vm_end == addr && prev->vm_flags == vm_flags && prev->vm_file == file &&
-	    prev->vm_pgoff + vma_pages(prev) == pgoff) {
+	if (!new_object && prev && prev->vm_end == addr && prev->vm_flags == vm_flags &&
+	    prev->vm_file == file && prev->vm_pgoff + vma_pages(prev) == pgoff) {
 		struct vma_prepare vp;
 
 		vma_start_write(prev);
@@ -777,8 +786,8 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int pr
 		vma_merge_at(mm, i - 1);
 		return (long)addr;
 	}
-	if (next && next->vm_start == end && next->vm_flags == vm_flags && next->vm_file == file &&
-	    next->vm_pgoff == pgoff + (len >> PAGE_SHIFT)) {
+	if (!new_object && next && next->vm_start == end && next->vm_flags == vm_flags &&
+	    next->vm_file == file && next->vm_pgoff == pgoff + (len >> PAGE_SHIFT)) {
 		struct vma_prepare vp;
 
 		vma_start_write(next);
@@ -797,15 +806,23 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int pr
 	vma->vm_end = end;
 	vma->vm_flags = vm_flags;
 	vma->vm_pgoff = pgoff;
+	ret = 0;
 	if (file) {
 		vma->vm_file = file;
 		vma->vm_mapping = mm_file_mapping(file);
 		mm_file_get(file);
+		/* call_mmap (__mmap_new_file_vma from 6.12): may replace
+		 * vm_file or make the VMA anonymous (/dev/zero) */
+		if (file->f_op && file->f_op->mmap)
+			ret = file->f_op->mmap(file, vma);
+	} else if (vm_flags & VM_SHARED) {
+		ret = shmem_zero_setup(vma); /* mm/shmem.c */
 	}
-	ret = vma_tree_splice(mm, i, 0, &vma, 1);
+	if (!ret)
+		ret = vma_tree_splice(mm, i, 0, &vma, 1);
 	if (ret) {
-		if (file)
-			mm_file_put(file);
+		if (vma->vm_file)
+			mm_file_put(vma->vm_file); /* a shmem file: its inode leaves s_inodes */
 		kmem_cache_free(vm_area_cachep, vma);
 		return ret;
 	}

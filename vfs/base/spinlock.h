@@ -28,6 +28,14 @@ typedef struct {
 #define RV_SPIN_LIMIT 1024
 
 void __spin_lock_slow(spinlock_t *l);
+/*
+ * What one contended acquisition cost its waiter: PAUSE rounds spun and
+ * sched_yield calls (the explorer build parks instead and counts neither).
+ */
+struct spin_wait {
+	uint64_t spins, yields;
+};
+void __spin_lock_slow_counted(spinlock_t *l, struct spin_wait *w);
 static inline void spin_lock_init(spinlock_t *l)
 {
 	l->val = 0;
@@ -62,6 +70,22 @@ static __always_inline void spin_lock(spinlock_t *l)
 		return;
 	}
 	__spin_lock_slow(l);
+	if (RV_XACTIVE())
+		rv_xspin_acquired();
+}
+/*
+ * spin_lock that adds its wait to *w (a lock whose contention a benchmark
+ * reports: the superblock's inode-list lock).  Same semantics otherwise.
+ */
+static __always_inline void spin_lock_counted(spinlock_t *l, struct spin_wait *w)
+{
+	RV_XPOINT(RV_XP_SPIN_LOCK, l, 0);
+	if (likely(__atomic_exchange_n(&l->val, RV_SPIN_HELD, __ATOMIC_ACQUIRE) == 0)) {
+		if (RV_XACTIVE())
+			rv_xspin_acquired();
+		return;
+	}
+	__spin_lock_slow_counted(l, w);
 	if (RV_XACTIVE())
 		rv_xspin_acquired();
 }
