@@ -26,7 +26,7 @@
  *   for MAP_SHARED of a /dev/zero opened for writing: opened O_RDONLY the
  *   mapping loses VM_SHARED and VM_MAYWRITE (stays VM_MAYSHARE) and is
  *   private.  So a shmem inode comes from MAP_SHARED of an O_RDWR /dev/zero
- *   (the stress-ng "zero" stressor's case, SEEDS.md section 3), never from
+ *   (the stress-ng "zero" stressor's case, docs/history.md), never from
  *   a MAP_PRIVATE one: no kernel version calls shmem_zero_setup for a
  *   private /dev/zero mapping (2.4 zeromap_page_range'd it; 2.6+ make it
  *   anonymous).  The shmem file of a /dev/zero mapping keeps the caller's

@@ -18,7 +18,7 @@
  *
  * The model: shm_mnt is an internal superblock (sb_alloc_internal) whose
  * inode-list lock has its own counters, shm_inode_list_*, so the lock the
- * stress-ng "zero" stressor made contend (SEEDS.md, section 3) is measured
+ * stress-ng "zero" stressor made contend (docs/history.md) is measured
  * apart from the mount's.  Files have no dentry (alloc_file_pseudo's dentry
  * only names the file in /proc/PID/maps: "/dev/zero (deleted)").  S_PRIVATE
  * (no LSM checks) has no model counterpart.  The superblock list lock is

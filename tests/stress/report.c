@@ -265,6 +265,15 @@ void report_table(FILE *out, const struct stress_result *r, int n, int ncpus)
 			    (unsigned long long)acq, (double)counter(x, "bkl_contended") / acq,
 			    (double)counter(x, "bkl_sleeps") / acq,
 			    (double)counter(x, "bkl_handoffs") / acq);
+		acq = counter(x, "shm_inode_list_locks");
+		if (acq)
+			fprintf(out,
+				"    shm_mnt s_inode_list_lock: %llu acquisitions, per acquisition: "
+				"contended %.3f, spins %.1f, yields %.3f\n",
+				(unsigned long long)acq,
+				(double)counter(x, "shm_inode_list_contended") / acq,
+				(double)counter(x, "shm_inode_list_spins") / acq,
+				(double)counter(x, "shm_inode_list_yields") / acq);
 		for (int k = 0; k < x->counters.n; k++) {
 			const struct stress_kv *kv = &x->counters.kv[k];
 

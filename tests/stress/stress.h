@@ -242,6 +242,8 @@ void stress_race_window(struct stress_task *t);
 /* Model glue (wl_model.c). */
 int stress_model_parse_switch(void *sw, const char *name, const char *value);
 void *stress_model_switches_new(void);
+/* Combinations of switches no kernel had: prints the error, returns -1. */
+int stress_model_check_switches(const void *sw);
 void *stress_model_switches_dup(const void *sw);
 int stress_model_instance_create(const void *sw, char *err, size_t errlen);
 int stress_model_instance_destroy(char *err, size_t errlen);

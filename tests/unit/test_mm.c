@@ -148,7 +148,7 @@ static void *rcu_reader(void *p)
 			c->misses++;
 			continue;
 		}
-		if (v->vm_start > addr || v->vm_end <= addr || v->detached || v->vm_mm != c->mm)
+		if (v->vm_start > addr || v->vm_end <= addr || vma_is_detached(v) || v->vm_mm != c->mm)
 			c->bad++;
 		c->found++;
 		vma_end_read(v);
@@ -268,7 +268,7 @@ static void test_vma_write_waits_for_reader(void)
 	for (int i = 0; i < 1000 && !rwsem_is_write_locked(&mm->mmap_lock); i++)
 		sched_yield();
 	CU_ASSERT(!__atomic_load_n(&th.done, __ATOMIC_ACQUIRE)); /* it cannot finish */
-	CU_ASSERT(v->vm_start == BASE && !v->detached);
+	CU_ASSERT(v->vm_start == BASE && !vma_is_detached(v));
 	vma_end_read(v);
 	CU_ASSERT(mmt_thread_join_rc(&th) == 0);
 	CU_ASSERT(mm_map_count(mm) == 0);
@@ -538,11 +538,11 @@ static void test_mm_check_detects(void)
 }
 
 RVTEST_SUITE(mm_vma, rvtest_instance_init, rvtest_instance_cleanup, RVTEST(test_mmap_lookup),
-	     RVTEST(test_merge_split), RVTEST(test_many_vmas),
-	     RVTEST(test_rcu_lookup_during_updates))
-RVTEST_SUITE(mm_vma_lock, rvtest_instance_init, rvtest_instance_cleanup,
-	     RVTEST(test_vma_lock_rules), RVTEST(test_vma_write_waits_for_reader),
-	     RVTEST(test_fault_falls_back))
+	     RVTEST(test_merge_split), RVTEST(test_many_vmas))
+/* the per-VMA lock's rules and races, under each of its designs */
+MMT_VMA_SUITES(mm_vma_lock, NULL, RVTEST(test_vma_lock_rules),
+	       RVTEST(test_vma_write_waits_for_reader), RVTEST(test_fault_falls_back),
+	       RVTEST(test_rcu_lookup_during_updates))
 RVTEST_SUITE(mm_fault, rvtest_instance_init, rvtest_instance_cleanup, RVTEST(test_anon_faults),
 	     RVTEST(test_access_errors), RVTEST(test_mprotect_and_wp_reuse),
 	     RVTEST(test_numa_hint), RVTEST(test_pgtable_span), RVTEST(test_mm_check_detects))

@@ -488,6 +488,51 @@ static void test_fail_file(void)
 	CU_ASSERT(mmt_stat("shm_inode_list_locks") == locks + 2);
 }
 
+/*
+ * new_inode_prefetch: new_inode prefetches shm_mnt's list lock before it
+ * allocates (before 6.5) or not (6.5+); the mappings behave the same.
+ */
+static void check_prefetch(bool on)
+{
+	struct task_struct *p = mmt_new_proc(), *c;
+	uint64_t pf = mmt_stat("new_inode_prefetches"), allocs = mmt_stat("inode_allocs");
+	unsigned char x = 0;
+
+	CU_ASSERT_EQUAL(rv_sw.new_inode_prefetch, on);
+	for (int i = 0; i < 4; i++) {
+		CU_ASSERT(vm_mmap(p->mm, BASE + i * PG, PG, RW, SHANON | MAP_FIXED, NULL, 0) ==
+			  (long)(BASE + i * PG));
+		CU_ASSERT(write_byte(p->mm, BASE + i * PG, (unsigned char)(i + 1)) == 0);
+	}
+	c = task_fork(p);
+	CU_ASSERT_FATAL(c != NULL);
+	CU_ASSERT(write_byte(c->mm, BASE + 3 * PG, 9) == 0);
+	CU_ASSERT(read_byte(p->mm, BASE + 3 * PG, &x) == 0 && x == 9);
+	CU_ASSERT(mmt_stat("inode_allocs") == allocs + 4);
+	CU_ASSERT(mmt_stat("new_inode_prefetches") == pf + (on ? 4 : 0));
+	mmt_exit(c);
+	mmt_exit(p);
+	CU_ASSERT(shmem_inodes_live() == 0);
+	CU_ASSERT(mmt_all_freed());
+}
+
+static void test_prefetch_off(void)
+{
+	check_prefetch(false);
+}
+
+static void test_prefetch_on(void)
+{
+	check_prefetch(true);
+}
+
+static int init_prefetch(void)
+{
+	static const char *const s[] = {"new_inode_prefetch=1", NULL};
+
+	return rvtest_instance_with(s) ? -1 : 0;
+}
+
 static int init_fail_inode(void)
 {
 	static const char *const s[] = {"fail_alloc=every:1:inode", NULL};
@@ -505,7 +550,10 @@ static int init_fail_filp(void)
 RVTEST_SUITE(mm_shmem, rvtest_instance_init, rvtest_instance_cleanup,
 	     RVTEST(test_shared_anon_inode_lifetime), RVTEST(test_shared_anon_fork),
 	     RVTEST(test_shared_anon_exit), RVTEST(test_dev_zero_private_cow),
-	     RVTEST(test_dev_zero_vs_host), RVTEST(test_list_lock_contention_counted))
+	     RVTEST(test_dev_zero_vs_host), RVTEST(test_list_lock_contention_counted),
+	     RVTEST(test_prefetch_off))
+RVTEST_SUITE(mm_shmem_prefetch, init_prefetch, rvtest_instance_cleanup, RVTEST(test_prefetch_on),
+	     RVTEST(test_shared_anon_fork), RVTEST(test_dev_zero_vs_host))
 RVTEST_SUITE(mm_shmem_fail_inode, init_fail_inode, rvtest_instance_cleanup,
 	     RVTEST(test_fail_inode))
 RVTEST_SUITE(mm_shmem_fail_filp, init_fail_filp, rvtest_instance_cleanup, RVTEST(test_fail_file))

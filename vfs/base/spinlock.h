@@ -101,6 +101,20 @@ static __always_inline bool spin_is_locked(const spinlock_t *l)
 	return __atomic_load_n(&l->val, __ATOMIC_RELAXED) != 0;
 }
 
+/*
+ * spin_lock_prefetch: pull the lock's cache line in for writing (x86
+ * prefetchw, a NOP hint on CPUs without it), as the kernel's
+ * include/linux/prefetch.h did until 6.5.
+ */
+static __always_inline void spin_lock_prefetch(const spinlock_t *l)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ volatile("prefetchw %0" : : "m"(*(const volatile char *)l));
+#else
+	__builtin_prefetch(l, 1, 3);
+#endif
+}
+
 /* Monotonic nanoseconds (benchmarks, injection timeouts). */
 uint64_t rv_now_ns(void);
 
