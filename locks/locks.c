@@ -337,6 +337,11 @@ static int owner_charge(fl_owner_t owner, long n, struct file_lock **rec)
 		spare = kmem_cache_alloc(owner_cache);
 		if (!spare)
 			return -ENOLCK;
+		/* a recycled record still holds its last owner's freed spare;
+		 * owner_free() below must not free that again when another
+		 * thread inserted this owner meanwhile */
+		spare->spare = NULL;
+		RV_INJECT("owner_charge_unlocked");
 		spin_lock(&b->lock);
 		a = owner_find(b, owner);
 		if (!a) {
@@ -344,7 +349,6 @@ static int owner_charge(fl_owner_t owner, long n, struct file_lock **rec)
 			spare = NULL;
 			a->owner = owner;
 			a->count = 0;
-			a->spare = NULL;
 			list_add(&a->link, &b->head);
 			b->idle++;
 		}

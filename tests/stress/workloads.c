@@ -150,8 +150,9 @@ const struct stress_workload stress_workloads[] = {
      "map one MAP_SHARED|MAP_ANONYMOUS page, write it, unmap (stress-ng's zero: a shmem "
      "inode created on shm_mnt and evicted per op, each under its s_inode_list_lock; "
      "counters shm_inode_list_locks/_contended/_spins/_yields); --verify reads the page "
-     "back and checks no inode stays on the list; --mode processes for stress-ng's shape",
-     WL_VERIFIES, 0, NULL, &stress_model_zero, MM, 0,
+     "back and (model) checks no inode stays on the list; --path: the host kernel's own "
+     "shm_mnt, DIR unused; --mode processes for stress-ng's shape",
+     WL_VERIFIES, 0, &path_zero, &stress_model_zero, MM, 0,
      1, "1 per map+write+unmap of a page (2 s_inode_list_lock acquisitions: add, del)"},
 };
 const int stress_nworkloads = sizeof(stress_workloads) / sizeof(stress_workloads[0]);

@@ -424,6 +424,32 @@ static void test_lock_vma_retry_replaced(void)
  * and read 0.  Without a typesafe cache the VMA stays allocated until the
  * reader leaves RCU: it is found detached and the lookup goes round again.
  */
+/*
+ * Map an anonymous page at a->addr in t's mm, start t's access to it and
+ * park it in lock_vma_under_rcu, after its tree lookup and before it takes
+ * the VMA's reference.  Returns the VMA the access holds.
+ */
+static struct vm_area_struct *park_fault_after_lookup(struct task_struct *t, struct access_arg *a,
+						      struct mmt_thread *th)
+{
+	struct vm_area_struct *stale;
+
+	CU_ASSERT(mmt_map(t->mm, a->addr, PG, RW) == (long)a->addr);
+	stale = vma_lookup(t->mm, a->addr);
+	CU_ASSERT_FATAL(stale != NULL);
+	CU_ASSERT(rv_inject_set_pause("lock_vma_under_rcu", 1) == 0);
+	mmt_thread_start(th, t, access_fn, a);
+	CU_ASSERT_FATAL(rv_inject_wait_arrivals("lock_vma_under_rcu", 1, 20000) == 0);
+	return stale;
+}
+
+static void release_parked_fault(struct mmt_thread *th)
+{
+	rv_inject_release("lock_vma_under_rcu");
+	mmt_thread_join(th);
+	rv_inject_clear_all();
+}
+
 static void test_vma_reuse_same_mm(void)
 {
 	struct task_struct *drv = mmt_new_proc(), *t = new_proc_detached("reuse");
@@ -436,12 +462,7 @@ static void test_vma_reuse_same_mm(void)
 	struct mmt_thread th;
 	bool recycled;
 
-	CU_ASSERT(mmt_map(mm, x, PG, RW) == (long)x);
-	stale = vma_lookup(mm, x);
-	CU_ASSERT_FATAL(stale != NULL);
-	CU_ASSERT(rv_inject_set_pause("lock_vma_under_rcu", 1) == 0);
-	mmt_thread_start(&th, t, access_fn, &a);
-	CU_ASSERT_FATAL(rv_inject_wait_arrivals("lock_vma_under_rcu", 1, 20000) == 0);
+	stale = park_fault_after_lookup(t, &a, &th);
 	/* the reader holds `stale`, found in the tree; it took no reference */
 	CU_ASSERT(vm_munmap(mm, x, PG) == 0);
 	CU_ASSERT(mmt_map(mm, y, PG, RW) == (long)y);
@@ -450,9 +471,7 @@ static void test_vma_reuse_same_mm(void)
 	recycled = vma_lookup(mm, y) == stale;
 	CU_ASSERT(recycled == mmt_vma_typesafe());
 	CU_ASSERT(vma_lookup(mm, x) != stale);
-	rv_inject_release("lock_vma_under_rcu");
-	mmt_thread_join(&th);
-	rv_inject_clear_all();
+	release_parked_fault(&th);
 	/* the fault landed in X's mapping: the file's byte */
 	CU_ASSERT(a.ret == 0);
 	CU_ASSERT(a.val == 0x40);
@@ -487,12 +506,7 @@ static void test_vma_reuse_other_mm(void)
 	unsigned char b = 0;
 	bool recycled;
 
-	CU_ASSERT(mmt_map(mm, x, PG, RW) == (long)x);
-	stale = vma_lookup(mm, x);
-	CU_ASSERT_FATAL(stale != NULL);
-	CU_ASSERT(rv_inject_set_pause("lock_vma_under_rcu", 1) == 0);
-	mmt_thread_start(&th, t, access_fn, &a);
-	CU_ASSERT_FATAL(rv_inject_wait_arrivals("lock_vma_under_rcu", 1, 20000) == 0);
+	stale = park_fault_after_lookup(t, &a, &th);
 	CU_ASSERT(vm_munmap(mm, x, PG) == 0);
 	CU_ASSERT(mmt_map(mmb, x, PG, RW) == (long)x);
 	CU_ASSERT(mmt_map(mm, x, PG, RW) == (long)x);
@@ -508,9 +522,7 @@ static void test_vma_reuse_other_mm(void)
 		mmap_write_lock(mm);
 		mmap_write_unlock(mm);
 	}
-	rv_inject_release("lock_vma_under_rcu");
-	mmt_thread_join(&th);
-	rv_inject_clear_all();
+	release_parked_fault(&th);
 	CU_ASSERT(a.ret == 0);
 	CU_ASSERT(mm_access(mm, x, &b, 1, false) == 0 && b == 0x11);
 	/* the fault did not land in B */

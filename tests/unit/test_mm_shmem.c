@@ -7,7 +7,7 @@
  * ways; /dev/zero mapped MAP_SHARED from an O_RDWR open is the same, any
  * other mapping of it private (COW across fork); a failed inode or file
  * allocation gives -ENOMEM and leaves nothing behind; the lock's waits are
- * counted.  The /dev/zero outcomes are checked against the host kernel:
+ * counted; new_inode_prefetch=1 prefetches the lock once per new inode.  The /dev/zero outcomes are checked against the host kernel:
  * the same table of mappings runs on the host (real mmap, fork and
  * /proc/self/maps in a child process) and on the model, and must agree.
  */
