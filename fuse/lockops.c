@@ -294,20 +294,25 @@ static struct lkf_bucket {
 static pthread_once_t lkf_once = PTHREAD_ONCE_INIT;
 
 /*
- * Every removal of a record bumps lkf_gen (under the bucket lock).  Each
- * thread remembers the last (file, owner) it noted and the generation then:
- * while no record was removed since, the note is still there (a record
- * outlives every lock request on its file: RELEASE comes after them), so
- * the common case of one owner locking again through the same fh costs a
- * comparison, and a file allocated at a freed one's address never matches
- * (its predecessor's removal changed the generation).
+ * The handle cache.  lk_gen is bumped by every RELEASE (rvf_locks_release,
+ * before the fd is closed) and by teardown's rvf_locks_drop_all: records of
+ * lkf_hash are removed only there.  Each thread remembers the last handle a
+ * lock request came through, its file and the generation then, and the
+ * last owner it noted in lkf_hash through that file.  While no handle was
+ * released since, the handle still names the same file (its fd is closed
+ * only at its RELEASE) and the note is still there (a record outlives
+ * every lock request on its file), so the common case of one owner locking
+ * again through the same handle costs a few comparisons; a handle that was
+ * released (stale, or an fd and generation met again) never matches.
  */
-static unsigned long lkf_gen; /* atomic */
+static unsigned long lk_gen; /* atomic */
 static __thread struct {
+	uint64_t fh;
 	struct file *file;
-	uint64_t owner;
 	unsigned long gen;
-} lkf_last;
+	uint64_t owner; /* noted through file, when owner_ok */
+	bool owner_ok;
+} lk_last;
 
 static void lkf_init(void)
 {
@@ -341,16 +346,14 @@ static bool lkf_has(const struct lkf_rec *r, uint64_t owner)
 	return false;
 }
 
-/* Remember that owner locks through file (before the model sees the lock). */
-static int lkf_note(struct file *file, uint64_t owner)
+/* Remember that owner locks through file (before the model sees the lock);
+ * file is lk_last.file (lk_file looked it up). */
+static __noinline int lkf_note_slow(struct file *file, uint64_t owner)
 {
 	struct lkf_bucket *b;
 	struct lkf_rec *r;
-	unsigned long gen = __atomic_load_n(&lkf_gen, __ATOMIC_ACQUIRE);
 	int err = 0;
 
-	if (lkf_last.file == file && lkf_last.owner == owner && lkf_last.gen == gen)
-		return 0;
 	b = lkf_bucket(file->f_inode);
 	pthread_mutex_lock(&b->lock);
 	r = lkf_find(b, file);
@@ -378,13 +381,20 @@ static int lkf_note(struct file *file, uint64_t owner)
 		}
 		r->owners[r->n++] = owner;
 	}
-	/* gen read before the lock: a removal since then makes this miss */
-	lkf_last.file = file;
-	lkf_last.owner = owner;
-	lkf_last.gen = gen;
+	/* lk_last.gen was read before the lookup: a removal since then (a
+	 * RELEASE) makes the next request miss */
+	lk_last.owner = owner;
+	lk_last.owner_ok = true;
 out:
 	pthread_mutex_unlock(&b->lock);
 	return err;
+}
+
+static __always_inline int lkf_note(struct file *file, uint64_t owner)
+{
+	if (likely(lk_last.owner_ok && lk_last.owner == owner))
+		return 0;
+	return lkf_note_slow(file, owner);
 }
 
 /* RELEASE: drop the POSIX locks of owners that locked only through file. */
@@ -398,7 +408,6 @@ static void lkf_release(struct file *file)
 	r = lkf_find(b, file);
 	if (r) {
 		list_del_init(&r->link);
-		__atomic_fetch_add(&lkf_gen, 1, __ATOMIC_RELEASE);
 		for (size_t i = 0; i < r->n; i++) {
 			shared = false;
 			list_for_each_entry(o, &b->head, link)
@@ -423,20 +432,50 @@ static void lkf_release(struct file *file)
 
 /* ---- the operations -------------------------------------------------------- */
 
-/* The file behind a lock request's fh, referenced; NULL: replied already. */
+/*
+ * The file behind a lock request's handle, borrowed: no reference is taken.
+ * NULL: replied already (EBADF for a stale or unknown handle, ENOLCK for a
+ * control file).  Lifetime: the handle's fd holds a reference until its
+ * RELEASE (fh_close in ops.c; teardown only after the loop's workers have
+ * ended), and the kernel sends RELEASE after the last reference to its
+ * struct file is dropped (fs/fuse/file.c fuse_release from __fput), which
+ * comes after every lock request on it was answered: the locking syscall
+ * holds the file while it waits (fdget; an uninterruptible wait once the
+ * daemon has read the request: fs/fuse/dev.c request_wait_answer), and the
+ * kernel's close path sends its lock requests before f_op->release.  So
+ * the file is pinned until this request's reply, and the handlers below
+ * use it only before replying; a request that waits (lk_defer) takes its
+ * own reference.  The slow path looks the handle up with fget and the
+ * generation check (rvf_fget) and drops the reference again.
+ */
+static __noinline struct file *lk_file_slow(fuse_req_t req, uint64_t fh, unsigned long gen)
+{
+	struct file *file = rvf_fget(fh);
+
+	if (!file) {
+		fuse_reply_err(req, EBADF);
+		return NULL;
+	}
+	fput(file); /* the fd's reference pins it (above) */
+	lk_last.fh = fh;
+	lk_last.file = file;
+	lk_last.gen = gen;
+	lk_last.owner_ok = false;
+	return file;
+}
+
 static __always_inline struct file *lk_file(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	struct file *file;
+	unsigned long gen = __atomic_load_n(&lk_gen, __ATOMIC_ACQUIRE);
 
 	if (rvf_ino_is_ctl(ino)) {
 		fuse_reply_err(req, ENOLCK);
 		return NULL;
 	}
 	rvf_enter();
-	file = rvf_fget(fi->fh);
-	if (!file)
-		fuse_reply_err(req, EBADF);
-	return file;
+	if (likely(lk_last.fh == fi->fh && lk_last.gen == gen && lk_last.file))
+		return lk_last.file;
+	return lk_file_slow(req, fi->fh, gen);
 }
 
 void rvf_ll_getlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, struct flock *lock)
@@ -457,7 +496,6 @@ void rvf_ll_getlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, str
 	 * F_UNLCK one (which lock do I hold here?) included: the test below
 	 * fcntl answers both (a plain F_GETLK of F_UNLCK never gets here) */
 	err = locks_test_lock(file, lock, (fl_owner_t)(uintptr_t)fi->lock_owner);
-	fput(file);
 	if (err)
 		fuse_reply_err(req, -err);
 	else
@@ -468,7 +506,8 @@ enum lk_kind { LK_POSIX, LK_FLOCK };
 
 /*
  * A blocking request that conflicted: queue it in the model and return.
- * Consumes the caller's file reference.  Inside a scope.
+ * file is borrowed (lk_file); the waiter takes a reference of its own, held
+ * until its reply.  Inside a scope.
  */
 static void lk_defer(fuse_req_t req, struct file *file, enum lk_kind kind, struct flock *lock,
 		     uint64_t owner, int op, pid_t pid)
@@ -480,12 +519,11 @@ static void lk_defer(fuse_req_t req, struct file *file, enum lk_kind kind, struc
 		w->lreq = locks_alloc_req(lkw_grant, w);
 	if (!w || !w->lreq) {
 		free(w);
-		fput(file);
 		fuse_reply_err(req, ENOLCK);
 		return;
 	}
 	w->req = req;
-	w->file = file;
+	w->file = get_file(file);
 	w->refs = 2; /* the submitter's and the completion's */
 	INIT_LIST_HEAD(&w->grant_link);
 	INIT_LIST_HEAD(&w->cancel_link);
@@ -549,7 +587,6 @@ void rvf_ll_setlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, str
 		return;
 	}
 reply:
-	fput(file);
 	fuse_reply_err(req, -err);
 	lk_scope_exit();
 }
@@ -576,7 +613,6 @@ void rvf_ll_flock(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, int
 		lk_scope_exit();
 		return;
 	}
-	fput(file);
 	fuse_reply_err(req, -err);
 	lk_scope_exit();
 }
@@ -598,6 +634,8 @@ void rvf_locks_flush(struct file *file, uint64_t lock_owner)
 void rvf_locks_release(struct file *file, uint64_t fh)
 {
 	(void)fh;
+	/* before the fd is closed: no thread's handle cache matches it again */
+	__atomic_fetch_add(&lk_gen, 1, __ATOMIC_RELEASE);
 	lk_scope_enter();
 	lkf_release(file);
 	/* flock (and model OFD) locks through it, here rather than in the last
@@ -655,6 +693,7 @@ void rvf_locks_drop_all(void)
 	struct lkf_rec *r, *t;
 
 	pthread_once(&lkf_once, lkf_init);
+	__atomic_fetch_add(&lk_gen, 1, __ATOMIC_RELEASE);
 	lk_scope_enter();
 	for (int i = 0; i < LKF_BUCKETS; i++) {
 		pthread_mutex_lock(&lkf_hash[i].lock);
@@ -664,7 +703,6 @@ void rvf_locks_drop_all(void)
 			for (size_t k = 0; k < r->n; k++)
 				locks_remove_posix(r->file, (fl_owner_t)(uintptr_t)r->owners[k]);
 			list_del_init(&r->link);
-			__atomic_fetch_add(&lkf_gen, 1, __ATOMIC_RELEASE);
 			free(r->owners);
 			free(r);
 		}

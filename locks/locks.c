@@ -80,7 +80,9 @@ struct file_lock_context {
 	spinlock_t flc_lock;	    /* inode scheme: the two lists below */
 	struct list_head flc_flock; /* held flock locks; flc */
 	struct list_head flc_posix; /* held POSIX and OFD locks; flc */
+	struct file_lock *flc_spare; /* a free flock record (constructed); flc */
 	uint64_t flc_ino;	    /* the inode's number, for the listing */
+	struct list_head flc_all;   /* lk_ctx_list; lk_ctx_lock */
 };
 
 #define LOCK_SHARDS	      16
@@ -127,6 +129,10 @@ static long lk_owner_limit = LOCKS_OWNER_LIMIT_DEFAULT;
 static struct kmem_cache *filelock_cache;
 static struct kmem_cache *flreq_cache;
 static long lk_nr_ctx; /* atomic: contexts allocated */
+/* Every context, so teardown can free their spare records before the cache
+ * goes (contexts themselves go with their inodes, after the teardown). */
+static DEFINE_SPINLOCK(lk_ctx_lock);
+static struct list_head lk_ctx_list = LIST_HEAD_INIT(lk_ctx_list); /* lk_ctx_lock */
 
 static __thread int lk_shard_id = -1;
 static int lk_shard_next; /* atomic */
@@ -209,17 +215,30 @@ struct lk_call {
 	bool bkl;
 };
 
-/* This thread's queue of deferred requests to retry (see the top). */
-static __thread struct list_head lk_grants;
+/*
+ * This thread's queue of deferred requests to retry (see the top): a FIFO
+ * through req->grant_next, empty when lk_grant_head is NULL (so an entry
+ * point initialises nothing).
+ */
+static __thread struct file_lock_req *lk_grant_head, *lk_grant_tail;
 static __thread int lk_depth; /* nesting of entry points */
 
-static __noinline void locks_run_grants(struct list_head *q);
+static __noinline void locks_run_grants(void);
+
+static inline void lk_queue_grant(struct file_lock_req *req)
+{
+	req->grant_next = NULL;
+	if (lk_grant_head)
+		lk_grant_tail->grant_next = req;
+	else
+		lk_grant_head = req;
+	lk_grant_tail = req;
+}
 
 /* Inlined: every entry point pays these on its fast path. */
 static __always_inline void lk_enter(struct lk_call *c)
 {
-	if (lk_depth++ == 0)
-		INIT_LIST_HEAD(&lk_grants);
+	lk_depth++;
 	c->bkl = lk_bkl_ops_lock;
 	if (c->bkl)
 		lock_kernel();
@@ -231,8 +250,8 @@ static __always_inline void lk_exit(struct lk_call *c)
 		unlock_kernel();
 	/* the outermost exit runs the queue; calls made by grant callbacks
 	 * see lk_depth > 1 and only append to it */
-	if (lk_depth == 1 && unlikely(!list_empty(&lk_grants)))
-		locks_run_grants(&lk_grants);
+	if (lk_depth == 1 && unlikely(lk_grant_head != NULL))
+		locks_run_grants();
 	lk_depth--;
 }
 
@@ -701,7 +720,7 @@ static void __locks_wake_up_blocks(struct file_lock *blocker)
 
 			/* retried by this thread once it dropped its locks */
 			locks_get_req(req);
-			list_add_tail(&req->grant_list, &lk_grants);
+			lk_queue_grant(req);
 		} else {
 			wake_up_all(&waiter->fl_wait);
 		}
@@ -915,6 +934,9 @@ static __noinline struct file_lock_context *locks_new_lock_context(struct inode 
 		free(new); /* somebody else installed one: ctx is it */
 		return ctx;
 	}
+	spin_lock(&lk_ctx_lock);
+	list_add(&new->flc_all, &lk_ctx_list);
+	spin_unlock(&lk_ctx_lock);
 	__atomic_fetch_add(&lk_nr_ctx, 1, __ATOMIC_RELAXED);
 	return new;
 }
@@ -940,7 +962,12 @@ void locks_free_lock_context(struct inode *inode)
 		fprintf(stderr, "rcuvfs: locks: inode %llu freed with locks held\n",
 			(unsigned long long)ctx->flc_ino);
 	inode->i_flctx = NULL;
+	spin_lock(&lk_ctx_lock);
+	list_del_init(&ctx->flc_all);
+	spin_unlock(&lk_ctx_lock);
 	__atomic_fetch_sub(&lk_nr_ctx, 1, __ATOMIC_RELAXED);
+	if (ctx->flc_spare)
+		locks_free_record(ctx->flc_spare);
 	free(ctx);
 }
 
@@ -1144,7 +1171,7 @@ out_unlocked:
 #define LK_SLOW 1
 
 static __always_inline int posix_lock_fast(struct file_lock_context *ctx,
-					   struct file_lock *request)
+					   struct file_lock *request, bool may_have_waiters)
 {
 	struct file_lock *fl, *mine = NULL, *new_fl = NULL, *unused;
 	fl_owner_t owner = request->fl_owner;
@@ -1173,7 +1200,9 @@ static __always_inline int posix_lock_fast(struct file_lock_context *ctx,
 	}
 	if (!unlock) {
 		locks_copy_lock(new_fl, request);
-		locks_move_blocks(new_fl, request);
+		/* a request that never waited has no waiters of its own */
+		if (may_have_waiters)
+			locks_move_blocks(new_fl, request);
 		locks_insert_lock_ctx(new_fl, ctx, &ctx->flc_posix);
 	} else if (mine) {
 		if (mine->fl_start < request->fl_start || mine->fl_end > request->fl_end)
@@ -1236,8 +1265,14 @@ out:
 /* ------------------------------------------------------------------ */
 
 /*
- * Apply a flock request.  A conversion drops the old lock first (so a
- * refused LOCK_NB conversion leaves none, as Linux does).
+ * Apply a flock request (Linux 6.x flock_lock_inode).  A conversion drops
+ * the old lock first (so a refused LOCK_NB conversion leaves none, as Linux
+ * does).  The record comes from ctx->flc_spare when there is one, and a
+ * record that leaves the list becomes the spare when there is none, so a
+ * description that locks and unlocks in turn allocates nothing (Linux
+ * allocates before taking flc_lock; the spare is taken under it, and only
+ * without one is the lock dropped to allocate, before anything was looked
+ * at).
  */
 static int flock_lock_ctx(struct file_lock_context *ctx, struct file_lock *request)
 {
@@ -1246,16 +1281,20 @@ static int flock_lock_ctx(struct file_lock_context *ctx, struct file_lock *reque
 	int error = 0;
 
 	rv_stat_inc(locks_flock_calls);
-	if (!unlock) {
-		/* not charged to the owner: see locks_free_lock */
-		new_fl = locks_alloc_lock();
-		if (!new_fl)
-			return -ENOMEM; /* flock_lock_inode's answer, not fcntl's ENOLCK */
-		new_fl->fl_flags = FL_FLOCK;
-		new_fl->fl_owner = request->fl_owner;
-	}
-
 	flc_lock(ctx);
+	if (!unlock) {
+		new_fl = ctx->flc_spare;
+		ctx->flc_spare = NULL;
+		if (unlikely(!new_fl)) {
+			flc_unlock(ctx);
+			new_fl = locks_alloc_lock();
+			if (!new_fl)
+				return -ENOMEM; /* flock_lock_inode's answer, not fcntl's ENOLCK */
+			flc_lock(ctx);
+		}
+		/* not charged to the owner: see locks_free_lock */
+		new_fl->fl_req = NULL;
+	}
 	list_for_each_entry(fl, &ctx->flc_flock, fl_list)
 	{
 		if (request->fl_file != fl->fl_file)
@@ -1295,6 +1334,17 @@ static int flock_lock_ctx(struct file_lock_context *ctx, struct file_lock *reque
 	locks_insert_lock_ctx(new_fl, ctx, &ctx->flc_flock);
 	new_fl = NULL;
 out:
+	/* records off every list, in the constructed state: one is kept */
+	if (!ctx->flc_spare) {
+		if (old) {
+			locks_check_constructed(old);
+			ctx->flc_spare = old;
+			old = NULL;
+		} else if (new_fl) {
+			ctx->flc_spare = new_fl;
+			new_fl = NULL;
+		}
+	}
 	flc_unlock(ctx);
 	/* flock records are not charged (locks_free_lock) */
 	if (old)
@@ -1316,7 +1366,7 @@ static __always_inline int locks_apply(struct file_lock_context *ctx, struct fil
 	if (fl->fl_flags & FL_FLOCK)
 		return flock_lock_ctx(ctx, fl);
 	if (!(fl->fl_flags & FL_DEFERRED)) {
-		error = posix_lock_fast(ctx, fl);
+		error = posix_lock_fast(ctx, fl, true);
 		if (error != LK_SLOW)
 			return error;
 	}
@@ -1357,7 +1407,7 @@ struct file_lock_req *locks_alloc_req(void (*grant)(struct file_lock_req *, int)
 	req->fl.fl_req = req;
 	req->state = FLR_IDLE;
 	req->refcount = 1;
-	INIT_LIST_HEAD(&req->grant_list);
+	req->grant_next = NULL;
 	req->grant = grant;
 	req->private = priv;
 	return req;
@@ -1403,12 +1453,13 @@ static void locks_retry_req(struct file_lock_req *req)
 }
 
 /* Run this thread's grant queue; nested grants are appended to it. */
-static void locks_run_grants(struct list_head *q)
+static void locks_run_grants(void)
 {
-	while (!list_empty(q)) {
-		struct file_lock_req *req = list_first_entry(q, struct file_lock_req, grant_list);
+	struct file_lock_req *req;
 
-		list_del_init(&req->grant_list);
+	while ((req = lk_grant_head) != NULL) {
+		lk_grant_head = req->grant_next;
+		req->grant_next = NULL;
 		locks_retry_req(req);
 		locks_put_req(req);
 	}
@@ -1732,20 +1783,70 @@ int fcntl_getlk(struct file *filp, unsigned int cmd, struct flock *l, fl_owner_t
 	return 0;
 }
 
-int fcntl_setlk(struct file *filp, unsigned int cmd, const struct flock *l, fl_owner_t owner, pid_t pid,
-		struct file_lock_req *req)
+/*
+ * fcntl_setlk for F_SETLK and F_OFD_SETLK without a req: the same checks in
+ * the same order, then posix_lock_fast and, when it declines, the general
+ * walk.  A request that cannot wait never enters the blocker tree, so it
+ * has no waiters to move and no block to delete (locks_lock_wait's
+ * locks_delete_block finds nothing for it); the request on the stack sets
+ * only the fields the fast path reads, and the rest before the general walk.
+ */
+static __noinline int posix_setlk_nowait(struct file *filp, bool ofd, const struct flock *l,
+					 fl_owner_t owner, pid_t pid)
+{
+	struct file_lock_context *ctx;
+	struct file_lock fl;
+	struct lk_call c;
+	int error;
+
+	if (!lk_file_ok(filp))
+		return -EBADF;
+	error = flock_to_posix_lock(filp, &fl, l);
+	if (error)
+		return error;
+	if ((fl.fl_type == F_RDLCK && !(filp->f_mode & FMODE_READ)) ||
+	    (fl.fl_type == F_WRLCK && !(filp->f_mode & FMODE_WRITE)))
+		return -EBADF;
+	fl.fl_flags = FL_POSIX;
+	fl.fl_owner = owner;
+	fl.fl_pid = pid;
+	if (ofd) {
+		if (l->l_pid != 0)
+			return -EINVAL;
+		fl.fl_flags |= FL_OFDLCK;
+		fl.fl_owner = filp;
+		fl.fl_pid = -1;
+	}
+	fl.fl_file = filp;
+	/* posix_lock_inode: no context, no memory (an unlock has nothing to do) */
+	ctx = locks_get_lock_context(filp->f_inode, fl.fl_type);
+	if (!ctx)
+		return fl.fl_type == F_UNLCK ? 0 : -ENOMEM;
+	lk_enter(&c);
+	error = posix_lock_fast(ctx, &fl, false);
+	if (error == LK_SLOW) {
+		fl.fl_blocker = NULL;
+		INIT_LIST_HEAD(&fl.fl_blocked_requests);
+		fl.fl_ctx = NULL;
+		fl.fl_req = NULL;
+		error = posix_lock_ctx(ctx, &fl, NULL);
+	}
+	lk_exit(&c);
+	return error;
+}
+
+/* Every other fcntl_setlk: F_SETLKW, F_OFD_SETLKW, a req, a bad cmd. */
+static __noinline int fcntl_setlk_wait(struct file *filp, unsigned int cmd, const struct flock *l,
+				       fl_owner_t owner, pid_t pid, struct file_lock_req *req)
 {
 	struct file_lock local, *fl = req ? &req->fl : &local;
 	int error;
 
-	if (cmd != F_SETLK && cmd != F_SETLKW && cmd != F_OFD_SETLK && cmd != F_OFD_SETLKW)
+	if (cmd != F_SETLKW && cmd != F_OFD_SETLK && cmd != F_OFD_SETLKW && cmd != F_SETLK)
 		return -EINVAL;
 	if (!lk_file_ok(filp))
 		return -EBADF;
-	if (req || cmd == F_SETLKW || cmd == F_OFD_SETLKW)
-		__locks_init_lock(fl);
-	else
-		locks_init_nowait_request(fl);
+	__locks_init_lock(fl);
 	if (req)
 		fl->fl_req = req;
 	error = flock_to_posix_lock(filp, fl, l);
@@ -1772,6 +1873,14 @@ int fcntl_setlk(struct file *filp, unsigned int cmd, const struct flock *l, fl_o
 	fl->fl_req = NULL;
 	/* posix_lock_file without a second check of filp */
 	return __lk_lock_file_wait(filp, fl, FL_POSIX, NULL);
+}
+
+int fcntl_setlk(struct file *filp, unsigned int cmd, const struct flock *l, fl_owner_t owner, pid_t pid,
+		struct file_lock_req *req)
+{
+	if (likely(!req) && (cmd == F_SETLK || cmd == F_OFD_SETLK))
+		return posix_setlk_nowait(filp, cmd == F_OFD_SETLK, l, owner, pid);
+	return fcntl_setlk_wait(filp, cmd, l, owner, pid, req);
 }
 
 void locks_remove_posix(struct file *filp, fl_owner_t owner)
@@ -2292,6 +2401,7 @@ static int locks_init(void)
 
 static int locks_teardown(void)
 {
+	struct file_lock_context *ctx;
 	int ret = 0;
 	long held = locks_count_held(), blocked = locks_count_blocked();
 
@@ -2317,6 +2427,15 @@ static int locks_teardown(void)
 			owner_free(a);
 		}
 	}
+	spin_lock(&lk_ctx_lock);
+	list_for_each_entry(ctx, &lk_ctx_list, flc_all)
+	{
+		if (ctx->flc_spare) {
+			locks_free_record(ctx->flc_spare);
+			ctx->flc_spare = NULL;
+		}
+	}
+	spin_unlock(&lk_ctx_lock);
 	if (owner_cache && kmem_cache_destroy(owner_cache))
 		ret = -EBUSY;
 	owner_cache = NULL;

@@ -96,7 +96,7 @@ struct file_lock_req {
 	struct file_lock fl;	     /* the request; fl.fl_req == this */
 	int state;		     /* enum file_lock_req_state; atomic */
 	int refcount;		     /* atomic: caller + engine */
-	struct list_head grant_list; /* on a thread's pending-grant queue */
+	struct file_lock_req *grant_next; /* a thread's pending-grant queue */
 	/* Called once, with no lock-list lock held, when the request completes
 	 * after having been deferred: result 0 (lock held) or -errno. */
 	void (*grant)(struct file_lock_req *req, int result);
