@@ -92,7 +92,8 @@ struct rvf_lkw {
 	int refs;		      /* atomic */
 	int intr;		      /* atomic: lkw_interrupt ran */
 	int result;		      /* the grant's result */
-	struct list_head grant_link;  /* a thread's pending list or helper.grants */
+	struct rvf_lkw *pending_next; /* a thread's pending FIFO */
+	struct list_head grant_link;  /* helper.grants */
 	struct list_head cancel_link; /* helper.cancels */
 	struct list_head all;	      /* lkw_all; lkw_lock */
 };
@@ -113,10 +114,10 @@ static struct {
     .cancels = LIST_HEAD_INIT(helper.cancels),
 };
 
-/* This thread's scope depth and pending grants (replied at scope exit). */
+/* This thread's scope depth and pending grants (replied at scope exit): a
+ * FIFO through pending_next, empty when lk_pending is NULL. */
 static __thread int lk_scope;
-static __thread struct list_head lk_pending; /* empty outside a scope */
-static __thread bool lk_pending_ready;	     /* lk_pending initialised */
+static __thread struct rvf_lkw *lk_pending, *lk_pending_tail;
 
 static void lkw_get(struct rvf_lkw *w)
 {
@@ -149,20 +150,17 @@ static void lkw_complete(struct rvf_lkw *w, int result)
 /* Inlined: every lock request pays them; the replies are out of line. */
 static __always_inline void lk_scope_enter(void)
 {
-	if (unlikely(!lk_pending_ready)) {
-		INIT_LIST_HEAD(&lk_pending);
-		lk_pending_ready = true;
-	}
 	lk_scope++;
 }
 
 /* At the outermost exit; replies queued while replying join the loop. */
 static __noinline void lk_scope_reply_pending(void)
 {
-	while (!list_empty(&lk_pending)) {
-		struct rvf_lkw *w = list_first_entry(&lk_pending, struct rvf_lkw, grant_link);
+	struct rvf_lkw *w;
 
-		list_del_init(&w->grant_link);
+	while ((w = lk_pending) != NULL) {
+		lk_pending = w->pending_next;
+		w->pending_next = NULL;
 		rv_stat_inc(fuse_lock_granted);
 		lkw_complete(w, w->result);
 	}
@@ -170,7 +168,7 @@ static __noinline void lk_scope_reply_pending(void)
 
 static __always_inline void lk_scope_exit(void)
 {
-	if (lk_scope == 1 && unlikely(!list_empty(&lk_pending)))
+	if (lk_scope == 1 && unlikely(lk_pending != NULL))
 		lk_scope_reply_pending();
 	lk_scope--;
 }
@@ -205,7 +203,12 @@ static void lkw_grant(struct file_lock_req *lreq, int result)
 
 	w->result = result;
 	if (lk_scope > 0) {
-		list_add_tail(&w->grant_link, &lk_pending);
+		w->pending_next = NULL;
+		if (lk_pending)
+			lk_pending_tail->pending_next = w;
+		else
+			lk_pending = w;
+		lk_pending_tail = w;
 	} else {
 		rv_stat_inc(fuse_lock_helper_grants);
 		helper_queue(&w->grant_link, &helper.grants);
@@ -450,8 +453,10 @@ static void lkf_release(struct file *file)
  */
 static __noinline struct file *lk_file_slow(fuse_req_t req, uint64_t fh, unsigned long gen)
 {
-	struct file *file = rvf_fget(fh);
+	struct file *file;
 
+	rvf_enter();
+	file = rvf_fget(fh);
 	if (!file) {
 		fuse_reply_err(req, EBADF);
 		return NULL;
@@ -472,7 +477,8 @@ static __always_inline struct file *lk_file(fuse_req_t req, fuse_ino_t ino, stru
 		fuse_reply_err(req, ENOLCK);
 		return NULL;
 	}
-	rvf_enter();
+	/* a hit means this thread was attached (rvf_enter) in this instance:
+	 * the cache was filled after it, and teardown bumps lk_gen */
 	if (likely(lk_last.fh == fi->fh && lk_last.gen == gen && lk_last.file))
 		return lk_last.file;
 	return lk_file_slow(req, fi->fh, gen);
@@ -587,8 +593,9 @@ void rvf_ll_setlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, str
 		return;
 	}
 reply:
-	fuse_reply_err(req, -err);
+	/* pending grants first: then the reply is a tail call */
 	lk_scope_exit();
+	fuse_reply_err(req, -err);
 }
 
 void rvf_ll_flock(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, int op)
@@ -613,8 +620,8 @@ void rvf_ll_flock(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, int
 		lk_scope_exit();
 		return;
 	}
-	fuse_reply_err(req, -err);
 	lk_scope_exit();
+	fuse_reply_err(req, -err);
 }
 
 /* ---- hooks ------------------------------------------------------------------ */

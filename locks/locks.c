@@ -1274,7 +1274,8 @@ out:
  * without one is the lock dropped to allocate, before anything was looked
  * at).
  */
-static int flock_lock_ctx(struct file_lock_context *ctx, struct file_lock *request)
+static __always_inline int __flock_lock_ctx(struct file_lock_context *ctx,
+					    struct file_lock *request, bool may_have_waiters)
 {
 	struct file_lock *new_fl = NULL, *old = NULL, *fl;
 	bool unlock = request->fl_type == F_UNLCK;
@@ -1328,9 +1329,11 @@ static int flock_lock_ctx(struct file_lock_context *ctx, struct file_lock *reque
 		error = -ECANCELED;
 		goto out;
 	}
-	/* flock_lock_inode (6.x): waiters move, the record goes to the tail */
+	/* flock_lock_inode (6.x): waiters move, the record goes to the tail;
+	 * a request that never waited has no waiters */
 	locks_copy_lock(new_fl, request);
-	locks_move_blocks(new_fl, request);
+	if (may_have_waiters)
+		locks_move_blocks(new_fl, request);
 	locks_insert_lock_ctx(new_fl, ctx, &ctx->flc_flock);
 	new_fl = NULL;
 out:
@@ -1352,6 +1355,11 @@ out:
 	if (new_fl)
 		locks_free_record(new_fl);
 	return error;
+}
+
+static int flock_lock_ctx(struct file_lock_context *ctx, struct file_lock *request)
+{
+	return __flock_lock_ctx(ctx, request, true);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1627,14 +1635,44 @@ int flock_check_cmd(unsigned int cmd)
 	return -EINVAL;
 }
 
+/*
+ * LOCK_NB and LOCK_UN (which never wait): flock_lock_inode_wait without
+ * the waiter bookkeeping.  The request never enters the blocker tree, so
+ * it has no waiters to move and no block to delete; it sets only the
+ * fields flock_lock_ctx reads.
+ */
+static __noinline int flock_nowait(struct file *filp, int type, pid_t pid)
+{
+	struct file_lock_context *ctx;
+	struct file_lock fl;
+	struct lk_call c;
+	int error;
+
+	/* flock_lock_inode: no context, no memory (an unlock has nothing to do) */
+	ctx = locks_get_lock_context(filp->f_inode, type);
+	if (!ctx)
+		return type == F_UNLCK ? 0 : -ENOMEM;
+	fl.fl_flags = FL_FLOCK;
+	fl.fl_type = type;
+	fl.fl_pid = pid;
+	fl.fl_file = filp;
+	fl.fl_owner = filp;
+	fl.fl_start = 0;
+	fl.fl_end = OFFSET_MAX;
+	lk_enter(&c);
+	error = __flock_lock_ctx(ctx, &fl, false);
+	lk_exit(&c);
+	return error;
+}
+
 int flock_lock_file(struct file *filp, unsigned int cmd, pid_t pid, struct file_lock_req *req)
 {
 	struct file_lock fl;
 	bool nb = cmd & LOCK_NB;
-	int type = flock_check_cmd(cmd);
+	int type;
 
-	if (type)
-		return type < 0 ? type : 0; /* LOCK_MAND: ignored */
+	/* flock_check_cmd's answers: LOCK_MAND (never one of the three) is
+	 * ignored, anything else but LOCK_SH, LOCK_EX, LOCK_UN is -EINVAL */
 	switch (cmd & ~LOCK_NB) {
 	case LOCK_SH:
 		type = F_RDLCK;
@@ -1646,11 +1684,13 @@ int flock_lock_file(struct file *filp, unsigned int cmd, pid_t pid, struct file_
 		type = F_UNLCK;
 		break;
 	default:
-		return -EINVAL;
+		return (cmd & LOCK_MAND) ? 0 : -EINVAL;
 	}
 	if (!lk_file_ok(filp) || !(filp->f_mode & (FMODE_READ | FMODE_WRITE)))
 		return -EBADF;
-	if (req && !nb && type != F_UNLCK) {
+	if (nb || type == F_UNLCK)
+		return flock_nowait(filp, type, pid);
+	if (req) {
 		__locks_init_lock(&req->fl);
 		req->fl.fl_req = req;
 		req->fl.fl_flags = FL_FLOCK;
@@ -1660,11 +1700,8 @@ int flock_lock_file(struct file *filp, unsigned int cmd, pid_t pid, struct file_
 		req->fl.fl_end = OFFSET_MAX;
 		return locks_submit_req(filp, req);
 	}
-	if (nb || type == F_UNLCK)
-		locks_init_nowait_request(&fl);
-	else
-		__locks_init_lock(&fl);
-	fl.fl_flags = FL_FLOCK | (nb ? 0 : FL_SLEEP);
+	__locks_init_lock(&fl);
+	fl.fl_flags = FL_FLOCK | FL_SLEEP;
 	fl.fl_type = type;
 	fl.fl_pid = pid;
 	/* flock_lock_inode_wait without a second check of filp */
