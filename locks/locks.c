@@ -1714,23 +1714,25 @@ static __always_inline int flock_to_posix_lock(struct file *filp, struct file_lo
 {
 	int64_t start;
 
-	switch (l->l_whence) {
-	case SEEK_SET:
-		start = 0;
-		break;
-	case SEEK_CUR:
-		start = READ_ONCE(filp->f_pos);
-		break;
-	case SEEK_END:
-		start = READ_ONCE(filp->f_inode->i_size);
-		break;
-	default:
-		return -EINVAL;
+	if (likely(l->l_whence == SEEK_SET)) {
+		/* base 0: l_start > OFFSET_MAX - 0 never holds */
+		start = l->l_start;
+	} else {
+		switch (l->l_whence) {
+		case SEEK_CUR:
+			start = READ_ONCE(filp->f_pos);
+			break;
+		case SEEK_END:
+			start = READ_ONCE(filp->f_inode->i_size);
+			break;
+		default:
+			return -EINVAL;
+		}
+		if (l->l_start > OFFSET_MAX - start)
+			return -EOVERFLOW;
+		start += l->l_start;
 	}
 	/* POSIX-2001 defines negative lengths: the range ends before start */
-	if (l->l_start > OFFSET_MAX - start)
-		return -EOVERFLOW;
-	start += l->l_start;
 	if (start < 0)
 		return -EINVAL;
 	if (l->l_len > 0) {
@@ -1828,8 +1830,8 @@ int fcntl_getlk(struct file *filp, unsigned int cmd, struct flock *l, fl_owner_t
  * locks_delete_block finds nothing for it); the request on the stack sets
  * only the fields the fast path reads, and the rest before the general walk.
  */
-static __noinline int posix_setlk_nowait(struct file *filp, bool ofd, const struct flock *l,
-					 fl_owner_t owner, pid_t pid)
+int __fcntl_setlk_nowait(struct file *filp, bool ofd, const struct flock *l, fl_owner_t owner,
+			 pid_t pid)
 {
 	struct file_lock_context *ctx;
 	struct file_lock fl;
@@ -1872,9 +1874,10 @@ static __noinline int posix_setlk_nowait(struct file *filp, bool ofd, const stru
 	return error;
 }
 
-/* Every other fcntl_setlk: F_SETLKW, F_OFD_SETLKW, a req, a bad cmd. */
-static __noinline int fcntl_setlk_wait(struct file *filp, unsigned int cmd, const struct flock *l,
-				       fl_owner_t owner, pid_t pid, struct file_lock_req *req)
+/* Every fcntl_setlk (the F_SETLK and F_OFD_SETLK without a req go to
+ * __fcntl_setlk_nowait from the inline in locks.h). */
+int __fcntl_setlk(struct file *filp, unsigned int cmd, const struct flock *l, fl_owner_t owner,
+		  pid_t pid, struct file_lock_req *req)
 {
 	struct file_lock local, *fl = req ? &req->fl : &local;
 	int error;
@@ -1912,13 +1915,6 @@ static __noinline int fcntl_setlk_wait(struct file *filp, unsigned int cmd, cons
 	return __lk_lock_file_wait(filp, fl, FL_POSIX, NULL);
 }
 
-int fcntl_setlk(struct file *filp, unsigned int cmd, const struct flock *l, fl_owner_t owner, pid_t pid,
-		struct file_lock_req *req)
-{
-	if (likely(!req) && (cmd == F_SETLK || cmd == F_OFD_SETLK))
-		return posix_setlk_nowait(filp, cmd == F_OFD_SETLK, l, owner, pid);
-	return fcntl_setlk_wait(filp, cmd, l, owner, pid, req);
-}
 
 void locks_remove_posix(struct file *filp, fl_owner_t owner)
 {
