@@ -1830,6 +1830,17 @@ int fcntl_getlk(struct file *filp, unsigned int cmd, struct flock *l, fl_owner_t
  * locks_delete_block finds nothing for it); the request on the stack sets
  * only the fields the fast path reads, and the rest before the general walk.
  */
+/* The general walk for __fcntl_setlk_nowait's request, passed by value so
+ * that the fast path can keep the request's fields in registers. */
+static __noinline int posix_setlk_slow(struct file_lock_context *ctx, struct file_lock fl)
+{
+	fl.fl_blocker = NULL;
+	INIT_LIST_HEAD(&fl.fl_blocked_requests);
+	fl.fl_ctx = NULL;
+	fl.fl_req = NULL;
+	return posix_lock_ctx(ctx, &fl, NULL);
+}
+
 int __fcntl_setlk_nowait(struct file *filp, bool ofd, const struct flock *l, fl_owner_t owner,
 			 pid_t pid)
 {
@@ -1863,13 +1874,8 @@ int __fcntl_setlk_nowait(struct file *filp, bool ofd, const struct flock *l, fl_
 		return fl.fl_type == F_UNLCK ? 0 : -ENOMEM;
 	lk_enter(&c);
 	error = posix_lock_fast(ctx, &fl, false);
-	if (error == LK_SLOW) {
-		fl.fl_blocker = NULL;
-		INIT_LIST_HEAD(&fl.fl_blocked_requests);
-		fl.fl_ctx = NULL;
-		fl.fl_req = NULL;
-		error = posix_lock_ctx(ctx, &fl, NULL);
-	}
+	if (error == LK_SLOW)
+		error = posix_setlk_slow(ctx, fl);
 	lk_exit(&c);
 	return error;
 }
