@@ -168,7 +168,7 @@ static __noinline void lk_scope_reply_pending(void)
 
 static __always_inline void lk_scope_exit(void)
 {
-	if (lk_scope == 1 && unlikely(lk_pending != NULL))
+	if (unlikely(lk_pending != NULL) && lk_scope == 1)
 		lk_scope_reply_pending();
 	lk_scope--;
 }
@@ -451,10 +451,27 @@ static void lkf_release(struct file *file)
  * own reference.  The slow path looks the handle up with fget and the
  * generation check (rvf_fget) and drops the reference again.
  */
-static __noinline struct file *lk_file_slow(fuse_req_t req, uint64_t fh, unsigned long gen)
+/* -o test_skip_locks: the request succeeds at once (a GETLK finds no lock). */
+static __noinline bool lk_skip(fuse_req_t req, struct flock *getlk)
+{
+	if (likely(!rvf.cfg.test_skip_locks))
+		return false;
+	if (getlk) {
+		getlk->l_type = F_UNLCK;
+		fuse_reply_lock(req, getlk);
+	} else {
+		fuse_reply_err(req, 0);
+	}
+	return true;
+}
+
+static __noinline struct file *lk_file_slow(fuse_req_t req, uint64_t fh, unsigned long gen,
+					    struct flock *getlk)
 {
 	struct file *file;
 
+	if (lk_skip(req, getlk))
+		return NULL;
 	rvf_enter();
 	file = rvf_fget(fh);
 	if (!file) {
@@ -469,19 +486,26 @@ static __noinline struct file *lk_file_slow(fuse_req_t req, uint64_t fh, unsigne
 	return file;
 }
 
-static __always_inline struct file *lk_file(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+/*
+ * The handle's file, or NULL when the request was answered here: a control
+ * file (ENOLCK), -o test_skip_locks (checked only on a cache miss: the cache
+ * is never filled under it), a stale handle.  getlk: the GETLK's lock.
+ */
+static __always_inline struct file *lk_file(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
+					    struct flock *getlk)
 {
 	unsigned long gen = __atomic_load_n(&lk_gen, __ATOMIC_ACQUIRE);
 
 	if (rvf_ino_is_ctl(ino)) {
-		fuse_reply_err(req, ENOLCK);
+		if (!lk_skip(req, getlk))
+			fuse_reply_err(req, ENOLCK);
 		return NULL;
 	}
 	/* a hit means this thread was attached (rvf_enter) in this instance:
 	 * the cache was filled after it, and teardown bumps lk_gen */
 	if (likely(lk_last.fh == fi->fh && lk_last.gen == gen && lk_last.file))
 		return lk_last.file;
-	return lk_file_slow(req, fi->fh, gen);
+	return lk_file_slow(req, fi->fh, gen, getlk);
 }
 
 void rvf_ll_getlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, struct flock *lock)
@@ -490,12 +514,7 @@ void rvf_ll_getlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, str
 	int err;
 
 	rv_stat_inc(req_getlk);
-	if (unlikely(rvf.cfg.test_skip_locks)) {
-		lock->l_type = F_UNLCK;
-		fuse_reply_lock(req, lock);
-		return;
-	}
-	file = lk_file(req, ino, fi);
+	file = lk_file(req, ino, fi, lock);
 	if (!file)
 		return;
 	/* the kernel forwards F_OFD_GETLK as a GETLK owned by the open file, an
@@ -570,11 +589,7 @@ void rvf_ll_setlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, str
 		rv_stat_inc(req_setlkw);
 	else
 		rv_stat_inc(req_setlk);
-	if (unlikely(rvf.cfg.test_skip_locks)) {
-		fuse_reply_err(req, 0);
-		return;
-	}
-	file = lk_file(req, ino, fi);
+	file = lk_file(req, ino, fi, NULL);
 	if (!file)
 		return;
 	lk_scope_enter();
@@ -606,11 +621,7 @@ void rvf_ll_flock(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, int
 	int err;
 
 	rv_stat_inc(req_flock);
-	if (unlikely(rvf.cfg.test_skip_locks)) {
-		fuse_reply_err(req, 0);
-		return;
-	}
-	file = lk_file(req, ino, fi);
+	file = lk_file(req, ino, fi, NULL);
 	if (!file)
 		return;
 	lk_scope_enter();

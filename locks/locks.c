@@ -250,7 +250,7 @@ static __always_inline void lk_exit(struct lk_call *c)
 		unlock_kernel();
 	/* the outermost exit runs the queue; calls made by grant callbacks
 	 * see lk_depth > 1 and only append to it */
-	if (lk_depth == 1 && unlikely(lk_grant_head != NULL))
+	if (unlikely(lk_grant_head != NULL) && lk_depth == 1)
 		locks_run_grants();
 	lk_depth--;
 }
@@ -1665,10 +1665,31 @@ static __noinline int flock_nowait(struct file *filp, int type, pid_t pid)
 	return error;
 }
 
-int flock_lock_file(struct file *filp, unsigned int cmd, pid_t pid, struct file_lock_req *req)
+/* LOCK_SH/LOCK_EX without LOCK_NB: deferred (req) or sleeping. */
+static __noinline int flock_wait(struct file *filp, int type, pid_t pid, struct file_lock_req *req)
 {
 	struct file_lock fl;
-	bool nb = cmd & LOCK_NB;
+
+	if (req) {
+		__locks_init_lock(&req->fl);
+		req->fl.fl_req = req;
+		req->fl.fl_flags = FL_FLOCK;
+		req->fl.fl_type = type;
+		req->fl.fl_pid = pid;
+		req->fl.fl_start = 0;
+		req->fl.fl_end = OFFSET_MAX;
+		return locks_submit_req(filp, req);
+	}
+	__locks_init_lock(&fl);
+	fl.fl_flags = FL_FLOCK | FL_SLEEP;
+	fl.fl_type = type;
+	fl.fl_pid = pid;
+	/* flock_lock_inode_wait without a second check of filp */
+	return __lk_lock_file_wait(filp, &fl, FL_FLOCK, NULL);
+}
+
+int flock_lock_file(struct file *filp, unsigned int cmd, pid_t pid, struct file_lock_req *req)
+{
 	int type;
 
 	/* flock_check_cmd's answers: LOCK_MAND (never one of the three) is
@@ -1688,24 +1709,9 @@ int flock_lock_file(struct file *filp, unsigned int cmd, pid_t pid, struct file_
 	}
 	if (!lk_file_ok(filp) || !(filp->f_mode & (FMODE_READ | FMODE_WRITE)))
 		return -EBADF;
-	if (nb || type == F_UNLCK)
+	if ((cmd & LOCK_NB) || type == F_UNLCK)
 		return flock_nowait(filp, type, pid);
-	if (req) {
-		__locks_init_lock(&req->fl);
-		req->fl.fl_req = req;
-		req->fl.fl_flags = FL_FLOCK;
-		req->fl.fl_type = type;
-		req->fl.fl_pid = pid;
-		req->fl.fl_start = 0;
-		req->fl.fl_end = OFFSET_MAX;
-		return locks_submit_req(filp, req);
-	}
-	__locks_init_lock(&fl);
-	fl.fl_flags = FL_FLOCK | FL_SLEEP;
-	fl.fl_type = type;
-	fl.fl_pid = pid;
-	/* flock_lock_inode_wait without a second check of filp */
-	return __lk_lock_file_wait(filp, &fl, FL_FLOCK, NULL);
+	return flock_wait(filp, type, pid, req);
 }
 
 /* struct flock -> [fl_start, fl_end] (flock_to_posix_lock in Linux). */
