@@ -16,6 +16,11 @@
  * fh has been flushed already, so dropping it again is a no-op).  The owners
  * each fh used are kept in lkf_hash (below) for that.
  *
+ * Handles.  A lock request borrows the file behind its fh (no reference;
+ * the fd holds one until the handle's RELEASE, which the kernel sends only
+ * after every request on the handle was answered: see lk_file), through a
+ * per-thread cache of the last handle that every RELEASE invalidates.
+ *
  * Blocking requests never park a worker.  A SETLKW or blocking FLOCK is
  * first tried without waiting; on a conflict it becomes a struct rvf_lkw
  * around a model file_lock_req submitted with locks_submit_req semantics
@@ -62,6 +67,7 @@
  *   helper.lock     the helper's two queues; leaf
  *   lkf_hash[].lock owners per fh; may be held across locks_remove_posix
  *                   (model locks nest inside it), never across a reply
+ *   lk_gen          atomic: bumped by every RELEASE before its fd closes
  * Waiter lifetime: refs (atomic) held by the submitter, by the completion
  * (dropped after the reply) and by each queued interrupt; the model request
  * and the waiter are freed by the last put.

@@ -17,6 +17,18 @@
  * deadlock detection across inodes (__locks_insert_block).
  * Held locks are on a global list (one list, or LOCK_SHARDS per-thread
  * shards under the inode scheme) for the /proc/locks listing.
+ * Free records kept for reuse: each POSIX/OFD owner's accounting record
+ * holds a spare (owner_acct), each context one flock record (flc_spare,
+ * under the list lock); contexts are on lk_ctx_list (lk_ctx_lock, taken
+ * only when a context comes or goes, and at teardown) so teardown can free
+ * the spares before the record cache goes.
+ *
+ * Uncontended fast paths (same results as the general code, which handles
+ * everything they decline): posix_lock_fast (a lock by an owner holding
+ * nothing on the inode that conflicts with nothing; an unlock of an
+ * owner's one lock that the range covers), and the no-wait entries
+ * __fcntl_setlk_nowait and flock_nowait, whose requests never enter the
+ * blocker tree.
  *
  * Locking, by the `filelock` switch (snapshotted at instance creation):
  *
