@@ -145,6 +145,56 @@ static long lk_nr_ctx; /* atomic: contexts allocated */
  * goes (contexts themselves go with their inodes, after the teardown). */
 static DEFINE_SPINLOCK(lk_ctx_lock);
 static struct list_head lk_ctx_list = LIST_HEAD_INIT(lk_ctx_list); /* lk_ctx_lock */
+/* Test-only: __locks_move_blocks leaves fl_blocker (see there). */
+static bool lk_move_blocks_unfixed;
+
+#ifdef RCUVFS_EXPLORE
+/*
+ * The explorer build keeps the requests that may have waiters of their own
+ * while they hang in no tree (woken, not yet retried): a plain request from
+ * locks_lock_wait's start to its end, a deferred one from allocation to
+ * free.  locks_check_live walks their waiters too.  Slots change by atomic
+ * exchange (no lock: a lock would add scheduling points); the check runs
+ * while every explored task is parked.
+ */
+#define LK_XREQ_MAX 64
+static struct file_lock *lk_xreq[LK_XREQ_MAX];
+static int lk_xreq_lost; /* atomic: requests that found no slot */
+
+static void lk_xreq_add(struct file_lock *fl)
+{
+	for (int i = 0; i < LK_XREQ_MAX; i++) {
+		struct file_lock *none = NULL;
+
+		if (__atomic_compare_exchange_n(&lk_xreq[i], &none, fl, false, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED))
+			return;
+	}
+	__atomic_fetch_add(&lk_xreq_lost, 1, __ATOMIC_RELAXED);
+}
+
+static void lk_xreq_del(struct file_lock *fl)
+{
+	for (int i = 0; i < LK_XREQ_MAX; i++) {
+		struct file_lock *want = fl;
+
+		if (__atomic_compare_exchange_n(&lk_xreq[i], &want, NULL, false, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED))
+			return;
+	}
+	__atomic_fetch_sub(&lk_xreq_lost, 1, __ATOMIC_RELAXED);
+}
+#else
+static inline void lk_xreq_add(struct file_lock *fl)
+{
+	(void)fl;
+}
+
+static inline void lk_xreq_del(struct file_lock *fl)
+{
+	(void)fl;
+}
+#endif
 
 static __thread int lk_shard_id = -1;
 static int lk_shard_next; /* atomic */
@@ -318,6 +368,11 @@ static int owner_charge(fl_owner_t owner, long n, struct file_lock **rec)
 		spare = kmem_cache_alloc(owner_cache);
 		if (!spare)
 			return -ENOLCK;
+		/* a recycled record still holds its last owner's freed spare;
+		 * owner_free() below must not free that again when another
+		 * thread inserted this owner meanwhile */
+		spare->spare = NULL;
+		RV_INJECT("owner_charge_unlocked");
 		spin_lock(&b->lock);
 		a = owner_find(b, owner);
 		if (!a) {
@@ -325,7 +380,6 @@ static int owner_charge(fl_owner_t owner, long n, struct file_lock **rec)
 			spare = NULL;
 			a->owner = owner;
 			a->count = 0;
-			a->spare = NULL;
 			list_add(&a->link, &b->head);
 			b->idle++;
 		}
@@ -893,9 +947,24 @@ static __noinline void __locks_move_blocks(struct file_lock *new, struct file_lo
 							struct file_lock, fl_blocked_member);
 
 		list_move_tail(&fl->fl_blocked_member, &new->fl_blocked_requests);
-		fl->fl_blocker = new;
+		if (!lk_move_blocks_unfixed)
+			fl->fl_blocker = new;
 	}
 	blocked_unlock_nested();
+}
+
+/*
+ * Test-only: locks_move_blocks as first merged for Linux 5.0 (NeilBrown's
+ * "fs/locks: allow a lock request to block other requests"), which spliced
+ * the request's waiters onto the new record and then set fl_blocker on
+ * each entry of the request's list, now empty ("locks: fix error in
+ * locks_move_blocks()" walks the new record's list instead).  The moved
+ * waiters keep fl_blocker pointing at the finished request until the new
+ * record wakes them: a state no end-of-run check sees.
+ */
+void locks_move_blocks_unfixed_for_test(bool on)
+{
+	lk_move_blocks_unfixed = on;
 }
 
 static __always_inline void locks_move_blocks(struct file_lock *new, struct file_lock *request)
@@ -1399,6 +1468,7 @@ static __always_inline int locks_lock_wait(struct file_lock_context *ctx, struct
 {
 	int error;
 
+	lk_xreq_add(fl);
 	for (;;) {
 		error = locks_apply(ctx, fl, conflock);
 		if (error != FILE_LOCK_DEFERRED)
@@ -1414,6 +1484,7 @@ static __always_inline int locks_lock_wait(struct file_lock_context *ctx, struct
 		RV_INJECT("locks_before_retry");
 	}
 	locks_delete_block(fl);
+	lk_xreq_del(fl);
 	return error;
 }
 
@@ -1430,13 +1501,16 @@ struct file_lock_req *locks_alloc_req(void (*grant)(struct file_lock_req *, int)
 	req->grant_next = NULL;
 	req->grant = grant;
 	req->private = priv;
+	lk_xreq_add(&req->fl);
 	return req;
 }
 
 void locks_put_req(struct file_lock_req *req)
 {
-	if (__atomic_sub_fetch(&req->refcount, 1, __ATOMIC_ACQ_REL) == 0)
+	if (__atomic_sub_fetch(&req->refcount, 1, __ATOMIC_ACQ_REL) == 0) {
+		lk_xreq_del(&req->fl);
 		kmem_cache_free(flreq_cache, req);
+	}
 }
 
 /* Retry a woken deferred request; complete it through grant() if done. */
@@ -2341,7 +2415,28 @@ static long lk_check_owner_records(struct lk_checker *c, fl_owner_t owner)
 	return n;
 }
 
-int locks_check(char *why, size_t len)
+/* locks_check_live: the waiters of requests that hang in no tree. */
+static void lk_check_detached(struct lk_checker *c)
+{
+#ifdef RCUVFS_EXPLORE
+	if (__atomic_load_n(&lk_xreq_lost, __ATOMIC_RELAXED)) {
+		/* a request we cannot see may hold waiters: count only up to */
+		c->waiters = nr_blocked;
+		return;
+	}
+	for (int i = 0; i < LK_XREQ_MAX; i++) {
+		struct file_lock *req = lk_xreq[i];
+
+		if (!req || req->fl_blocker)
+			continue; /* in a tree: walked from its held lock */
+		lk_check_waiters(c, req, (req->fl_flags & FL_POSIX) != 0);
+	}
+#else
+	(void)c;
+#endif
+}
+
+static int lk_check(char *why, size_t len, bool live)
 {
 	struct lk_checker c = {.why = why, .len = len, .budget = nr_blocked};
 	long global = 0, on_lists = 0, hash_entries = 0;
@@ -2368,6 +2463,8 @@ int locks_check(char *why, size_t len)
 	}
 	for (size_t i = 0; i < c.nctx; i++)
 		on_lists += lk_check_ctx(&c, c.ctx[i]);
+	if (live)
+		lk_check_detached(&c);
 	if (on_lists != global)
 		lk_check_fail(&c, "%ld locks on the inodes' lists, %ld on the global list", on_lists,
 			      global);
@@ -2397,13 +2494,25 @@ int locks_check(char *why, size_t len)
 		{
 			long n = lk_check_owner_records(&c, a->owner);
 
-			if (n != a->count)
+			/* live: a record is charged before it is inserted and
+			 * uncharged after it is taken off, outside the list lock */
+			if (live ? n > a->count : n != a->count)
 				lk_check_fail(&c, "owner %p is charged %ld records and holds %ld",
 					      a->owner, a->count, n);
 		}
 	}
 	free(c.ctx);
 	return c.errors ? -EINVAL : 0;
+}
+
+int locks_check(char *why, size_t len)
+{
+	return lk_check(why, len, false);
+}
+
+int locks_check_live(char *why, size_t len)
+{
+	return lk_check(why, len, true);
 }
 
 /* The fd-level fcntl (ksys_fcntl, fdtable/) reaches the lock commands
@@ -2427,6 +2536,7 @@ static int locks_init(void)
 {
 	lk_scheme = rv_sw.filelock;
 	lk_bkl_ops_lock = (rv_sw.bkl_ops & BKL_OP_LOCK) != 0;
+	lk_move_blocks_unfixed = false;
 	spin_lock_init(&file_lock_lock);
 	spin_lock_init(&blocked_lock_lock);
 	for (int i = 0; i < BLOCKED_HASH_SIZE; i++)

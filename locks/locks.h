@@ -231,5 +231,21 @@ int locks_scheme(void);
  * not yet run keeps its own waiters off the tree, which is not checked.
  */
 int locks_check(char *why, size_t len);
+/*
+ * The same invariants at a point where tasks may be inside locks/ entry
+ * points, none of them inside a critical section of the lock lists (no
+ * task holds file_lock_lock, blocked_lock_lock, a flc_lock, a shard lock
+ * or the BKL): rcuvfs-explore runs it between the critical sections of a
+ * schedule.  Two differences from locks_check: a request woken and not
+ * yet retried hangs in no tree but keeps its own waiters, which are walked
+ * from it (the explorer build registers every request that waits; in the
+ * ordinary build they are not found and the count check reports them),
+ * and an owner may be charged more records than it holds (charged before
+ * insertion, uncharged after removal), never fewer.
+ */
+int locks_check_live(char *why, size_t len);
+/* Test-only: locks_move_blocks as first merged for 5.0, without its fix
+ * (moved waiters keep a stale fl_blocker).  Reset by instance creation. */
+void locks_move_blocks_unfixed_for_test(bool on);
 
 #endif /* RCUVFS_LOCKS_H */

@@ -8,6 +8,7 @@
 #include "mm/mm.h"
 
 extern struct kmem_cache *vm_area_cachep;
+extern struct kmem_cache *vma_lock_cachep;
 extern struct kmem_cache *mm_cachep;
 extern struct kmem_cache *anon_vma_cachep;
 extern struct kmem_cache *anon_vma_chain_cachep;
@@ -208,7 +209,9 @@ bool pte_maps_folio(struct mm_struct *mm, unsigned long addr, struct folio *foli
 /* mm/mmap.c */
 struct vm_area_struct *vm_area_alloc(struct mm_struct *mm);
 struct vm_area_struct *vm_area_dup(struct vm_area_struct *orig);
-void vm_area_free(struct vm_area_struct *vma);   /* RCU-deferred */
+void vm_area_free(struct vm_area_struct *vma);   /* per vm_area_cache (mmap.c) */
+/* A VMA that never entered the tree (no reader can hold it): freed now. */
+void vm_area_free_unpublished(struct vm_area_struct *vma);
 void vma_link_file(struct vm_area_struct *vma);
 void vma_unlink_file(struct vm_area_struct *vma);
 /* Append a VMA at the end of the tree (fork builds the child this way). */

@@ -9,10 +9,12 @@
 #  3. pte_recheck 1, rfc and 0 on page_fault2/3 and fork_vma_lock on fork-vmas, in
 #     the model (rcuvfs-stress --sweep --repeat);
 #  4. scaling of the will-it-scale namesakes on tmpfs, 1 and all CPUs;
+#  5. the allocator steps of the sheaves series' mmap test in the model,
+#     beside the series' figures (tests/bench/mmap-cycle.sh);
 # each as CSV and JSON where rcuvfs-stress wrote them, the tables as text,
 # PNG plots (rcuvfs-plot) and summary.md, which shows the tables and embeds
 # the plots.  Prints where.  Run as root (apt-get, FUSE mount).  About
-# three minutes on 2 CPUs after the build.
+# four minutes on 2 CPUs after the build.
 set -eu
 cd "$(dirname "$0")/.."
 ./scripts/deps.sh
@@ -38,8 +40,8 @@ run() {
 	"$stress" "$@" --csv "$out/$name.csv" --json "$out/$name.json" | tee "$out/$name.txt"
 }
 
-section "1. fstat/flock/lock: tmpfs vs rcuvfs mount vs model (1 s per run)"
-RCUVFS_BUILD=$PWD/build ./tests/stress/compare.sh --duration 1 --warmup 0.3 \
+section "1. fstat/flock/lock: tmpfs vs rcuvfs mount vs model, 3 rounds of 0.5 s"
+RCUVFS_BUILD=$PWD/build ./tests/stress/compare.sh --rounds 3 --duration 0.5 --warmup 0.2 \
 	--csv "$out/compare.csv" | tee "$out/compare.txt"
 
 section "2. the BKL regression: bkl-mix under three BKL implementations, 3 rounds"
@@ -57,9 +59,13 @@ section "4. scaling on $tmpfs: will-it-scale's namesakes, 3 rounds"
 run scaling --path "$tmpfs" --workload fstat1,fstat2,open1,lock1,lock2,flock1 \
 	--tasks "$tasks" --duration 0.5 --warmup 0.2 --repeat 3 --verify --quiet
 
+section "5. allocators: the sheaves series' mmap test in the model, 3,000 cycles per step"
+./tests/bench/mmap-cycle.sh --stress "$stress" --cycles 3000 --csv "$out/allocators.csv" |
+	tee "$out/allocators.txt"
+
 section "plots"
 plots=$("$bin/rcuvfs-plot" --out "$out" "$out/bkl.csv" "$out/pte_recheck.csv" \
-	"$out/fork_vma_lock.csv" "$out/scaling.csv" || true)
+	"$out/fork_vma_lock.csv" "$out/scaling.csv" "$out/allocators.csv" || true)
 echo "$plots"
 
 # summary.md: the tables and the plots
@@ -90,6 +96,13 @@ echo "$plots"
 	echo "## 4. Scaling on tmpfs"
 	table scaling.txt
 	img scaling-scaling.png
+	echo
+	echo "## 5. Allocators: the sheaves series' mmap test"
+	echo
+	echo "Time in mmap and munmap per step relative to the baseline (slab=slub), beside"
+	echo "the series' own figures for little, medium and big cores (seed_*)."
+	table allocators.txt
+	img allocators-ratios.png
 	echo
 	echo "Files: $(cd "$out" && ls | tr '\n' ' ')"
 } >"$out/summary.md"

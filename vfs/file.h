@@ -68,11 +68,18 @@ typedef struct {
 	unsigned long refcnt; /* atomic; meaning per rv_sw.fileref */
 } file_ref_t;
 
+struct vm_area_struct;
 struct file_operations {
 	/* last fput; return value ignored, as in the kernel */
 	int (*release)(struct inode *inode, struct file *file);
 	/* every close of an fd (filp_close), owner = the files_struct */
 	int (*flush)(struct file *file, void *owner);
+	/* mm/'s do_mmap, mmap_lock held for write, on a VMA not yet in the
+	 * tree that holds a reference to `file` in vm_file: may replace
+	 * vm_file (its reference included) or drop it (call_mmap's
+	 * f_op->mmap; /dev/zero's mmap_zero).  0 or -errno.  NULL: the
+	 * page-cache mapping of f_mapping (generic_file_mmap). */
+	int (*mmap)(struct file *file, struct vm_area_struct *vma);
 };
 
 struct file {

@@ -128,8 +128,19 @@ struct cred {
 /* ------------------------------------------------------------------ */
 /* super_block                                                         */
 /* ------------------------------------------------------------------ */
+/*
+ * Counters of one superblock's s_inode_list_lock (inode_sb_list_add/del):
+ * acquisitions, those that found it held, and the PAUSE rounds and
+ * sched_yield calls their waiters spent.
+ */
+struct rv_stat;
+struct sb_lock_stats {
+	struct rv_stat *acquired, *contended, *spins, *yields;
+};
+
 struct super_block {
 	spinlock_t s_inode_list_lock;
+	const struct sb_lock_stats *s_inode_list_stats; /* NULL: the inode_sb_list_* counters */
 	struct list_head s_inodes; /* s_inode_list_lock */
 	struct dentry *s_root;
 	struct inode *s_root_inode;
@@ -149,6 +160,37 @@ struct super_block {
 };
 /* The instance's superblock (NULL when no instance is live). */
 extern struct super_block *rv_sb;
+/*
+ * A kernel-internal superblock of the instance (kern_mount: shmem's
+ * shm_mnt, devtmpfs): no root, no dentries, no size limit; `magic` is its
+ * statfs type, `stats` its inode-list counters (NULL: the defaults).
+ * sb_free_internal reports inodes still on its list and then keeps it
+ * (-EBUSY), as the instance's teardown does; NULL is a no-op.
+ */
+struct super_block *sb_alloc_internal(uint32_t magic, const struct sb_lock_stats *stats);
+int sb_free_internal(struct super_block *sb, const char *name);
+
+/*
+ * shm_mnt (vfs/shmem.c): the kernel-internal tmpfs mount whose unlinked
+ * inodes back shared anonymous mappings.  shmem_kernel_file_setup creates
+ * one (new_inode: on shm_mnt's s_inodes under its s_inode_list_lock) of
+ * `size` bytes and an O_RDWR file on it (*out; the file holds the only
+ * inode reference, whose last iput takes the inode off the list again):
+ * 0, -ENOMEM (nothing left behind), -EINVAL, -ENODEV (no instance).
+ */
+struct super_block *shm_mnt_sb(void);
+int shmem_kernel_file_setup(const char *name, int64_t size, unsigned long vm_flags,
+			    struct file **out);
+/* Inodes on shm_mnt now; whether inode number `ino` is on its list. */
+long shmem_inodes_live(void);
+bool shmem_inode_listed(uint64_t ino);
+/*
+ * The model's /dev/zero (char device 1:5 on an internal devtmpfs): a file
+ * opened with `flags` (O_RDONLY/O_WRONLY/O_RDWR) whose f_op is zero_fops;
+ * mm/ fills zero_fops.mmap (mmap_zero).  0, -ENOMEM, -EINVAL, -ENODEV.
+ */
+extern struct file_operations zero_fops;
+int dev_zero_open(unsigned int flags, struct file **out);
 
 /* ------------------------------------------------------------------ */
 /* inode                                                               */

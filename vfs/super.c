@@ -11,6 +11,7 @@
  */
 #include "vfs/internal.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -105,6 +106,46 @@ long vfs_dentries_live(void)
 	return rv_sb ? __atomic_load_n(&rv_sb->s_nr_dentries, __ATOMIC_RELAXED) : 0;
 }
 
+static void sb_init_common(struct super_block *sb)
+{
+	spin_lock_init(&sb->s_inode_list_lock);
+	INIT_LIST_HEAD(&sb->s_inodes);
+	seqlock_init(&sb->s_rename_lock);
+	init_rwsem(&sb->s_vfs_rename_mutex);
+	sb->s_maxbytes = INT64_MAX;
+	sb->s_next_ino = 1;
+}
+
+struct super_block *sb_alloc_internal(uint32_t magic, const struct sb_lock_stats *stats)
+{
+	struct super_block *sb = rv_calloc("super_block", 1, sizeof(*sb));
+
+	if (!sb)
+		return NULL;
+	sb_init_common(sb);
+	/* shmem_fill_super: a kernel mount (SB_KERNMOUNT) has no size limit */
+	sb->s_max_blocks = LONG_MAX / 2;
+	sb->s_magic = magic;
+	sb->s_inode_list_stats = stats;
+	return sb;
+}
+
+int sb_free_internal(struct super_block *sb, const char *name)
+{
+	struct inode *inode;
+
+	if (!sb)
+		return 0;
+	if (!list_empty(&sb->s_inodes)) {
+		list_for_each_entry(inode, &sb->s_inodes, i_sb_list) fprintf(
+		    stderr, "rcuvfs: %s teardown: inode %llu mode %o still has %d reference(s)\n",
+		    name, (unsigned long long)inode->i_ino, inode->i_mode, inode->i_count);
+		return -EBUSY; /* keep it: freeing could hide the bug */
+	}
+	free(sb);
+	return 0;
+}
+
 static int vfs_init(void)
 {
 	struct super_block *sb;
@@ -114,17 +155,12 @@ static int vfs_init(void)
 	sb = calloc(1, sizeof(*sb));
 	if (!sb)
 		return -ENOMEM;
-	spin_lock_init(&sb->s_inode_list_lock);
-	INIT_LIST_HEAD(&sb->s_inodes);
-	seqlock_init(&sb->s_rename_lock);
-	init_rwsem(&sb->s_vfs_rename_mutex);
-	sb->s_maxbytes = INT64_MAX;
+	sb_init_common(sb);
 	/* size=0: tmpfs's default size, so that statfs, fallocate and every
 	 * write see one bound and the daemon's page data stays below it */
 	sb->s_max_blocks = rv_sw.size ? (long)((rv_sw.size + PAGE_SIZE - 1) / PAGE_SIZE)
 				      : default_max_blocks();
 	sb->s_magic = RCUVFS_MAGIC;
-	sb->s_next_ino = 1;
 	rv_sb_shutting_down = 0;
 
 	err = pagecache_init();

@@ -67,6 +67,12 @@ struct xscenario {
 	int (*task_setup)(struct xs_run *r, int task);
 	/* Operation `op` of task `task`, in that task's thread, `current` set. */
 	long (*op)(struct xs_run *r, int task, int op);
+	/* Optional: an invariant of the state between critical sections,
+	 * checked at every decision of the schedule where no task holds a
+	 * spinlock_t or the BKL, so that a state that is broken for a while
+	 * and heals before the end is caught; runs on the baton holder's
+	 * thread with every other task parked; 0, or 1 with the reason. */
+	int (*midcheck)(struct xs_run *r, char *why, size_t len);
 	/* After every task finished: 0, or 1 with the reason in why. */
 	int (*check)(struct xs_run *r, char *why, size_t len);
 	/* Exit the tasks and free what setup made (before the leak check). */
@@ -87,6 +93,9 @@ struct xs_run {
 	int ops_started;            /* over all tasks */
 	void *priv;                 /* priv_size bytes, zeroed per run */
 	int task_setup_err;         /* the first task_setup error */
+	char midwhy[400];           /* the midcheck's reason, when it failed */
+	uint64_t midstep;           /* the decision at which it failed */
+	uint64_t midchecks;         /* decisions at which it ran */
 };
 
 void xscenario_register(struct xscenario *sc);
@@ -116,6 +125,9 @@ struct xs_config {
 	const char *pval[XS_MAX_PARAMS];
 	char options[256]; /* the -o text as given (canonical order) */
 };
+
+/* --end-checks-only: no midcheck (the oracles run after the schedule only). */
+extern bool xs_midcheck_off;
 
 /* Parse "name=value,..." into cfg (model switches and scenario params). */
 int xs_config_parse(struct xs_config *cfg, const struct xscenario *sc, const char *opts,

@@ -99,6 +99,8 @@ static void usage(FILE *f)
 		"  --trace             print the trace of each failing schedule\n"
 		"  --partial-ok        a clean search stopped by --max-schedules or\n"
 		"                      --time-limit counts as clean for --expect\n"
+		"  --end-checks-only   run the invariant checks only after each schedule,\n"
+		"                      not also between critical sections during it\n"
 		"  --keep-going        explore on after a failure and count the failing\n"
 		"                      schedules (the first is reported; a deadlock or a\n"
 		"                      hang still ends the configuration)\n"
@@ -589,6 +591,7 @@ int main(int argc, char **argv)
 		{"trace", no_argument, NULL, 't'},
 		{"keep-going", no_argument, NULL, 'K'},
 		{"partial-ok", no_argument, NULL, 'P'},
+		{"end-checks-only", no_argument, NULL, 'E'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -666,6 +669,9 @@ int main(int argc, char **argv)
 			break;
 		case 'P':
 			opt.partial_ok = true;
+			break;
+		case 'E':
+			xs_midcheck_off = true;
 			break;
 		case 'q':
 			opt.quiet = true;

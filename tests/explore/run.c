@@ -17,6 +17,7 @@
 
 static struct xscenario *scenarios;
 static struct xs_run R;
+bool xs_midcheck_off;
 
 void xscenario_register(struct xscenario *sc)
 {
@@ -143,7 +144,7 @@ int xs_config_parse(struct xs_config *cfg, const struct xscenario *sc, const cha
 		if (rv_switch_set(&cfg->sw, tok, eq + 1, err, errlen))
 			return -EINVAL;
 	}
-	return 0;
+	return rv_switches_check(&cfg->sw, err, errlen);
 }
 
 /* ---- one task's body ---------------------------------------------------- */
@@ -165,6 +166,17 @@ static void xs_body(int i, void *arg)
 	}
 	r->between[i] = 1;
 	task_detach();
+}
+
+static int xs_midcheck(void *arg)
+{
+	struct xs_run *r = arg;
+
+	r->midchecks++;
+	if (!r->sc->midcheck(r, r->midwhy, sizeof(r->midwhy)))
+		return 0;
+	r->midstep = rv_xsteps();
+	return 1;
 }
 
 static void xs_prologue(int i, void *arg)
@@ -392,6 +404,8 @@ int xs_run_one(const struct xs_config *cfg, rv_xchoose_fn choose, void *ctx, boo
 	xc.body = xs_body;
 	if (sc->task_setup)
 		xc.prologue = xs_prologue;
+	if (sc->midcheck && !xs_midcheck_off)
+		xc.midcheck = xs_midcheck;
 	xc.arg = &R;
 	xc.choose = choose;
 	xc.ctx = ctx;
@@ -409,7 +423,10 @@ int xs_run_one(const struct xs_config *cfg, rv_xchoose_fn choose, void *ctx, boo
 		int t = out->xr.stuck_task;
 
 		out->verdict = XS_FAIL;
-		if (t >= 0)
+		if (out->xr.status == RV_X_INVARIANT)
+			snprintf(out->why, sizeof(out->why), "at step %lu, between critical sections: %s",
+				 (unsigned long)R.midstep, R.midwhy);
+		else if (t >= 0)
 			snprintf(out->why, sizeof(out->why), "%s: T%d stuck at %s",
 				 rv_xstatus_name(out->xr.status), t,
 				 rv_xkind_name(out->xr.last[t].kind));

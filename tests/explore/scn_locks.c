@@ -39,6 +39,8 @@ static int reblock_setup(struct xs_run *r)
 {
 	struct reblock_priv *rp = r->priv;
 
+	locks_move_blocks_unfixed_for_test(xs_param_is(r, "move_blocks", "unfixed"));
+
 	if (!xs_process(r, 0, "H") || !xs_process(r, 1, "B") || !xs_process(r, 2, "C"))
 		return -ENOMEM;
 	task_attach(r->task[0]);
@@ -90,6 +92,22 @@ static int lock_lists_check(char *why, size_t len)
 	return 1;
 }
 
+/*
+ * The same invariants between the critical sections of a schedule (the
+ * explorer calls it where no task holds a lock-list lock or the BKL):
+ * a tree broken for a while and mended by a later wake-up is caught here.
+ */
+static int lock_lists_midcheck(struct xs_run *r, char *why, size_t len)
+{
+	char msg[320];
+
+	(void)r;
+	if (locks_check_live(msg, sizeof(msg)) == 0)
+		return 0;
+	snprintf(why, len, "locks_check_live: %s", msg);
+	return 1;
+}
+
 static int reblock_check(struct xs_run *r, char *why, size_t len)
 {
 	static const char *const who[] = {"H", "B", "C"};
@@ -132,8 +150,13 @@ static struct xscenario posix_reblock = {
 	.ntasks = 3,
 	.nops = {1, 2, 2},
 	.opname = {{"unlock(0,0)"}, {"setlkw(W0-0)", "unlock(all)"}, {"setlkw(W0-10)", "unlock(all)"}},
-	.matrix_k = 1, /* three tasks: K = 2 is 14,000-34,000 schedules (long tests) */
+	.params = {{"move_blocks", {"fixed", "unfixed"},
+		    "locks_move_blocks as in Linux 5.0, or as first merged (test-only: the "
+		    "moved waiters keep a stale fl_blocker)"}},
+	.matrix_k = 1, /* three tasks: K = 2 is 30,000-57,000 schedules (long tests) */
 	.variants = {
+		{"move_blocks=unfixed", true},
+		{"move_blocks=unfixed,filelock=inode", true},
 		{"filelock=global", false},
 		{"filelock=bkl", false},
 		{"filelock=inode", false},
@@ -142,6 +165,7 @@ static struct xscenario posix_reblock = {
 	.priv_size = sizeof(struct reblock_priv),
 	.setup = reblock_setup,
 	.op = reblock_op,
+	.midcheck = lock_lists_midcheck,
 	.check = reblock_check,
 	.teardown = reblock_teardown,
 	.format = format_errno,
@@ -277,7 +301,7 @@ static struct xscenario lock_exclusion = {
 	.opname = {{"flock(A,EX)+setlkw(W0)"}, {"flock(B,EX)"}, {"ofd_setlkw(C,W0)"}},
 	.params = {{"t1_lock", {"flock", "none"},
 		    "T1 takes its flock lock, or enters the section without it (must fail)"}},
-	.matrix_k = 1, /* three tasks: K = 2 is 17,000-52,000 schedules (long tests) */
+	.matrix_k = 1, /* three tasks: K = 2 is 18,500-53,000 schedules (long tests) */
 	.variants = {
 		{"t1_lock=none", true},
 		{"filelock=global", false},
@@ -288,6 +312,7 @@ static struct xscenario lock_exclusion = {
 	.priv_size = sizeof(struct excl_priv),
 	.setup = excl_setup,
 	.op = excl_op,
+	.midcheck = lock_lists_midcheck,
 	.check = excl_check,
 	.teardown = excl_teardown,
 	.format = format_errno,

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # plot-test.sh BIN: rcuvfs-plot turns rcuvfs-stress's CSV and JSON into
 # PNG and SVG: a sweep over two BKLs at two task counts gives a scaling
-# plot (lines) and a ratio plot (bars) from each format; a file with no
+# plot (lines) and a ratio plot (bars) from each format; a table of
+# values (the allocator steps) gives bars for every step it has; a file with no
 # runs is an error (exit 1); a bad option a usage error (exit 2).
 # Skipped (77) without gnuplot.
 set -u
@@ -29,6 +30,17 @@ done
 grep -q '<svg' "$tmp/svg/r-ratios.svg" 2>/dev/null || bad "--format svg wrote no SVG"
 grep -q 'sem-fifo' "$tmp/svg/r-ratios.svg" || bad "the ratio plot does not name the sweep values"
 grep -q "kernel $(uname -r)" "$tmp/svg/r-ratios.svg" || bad "the title does not name the kernel"
+# a "value" table (tests/bench/mmap-cycle.sh --csv): every step it has is a bar,
+# titled with its "# value:" line; a step missing from one group is a gap
+printf '%s\n' '# tool: mmap-cycle' '# value: time relative to the baseline' \
+	'workload,tasks,sweep,value' 'mmap_us,1,baseline,10' 'mmap_us,1,(1),8' 'mmap_us,1,(2),5' \
+	'seed_big,1,baseline,100' 'seed_big,1,(1),80' 'seed_big,1,(2),10' 'seed_big,1,(3),7' \
+	>"$tmp/alloc.csv"
+"$bin/rcuvfs-plot" --format svg --out "$tmp/a" "$tmp/alloc.csv" >"$tmp/alist" || bad "value table: exit $?"
+grep -qx "$tmp/a/alloc-ratios.svg" "$tmp/alist" || bad "value table: no ratio plot"
+for t in 'baseline' '(1)' '(2)' '(3)' 'time relative to the baseline' 'mmap_us' 'seed_big'; do
+	grep -qF "$t" "$tmp/a/alloc-ratios.svg" 2>/dev/null || bad "value table: the plot does not show $t"
+done
 printf '# tool: rcuvfs-stress\nworkload,tasks,ops_per_sec\n' >"$tmp/empty.csv"
 "$bin/rcuvfs-plot" --out "$tmp/e" "$tmp/empty.csv" >/dev/null 2>&1
 [ $? = 1 ] || bad "a file with no runs must exit 1"

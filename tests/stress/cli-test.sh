@@ -8,7 +8,11 @@
 #    commit, switches or mount config);
 #  - --repeat N reports N samples with median, min, max, stddev; the scaling
 #    column is 1 at one task; --sweep runs one configuration per value;
-#  - --cpus/--pin, --version, --list's counting, the exit codes in --help.
+#  - --cpus/--pin place the tasks: each task's CPUs (sched_getcpu) are
+#    reported, and with --cpus 1,0 --pin task 0 ran on CPU 1 only, task 1
+#    on CPU 0 only, in threads and processes;
+#  - --version, --list's counting, the exit codes in --help;
+#  - a combination of model switches no kernel had is refused at once.
 # Fixed work (--ops-per-task) keeps it short; nothing depends on timing.
 set -u
 stress=$1 dir=$2
@@ -74,11 +78,52 @@ grep -q '# switch.bkl_ops: none' "$tmp/s.csv" || bad "CSV metadata lacks the mod
 "$stress" --path "$dir" --sweep bkl=spin --workload fstat1 >/dev/null 2>&1
 [ $? = 2 ] || bad "--sweep without --model must be a usage error"
 
-# --cpus / --pin
+# --cpus / --pin: where every task ran, as sched_getcpu() saw it, in threads
+# and in processes; the tasks must have run only on their CPU (the kernel
+# enforces an affinity mask, so this holds in every run)
 "$stress" $quick --cpus 0 --pin --json "$tmp/p.json" >/dev/null 2>&1 || bad "--cpus 0 --pin failed"
 grep -q '"cpus_used": 1' "$tmp/p.json" || bad "--cpus 0: cpus_used is not 1"
+grep -q '"task_cpus": \["0", "0"\]' "$tmp/p.json" || bad "--cpus 0 --pin: the 2 tasks did not run on CPU 0 only"
+allowed=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)
+case ",$allowed," in
+*,0-*|*,0,1,*) two=1 ;;
+*) two=0; echo "SKIP: --pin on CPUs 0 and 1: only CPUs $allowed allowed" ;;
+esac
+if [ $two = 1 ]; then
+	pin="--workload lock1 --tasks 2 --ops-per-task 20000 --quiet"
+	for mode in threads processes; do
+		# reversed: task 0 on CPU 1, task 1 on CPU 0; never what the scheduler does by default
+		"$stress" --path "$dir" $pin --mode $mode --cpus 1,0 --pin --json "$tmp/pin.json" \
+			--csv "$tmp/pin.csv" >"$tmp/pin.txt" 2>&1 || bad "--cpus 1,0 --pin ($mode) failed"
+		grep -q '"task_cpus": \["1", "0"\]' "$tmp/pin.json" ||
+			bad "--cpus 1,0 --pin ($mode): tasks 0 and 1 did not run on CPUs 1 and 0 only"
+		awk -F, '/^#/ { next } !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
+			{ exit $c["task_cpus"] != "1 0" }' "$tmp/pin.csv" ||
+			bad "--cpus 1,0 --pin ($mode): the CSV's task_cpus is not \"1 0\""
+		grep -q '^    cpus per task: 1 0$' "$tmp/pin.txt" ||
+			bad "--cpus 1,0 --pin ($mode): the table does not show the CPUs per task"
+		# --cpus alone confines every task to the list
+		"$stress" --path "$dir" $pin --mode $mode --cpus 1 --json "$tmp/one.json" >/dev/null 2>&1 ||
+			bad "--cpus 1 ($mode) failed"
+		grep -q '"task_cpus": \["1", "1"\]' "$tmp/one.json" ||
+			bad "--cpus 1 ($mode): a task ran outside CPU 1"
+	done
+fi
 "$stress" $quick --cpus 100000 >/dev/null 2>&1
 [ $? = 2 ] || bad "--cpus with an unavailable CPU must be a usage error"
+
+# a combination of switches no kernel had: refused before any run (exit
+# 2), naming both switches; in a --sweep too
+for args in "-o vm_area_cache=typesafe" "-o vma_lock=rwsem --sweep vm_area_cache=rcu,typesafe-sheaves"; do
+	timeout 60 "$stress" --model $args --workload mmap-cycle --tasks 1 --duration 3600 \
+		--quiet >"$tmp/v.out" 2>"$tmp/v.err"
+	rc=$?
+	[ $rc = 2 ] || bad "$args: exit $rc, expected 2 at once"
+	grep -q 'vm_area_cache=typesafe.* needs vma_lock=refcnt (got vma_lock=rwsem)' "$tmp/v.err" ||
+		bad "$args: no message naming both switches: $(cat "$tmp/v.err")"
+done
+"$stress" --help | grep -q 'vm_area_cache=rcu|typesafe|sheaves|typesafe-sheaves' ||
+	bad "--help does not list vm_area_cache's values"
 
 # --version, --list, --help
 "$stress" --version | grep -Eq '^rcuvfs-stress [0-9.]+ \(git [^)]+\)$' || bad "--version"

@@ -182,6 +182,20 @@ void stress_race_window(struct stress_task *t)
 
 /* ---- the task -------------------------------------------------------- */
 
+/*
+ * Record the CPU this task runs on now, in its own slot (the parent reads
+ * the set after the task stopped).  Sampled after placement, every 64 ops
+ * and at the end: the report shows where each task ran, and --pin/--cpus
+ * are checked against it (check_placement).
+ */
+static inline void note_cpu(struct stress_slot *slot)
+{
+	int cpu = sched_getcpu();
+
+	if (cpu >= 0 && cpu < CPU_SETSIZE)
+		CPU_SET(cpu, &slot->cpus_seen);
+}
+
 static void task_body(struct stress_task *t)
 {
 	struct stress_run *run = t->run;
@@ -205,6 +219,7 @@ static void task_body(struct stress_task *t)
 			goto out;
 		}
 	}
+	note_cpu(slot);
 	if (t->mtask)
 		stress_model_task_attach(t->mtask);
 	if (impl->task_init && impl->task_init(t))
@@ -228,9 +243,12 @@ static void task_body(struct stress_task *t)
 			goto out;
 		t->iter = ++ops;
 		__atomic_store_n(&slot->ops, ops, __ATOMIC_RELAXED);
+		if (!(ops & 63))
+			note_cpu(slot);
 	}
 	__atomic_store_n(&slot->state, SLOT_DONE, __ATOMIC_RELEASE);
 out:
+	note_cpu(slot);
 	if (own_rusage) {
 		getrusage(RUSAGE_SELF, &slot->ru_stop);
 		if (!have_measure)
@@ -374,6 +392,58 @@ static void report_failure(const struct stress_run *run, const char *who, const 
 		fprintf(stderr, "verification failed: %s\n", msg);
 	else
 		fprintf(stderr, "%s: %s\n", call, err ? strerror(err) : "failed");
+}
+
+/*
+ * Copy where each task ran into the result and check it against the
+ * placement asked for: with --pin, task i only on cpu_list[i % n]; with
+ * --cpus, every task inside the list.  The kernel's sched_getcpu() is the
+ * witness, so a mask that was set wrong, too late or not at all shows as a
+ * failed run.  Returns -1 if a task ran where it must not.
+ */
+static int record_cpus(struct stress_run *run, struct stress_result *res)
+{
+	const struct stress_opts *opt = run->opt;
+	cpu_set_t allowed;
+	int bad = 0;
+
+	res->task_cpus = calloc(run->ntasks, sizeof(cpu_set_t));
+	if (!res->task_cpus) {
+		perror("rcuvfs-stress: calloc");
+		exit(2);
+	}
+	res->show_cpus = opt->pin || opt->cpus_given;
+	CPU_ZERO(&allowed);
+	for (int i = 0; i < opt->ncpu_list; i++)
+		CPU_SET(opt->cpu_list[i], &allowed);
+	for (int i = 0; i < run->ntasks; i++) {
+		const cpu_set_t *seen = &run->sh->slot[i].cpus_seen;
+		cpu_set_t want, outside;
+		char got[256];
+
+		res->task_cpus[i] = *seen;
+		if (!CPU_COUNT(seen) || !res->show_cpus)
+			continue; /* never started, or no placement asked for */
+		if (opt->pin) {
+			CPU_ZERO(&want);
+			CPU_SET(opt->cpu_list[i % opt->ncpu_list], &want);
+		} else {
+			want = allowed;
+		}
+		CPU_OR(&outside, seen, &want);
+		if (CPU_EQUAL(&outside, &want))
+			continue;
+		stress_cpulist(seen, got, sizeof(got));
+		fprintf(stderr, "rcuvfs-stress: %s (%s, %d task%s): task %d: ", run->wl->name,
+			stress_mode_name(opt->mode), run->ntasks, run->ntasks == 1 ? "" : "s", i);
+		if (opt->pin)
+			fprintf(stderr, "pinned to CPU %d (--pin) but ran on CPU %s\n",
+				opt->cpu_list[i % opt->ncpu_list], got);
+		else
+			fprintf(stderr, "ran on CPU %s, outside --cpus\n", got);
+		bad = -1;
+	}
+	return bad;
 }
 
 /* Wait (bounded) until every slot is at least `state` or one failed. */
@@ -729,6 +799,8 @@ start_failed:
 		if (s->vfail)
 			res->verify = "fail";
 	}
+	if (record_cpus(run, res))
+		failed = true;
 	if (run->setup_call[0])
 		goto setup_failed;
 	total = sum_ops(run, NULL);
@@ -879,7 +951,9 @@ static void usage(FILE *out)
 		"      --cpus LIST      run on these CPUs only (e.g. 0-3,8); the idle share\n"
 		"                       and the default task counts use their number\n"
 		"      --pin            pin task i to the i-th CPU of --cpus (or of the\n"
-		"                       allowed CPUs), round robin\n"
+		"                       allowed CPUs), round robin.  Each task's CPUs\n"
+		"                       (sched_getcpu) are reported; a task seen outside\n"
+		"                       its placement fails the run\n"
 		"      --verify         check results while running and at the end\n"
 		"      --expect-race    numa-race, fork-race: fail a run in which the race the\n"
 		"                       workload is named for did not happen (pte_recheck=0:\n"
@@ -1428,6 +1502,7 @@ int main(int argc, char **argv)
 			break;
 		case OPT_CPUS:
 			cpus_arg = optarg;
+			opt.cpus_given = true;
 			break;
 		case OPT_PIN:
 			opt.pin = true;
@@ -1469,6 +1544,8 @@ int main(int argc, char **argv)
 		for (int i = 0; i < nswargs; i++)
 			if (parse_switches(&opt, swargs[i]))
 				exit(2);
+		if (!sweep_arg && stress_model_check_switches(opt.switches))
+			exit(2);
 	}
 	/* --sweep NAME=V1,V2: one configuration per value, on top of -o */
 	if (sweep_arg) {
@@ -1493,7 +1570,8 @@ int main(int argc, char **argv)
 				perror("rcuvfs-stress");
 				exit(2);
 			}
-			if (stress_model_parse_switch(cfg, sweep_name, v))
+			if (stress_model_parse_switch(cfg, sweep_name, v) ||
+			    stress_model_check_switches(cfg))
 				exit(2);
 			configs = realloc(configs, (nsweep + 1) * sizeof(*configs));
 			sweep_vals = realloc(sweep_vals, (nsweep + 1) * sizeof(*sweep_vals));
@@ -1713,8 +1791,10 @@ int main(int argc, char **argv)
 	if (csv_f && (report_csv(csv_f, csv, &meta, agg, nagg) ||
 		      close_output("--csv", csv, csv_f)))
 		rc = rc ? rc : 1;
-	for (int i = 0; i < nagg; i++)
+	for (int i = 0; i < nagg; i++) {
 		free(agg[i].samples);
+		free(agg[i].task_cpus);
+	}
 	free(agg);
 	kvset_free(&meta.switches);
 	free(meta.cmdline);
@@ -1729,6 +1809,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < nres; i++) {
 		kvset_free(&res[i].switches);
 		kvset_free(&res[i].counters);
+		free(res[i].task_cpus);
 	}
 	free(res);
 	free(wls);

@@ -452,6 +452,97 @@ const struct stress_impl stress_model_exec1 = {
     .verify = mm_verify,
 };
 
+/* ---- zero: a shared anonymous page per op (stress-ng's "zero") ------- */
+/*
+ * Each op maps one MAP_SHARED | MAP_ANONYMOUS page, writes a stamp (a
+ * shared write fault, filling the shmem file's page cache) and unmaps it,
+ * the mmap part of stress-ng's "zero" stressor (docs/history.md):
+ * shmem_zero_setup creates a shmem inode on shm_mnt (new_inode ->
+ * inode_sb_list_add under shm_mnt's s_inode_list_lock) and the munmap's
+ * final fput evicts it (inode_sb_list_del, the same lock): two
+ * acquisitions per op, counted in shm_inode_list_locks, with
+ * shm_inode_list_contended, _spins and _yields for the waits.  --verify
+ * reads the stamp back through the mapping, checks the VMA's file is a
+ * fresh shm_mnt inode that is off the list once munmap returned, and at
+ * the end that shm_mnt holds no inode.  Use --mode processes for
+ * stress-ng's shape (one process per worker): in threads mode the tasks
+ * share one mm, and its mmap_lock serializes them before the list lock.
+ */
+static int zero_op(struct stress_task *t)
+{
+	struct mm_struct *mm = current->mm;
+	long addr = vm_mmap(mm, 0, PAGE_SIZE, RW, MAP_SHARED | MAP_ANONYMOUS, NULL, 0);
+	uint64_t stamp = task_stamp(t), v = 0, ino = 0;
+	bool verify = t->run->opt->verify;
+	int r;
+
+	if (addr < 0)
+		return stress_fail(t, "vm_mmap(MAP_SHARED|MAP_ANONYMOUS)", (int)-addr);
+	r = rv_mm_write((unsigned long)addr, &stamp, sizeof(stamp));
+	if (r) {
+		vm_munmap(mm, (unsigned long)addr, PAGE_SIZE);
+		return stress_fail(t, "rv_mm_write (shared write fault)", -r);
+	}
+	if (verify) {
+		struct vm_area_struct *vma;
+		struct inode *inode = NULL;
+
+		mmap_read_lock(mm);
+		vma = vma_lookup(mm, (unsigned long)addr);
+		if (vma && vma->vm_file)
+			inode = vma->vm_file->f_inode;
+		if (inode && inode->i_sb == shm_mnt_sb())
+			ino = inode->i_ino;
+		mmap_read_unlock(mm);
+		if (!ino) {
+			vm_munmap(mm, (unsigned long)addr, PAGE_SIZE);
+			return stress_vfail(t, "the shared anonymous mapping at %lx has no shm_mnt "
+					       "file", (unsigned long)addr);
+		}
+		r = rv_mm_read((unsigned long)addr, &v, sizeof(v));
+		if (r || v != stamp) {
+			vm_munmap(mm, (unsigned long)addr, PAGE_SIZE);
+			if (r)
+				return stress_fail(t, "rv_mm_read", -r);
+			return stress_vfail(t, "shared anonymous page reads %llx, wrote %llx",
+					    (unsigned long long)v, (unsigned long long)stamp);
+		}
+	}
+	r = vm_munmap(mm, (unsigned long)addr, PAGE_SIZE);
+	if (r)
+		return stress_fail(t, "vm_munmap", -r);
+	if (verify && shmem_inode_listed(ino))
+		return stress_vfail(t, "shmem inode %llu is still on shm_mnt's list after munmap",
+				    (unsigned long long)ino);
+	return 0;
+}
+
+static int zero_verify(struct stress_run *run, uint64_t total_ops)
+{
+	long left = shmem_inodes_live();
+	uint64_t locks = stat_now("shm_inode_list_locks");
+
+	if (left) {
+		snprintf(run->verify_msg, sizeof(run->verify_msg),
+			 "%ld shmem inode(s) left on shm_mnt's list after the run", left);
+		return 0;
+	}
+	/* every op added and deleted one inode (warm-up ops too: at least) */
+	if (locks < 2 * total_ops) {
+		snprintf(run->verify_msg, sizeof(run->verify_msg),
+			 "shm_inode_list_locks %llu < 2 per op (%llu ops)",
+			 (unsigned long long)locks, (unsigned long long)total_ops);
+		return 0;
+	}
+	return mm_verify(run, total_ops);
+}
+
+const struct stress_impl stress_model_zero = {
+    .setup = mm_setup,
+    .op = zero_op,
+    .verify = zero_verify,
+};
+
 /* ---- page_fault2/3: file mmap, write every page, munmap ------------- */
 
 static int pf_file_op(struct stress_task *t, bool shared)

@@ -64,6 +64,48 @@ static bool same_config(const struct stress_result *a, const struct stress_resul
 	       a->mode == b->mode && a->config == b->config;
 }
 
+/* Per task, the union of the CPUs it ran on over the samples of x's configuration. */
+static cpu_set_t *union_cpus(const struct stress_result *x, const struct stress_result *r, int n)
+{
+	cpu_set_t *u = calloc(x->tasks > 0 ? x->tasks : 1, sizeof(*u));
+
+	if (!u) {
+		perror("rcuvfs-stress: calloc");
+		exit(2);
+	}
+	for (int i = 0; i < n; i++) {
+		if (!same_config(x, &r[i]) || r[i].tasks != x->tasks || !r[i].task_cpus)
+			continue;
+		for (int t = 0; t < x->tasks; t++)
+			CPU_OR(&u[t], &u[t], &r[i].task_cpus[t]);
+	}
+	return u;
+}
+
+void stress_cpulist(const cpu_set_t *set, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		int e = c;
+		int w;
+
+		if (!CPU_ISSET(c, set))
+			continue;
+		while (e + 1 < CPU_SETSIZE && CPU_ISSET(e + 1, set))
+			e++;
+		if (e == c)
+			w = snprintf(buf + used, len - used, "%s%d", used ? "," : "", c);
+		else
+			w = snprintf(buf + used, len - used, "%s%d-%d", used ? "," : "", c, e);
+		if (w < 0 || (size_t)w >= len - used)
+			return; /* truncated: what fits */
+		used += w;
+		c = e;
+	}
+}
+
 /*
  * One result per configuration (workload, target, mode, tasks, sweep value):
  * the median of its samples' ops/s (the mean of the middle two for an even
@@ -126,6 +168,7 @@ int report_aggregate(struct stress_result *r, int n, struct stress_result **out)
 				best = i, bestd = d;
 		}
 		rep = r[best];
+		rep.task_cpus = union_cpus(x, r, n);
 		rep.nsamples = k;
 		rep.samples = samples;
 		rep.ops_median = x->ops_median;
@@ -195,6 +238,16 @@ void report_table(FILE *out, const struct stress_result *r, int n, int ncpus)
 			scale, x->task_min, x->task_max, x->wall_s, x->cpu_s, x->idle_frac * 100,
 			x->sys_idle_frac < 0 ? 0 : x->sys_idle_frac * 100, x->nvcsw, x->nivcsw,
 			x->verify, x->failed ? " (FAILED)" : "");
+		if (x->show_cpus && x->task_cpus) {
+			fprintf(out, "    cpus per task:");
+			for (int t = 0; t < x->tasks; t++) {
+				char l[256];
+
+				stress_cpulist(&x->task_cpus[t], l, sizeof(l));
+				fprintf(out, " %s", l[0] ? l : "-");
+			}
+			fprintf(out, "\n");
+		}
 		if (x->has_params) {
 			fprintf(out, "    params:");
 			for (int k = 0; stress_param_name(k); k++)
@@ -212,6 +265,15 @@ void report_table(FILE *out, const struct stress_result *r, int n, int ncpus)
 			    (unsigned long long)acq, (double)counter(x, "bkl_contended") / acq,
 			    (double)counter(x, "bkl_sleeps") / acq,
 			    (double)counter(x, "bkl_handoffs") / acq);
+		acq = counter(x, "shm_inode_list_locks");
+		if (acq)
+			fprintf(out,
+				"    shm_mnt s_inode_list_lock: %llu acquisitions, per acquisition: "
+				"contended %.3f, spins %.1f, yields %.3f\n",
+				(unsigned long long)acq,
+				(double)counter(x, "shm_inode_list_contended") / acq,
+				(double)counter(x, "shm_inode_list_spins") / acq,
+				(double)counter(x, "shm_inode_list_yields") / acq);
 		for (int k = 0; k < x->counters.n; k++) {
 			const struct stress_kv *kv = &x->counters.kv[k];
 
@@ -320,6 +382,15 @@ int report_json(FILE *f, const char *name, const struct stress_meta *m,
 			json_num(f, "%.4f", x->scaling);
 		else
 			fputs("null", f);
+		fprintf(f, ",\n   \"task_cpus\": [");
+		for (int t = 0; x->task_cpus && t < x->tasks; t++) {
+			char l[256];
+
+			stress_cpulist(&x->task_cpus[t], l, sizeof(l));
+			fprintf(f, "%s", t ? ", " : "");
+			json_str(f, l);
+		}
+		fprintf(f, "]");
 		fprintf(f, ",\n   \"params\": {");
 		if (x->has_params) {
 			int shown = 0;
@@ -361,6 +432,31 @@ static void csv_field(FILE *f, const char *s)
 		fputc(*s, f);
 	}
 	fputc('"', f);
+}
+
+/*
+ * task_cpus: each task's CPU list, tasks separated by spaces ("0 1"); in a
+ * list "+" stands for the "," of --cpus ("0-3+8"), so the field never needs
+ * quoting and `awk -F,` still splits the row right.
+ */
+static void csv_task_cpus(FILE *f, const struct stress_result *x)
+{
+	char all[1024], l[256];
+	size_t used = 0;
+
+	all[0] = '\0';
+	for (int t = 0; x->task_cpus && t < x->tasks; t++) {
+		int w;
+
+		stress_cpulist(&x->task_cpus[t], l, sizeof(l));
+		for (char *c = l; (c = strchr(c, ',')); c++)
+			*c = '+';
+		w = snprintf(all + used, sizeof(all) - used, "%s%s", t ? " " : "", l[0] ? l : "-");
+		if (w < 0 || (size_t)w >= sizeof(all) - used)
+			break; /* very many tasks: the first ones */
+		used += w;
+	}
+	csv_field(f, all);
 }
 
 /* Union of names over all runs, in first-seen order. */
@@ -422,7 +518,7 @@ int report_csv(FILE *f, const char *name, const struct stress_meta *m,
 	for (int k = 0; stress_param_name(k); k++)
 		fprintf(f, ",param.%s", stress_param_name(k));
 	fprintf(f, ",count_per_op,sweep,repeats,ops_per_sec_median,ops_per_sec_min,"
-		   "ops_per_sec_max,ops_per_sec_stddev,scaling");
+		   "ops_per_sec_max,ops_per_sec_stddev,scaling,task_cpus");
 	for (int k = 0; k < sw.n; k++)
 		fprintf(f, ",switch.%s", sw.kv[k].name);
 	for (int k = 0; k < cn.n; k++)
@@ -450,6 +546,8 @@ int report_csv(FILE *f, const char *name, const struct stress_meta *m,
 			x->ops_max, x->ops_stddev);
 		if (x->scaling >= 0)
 			fprintf(f, "%.4f", x->scaling);
+		fputc(',', f);
+		csv_task_cpus(f, x);
 		for (int k = 0; k < sw.n; k++) {
 			const struct stress_kv *kv = kvset_find(&x->switches, sw.kv[k].name);
 

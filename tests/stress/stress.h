@@ -24,6 +24,7 @@
 #define RCUVFS_STRESS_H
 
 #include <limits.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -51,6 +52,7 @@ struct stress_slot {
 	struct rusage ru_stop;	  /* own rusage when it saw PHASE_STOP (processes) */
 	char call[64];		  /* the failing call, e.g. "flock(LOCK_EX)" */
 	char msg[192];		  /* verification failure detail */
+	cpu_set_t cpus_seen;	  /* CPUs sched_getcpu() reported to this task */
 } __attribute__((aligned(128)));
 
 #define STRESS_NHOLDERS 4
@@ -117,6 +119,7 @@ struct stress_opts {
 	bool pin;	 /* --pin: task i runs on cpus[i % ncpu_list] */
 	int *cpu_list;	 /* --cpus LIST (or the allowed CPUs), in order */
 	int ncpu_list;
+	bool cpus_given; /* --cpus: every task must run inside cpu_list */
 	int round;	 /* the current round (1-based), for progress */
 	int run_index;	 /* runs done so far, for progress */
 	int runs_total;
@@ -215,7 +218,7 @@ const struct stress_workload *stress_find_workload(const char *name);
 /* Implementations (wl_path.c, wl_model.c; model_*.c add more). */
 extern const struct stress_impl path_fstat1, path_fstat2, path_stat1, path_stat2, path_open1,
     path_open3, path_dup1, path_flock1, path_flock2, path_lock1, path_lock2, path_ofd2,
-    path_lock_verify;
+    path_lock_verify, path_zero;
 
 /* Record a failing call in the task's slot and ask everyone to stop; returns -1. */
 int stress_fail(struct stress_task *t, const char *call, int err);
@@ -239,6 +242,8 @@ void stress_race_window(struct stress_task *t);
 /* Model glue (wl_model.c). */
 int stress_model_parse_switch(void *sw, const char *name, const char *value);
 void *stress_model_switches_new(void);
+/* Combinations of switches no kernel had: prints the error, returns -1. */
+int stress_model_check_switches(const void *sw);
 void *stress_model_switches_dup(const void *sw);
 int stress_model_instance_create(const void *sw, char *err, size_t errlen);
 int stress_model_instance_destroy(char *err, size_t errlen);
@@ -297,6 +302,10 @@ struct stress_result {
 	double *samples; /* ops/s of each round */
 	double ops_median, ops_min, ops_max, ops_stddev;
 	double scaling; /* ops/s at n tasks / (n x ops/s at 1 task); <0 unknown */
+	/* per task: the CPUs it was seen running on (tasks entries, malloc'd;
+	 * aggregated results: the union over their samples) */
+	cpu_set_t *task_cpus;
+	bool show_cpus; /* --pin or --cpus: the table lists task_cpus */
 };
 
 /* Metadata every output file carries (filled once by main). */
@@ -315,6 +324,8 @@ struct stress_meta {
 
 /* report.c */
 void report_table(FILE *out, const struct stress_result *r, int n, int ncpus);
+/* "0-3,8" for a CPU set (empty string for none). */
+void stress_cpulist(const cpu_set_t *set, char *buf, size_t len);
 int report_json(FILE *f, const char *name, const struct stress_meta *m,
 		const struct stress_result *r, int n, int ncpus);
 int report_csv(FILE *f, const char *name, const struct stress_meta *m,

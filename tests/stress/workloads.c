@@ -38,6 +38,7 @@ MODEL_IMPL(stress_model_page_fault3);
 MODEL_IMPL(stress_model_fork_vmas);
 MODEL_IMPL(stress_model_fork_race);
 MODEL_IMPL(stress_model_numa_race);
+MODEL_IMPL(stress_model_zero);
 
 #define FD "fdtable/fdtable.h + vfs/vfs.h"
 #define LK "locks/locks.h"
@@ -145,6 +146,14 @@ const struct stress_workload stress_workloads[] = {
      "--verify checks data, and spurious_majflt = 0 when pte_recheck=1 or rfc",
      WL_VERIFIES, 0, NULL, &stress_model_numa_race, MM, WP_PAGES | WP_WINDOW_NS,
      1, "1 per pass over the task's pages"},
+    {"zero",
+     "map one MAP_SHARED|MAP_ANONYMOUS page, write it, unmap (stress-ng's zero: a shmem "
+     "inode created on shm_mnt and evicted per op, each under its s_inode_list_lock; "
+     "counters shm_inode_list_locks/_contended/_spins/_yields); --verify reads the page "
+     "back and (model) checks no inode stays on the list; --path: the host kernel's own "
+     "shm_mnt, DIR unused; --mode processes for stress-ng's shape",
+     WL_VERIFIES, 0, &path_zero, &stress_model_zero, MM, 0,
+     1, "1 per map+write+unmap of a page (2 s_inode_list_lock acquisitions: add, del)"},
 };
 const int stress_nworkloads = sizeof(stress_workloads) / sizeof(stress_workloads[0]);
 

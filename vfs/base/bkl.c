@@ -116,6 +116,11 @@ bool kernel_locked(void)
 	return current->lock_depth >= 0;
 }
 
+bool bkl_owned(void)
+{
+	return READ_ONCE(bkl_owner) != NULL;
+}
+
 int bkl_release_for_sleep(struct task_struct *t)
 {
 	int depth = t->lock_depth;

@@ -24,6 +24,8 @@
 void lock_kernel(void);
 void unlock_kernel(void);
 bool kernel_locked(void);
+/* Some task holds the BKL (the explorer's test for a quiescent state). */
+bool bkl_owned(void);
 /* For schedule(): drop the BKL entirely, return the depth to restore. */
 int bkl_release_for_sleep(struct task_struct *t);
 void bkl_reacquire_after_sleep(struct task_struct *t, int depth);

@@ -121,6 +121,8 @@ const char *rv_xstatus_name(int status)
 		return "diverged";
 	case RV_X_CRASHED:
 		return "sanitizer error";
+	case RV_X_INVARIANT:
+		return "invariant broken";
 	}
 	return "?";
 }
@@ -280,6 +282,29 @@ static bool all_quiescent(void)
 	return true;
 }
 
+/* No explored task holds a spinlock_t, and nobody holds the BKL. */
+static bool no_lock_held(void)
+{
+	for (int i = 0; i < X.n; i++)
+		if (X.t[i].spin_held > 0)
+			return false;
+	return !bkl_owned();
+}
+
+/* At a decision: the run's midcheck, where no critical section is open. */
+static bool midcheck_fails(void)
+{
+	struct rv_xtask *self = rv_xself;
+	int bad;
+
+	if (!X.cfg->midcheck || !no_lock_held())
+		return false;
+	rv_xself = NULL; /* the check is not a task: it passes no point */
+	bad = X.cfg->midcheck(X.cfg->arg);
+	rv_xself = self;
+	return bad != 0;
+}
+
 /* At a decision: run the callbacks whose grace period has elapsed. */
 static void run_callbacks(void)
 {
@@ -304,6 +329,10 @@ static int decide(int cur)
 	int next;
 
 	run_callbacks();
+	if (midcheck_fails()) {
+		run_stop(RV_X_INVARIANT, cur);
+		return -2;
+	}
 	en = enabled_mask();
 	if (!en) {
 		if (all_done())

@@ -154,6 +154,7 @@ enum rv_xstatus {
 	RV_X_HANG,       /* a task ran past the time limit without a point */
 	RV_X_DIVERGED,   /* the strategy chose a task that cannot run (replay) */
 	RV_X_CRASHED,    /* (a snapshot) the process is dying: a sanitizer error */
+	RV_X_INVARIANT,  /* the run's midcheck failed at a decision */
 };
 const char *rv_xstatus_name(int status);
 
@@ -168,6 +169,13 @@ struct rv_xrun_cfg {
 	void *arg;
 	rv_xchoose_fn choose;
 	void *ctx;
+	/* Optional: an invariant of the model's state, checked by the baton
+	 * holder at every decision where no explored task holds a spinlock_t
+	 * or the BKL (the states between critical sections: a broken state
+	 * there is visible to every other task, even when it heals before the
+	 * end).  Called with no scheduling points; nonzero stops the run with
+	 * RV_X_INVARIANT (the tasks stay parked, as after a deadlock). */
+	int (*midcheck)(void *arg);
 	uint64_t max_steps;   /* 0: 1,000,000 */
 	long hang_ms;         /* 0: 20,000 */
 	bool keep_trace;      /* record every step (replay); else only counts */

@@ -28,6 +28,13 @@ static bool spin_not_held_by_task(const void *arg)
 
 void __spin_lock_slow(spinlock_t *l)
 {
+	struct spin_wait w = {0, 0};
+
+	__spin_lock_slow_counted(l, &w);
+}
+
+void __spin_lock_slow_counted(spinlock_t *l, struct spin_wait *w)
+{
 	unsigned int spins = 0;
 
 	rv_stat_inc(spin_contended);
@@ -37,8 +44,10 @@ void __spin_lock_slow(spinlock_t *l)
 
 			if (v >= 2)
 				rv_xblock(RV_XP_SPIN_WAIT, l, spin_not_held_by_task, l, NULL);
-			else if (v == 1)
+			else if (v == 1) {
+				w->yields++;
 				sched_yield(); /* a thread outside the run holds it */
+			}
 			else if (__atomic_exchange_n(&l->val, RV_SPIN_HELD, __ATOMIC_ACQUIRE) == 0)
 				return;
 		}
@@ -46,8 +55,10 @@ void __spin_lock_slow(spinlock_t *l)
 	for (;;) {
 		while (__atomic_load_n(&l->val, __ATOMIC_RELAXED)) {
 			if (++spins < RV_SPIN_LIMIT) {
+				w->spins++;
 				cpu_relax();
 			} else {
+				w->yields++;
 				rv_stat_inc(spin_yields);
 				sched_yield();
 				spins = 0;

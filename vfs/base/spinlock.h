@@ -28,6 +28,14 @@ typedef struct {
 #define RV_SPIN_LIMIT 1024
 
 void __spin_lock_slow(spinlock_t *l);
+/*
+ * What one contended acquisition cost its waiter: PAUSE rounds spun and
+ * sched_yield calls (the explorer build parks instead and counts neither).
+ */
+struct spin_wait {
+	uint64_t spins, yields;
+};
+void __spin_lock_slow_counted(spinlock_t *l, struct spin_wait *w);
 static inline void spin_lock_init(spinlock_t *l)
 {
 	l->val = 0;
@@ -65,6 +73,22 @@ static __always_inline void spin_lock(spinlock_t *l)
 	if (RV_XACTIVE())
 		rv_xspin_acquired();
 }
+/*
+ * spin_lock that adds its wait to *w (a lock whose contention a benchmark
+ * reports: the superblock's inode-list lock).  Same semantics otherwise.
+ */
+static __always_inline void spin_lock_counted(spinlock_t *l, struct spin_wait *w)
+{
+	RV_XPOINT(RV_XP_SPIN_LOCK, l, 0);
+	if (likely(__atomic_exchange_n(&l->val, RV_SPIN_HELD, __ATOMIC_ACQUIRE) == 0)) {
+		if (RV_XACTIVE())
+			rv_xspin_acquired();
+		return;
+	}
+	__spin_lock_slow_counted(l, w);
+	if (RV_XACTIVE())
+		rv_xspin_acquired();
+}
 static __always_inline void spin_unlock(spinlock_t *l)
 {
 	__atomic_store_n(&l->val, 0, __ATOMIC_RELEASE);
@@ -75,6 +99,20 @@ static __always_inline void spin_unlock(spinlock_t *l)
 static __always_inline bool spin_is_locked(const spinlock_t *l)
 {
 	return __atomic_load_n(&l->val, __ATOMIC_RELAXED) != 0;
+}
+
+/*
+ * spin_lock_prefetch: pull the lock's cache line in for writing (x86
+ * prefetchw, a NOP hint on CPUs without it), as the kernel's
+ * include/linux/prefetch.h did until 6.5.
+ */
+static __always_inline void spin_lock_prefetch(const spinlock_t *l)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ volatile("prefetchw %0" : : "m"(*(const volatile char *)l));
+#else
+	__builtin_prefetch(l, 1, 3);
+#endif
 }
 
 /* Monotonic nanoseconds (benchmarks, injection timeouts). */

@@ -6,18 +6,30 @@
  *
  *   wis-lock1 DIR TASKS SECONDS
  *
- * Like will-it-scale's lock1 in process mode: TASKS processes, each with its
- * own unlinked file in DIR, loop write-lock + unlock of byte 0 with
- * F_SETLKW and add 2 to their counter per pair; the parent reads the
- * counters once a second (after a one-second warm-up, as will-it-scale's
- * runner discards its first sample) and prints the mean ops/s over SECONDS
- * samples: "wis-lock1 TASKS OPS_PER_SEC".
+ * What it shares with will-it-scale's lock1_processes (tests/lock1.c and
+ * main.c of will-it-scale): TASKS forked processes; task i bound to the
+ * i-th CPU this process may use (will-it-scale binds task i to core
+ * i % cores; on a machine without SMT the same CPUs); each creates its own
+ * file with mkstemp and unlinks it, then loops: fcntl(F_SETLKW) write lock
+ * of l_start 0, l_len 1 (SEEK_SET), fcntl(F_SETLKW) unlock of the same
+ * byte, add 2 to its own counter (one cache line per task, in a shared
+ * mapping, read by the parent without a lock).  The parent samples the
+ * counters around the measured window.  Where it differs: the file is in
+ * DIR (will-it-scale's is in /tmp), the warm-up is one second (will-it-scale
+ * discards its first six one-second samples) and the window is one sample of
+ * SECONDS (will-it-scale averages one-second samples); neither changes what
+ * an op costs.
  *
- * Counters live in a shared anonymous mapping, one cache line per task,
- * written only by their task (relaxed stores) and read by the parent.
+ * Prints "wis-lock1 TASKS OPS_PER_SEC OPS_PER_CPU_SEC": the rate over the
+ * window, and the ops per second of the tasks' own CPU time in it (their
+ * runtime from /proc/PID/schedstat, or user + system ticks from
+ * /proc/PID/stat): on a shared machine the
+ * second is the steadier figure, since it does not count the time a task
+ * waited for a CPU.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,10 +44,21 @@ struct slot {
 	uint64_t ops;
 } __attribute__((aligned(64)));
 
-static void worker(const char *dir, struct slot *s)
+static void worker(const char *dir, struct slot *s, int cpu)
 {
 	char path[4096];
 	int fd;
+
+	if (cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set)) {
+			perror("wis-lock1: sched_setaffinity");
+			_exit(1);
+		}
+	}
 
 	snprintf(path, sizeof(path), "%s/wis-lock1.XXXXXX", dir);
 	fd = mkstemp(path);
@@ -65,6 +88,54 @@ static uint64_t total(const struct slot *s, int n)
 	return t;
 }
 
+/*
+ * CPU time of the processes in ns: the scheduler's runtime from
+ * /proc/PID/schedstat, else user + system ticks from /proc/PID/stat
+ * (-1: neither readable).
+ */
+static double cpu_ns(const pid_t *pids, int n)
+{
+	double t = 0;
+	long hz = sysconf(_SC_CLK_TCK);
+
+	for (int i = 0; i < n; i++) {
+		char path[64], buf[1024], *p;
+		unsigned long long ns, ut, st;
+		FILE *f;
+		size_t len;
+
+		snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)pids[i]);
+		f = fopen(path, "r");
+		if (f) {
+			int ok = fscanf(f, "%llu", &ns) == 1;
+
+			fclose(f);
+			if (ok) {
+				t += (double)ns;
+				continue;
+			}
+		}
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pids[i]);
+		f = fopen(path, "r");
+		if (!f || hz <= 0) {
+			if (f)
+				fclose(f);
+			return -1;
+		}
+		len = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[len] = '\0';
+		/* after the command name in parentheses: state (field 3) ...
+		 * utime (14), stime (15) */
+		p = strrchr(buf, ')');
+		if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+				 &ut, &st) != 2)
+			return -1;
+		t += (double)(ut + st) * 1e9 / hz;
+	}
+	return t;
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -80,6 +151,9 @@ int main(int argc, char **argv)
 	int n, secs, rc = 0;
 	uint64_t t0, t1;
 	double s0, s1;
+	double c0, c1;
+	cpu_set_t allowed;
+	int cpus[CPU_SETSIZE], ncpus = 0;
 
 	if (argc != 4 || (n = atoi(argv[2])) < 1 || (secs = atoi(argv[3])) < 1) {
 		fprintf(stderr, "usage: wis-lock1 DIR TASKS SECONDS\n");
@@ -92,6 +166,10 @@ int main(int argc, char **argv)
 		perror("wis-lock1");
 		return 2;
 	}
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0)
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, &allowed))
+				cpus[ncpus++] = c;
 	for (int i = 0; i < n; i++) {
 		pids[i] = fork();
 		if (pids[i] < 0) {
@@ -101,15 +179,21 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		if (pids[i] == 0)
-			worker(argv[1], &slots[i]);
+			worker(argv[1], &slots[i], ncpus ? cpus[i % ncpus] : -1);
 	}
 	sleep(1); /* warm-up, as will-it-scale's first sample */
+	c0 = cpu_ns(pids, n);
 	t0 = total(slots, n);
 	s0 = now();
 	sleep(secs);
 	t1 = total(slots, n);
 	s1 = now();
-	printf("wis-lock1 %d %.0f\n", n, (t1 - t0) / (s1 - s0));
+	c1 = cpu_ns(pids, n);
+	printf("wis-lock1 %d %.0f ", n, (t1 - t0) / (s1 - s0));
+	if (c0 >= 0 && c1 > c0)
+		printf("%.0f\n", (t1 - t0) / ((c1 - c0) * 1e-9));
+	else
+		printf("-\n");
 out:
 	for (int i = 0; i < n; i++) {
 		int st;
