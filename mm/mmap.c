@@ -271,7 +271,7 @@ static void remove_vma(struct vm_area_struct *vma)
 	unlink_anon_vmas(vma);
 	vma_unlink_file(vma);
 	if (vma->vm_file)
-		mm_file_put(vma->vm_file);
+		mm_file_put_deferred(vma->vm_file);
 	vm_area_free(vma);
 }
 
@@ -742,6 +742,7 @@ void exit_mmap(struct mm_struct *mm)
 		vma_array_free(a);
 	mm->map_count = 0;
 	mmap_write_unlock(mm);
+	task_work_run(); /* the files' last fputs, outside mmap_lock (exit_task_work) */
 }
 
 /*
@@ -1087,7 +1088,7 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int pr
 		ret = vma_tree_splice(mm, i, 0, &vma, 1);
 	if (ret) {
 		if (vma->vm_file)
-			mm_file_put(vma->vm_file); /* a shmem file: its inode leaves s_inodes */
+			mm_file_put_deferred(vma->vm_file); /* a shmem file: evicted at task_work_run */
 		vm_area_free_unpublished(vma);
 		return ret;
 	}
@@ -1110,6 +1111,7 @@ long vm_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int pr
 	/* vm_mmap_pgoff: mm_populate after dropping mmap_lock, errors ignored */
 	if (populate)
 		__mm_populate(mm, (unsigned long)ret, len, true);
+	task_work_run(); /* last fputs of what MAP_FIXED replaced or an error dropped */
 	return ret;
 }
 
@@ -1213,6 +1215,7 @@ int vm_munmap(struct mm_struct *mm, unsigned long addr, unsigned long len)
 	mmap_write_lock(mm);
 	ret = do_munmap(mm, addr, len);
 	mmap_write_unlock(mm);
+	task_work_run(); /* a file's last fput: on the return to user space */
 	return ret;
 }
 
