@@ -233,6 +233,13 @@ int __mm_populate(struct mm_struct *mm, unsigned long start, unsigned long len,
 /* mm/filemap.c: the file side (VFS page cache) */
 void mm_file_get(struct file *file);
 void mm_file_put(struct file *file);
+/*
+ * The kernel's fput under mmap_lock (remove_vma, mmap's error path,
+ * shmem_zero_setup): a last reference is torn down at task_work_run(),
+ * which vm_munmap, vm_mmap and exit_mmap call after dropping mmap_lock;
+ * so a shmem inode is evicted (inode_sb_list_del) outside mmap_lock.
+ */
+void mm_file_put_deferred(struct file *file);
 /* Whether file can be mapped with these VM_ flags; 0 or -errno. */
 int mm_file_mmap_check(struct file *file, unsigned long vm_flags);
 /* The file's address_space, for vm_mapping. */
