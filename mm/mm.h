@@ -382,6 +382,11 @@ struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr);
 struct vm_area_struct *vma_lookup(struct mm_struct *mm, unsigned long addr);
 /* The VMA containing addr, read-locked, found without mmap_lock; NULL: fall back. */
 struct vm_area_struct *lock_vma_under_rcu(struct mm_struct *mm, unsigned long addr);
+#ifdef RCUVFS_EXPLORE
+/* Test-only, explorer build: lock_vma_under_rcu without its range check
+ * once the lock is held (vm_mm is still checked).  Reset by mm's init. */
+void lock_vma_under_rcu_norecheck_for_test(bool on);
+#endif
 /* Lookup under RCU only (caller in rcu_read_lock; result may be stale). */
 struct vm_area_struct *find_vma_rcu(struct mm_struct *mm, unsigned long addr);
 int mm_map_count(struct mm_struct *mm);
