@@ -30,7 +30,9 @@
  * the daemon's model fd table (one model process whose tasks are the libfuse
  * workers); fh = fd | (uint32_t)f_gen << 32, and every request carrying fh
  * resolves it through fget + a generation check (rvf_fget), so a stale or
- * unknown handle gets EBADF.  The control files' fh is their snapshot.
+ * unknown handle gets EBADF; lock requests go through a per-thread cache of
+ * the last handle in front of it (fuse/lockops.c lk_file), invalidated by
+ * every RELEASE.  The control files' fh is their snapshot.
  */
 #ifndef RCUVFS_FUSE_DAEMON_H
 #define RCUVFS_FUSE_DAEMON_H

@@ -16,6 +16,11 @@
  * fh has been flushed already, so dropping it again is a no-op).  The owners
  * each fh used are kept in lkf_hash (below) for that.
  *
+ * Handles.  A lock request borrows the file behind its fh (no reference;
+ * the fd holds one until the handle's RELEASE, which the kernel sends only
+ * after every request on the handle was answered: see lk_file), through a
+ * per-thread cache of the last handle that every RELEASE invalidates.
+ *
  * Blocking requests never park a worker.  A SETLKW or blocking FLOCK is
  * first tried without waiting; on a conflict it becomes a struct rvf_lkw
  * around a model file_lock_req submitted with locks_submit_req semantics
@@ -62,6 +67,7 @@
  *   helper.lock     the helper's two queues; leaf
  *   lkf_hash[].lock owners per fh; may be held across locks_remove_posix
  *                   (model locks nest inside it), never across a reply
+ *   lk_gen          atomic: bumped by every RELEASE before its fd closes
  * Waiter lifetime: refs (atomic) held by the submitter, by the completion
  * (dropped after the reply) and by each queued interrupt; the model request
  * and the waiter are freed by the last put.
@@ -92,7 +98,8 @@ struct rvf_lkw {
 	int refs;		      /* atomic */
 	int intr;		      /* atomic: lkw_interrupt ran */
 	int result;		      /* the grant's result */
-	struct list_head grant_link;  /* a thread's pending list or helper.grants */
+	struct rvf_lkw *pending_next; /* a thread's pending FIFO */
+	struct list_head grant_link;  /* helper.grants */
 	struct list_head cancel_link; /* helper.cancels */
 	struct list_head all;	      /* lkw_all; lkw_lock */
 };
@@ -113,10 +120,10 @@ static struct {
     .cancels = LIST_HEAD_INIT(helper.cancels),
 };
 
-/* This thread's scope depth and pending grants (replied at scope exit). */
+/* This thread's scope depth and pending grants (replied at scope exit): a
+ * FIFO through pending_next, empty when lk_pending is NULL. */
 static __thread int lk_scope;
-static __thread struct list_head lk_pending; /* empty outside a scope */
-static __thread bool lk_pending_ready;	     /* lk_pending initialised */
+static __thread struct rvf_lkw *lk_pending, *lk_pending_tail;
 
 static void lkw_get(struct rvf_lkw *w)
 {
@@ -149,20 +156,17 @@ static void lkw_complete(struct rvf_lkw *w, int result)
 /* Inlined: every lock request pays them; the replies are out of line. */
 static __always_inline void lk_scope_enter(void)
 {
-	if (unlikely(!lk_pending_ready)) {
-		INIT_LIST_HEAD(&lk_pending);
-		lk_pending_ready = true;
-	}
 	lk_scope++;
 }
 
 /* At the outermost exit; replies queued while replying join the loop. */
 static __noinline void lk_scope_reply_pending(void)
 {
-	while (!list_empty(&lk_pending)) {
-		struct rvf_lkw *w = list_first_entry(&lk_pending, struct rvf_lkw, grant_link);
+	struct rvf_lkw *w;
 
-		list_del_init(&w->grant_link);
+	while ((w = lk_pending) != NULL) {
+		lk_pending = w->pending_next;
+		w->pending_next = NULL;
 		rv_stat_inc(fuse_lock_granted);
 		lkw_complete(w, w->result);
 	}
@@ -170,7 +174,7 @@ static __noinline void lk_scope_reply_pending(void)
 
 static __always_inline void lk_scope_exit(void)
 {
-	if (lk_scope == 1 && unlikely(!list_empty(&lk_pending)))
+	if (unlikely(lk_pending != NULL) && lk_scope == 1)
 		lk_scope_reply_pending();
 	lk_scope--;
 }
@@ -205,7 +209,12 @@ static void lkw_grant(struct file_lock_req *lreq, int result)
 
 	w->result = result;
 	if (lk_scope > 0) {
-		list_add_tail(&w->grant_link, &lk_pending);
+		w->pending_next = NULL;
+		if (lk_pending)
+			lk_pending_tail->pending_next = w;
+		else
+			lk_pending = w;
+		lk_pending_tail = w;
 	} else {
 		rv_stat_inc(fuse_lock_helper_grants);
 		helper_queue(&w->grant_link, &helper.grants);
@@ -294,20 +303,25 @@ static struct lkf_bucket {
 static pthread_once_t lkf_once = PTHREAD_ONCE_INIT;
 
 /*
- * Every removal of a record bumps lkf_gen (under the bucket lock).  Each
- * thread remembers the last (file, owner) it noted and the generation then:
- * while no record was removed since, the note is still there (a record
- * outlives every lock request on its file: RELEASE comes after them), so
- * the common case of one owner locking again through the same fh costs a
- * comparison, and a file allocated at a freed one's address never matches
- * (its predecessor's removal changed the generation).
+ * The handle cache.  lk_gen is bumped by every RELEASE (rvf_locks_release,
+ * before the fd is closed) and by teardown's rvf_locks_drop_all: records of
+ * lkf_hash are removed only there.  Each thread remembers the last handle a
+ * lock request came through, its file and the generation then, and the
+ * last owner it noted in lkf_hash through that file.  While no handle was
+ * released since, the handle still names the same file (its fd is closed
+ * only at its RELEASE) and the note is still there (a record outlives
+ * every lock request on its file), so the common case of one owner locking
+ * again through the same handle costs a few comparisons; a handle that was
+ * released (stale, or an fd and generation met again) never matches.
  */
-static unsigned long lkf_gen; /* atomic */
+static unsigned long lk_gen; /* atomic */
 static __thread struct {
+	uint64_t fh;
 	struct file *file;
-	uint64_t owner;
 	unsigned long gen;
-} lkf_last;
+	uint64_t owner; /* noted through file, when owner_ok */
+	bool owner_ok;
+} lk_last;
 
 static void lkf_init(void)
 {
@@ -341,16 +355,14 @@ static bool lkf_has(const struct lkf_rec *r, uint64_t owner)
 	return false;
 }
 
-/* Remember that owner locks through file (before the model sees the lock). */
-static int lkf_note(struct file *file, uint64_t owner)
+/* Remember that owner locks through file (before the model sees the lock);
+ * file is lk_last.file (lk_file looked it up). */
+static __noinline int lkf_note_slow(struct file *file, uint64_t owner)
 {
 	struct lkf_bucket *b;
 	struct lkf_rec *r;
-	unsigned long gen = __atomic_load_n(&lkf_gen, __ATOMIC_ACQUIRE);
 	int err = 0;
 
-	if (lkf_last.file == file && lkf_last.owner == owner && lkf_last.gen == gen)
-		return 0;
 	b = lkf_bucket(file->f_inode);
 	pthread_mutex_lock(&b->lock);
 	r = lkf_find(b, file);
@@ -378,13 +390,20 @@ static int lkf_note(struct file *file, uint64_t owner)
 		}
 		r->owners[r->n++] = owner;
 	}
-	/* gen read before the lock: a removal since then makes this miss */
-	lkf_last.file = file;
-	lkf_last.owner = owner;
-	lkf_last.gen = gen;
+	/* lk_last.gen was read before the lookup: a removal since then (a
+	 * RELEASE) makes the next request miss */
+	lk_last.owner = owner;
+	lk_last.owner_ok = true;
 out:
 	pthread_mutex_unlock(&b->lock);
 	return err;
+}
+
+static __always_inline int lkf_note(struct file *file, uint64_t owner)
+{
+	if (likely(lk_last.owner_ok && lk_last.owner == owner))
+		return 0;
+	return lkf_note_slow(file, owner);
 }
 
 /* RELEASE: drop the POSIX locks of owners that locked only through file. */
@@ -398,7 +417,6 @@ static void lkf_release(struct file *file)
 	r = lkf_find(b, file);
 	if (r) {
 		list_del_init(&r->link);
-		__atomic_fetch_add(&lkf_gen, 1, __ATOMIC_RELEASE);
 		for (size_t i = 0; i < r->n; i++) {
 			shared = false;
 			list_for_each_entry(o, &b->head, link)
@@ -423,20 +441,77 @@ static void lkf_release(struct file *file)
 
 /* ---- the operations -------------------------------------------------------- */
 
-/* The file behind a lock request's fh, referenced; NULL: replied already. */
-static __always_inline struct file *lk_file(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+/*
+ * The file behind a lock request's handle, borrowed: no reference is taken.
+ * NULL: replied already (EBADF for a stale or unknown handle, ENOLCK for a
+ * control file).  Lifetime: the handle's fd holds a reference until its
+ * RELEASE (fh_close in ops.c; teardown only after the loop's workers have
+ * ended), and the kernel sends RELEASE after the last reference to its
+ * struct file is dropped (fs/fuse/file.c fuse_release from __fput), which
+ * comes after every lock request on it was answered: the locking syscall
+ * holds the file while it waits (fdget; an uninterruptible wait once the
+ * daemon has read the request: fs/fuse/dev.c request_wait_answer), and the
+ * kernel's close path sends its lock requests before f_op->release.  So
+ * the file is pinned until this request's reply, and the handlers below
+ * use it only before replying; a request that waits (lk_defer) takes its
+ * own reference.  The slow path looks the handle up with fget and the
+ * generation check (rvf_fget) and drops the reference again.
+ */
+/* -o test_skip_locks: the request succeeds at once (a GETLK finds no lock). */
+static __noinline bool lk_skip(fuse_req_t req, struct flock *getlk)
+{
+	if (likely(!rvf.cfg.test_skip_locks))
+		return false;
+	if (getlk) {
+		getlk->l_type = F_UNLCK;
+		fuse_reply_lock(req, getlk);
+	} else {
+		fuse_reply_err(req, 0);
+	}
+	return true;
+}
+
+static __noinline struct file *lk_file_slow(fuse_req_t req, uint64_t fh, unsigned long gen,
+					    struct flock *getlk)
 {
 	struct file *file;
 
-	if (rvf_ino_is_ctl(ino)) {
-		fuse_reply_err(req, ENOLCK);
+	if (lk_skip(req, getlk))
+		return NULL;
+	rvf_enter();
+	file = rvf_fget(fh);
+	if (!file) {
+		fuse_reply_err(req, EBADF);
 		return NULL;
 	}
-	rvf_enter();
-	file = rvf_fget(fi->fh);
-	if (!file)
-		fuse_reply_err(req, EBADF);
+	fput(file); /* the fd's reference pins it (above) */
+	lk_last.fh = fh;
+	lk_last.file = file;
+	lk_last.gen = gen;
+	lk_last.owner_ok = false;
 	return file;
+}
+
+/*
+ * The handle's file, or NULL when the request was answered here: a control
+ * file (ENOLCK), -o test_skip_locks (checked only on a cache miss: the cache
+ * is never filled under it), a stale handle.  getlk: the GETLK's lock.
+ */
+static __always_inline struct file *lk_file(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
+					    struct flock *getlk)
+{
+	unsigned long gen = __atomic_load_n(&lk_gen, __ATOMIC_ACQUIRE);
+
+	if (rvf_ino_is_ctl(ino)) {
+		if (!lk_skip(req, getlk))
+			fuse_reply_err(req, ENOLCK);
+		return NULL;
+	}
+	/* a hit means this thread was attached (rvf_enter) in this instance:
+	 * the cache was filled after it, and teardown bumps lk_gen */
+	if (likely(lk_last.fh == fi->fh && lk_last.gen == gen && lk_last.file))
+		return lk_last.file;
+	return lk_file_slow(req, fi->fh, gen, getlk);
 }
 
 void rvf_ll_getlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, struct flock *lock)
@@ -445,19 +520,13 @@ void rvf_ll_getlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, str
 	int err;
 
 	rv_stat_inc(req_getlk);
-	if (unlikely(rvf.cfg.test_skip_locks)) {
-		lock->l_type = F_UNLCK;
-		fuse_reply_lock(req, lock);
-		return;
-	}
-	file = lk_file(req, ino, fi);
+	file = lk_file(req, ino, fi, lock);
 	if (!file)
 		return;
 	/* the kernel forwards F_OFD_GETLK as a GETLK owned by the open file, an
 	 * F_UNLCK one (which lock do I hold here?) included: the test below
 	 * fcntl answers both (a plain F_GETLK of F_UNLCK never gets here) */
 	err = locks_test_lock(file, lock, (fl_owner_t)(uintptr_t)fi->lock_owner);
-	fput(file);
 	if (err)
 		fuse_reply_err(req, -err);
 	else
@@ -468,7 +537,8 @@ enum lk_kind { LK_POSIX, LK_FLOCK };
 
 /*
  * A blocking request that conflicted: queue it in the model and return.
- * Consumes the caller's file reference.  Inside a scope.
+ * file is borrowed (lk_file); the waiter takes a reference of its own, held
+ * until its reply.  Inside a scope.
  */
 static void lk_defer(fuse_req_t req, struct file *file, enum lk_kind kind, struct flock *lock,
 		     uint64_t owner, int op, pid_t pid)
@@ -480,12 +550,11 @@ static void lk_defer(fuse_req_t req, struct file *file, enum lk_kind kind, struc
 		w->lreq = locks_alloc_req(lkw_grant, w);
 	if (!w || !w->lreq) {
 		free(w);
-		fput(file);
 		fuse_reply_err(req, ENOLCK);
 		return;
 	}
 	w->req = req;
-	w->file = file;
+	w->file = get_file(file);
 	w->refs = 2; /* the submitter's and the completion's */
 	INIT_LIST_HEAD(&w->grant_link);
 	INIT_LIST_HEAD(&w->cancel_link);
@@ -526,11 +595,7 @@ void rvf_ll_setlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, str
 		rv_stat_inc(req_setlkw);
 	else
 		rv_stat_inc(req_setlk);
-	if (unlikely(rvf.cfg.test_skip_locks)) {
-		fuse_reply_err(req, 0);
-		return;
-	}
-	file = lk_file(req, ino, fi);
+	file = lk_file(req, ino, fi, NULL);
 	if (!file)
 		return;
 	lk_scope_enter();
@@ -549,9 +614,9 @@ void rvf_ll_setlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, str
 		return;
 	}
 reply:
-	fput(file);
-	fuse_reply_err(req, -err);
+	/* pending grants first: then the reply is a tail call */
 	lk_scope_exit();
+	fuse_reply_err(req, -err);
 }
 
 void rvf_ll_flock(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, int op)
@@ -562,11 +627,7 @@ void rvf_ll_flock(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, int
 	int err;
 
 	rv_stat_inc(req_flock);
-	if (unlikely(rvf.cfg.test_skip_locks)) {
-		fuse_reply_err(req, 0);
-		return;
-	}
-	file = lk_file(req, ino, fi);
+	file = lk_file(req, ino, fi, NULL);
 	if (!file)
 		return;
 	lk_scope_enter();
@@ -576,9 +637,8 @@ void rvf_ll_flock(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, int
 		lk_scope_exit();
 		return;
 	}
-	fput(file);
-	fuse_reply_err(req, -err);
 	lk_scope_exit();
+	fuse_reply_err(req, -err);
 }
 
 /* ---- hooks ------------------------------------------------------------------ */
@@ -598,6 +658,8 @@ void rvf_locks_flush(struct file *file, uint64_t lock_owner)
 void rvf_locks_release(struct file *file, uint64_t fh)
 {
 	(void)fh;
+	/* before the fd is closed: no thread's handle cache matches it again */
+	__atomic_fetch_add(&lk_gen, 1, __ATOMIC_RELEASE);
 	lk_scope_enter();
 	lkf_release(file);
 	/* flock (and model OFD) locks through it, here rather than in the last
@@ -655,6 +717,7 @@ void rvf_locks_drop_all(void)
 	struct lkf_rec *r, *t;
 
 	pthread_once(&lkf_once, lkf_init);
+	__atomic_fetch_add(&lk_gen, 1, __ATOMIC_RELEASE);
 	lk_scope_enter();
 	for (int i = 0; i < LKF_BUCKETS; i++) {
 		pthread_mutex_lock(&lkf_hash[i].lock);
@@ -664,7 +727,6 @@ void rvf_locks_drop_all(void)
 			for (size_t k = 0; k < r->n; k++)
 				locks_remove_posix(r->file, (fl_owner_t)(uintptr_t)r->owners[k]);
 			list_del_init(&r->link);
-			__atomic_fetch_add(&lkf_gen, 1, __ATOMIC_RELEASE);
 			free(r->owners);
 			free(r);
 		}

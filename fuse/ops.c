@@ -502,9 +502,17 @@ static int fh_close(uint64_t fh)
 	return close_fd((unsigned int)fh);
 }
 
+/*
+ * The model file's flags for a FUSE open.  O_APPEND stays with the kernel:
+ * the FUSE kernel side turns it into the offset of each FUSE_WRITE
+ * (generic_write_checks_count() sets ki_pos to i_size for IOCB_APPEND, under
+ * the inode lock fuse_cache_write_iter() holds across the request; Linux
+ * 6.x), and the write-back of a mapped page (FUSE_WRITE_CACHE) carries the
+ * page's own offset, which an O_APPEND model file would move to EOF.
+ */
 static int open_flags(int flags)
 {
-	return flags & (O_ACCMODE | O_APPEND | O_TRUNC);
+	return flags & (O_ACCMODE | O_TRUNC);
 }
 
 int rvf_op_open(const struct rvf_ctx *ctx, fuse_ino_t ino, int flags, uint64_t *fh, int *direct_io)

@@ -54,8 +54,9 @@ static const struct fuse_opt rvf_opts[] = {RVF_OPT("attr_timeout=%lf", attr_time
  * than accept a switch that does nothing.  cache_pages and io_latency_us
  * concern the page cache and do act (mm's reclaim is linked in).
  */
-static const char *const rvf_mm_only_switches[] = {"pte_recheck", "fork_vma_lock",
-						   "anon_vma_fault", "rss_counters"};
+static const char *const rvf_mm_only_switches[] = {"pte_recheck",   "fork_vma_lock",
+						   "anon_vma_fault", "rss_counters",
+						   "vma_lock",      "vm_area_cache"};
 
 bool rvf_switch_acts(const char *name)
 {
@@ -206,8 +207,9 @@ void rvf_print_help(FILE *out, const char *progname)
 		"Model switches (-o name=value), fixed for the life of the mount:\n",
 		progname, progname, RVF_DEFAULT_MAX_THREADS);
 	rv_switches_help_if(out, "    ", rvf_switch_acts);
-	fprintf(out, "    (pte_recheck, fork_vma_lock, anon_vma_fault, rss_counters: model address\n"
-		     "    spaces only, refused here; the mount's files are mapped by the kernel's mm)\n");
+	fprintf(out, "    (pte_recheck, fork_vma_lock, anon_vma_fault, rss_counters, vma_lock,\n"
+		     "    vm_area_cache: model address spaces only, refused here; the mount's files\n"
+		     "    are mapped by the kernel's mm)\n");
 	fprintf(out, "\nlibfuse mount options (-o name[=value]):\n");
 	fflush(out);
 	fuse_lowlevel_help();

@@ -17,6 +17,18 @@
  * deadlock detection across inodes (__locks_insert_block).
  * Held locks are on a global list (one list, or LOCK_SHARDS per-thread
  * shards under the inode scheme) for the /proc/locks listing.
+ * Free records kept for reuse: each POSIX/OFD owner's accounting record
+ * holds a spare (owner_acct), each context one flock record (flc_spare,
+ * under the list lock); contexts are on lk_ctx_list (lk_ctx_lock, taken
+ * only when a context comes or goes, and at teardown) so teardown can free
+ * the spares before the record cache goes.
+ *
+ * Uncontended fast paths (same results as the general code, which handles
+ * everything they decline): posix_lock_fast (a lock by an owner holding
+ * nothing on the inode that conflicts with nothing; an unlock of an
+ * owner's one lock that the range covers), and the no-wait entries
+ * __fcntl_setlk_nowait and flock_nowait, whose requests never enter the
+ * blocker tree.
  *
  * Locking, by the `filelock` switch (snapshotted at instance creation):
  *
@@ -80,7 +92,9 @@ struct file_lock_context {
 	spinlock_t flc_lock;	    /* inode scheme: the two lists below */
 	struct list_head flc_flock; /* held flock locks; flc */
 	struct list_head flc_posix; /* held POSIX and OFD locks; flc */
+	struct file_lock *flc_spare; /* a free flock record (constructed); flc */
 	uint64_t flc_ino;	    /* the inode's number, for the listing */
+	struct list_head flc_all;   /* lk_ctx_list; lk_ctx_lock */
 };
 
 #define LOCK_SHARDS	      16
@@ -127,6 +141,10 @@ static long lk_owner_limit = LOCKS_OWNER_LIMIT_DEFAULT;
 static struct kmem_cache *filelock_cache;
 static struct kmem_cache *flreq_cache;
 static long lk_nr_ctx; /* atomic: contexts allocated */
+/* Every context, so teardown can free their spare records before the cache
+ * goes (contexts themselves go with their inodes, after the teardown). */
+static DEFINE_SPINLOCK(lk_ctx_lock);
+static struct list_head lk_ctx_list = LIST_HEAD_INIT(lk_ctx_list); /* lk_ctx_lock */
 /* Test-only: __locks_move_blocks leaves fl_blocker (see there). */
 static bool lk_move_blocks_unfixed;
 
@@ -259,17 +277,30 @@ struct lk_call {
 	bool bkl;
 };
 
-/* This thread's queue of deferred requests to retry (see the top). */
-static __thread struct list_head lk_grants;
+/*
+ * This thread's queue of deferred requests to retry (see the top): a FIFO
+ * through req->grant_next, empty when lk_grant_head is NULL (so an entry
+ * point initialises nothing).
+ */
+static __thread struct file_lock_req *lk_grant_head, *lk_grant_tail;
 static __thread int lk_depth; /* nesting of entry points */
 
-static __noinline void locks_run_grants(struct list_head *q);
+static __noinline void locks_run_grants(void);
+
+static inline void lk_queue_grant(struct file_lock_req *req)
+{
+	req->grant_next = NULL;
+	if (lk_grant_head)
+		lk_grant_tail->grant_next = req;
+	else
+		lk_grant_head = req;
+	lk_grant_tail = req;
+}
 
 /* Inlined: every entry point pays these on its fast path. */
 static __always_inline void lk_enter(struct lk_call *c)
 {
-	if (lk_depth++ == 0)
-		INIT_LIST_HEAD(&lk_grants);
+	lk_depth++;
 	c->bkl = lk_bkl_ops_lock;
 	if (c->bkl)
 		lock_kernel();
@@ -281,8 +312,8 @@ static __always_inline void lk_exit(struct lk_call *c)
 		unlock_kernel();
 	/* the outermost exit runs the queue; calls made by grant callbacks
 	 * see lk_depth > 1 and only append to it */
-	if (lk_depth == 1 && unlikely(!list_empty(&lk_grants)))
-		locks_run_grants(&lk_grants);
+	if (unlikely(lk_grant_head != NULL) && lk_depth == 1)
+		locks_run_grants();
 	lk_depth--;
 }
 
@@ -337,6 +368,11 @@ static int owner_charge(fl_owner_t owner, long n, struct file_lock **rec)
 		spare = kmem_cache_alloc(owner_cache);
 		if (!spare)
 			return -ENOLCK;
+		/* a recycled record still holds its last owner's freed spare;
+		 * owner_free() below must not free that again when another
+		 * thread inserted this owner meanwhile */
+		spare->spare = NULL;
+		RV_INJECT("owner_charge_unlocked");
 		spin_lock(&b->lock);
 		a = owner_find(b, owner);
 		if (!a) {
@@ -344,7 +380,6 @@ static int owner_charge(fl_owner_t owner, long n, struct file_lock **rec)
 			spare = NULL;
 			a->owner = owner;
 			a->count = 0;
-			a->spare = NULL;
 			list_add(&a->link, &b->head);
 			b->idle++;
 		}
@@ -751,7 +786,7 @@ static void __locks_wake_up_blocks(struct file_lock *blocker)
 
 			/* retried by this thread once it dropped its locks */
 			locks_get_req(req);
-			list_add_tail(&req->grant_list, &lk_grants);
+			lk_queue_grant(req);
 		} else {
 			wake_up_all(&waiter->fl_wait);
 		}
@@ -980,6 +1015,9 @@ static __noinline struct file_lock_context *locks_new_lock_context(struct inode 
 		free(new); /* somebody else installed one: ctx is it */
 		return ctx;
 	}
+	spin_lock(&lk_ctx_lock);
+	list_add(&new->flc_all, &lk_ctx_list);
+	spin_unlock(&lk_ctx_lock);
 	__atomic_fetch_add(&lk_nr_ctx, 1, __ATOMIC_RELAXED);
 	return new;
 }
@@ -1005,7 +1043,12 @@ void locks_free_lock_context(struct inode *inode)
 		fprintf(stderr, "rcuvfs: locks: inode %llu freed with locks held\n",
 			(unsigned long long)ctx->flc_ino);
 	inode->i_flctx = NULL;
+	spin_lock(&lk_ctx_lock);
+	list_del_init(&ctx->flc_all);
+	spin_unlock(&lk_ctx_lock);
 	__atomic_fetch_sub(&lk_nr_ctx, 1, __ATOMIC_RELAXED);
+	if (ctx->flc_spare)
+		locks_free_record(ctx->flc_spare);
 	free(ctx);
 }
 
@@ -1209,7 +1252,7 @@ out_unlocked:
 #define LK_SLOW 1
 
 static __always_inline int posix_lock_fast(struct file_lock_context *ctx,
-					   struct file_lock *request)
+					   struct file_lock *request, bool may_have_waiters)
 {
 	struct file_lock *fl, *mine = NULL, *new_fl = NULL, *unused;
 	fl_owner_t owner = request->fl_owner;
@@ -1238,7 +1281,9 @@ static __always_inline int posix_lock_fast(struct file_lock_context *ctx,
 	}
 	if (!unlock) {
 		locks_copy_lock(new_fl, request);
-		locks_move_blocks(new_fl, request);
+		/* a request that never waited has no waiters of its own */
+		if (may_have_waiters)
+			locks_move_blocks(new_fl, request);
 		locks_insert_lock_ctx(new_fl, ctx, &ctx->flc_posix);
 	} else if (mine) {
 		if (mine->fl_start < request->fl_start || mine->fl_end > request->fl_end)
@@ -1301,26 +1346,37 @@ out:
 /* ------------------------------------------------------------------ */
 
 /*
- * Apply a flock request.  A conversion drops the old lock first (so a
- * refused LOCK_NB conversion leaves none, as Linux does).
+ * Apply a flock request (Linux 6.x flock_lock_inode).  A conversion drops
+ * the old lock first (so a refused LOCK_NB conversion leaves none, as Linux
+ * does).  The record comes from ctx->flc_spare when there is one, and a
+ * record that leaves the list becomes the spare when there is none, so a
+ * description that locks and unlocks in turn allocates nothing (Linux
+ * allocates before taking flc_lock; the spare is taken under it, and only
+ * without one is the lock dropped to allocate, before anything was looked
+ * at).
  */
-static int flock_lock_ctx(struct file_lock_context *ctx, struct file_lock *request)
+static __always_inline int __flock_lock_ctx(struct file_lock_context *ctx,
+					    struct file_lock *request, bool may_have_waiters)
 {
 	struct file_lock *new_fl = NULL, *old = NULL, *fl;
 	bool unlock = request->fl_type == F_UNLCK;
 	int error = 0;
 
 	rv_stat_inc(locks_flock_calls);
-	if (!unlock) {
-		/* not charged to the owner: see locks_free_lock */
-		new_fl = locks_alloc_lock();
-		if (!new_fl)
-			return -ENOMEM; /* flock_lock_inode's answer, not fcntl's ENOLCK */
-		new_fl->fl_flags = FL_FLOCK;
-		new_fl->fl_owner = request->fl_owner;
-	}
-
 	flc_lock(ctx);
+	if (!unlock) {
+		new_fl = ctx->flc_spare;
+		ctx->flc_spare = NULL;
+		if (unlikely(!new_fl)) {
+			flc_unlock(ctx);
+			new_fl = locks_alloc_lock();
+			if (!new_fl)
+				return -ENOMEM; /* flock_lock_inode's answer, not fcntl's ENOLCK */
+			flc_lock(ctx);
+		}
+		/* not charged to the owner: see locks_free_lock */
+		new_fl->fl_req = NULL;
+	}
 	list_for_each_entry(fl, &ctx->flc_flock, fl_list)
 	{
 		if (request->fl_file != fl->fl_file)
@@ -1354,12 +1410,25 @@ static int flock_lock_ctx(struct file_lock_context *ctx, struct file_lock *reque
 		error = -ECANCELED;
 		goto out;
 	}
-	/* flock_lock_inode (6.x): waiters move, the record goes to the tail */
+	/* flock_lock_inode (6.x): waiters move, the record goes to the tail;
+	 * a request that never waited has no waiters */
 	locks_copy_lock(new_fl, request);
-	locks_move_blocks(new_fl, request);
+	if (may_have_waiters)
+		locks_move_blocks(new_fl, request);
 	locks_insert_lock_ctx(new_fl, ctx, &ctx->flc_flock);
 	new_fl = NULL;
 out:
+	/* records off every list, in the constructed state: one is kept */
+	if (!ctx->flc_spare) {
+		if (old) {
+			locks_check_constructed(old);
+			ctx->flc_spare = old;
+			old = NULL;
+		} else if (new_fl) {
+			ctx->flc_spare = new_fl;
+			new_fl = NULL;
+		}
+	}
 	flc_unlock(ctx);
 	/* flock records are not charged (locks_free_lock) */
 	if (old)
@@ -1367,6 +1436,11 @@ out:
 	if (new_fl)
 		locks_free_record(new_fl);
 	return error;
+}
+
+static int flock_lock_ctx(struct file_lock_context *ctx, struct file_lock *request)
+{
+	return __flock_lock_ctx(ctx, request, true);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1381,7 +1455,7 @@ static __always_inline int locks_apply(struct file_lock_context *ctx, struct fil
 	if (fl->fl_flags & FL_FLOCK)
 		return flock_lock_ctx(ctx, fl);
 	if (!(fl->fl_flags & FL_DEFERRED)) {
-		error = posix_lock_fast(ctx, fl);
+		error = posix_lock_fast(ctx, fl, true);
 		if (error != LK_SLOW)
 			return error;
 	}
@@ -1424,7 +1498,7 @@ struct file_lock_req *locks_alloc_req(void (*grant)(struct file_lock_req *, int)
 	req->fl.fl_req = req;
 	req->state = FLR_IDLE;
 	req->refcount = 1;
-	INIT_LIST_HEAD(&req->grant_list);
+	req->grant_next = NULL;
 	req->grant = grant;
 	req->private = priv;
 	lk_xreq_add(&req->fl);
@@ -1473,12 +1547,13 @@ static void locks_retry_req(struct file_lock_req *req)
 }
 
 /* Run this thread's grant queue; nested grants are appended to it. */
-static void locks_run_grants(struct list_head *q)
+static void locks_run_grants(void)
 {
-	while (!list_empty(q)) {
-		struct file_lock_req *req = list_first_entry(q, struct file_lock_req, grant_list);
+	struct file_lock_req *req;
 
-		list_del_init(&req->grant_list);
+	while ((req = lk_grant_head) != NULL) {
+		lk_grant_head = req->grant_next;
+		req->grant_next = NULL;
 		locks_retry_req(req);
 		locks_put_req(req);
 	}
@@ -1646,14 +1721,65 @@ int flock_check_cmd(unsigned int cmd)
 	return -EINVAL;
 }
 
-int flock_lock_file(struct file *filp, unsigned int cmd, pid_t pid, struct file_lock_req *req)
+/*
+ * LOCK_NB and LOCK_UN (which never wait): flock_lock_inode_wait without
+ * the waiter bookkeeping.  The request never enters the blocker tree, so
+ * it has no waiters to move and no block to delete; it sets only the
+ * fields flock_lock_ctx reads.
+ */
+static __noinline int flock_nowait(struct file *filp, int type, pid_t pid)
+{
+	struct file_lock_context *ctx;
+	struct file_lock fl;
+	struct lk_call c;
+	int error;
+
+	/* flock_lock_inode: no context, no memory (an unlock has nothing to do) */
+	ctx = locks_get_lock_context(filp->f_inode, type);
+	if (!ctx)
+		return type == F_UNLCK ? 0 : -ENOMEM;
+	fl.fl_flags = FL_FLOCK;
+	fl.fl_type = type;
+	fl.fl_pid = pid;
+	fl.fl_file = filp;
+	fl.fl_owner = filp;
+	fl.fl_start = 0;
+	fl.fl_end = OFFSET_MAX;
+	lk_enter(&c);
+	error = __flock_lock_ctx(ctx, &fl, false);
+	lk_exit(&c);
+	return error;
+}
+
+/* LOCK_SH/LOCK_EX without LOCK_NB: deferred (req) or sleeping. */
+static __noinline int flock_wait(struct file *filp, int type, pid_t pid, struct file_lock_req *req)
 {
 	struct file_lock fl;
-	bool nb = cmd & LOCK_NB;
-	int type = flock_check_cmd(cmd);
 
-	if (type)
-		return type < 0 ? type : 0; /* LOCK_MAND: ignored */
+	if (req) {
+		__locks_init_lock(&req->fl);
+		req->fl.fl_req = req;
+		req->fl.fl_flags = FL_FLOCK;
+		req->fl.fl_type = type;
+		req->fl.fl_pid = pid;
+		req->fl.fl_start = 0;
+		req->fl.fl_end = OFFSET_MAX;
+		return locks_submit_req(filp, req);
+	}
+	__locks_init_lock(&fl);
+	fl.fl_flags = FL_FLOCK | FL_SLEEP;
+	fl.fl_type = type;
+	fl.fl_pid = pid;
+	/* flock_lock_inode_wait without a second check of filp */
+	return __lk_lock_file_wait(filp, &fl, FL_FLOCK, NULL);
+}
+
+int flock_lock_file(struct file *filp, unsigned int cmd, pid_t pid, struct file_lock_req *req)
+{
+	int type;
+
+	/* flock_check_cmd's answers: LOCK_MAND (never one of the three) is
+	 * ignored, anything else but LOCK_SH, LOCK_EX, LOCK_UN is -EINVAL */
 	switch (cmd & ~LOCK_NB) {
 	case LOCK_SH:
 		type = F_RDLCK;
@@ -1665,29 +1791,13 @@ int flock_lock_file(struct file *filp, unsigned int cmd, pid_t pid, struct file_
 		type = F_UNLCK;
 		break;
 	default:
-		return -EINVAL;
+		return (cmd & LOCK_MAND) ? 0 : -EINVAL;
 	}
 	if (!lk_file_ok(filp) || !(filp->f_mode & (FMODE_READ | FMODE_WRITE)))
 		return -EBADF;
-	if (req && !nb && type != F_UNLCK) {
-		__locks_init_lock(&req->fl);
-		req->fl.fl_req = req;
-		req->fl.fl_flags = FL_FLOCK;
-		req->fl.fl_type = type;
-		req->fl.fl_pid = pid;
-		req->fl.fl_start = 0;
-		req->fl.fl_end = OFFSET_MAX;
-		return locks_submit_req(filp, req);
-	}
-	if (nb || type == F_UNLCK)
-		locks_init_nowait_request(&fl);
-	else
-		__locks_init_lock(&fl);
-	fl.fl_flags = FL_FLOCK | (nb ? 0 : FL_SLEEP);
-	fl.fl_type = type;
-	fl.fl_pid = pid;
-	/* flock_lock_inode_wait without a second check of filp */
-	return __lk_lock_file_wait(filp, &fl, FL_FLOCK, NULL);
+	if ((cmd & LOCK_NB) || type == F_UNLCK)
+		return flock_nowait(filp, type, pid);
+	return flock_wait(filp, type, pid, req);
 }
 
 /* struct flock -> [fl_start, fl_end] (flock_to_posix_lock in Linux). */
@@ -1696,23 +1806,25 @@ static __always_inline int flock_to_posix_lock(struct file *filp, struct file_lo
 {
 	int64_t start;
 
-	switch (l->l_whence) {
-	case SEEK_SET:
-		start = 0;
-		break;
-	case SEEK_CUR:
-		start = READ_ONCE(filp->f_pos);
-		break;
-	case SEEK_END:
-		start = READ_ONCE(filp->f_inode->i_size);
-		break;
-	default:
-		return -EINVAL;
+	if (likely(l->l_whence == SEEK_SET)) {
+		/* base 0: l_start > OFFSET_MAX - 0 never holds */
+		start = l->l_start;
+	} else {
+		switch (l->l_whence) {
+		case SEEK_CUR:
+			start = READ_ONCE(filp->f_pos);
+			break;
+		case SEEK_END:
+			start = READ_ONCE(filp->f_inode->i_size);
+			break;
+		default:
+			return -EINVAL;
+		}
+		if (l->l_start > OFFSET_MAX - start)
+			return -EOVERFLOW;
+		start += l->l_start;
 	}
 	/* POSIX-2001 defines negative lengths: the range ends before start */
-	if (l->l_start > OFFSET_MAX - start)
-		return -EOVERFLOW;
-	start += l->l_start;
 	if (start < 0)
 		return -EINVAL;
 	if (l->l_len > 0) {
@@ -1802,20 +1914,77 @@ int fcntl_getlk(struct file *filp, unsigned int cmd, struct flock *l, fl_owner_t
 	return 0;
 }
 
-int fcntl_setlk(struct file *filp, unsigned int cmd, const struct flock *l, fl_owner_t owner, pid_t pid,
-		struct file_lock_req *req)
+/*
+ * fcntl_setlk for F_SETLK and F_OFD_SETLK without a req: the same checks in
+ * the same order, then posix_lock_fast and, when it declines, the general
+ * walk.  A request that cannot wait never enters the blocker tree, so it
+ * has no waiters to move and no block to delete (locks_lock_wait's
+ * locks_delete_block finds nothing for it); the request on the stack sets
+ * only the fields the fast path reads, and the rest before the general walk.
+ */
+/* The general walk for __fcntl_setlk_nowait's request, passed by value so
+ * that the fast path can keep the request's fields in registers. */
+static __noinline int posix_setlk_slow(struct file_lock_context *ctx, struct file_lock fl)
+{
+	fl.fl_blocker = NULL;
+	INIT_LIST_HEAD(&fl.fl_blocked_requests);
+	fl.fl_ctx = NULL;
+	fl.fl_req = NULL;
+	return posix_lock_ctx(ctx, &fl, NULL);
+}
+
+int __fcntl_setlk_nowait(struct file *filp, bool ofd, const struct flock *l, fl_owner_t owner,
+			 pid_t pid)
+{
+	struct file_lock_context *ctx;
+	struct file_lock fl;
+	struct lk_call c;
+	int error;
+
+	if (!lk_file_ok(filp))
+		return -EBADF;
+	error = flock_to_posix_lock(filp, &fl, l);
+	if (error)
+		return error;
+	if ((fl.fl_type == F_RDLCK && !(filp->f_mode & FMODE_READ)) ||
+	    (fl.fl_type == F_WRLCK && !(filp->f_mode & FMODE_WRITE)))
+		return -EBADF;
+	fl.fl_flags = FL_POSIX;
+	fl.fl_owner = owner;
+	fl.fl_pid = pid;
+	if (ofd) {
+		if (l->l_pid != 0)
+			return -EINVAL;
+		fl.fl_flags |= FL_OFDLCK;
+		fl.fl_owner = filp;
+		fl.fl_pid = -1;
+	}
+	fl.fl_file = filp;
+	/* posix_lock_inode: no context, no memory (an unlock has nothing to do) */
+	ctx = locks_get_lock_context(filp->f_inode, fl.fl_type);
+	if (!ctx)
+		return fl.fl_type == F_UNLCK ? 0 : -ENOMEM;
+	lk_enter(&c);
+	error = posix_lock_fast(ctx, &fl, false);
+	if (error == LK_SLOW)
+		error = posix_setlk_slow(ctx, fl);
+	lk_exit(&c);
+	return error;
+}
+
+/* Every fcntl_setlk (the F_SETLK and F_OFD_SETLK without a req go to
+ * __fcntl_setlk_nowait from the inline in locks.h). */
+int __fcntl_setlk(struct file *filp, unsigned int cmd, const struct flock *l, fl_owner_t owner,
+		  pid_t pid, struct file_lock_req *req)
 {
 	struct file_lock local, *fl = req ? &req->fl : &local;
 	int error;
 
-	if (cmd != F_SETLK && cmd != F_SETLKW && cmd != F_OFD_SETLK && cmd != F_OFD_SETLKW)
+	if (cmd != F_SETLKW && cmd != F_OFD_SETLK && cmd != F_OFD_SETLKW && cmd != F_SETLK)
 		return -EINVAL;
 	if (!lk_file_ok(filp))
 		return -EBADF;
-	if (req || cmd == F_SETLKW || cmd == F_OFD_SETLKW)
-		__locks_init_lock(fl);
-	else
-		locks_init_nowait_request(fl);
+	__locks_init_lock(fl);
 	if (req)
 		fl->fl_req = req;
 	error = flock_to_posix_lock(filp, fl, l);
@@ -1843,6 +2012,7 @@ int fcntl_setlk(struct file *filp, unsigned int cmd, const struct flock *l, fl_o
 	/* posix_lock_file without a second check of filp */
 	return __lk_lock_file_wait(filp, fl, FL_POSIX, NULL);
 }
+
 
 void locks_remove_posix(struct file *filp, fl_owner_t owner)
 {
@@ -2398,6 +2568,7 @@ static int locks_init(void)
 
 static int locks_teardown(void)
 {
+	struct file_lock_context *ctx;
 	int ret = 0;
 	long held = locks_count_held(), blocked = locks_count_blocked();
 
@@ -2423,6 +2594,15 @@ static int locks_teardown(void)
 			owner_free(a);
 		}
 	}
+	spin_lock(&lk_ctx_lock);
+	list_for_each_entry(ctx, &lk_ctx_list, flc_all)
+	{
+		if (ctx->flc_spare) {
+			locks_free_record(ctx->flc_spare);
+			ctx->flc_spare = NULL;
+		}
+	}
+	spin_unlock(&lk_ctx_lock);
 	if (owner_cache && kmem_cache_destroy(owner_cache))
 		ret = -EBUSY;
 	owner_cache = NULL;

@@ -96,7 +96,7 @@ struct file_lock_req {
 	struct file_lock fl;	     /* the request; fl.fl_req == this */
 	int state;		     /* enum file_lock_req_state; atomic */
 	int refcount;		     /* atomic: caller + engine */
-	struct list_head grant_list; /* on a thread's pending-grant queue */
+	struct file_lock_req *grant_next; /* a thread's pending-grant queue */
 	/* Called once, with no lock-list lock held, when the request completes
 	 * after having been deferred: result 0 (lock held) or -errno. */
 	void (*grant)(struct file_lock_req *req, int result);
@@ -154,8 +154,19 @@ int locks_test_lock(struct file *filp, struct flock *l, fl_owner_t owner);
  * fcntl: -EAGAIN, -EACCES never (Linux gives EAGAIN), -EDEADLK, -EINTR,
  * -EINVAL, -EBADF (mode does not permit the lock type), -EOVERFLOW, -ENOLCK.
  */
-int fcntl_setlk(struct file *filp, unsigned int cmd, const struct flock *fl, fl_owner_t owner, pid_t pid,
-		struct file_lock_req *req);
+int __fcntl_setlk(struct file *filp, unsigned int cmd, const struct flock *fl, fl_owner_t owner,
+		  pid_t pid, struct file_lock_req *req);
+/* F_SETLK / F_OFD_SETLK without a req (the request can never wait). */
+int __fcntl_setlk_nowait(struct file *filp, bool ofd, const struct flock *fl, fl_owner_t owner,
+			 pid_t pid);
+static inline int fcntl_setlk(struct file *filp, unsigned int cmd, const struct flock *fl,
+			      fl_owner_t owner, pid_t pid, struct file_lock_req *req)
+{
+	/* inline: a caller's constant cmd picks the path at compile time */
+	if (!req && (cmd == F_SETLK || cmd == F_OFD_SETLK))
+		return __fcntl_setlk_nowait(filp, cmd == F_OFD_SETLK, fl, owner, pid);
+	return __fcntl_setlk(filp, cmd, fl, owner, pid, req);
+}
 
 /* ---- the kernel-internal level ------------------------------------------ */
 

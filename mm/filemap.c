@@ -52,6 +52,11 @@ void mm_file_put(struct file *file)
 	fput(file);
 }
 
+void mm_file_put_deferred(struct file *file)
+{
+	fput_deferred(file);
+}
+
 struct address_space *mm_file_mapping(struct file *file)
 {
 	return file->f_mapping;

@@ -88,7 +88,7 @@ int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
 		if (ret) {
 			if (tmp->vm_file)
 				mm_file_put(tmp->vm_file);
-			kmem_cache_free(vm_area_cachep, tmp);
+			vm_area_free_unpublished(tmp);
 			break;
 		}
 		ret = vma_tree_append(mm, tmp);
@@ -96,7 +96,7 @@ int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
 			unlink_anon_vmas(tmp);
 			if (tmp->vm_file)
 				mm_file_put(tmp->vm_file);
-			kmem_cache_free(vm_area_cachep, tmp);
+			vm_area_free_unpublished(tmp);
 			break;
 		}
 		vma_link_file(tmp);

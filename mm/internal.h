@@ -8,6 +8,7 @@
 #include "mm/mm.h"
 
 extern struct kmem_cache *vm_area_cachep;
+extern struct kmem_cache *vma_lock_cachep;
 extern struct kmem_cache *mm_cachep;
 extern struct kmem_cache *anon_vma_cachep;
 extern struct kmem_cache *anon_vma_chain_cachep;
@@ -208,7 +209,9 @@ bool pte_maps_folio(struct mm_struct *mm, unsigned long addr, struct folio *foli
 /* mm/mmap.c */
 struct vm_area_struct *vm_area_alloc(struct mm_struct *mm);
 struct vm_area_struct *vm_area_dup(struct vm_area_struct *orig);
-void vm_area_free(struct vm_area_struct *vma);   /* RCU-deferred */
+void vm_area_free(struct vm_area_struct *vma);   /* per vm_area_cache (mmap.c) */
+/* A VMA that never entered the tree (no reader can hold it): freed now. */
+void vm_area_free_unpublished(struct vm_area_struct *vma);
 void vma_link_file(struct vm_area_struct *vma);
 void vma_unlink_file(struct vm_area_struct *vma);
 /* Append a VMA at the end of the tree (fork builds the child this way). */
@@ -230,6 +233,13 @@ int __mm_populate(struct mm_struct *mm, unsigned long start, unsigned long len,
 /* mm/filemap.c: the file side (VFS page cache) */
 void mm_file_get(struct file *file);
 void mm_file_put(struct file *file);
+/*
+ * The kernel's fput under mmap_lock (remove_vma, mmap's error path,
+ * shmem_zero_setup): a last reference is torn down at task_work_run(),
+ * which vm_munmap, vm_mmap and exit_mmap call after dropping mmap_lock;
+ * so a shmem inode is evicted (inode_sb_list_del) outside mmap_lock.
+ */
+void mm_file_put_deferred(struct file *file);
 /* Whether file can be mapped with these VM_ flags; 0 or -errno. */
 int mm_file_mmap_check(struct file *file, unsigned long vm_flags);
 /* The file's address_space, for vm_mapping. */

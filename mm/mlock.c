@@ -37,10 +37,21 @@ static int mlock_range(struct mm_struct *mm, unsigned long start, unsigned long 
 	unsigned long end;
 	int ret;
 
+	/*
+	 * do_mlock / munlock and apply_vma_lock_flags (Linux 6.9, the same in
+	 * 6.18): a length that page rounding wraps to 0 locks nothing and
+	 * succeeds; a range whose end wraps past the top of the address space
+	 * is EINVAL; one past TASK_SIZE has no VMA there, ENOMEM.  (An
+	 * unprivileged mlock checks RLIMIT_MEMLOCK first and answers ENOMEM
+	 * for a wrapping length; the model has no rlimit and answers as a
+	 * caller with CAP_IPC_LOCK, as munlock always does.)
+	 */
 	len = (len + (start & ~PAGE_MASK) + PAGE_SIZE - 1) & PAGE_MASK;
 	start &= PAGE_MASK;
 	end = start + len;
-	if (end < start || end > TASK_SIZE)
+	if (end < start)
+		return -EINVAL;
+	if (end > TASK_SIZE)
 		return -ENOMEM;
 	if (!len)
 		return 0;

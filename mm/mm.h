@@ -14,12 +14,15 @@
  *   mm->mmap_lock (rw_semaphore)   the VMA tree and every VMA's bounds, flags,
  *                                  pgoff and file; held for write by mmap,
  *                                  munmap, mprotect, fork (both mms), exit.
- *   vma->vm_lock (per-VMA lock)    a fault holds it for read instead of
- *                                  mmap_lock; a writer of the VMA (holding
- *                                  mmap_lock for write) marks it write-locked
- *                                  with vma_start_write(): vm_lock_seq =
- *                                  mm_lock_seq.  mmap_write_unlock() bumps
- *                                  mm_lock_seq and so unlocks every VMA at once.
+ *   per-VMA lock                   vma->vm_lock (vma_lock=rwsem) or
+ *                                  vma->vm_refcnt (vma_lock=refcnt): a fault
+ *                                  holds it for read instead of mmap_lock; a
+ *                                  writer of the VMA (holding mmap_lock for
+ *                                  write) waits for its readers and marks it
+ *                                  write-locked with vma_start_write():
+ *                                  vm_lock_seq = mm_lock_seq.
+ *                                  mmap_write_unlock() bumps mm_lock_seq and
+ *                                  so unlocks every VMA at once.
  *   anon_vma->root->rwsem          the anon_vma_chain lists of one anon_vma tree.
  *   mm->page_table_lock (spinlock) population of the top level, first
  *                                  assignment of vma->anon_vma.
@@ -28,8 +31,10 @@
  *   mm->tlb_flush_lock (spinlock)  a TLB flush that waits for translations
  *                                  in use (taken under ptl; takes nothing).
  * Lock-free:
- *   - the VMA tree under rcu_read_lock (lookups re-validate under the VMA lock;
- *     VMAs and the tree's arrays are freed through RCU);
+ *   - the VMA tree under rcu_read_lock (lookups re-validate under the VMA lock:
+ *     the tree's arrays are freed through RCU, VMAs too or, with
+ *     vm_area_cache=typesafe, reused at once from a SLAB_TYPESAFE_BY_RCU
+ *     cache, so that the VMA locked may no longer be the one looked up);
  *   - page-table walks under rcu_read_lock (page-table pages are freed through
  *     RCU after being unhooked under mmap_lock held for write);
  *   - PTEs are atomic 64-bit words: the model "hardware" sets ACCESSED/DIRTY
@@ -160,12 +165,45 @@ struct vm_area_struct {
 	struct anon_vma *anon_vma;
 	struct list_head anon_vma_chain;   /* anon_vma_chain.same_vma, same rules */
 	/* per-VMA lock (Linux 6.4): write-locked while vm_lock_seq == mm_lock_seq */
-	int vm_lock_seq;                   /* written under vm_lock (write) + mmap_lock (write) */
-	bool detached;                     /* removed from the tree; under vm_lock (write) */
-	struct rw_semaphore vm_lock;
+	int vm_lock_seq;                   /* written by the writer holding mmap_lock (write)
+					    * with the VMA's readers drained */
+	/* vma_lock=rwsem (6.4-6.14): the rw_semaphore comes from its own cache,
+	 * vma_lock_cachep (6.4's "mm: separate vma->lock from vm_area_struct"),
+	 * allocated and freed with the VMA */
+	bool detached;                     /* rwsem: removed from the tree; VMA write-locked */
+	struct vma_lock *vm_lock;
 	struct list_head shared;           /* on vm_mapping's i_mmap list */
 	struct rcu_head rcu;
+	/*
+	 * vma_lock=refcnt (6.15's vm_refcnt): 0 detached (not in the tree), 1
+	 * attached, +1 per reader, +VMA_LOCK_OFFSET while a writer drains the
+	 * readers.  Atomic.  Last, so that vm_area_dup and vm_area_alloc can
+	 * copy or clear everything before it: with vm_area_cache=typesafe a
+	 * stale reader may try to take a reference on the object at any time,
+	 * and it must keep reading 0 until the VMA is attached.
+	 */
+	int vm_refcnt;
 };
+
+struct vma_lock {
+	struct rw_semaphore lock;
+};
+
+/*
+ * vm_refcnt's writer bit and the readers' limit (include/linux/mm_types.h,
+ * 6.15): readers stop below VMA_LOCK_OFFSET, so a reader's inc-not-zero
+ * fails while a writer has added it.
+ */
+#define VMA_LOCK_OFFSET 0x40000000
+#define VMA_REF_LIMIT	(VMA_LOCK_OFFSET - 1)
+
+/* A VMA out of the tree (munmap, merge, exit), or not yet in it. */
+static inline bool vma_is_detached(const struct vm_area_struct *vma)
+{
+	if (rv_sw.vma_lock == VMA_LOCK_REFCNT)
+		return __atomic_load_n(&vma->vm_refcnt, __ATOMIC_ACQUIRE) == 0;
+	return READ_ONCE(vma->detached);
+}
 
 static inline bool vma_is_anonymous(const struct vm_area_struct *vma)
 {
@@ -233,6 +271,9 @@ struct mm_struct {
 	int tlb_epoch __attribute__((aligned(64))); /* atomic; flipped under tlb_flush_lock */
 	long tlb_users[2];                 /* atomic: sections open, by epoch & 1 */
 	spinlock_t tlb_flush_lock;         /* serializes flushes that must wait */
+	/* vma_lock=refcnt: a writer waits here for a VMA's readers to drain
+	 * (the kernel's rcuwait mm->vma_writer_wait) */
+	struct wait_queue_head vma_writer_wait;
 };
 
 /* ------------------------------------------------------------------ */
@@ -280,36 +321,32 @@ static inline void mmap_assert_write_locked(struct mm_struct *mm)
 }
 
 /*
- * Try to read-lock a VMA without mmap_lock.  Fails (false) when the VMA is
- * write-locked (its vm_lock_seq equals the mm's sequence) or its lock is
- * contended.  The recheck after the trylock pairs with vma_start_write's
- * store of vm_lock_seq under the write lock.
+ * Read-lock a VMA without mmap_lock, against the caller's mm (a VMA of a
+ * typesafe cache may belong to another mm by now): 0, -EBUSY when it is
+ * write-locked or contended (fall back to mmap_lock), -EAGAIN when it is
+ * detached (vma_lock=refcnt only: look it up again).  Called under
+ * rcu_read_lock.
+ *
+ * rwsem (6.4-6.14 vma_start_read): a trylock of vm_lock between two
+ * checks of vm_lock_seq against mm_lock_seq; the recheck pairs with
+ * vma_start_write's store of vm_lock_seq under the write lock.
+ *
+ * refcnt (6.15 vma_start_read in include/linux/mm.h, since 6.16
+ * mm/mmap_lock.c): the early sequence check, then
+ * __refcount_inc_not_zero_limited_acquire(vm_refcnt, VMA_REF_LIMIT), which
+ * fails on a detached VMA (0: -EAGAIN) and while a writer holds
+ * VMA_LOCK_OFFSET, then the sequence again.  A VMA now attached to another
+ * mm is dropped here after pinning that mm (mmgrab): vma_refcount_put
+ * wakes the VMA's mm, which could otherwise be freed under it (the fix
+ * "mm: fix a UAF when vma->mm is freed after vma->vm_refcnt got dropped").
  */
+int __vma_start_read(struct mm_struct *mm, struct vm_area_struct *vma);
+/* Drop a read lock (vma_refcount_put for refcnt). */
+void vma_end_read(struct vm_area_struct *vma);
+/* A read lock on the caller's own VMA, or false (tests, and the API). */
 static inline bool vma_start_read(struct vm_area_struct *vma)
 {
-	struct mm_struct *mm = vma->vm_mm;
-
-	if (READ_ONCE(vma->vm_lock_seq) == smp_load_acquire(&mm->mm_lock_seq))
-		return false;
-	if (!down_read_trylock(&vma->vm_lock))
-		return false;
-	rv_sched_point("vma_start_read: locked, before the recheck");
-	if (unlikely(READ_ONCE(vma->vm_lock_seq) == smp_load_acquire(&mm->mm_lock_seq))) {
-		up_read(&vma->vm_lock);
-		return false;
-	}
-	return true;
-}
-static inline void vma_end_read(struct vm_area_struct *vma)
-{
-	/*
-	 * Once our reader count is gone a writer may free the VMA (through
-	 * call_rcu); up_read may still touch the semaphore's wait_lock after
-	 * that, so keep the memory alive across it, as the kernel does.
-	 */
-	rcu_read_lock();
-	up_read(&vma->vm_lock);
-	rcu_read_unlock();
+	return __vma_start_read(vma->vm_mm, vma) == 0;
 }
 /* Caller holds mmap_lock for write.  Waits for readers of the VMA to leave. */
 void vma_start_write(struct vm_area_struct *vma);
@@ -350,6 +387,11 @@ struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr);
 struct vm_area_struct *vma_lookup(struct mm_struct *mm, unsigned long addr);
 /* The VMA containing addr, read-locked, found without mmap_lock; NULL: fall back. */
 struct vm_area_struct *lock_vma_under_rcu(struct mm_struct *mm, unsigned long addr);
+#ifdef RCUVFS_EXPLORE
+/* Test-only, explorer build: lock_vma_under_rcu without its range check
+ * once the lock is held (vm_mm is still checked).  Reset by mm's init. */
+void lock_vma_under_rcu_norecheck_for_test(bool on);
+#endif
 /* Lookup under RCU only (caller in rcu_read_lock; result may be stale). */
 struct vm_area_struct *find_vma_rcu(struct mm_struct *mm, unsigned long addr);
 int mm_map_count(struct mm_struct *mm);

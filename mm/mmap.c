@@ -11,8 +11,17 @@
  *     holding its per-VMA read lock never see it change under them.
  *   - New VMAs are born write-locked: vm_lock_seq = mm->mm_lock_seq of the
  *     mmap_lock write section that creates them (they never take vm_lock).
- *   - Lookups without mmap_lock (lock_vma_under_rcu) run under RCU; VMAs and
- *     retired tree arrays are freed through RCU.
+ *   - The per-VMA lock is vma_lock=rwsem (6.4-6.14: an rw_semaphore from
+ *     vma_lock_cachep) or vma_lock=refcnt (6.15: vm_refcnt; a VMA is
+ *     attached, refcount 1, when it enters the tree and detached, 0, when
+ *     it leaves; vma_start_write and vma_mark_detached add VMA_LOCK_OFFSET
+ *     and sleep on mm->vma_writer_wait until the readers are gone).
+ *   - Lookups without mmap_lock (lock_vma_under_rcu) run under RCU; retired
+ *     tree arrays are freed through RCU.  VMAs are freed after a grace
+ *     period (vm_area_cache=rcu, sheaves) or at once into a
+ *     SLAB_TYPESAFE_BY_RCU cache (typesafe, typesafe-sheaves): a VMA found
+ *     under RCU may then be another VMA by the time it is locked, which
+ *     lock_vma_under_rcu rechecks (mm and range) once it holds the lock.
  *   - mm_users / mm_count are atomics; the last mmput tears the address
  *     space down (exit_mmap), the last mmdrop frees the struct.
  */
@@ -23,6 +32,7 @@
 #include <sys/mman.h>
 
 struct kmem_cache *vm_area_cachep;
+struct kmem_cache *vma_lock_cachep; /* vma_lock=rwsem: 6.4-6.14's vma_lock_cachep */
 struct kmem_cache *mm_cachep;
 struct kmem_cache *anon_vma_cachep;
 struct kmem_cache *anon_vma_chain_cachep;
@@ -39,6 +49,8 @@ struct kmem_cache *vma_node_cachep;
 long mm_live;
 
 RV_STAT_DEFINE(vma_write_locks, "VMAs write-locked by vma_start_write (slow path taken)");
+RV_STAT_DEFINE(vma_detach_waits,
+	       "vma_mark_detached found a reader's temporary reference and waited (vma_lock=refcnt)");
 RV_STAT_DEFINE(vma_merges, "VMAs merged into a neighbour");
 RV_STAT_DEFINE(vma_splits, "VMA splits");
 RV_STAT_DEFINE(mm_bad_rss, "mm_structs freed with a non-zero RSS counter (bug)");
@@ -46,6 +58,36 @@ RV_STAT_DEFINE(mm_bad_rss, "mm_structs freed with a non-zero RSS counter (bug)")
 /* ------------------------------------------------------------------ */
 /* per-VMA write lock                                                  */
 /* ------------------------------------------------------------------ */
+
+/*
+ * vm_refcnt's writer side (mm/memory.c, 6.15; mm/mmap_lock.c since 6.16).
+ * __vma_enter_locked adds VMA_LOCK_OFFSET unless the count is 0 (a
+ * detached VMA: only vma_mark_attached raises it, and mmap_lock excludes
+ * that), which makes every later reader's limited inc-not-zero fail, then
+ * sleeps until only the writer (and the tree's reference, unless detaching)
+ * is left.  __vma_exit_locked takes the offset off again; it returns true
+ * when that left 0, i.e. the VMA is detached.
+ */
+static bool __vma_enter_locked(struct vm_area_struct *vma, bool detaching)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	int tgt = VMA_LOCK_OFFSET + (detaching ? 0 : 1);
+	int old = __atomic_load_n(&vma->vm_refcnt, __ATOMIC_RELAXED);
+
+	do {
+		if (!old)
+			return false;
+	} while (!__atomic_compare_exchange_n(&vma->vm_refcnt, &old, old + VMA_LOCK_OFFSET, true,
+					      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
+	wait_event(&mm->vma_writer_wait,
+		   __atomic_load_n(&vma->vm_refcnt, __ATOMIC_ACQUIRE) == tgt);
+	return true;
+}
+
+static bool __vma_exit_locked(struct vm_area_struct *vma)
+{
+	return __atomic_sub_fetch(&vma->vm_refcnt, VMA_LOCK_OFFSET, __ATOMIC_ACQ_REL) == 0;
+}
 
 void vma_start_write(struct vm_area_struct *vma)
 {
@@ -55,34 +97,106 @@ void vma_start_write(struct vm_area_struct *vma)
 	if (vma->vm_lock_seq == seq)
 		return; /* already write-locked in this mmap_lock section */
 	RV_INJECT("vma_start_write"); /* about to wait for the VMA's readers */
-	/* wait for the VMA's readers (faults) to leave, then mark it */
-	down_write(&vma->vm_lock);
-	WRITE_ONCE(vma->vm_lock_seq, seq);
-	up_write(&vma->vm_lock);
+	if (rv_sw.vma_lock == VMA_LOCK_REFCNT) {
+		/* __vma_start_write (6.15): a detached VMA has no readers to wait for */
+		bool locked = __vma_enter_locked(vma, false);
+
+		WRITE_ONCE(vma->vm_lock_seq, seq);
+		if (locked)
+			__vma_exit_locked(vma); /* stays attached: the tree's reference */
+	} else {
+		/* wait for the VMA's readers (faults) to leave, then mark it */
+		down_write(&vma->vm_lock->lock);
+		WRITE_ONCE(vma->vm_lock_seq, seq);
+		up_write(&vma->vm_lock->lock);
+	}
 	rv_stat_inc(vma_write_locks);
+}
+
+/*
+ * vma_mark_attached / vma_mark_detached (include/linux/mm.h and
+ * mm/memory.c, 6.15): a VMA entering the tree gets its reference (a
+ * release store of 1: a reader that takes a reference sees the VMA
+ * initialized); one leaving drops it and, if a reader still holds a
+ * temporary reference (it will see the VMA write-locked, or of another mm,
+ * and drop it), waits for it.  vma_lock=rwsem keeps the detached flag.
+ */
+static void vma_mark_attached(struct vm_area_struct *vma)
+{
+	if (rv_sw.vma_lock == VMA_LOCK_REFCNT)
+		__atomic_store_n(&vma->vm_refcnt, 1, __ATOMIC_RELEASE);
+	else
+		WRITE_ONCE(vma->detached, false);
+}
+
+static void vma_mark_detached(struct vm_area_struct *vma)
+{
+	if (rv_sw.vma_lock != VMA_LOCK_REFCNT) {
+		WRITE_ONCE(vma->detached, true);
+		return;
+	}
+	if (__atomic_sub_fetch(&vma->vm_refcnt, 1, __ATOMIC_ACQ_REL) != 0) {
+		rv_stat_inc(vma_detach_waits);
+		if (__vma_enter_locked(vma, true))
+			__vma_exit_locked(vma);
+	}
 }
 
 /* ------------------------------------------------------------------ */
 /* VMA objects                                                         */
 /* ------------------------------------------------------------------ */
 
+static bool vm_area_typesafe(void)
+{
+	return rv_sw.vm_area_cache == VM_AREA_CACHE_TYPESAFE ||
+	       rv_sw.vm_area_cache == VM_AREA_CACHE_TYPESAFE_SHEAVES;
+}
+
+/*
+ * Everything up to vm_refcnt; vm_refcnt itself is left alone, at 0: a VMA
+ * being set up is detached, and a stale reader of a typesafe cache that
+ * tries it fails its inc-not-zero (6.15's vma_init clears the object, its
+ * vm_area_init_from copies field by field for the same reason).
+ */
+#define VMA_BEFORE_REFCNT offsetof(struct vm_area_struct, vm_refcnt)
+
+/* 6.4-6.14 vma_lock_alloc: the rw_semaphore from its own cache */
+static int vma_lock_alloc(struct vm_area_struct *vma)
+{
+	vma->vm_lock = NULL;
+	if (rv_sw.vma_lock != VMA_LOCK_RWSEM)
+		return 0;
+	vma->vm_lock = kmem_cache_alloc(vma_lock_cachep);
+	if (!vma->vm_lock)
+		return -ENOMEM;
+	init_rwsem(&vma->vm_lock->lock);
+	return 0;
+}
+
 static void vma_init_common(struct vm_area_struct *vma, struct mm_struct *mm)
 {
 	vma->vm_mm = mm;
 	INIT_LIST_HEAD(&vma->anon_vma_chain);
 	INIT_LIST_HEAD(&vma->shared);
-	init_rwsem(&vma->vm_lock);
-	vma->detached = false;
+	vma->detached = true; /* until it enters the tree */
 	/* born write-locked: the caller holds mmap_lock for write */
 	vma->vm_lock_seq = mm->mm_lock_seq;
 }
 
 struct vm_area_struct *vm_area_alloc(struct mm_struct *mm)
 {
-	struct vm_area_struct *vma = kmem_cache_zalloc(vm_area_cachep);
+	struct vm_area_struct *vma = kmem_cache_alloc(vm_area_cachep);
 
 	if (!vma)
 		return NULL;
+	memset(vma, 0, VMA_BEFORE_REFCNT);
+	/* 0 already if the object was a VMA (freed detached); a stale reader
+	 * never changes a 0, so storing it races with nobody */
+	__atomic_store_n(&vma->vm_refcnt, 0, __ATOMIC_RELAXED);
+	if (vma_lock_alloc(vma)) {
+		kmem_cache_free(vm_area_cachep, vma);
+		return NULL;
+	}
 	vma_init_common(vma, mm);
 	return vma;
 }
@@ -93,33 +207,71 @@ struct vm_area_struct *vm_area_dup(struct vm_area_struct *orig)
 
 	if (!vma)
 		return NULL;
-	memcpy(vma, orig, sizeof(*vma));
+	memcpy(vma, orig, VMA_BEFORE_REFCNT);
+	__atomic_store_n(&vma->vm_refcnt, 0, __ATOMIC_RELAXED);
+	if (vma_lock_alloc(vma)) {
+		kmem_cache_free(vm_area_cachep, vma);
+		return NULL;
+	}
 	vma_init_common(vma, orig->vm_mm);
 	if (vma->vm_file)
 		mm_file_get(vma->vm_file);
 	return vma;
 }
 
-static void vm_area_free_rcu(struct rcu_head *head)
+static void __vm_area_free(struct vm_area_struct *vma)
 {
-	struct vm_area_struct *vma = container_of(head, struct vm_area_struct, rcu);
-
+	if (vma->vm_lock)
+		kmem_cache_free(vma_lock_cachep, vma->vm_lock);
 	kmem_cache_free(vm_area_cachep, vma);
 }
 
+static void vm_area_free_rcu_cb(struct rcu_head *head)
+{
+	__vm_area_free(container_of(head, struct vm_area_struct, rcu));
+}
+
+/*
+ * vm_area_free, per vm_area_cache:
+ *   rcu       call_rcu, then free (6.4-6.14 vm_area_free_rcu_cb with the
+ *             vm_lock beside it);
+ *   sheaves   kfree_rcu into the cache's rcu_free sheaf (the sheaves RFC's
+ *             vm_area_struct cache, which could not be typesafe as well);
+ *   typesafe, typesafe-sheaves
+ *             kmem_cache_free at once (6.15 vm_area_free; 6.18 adds
+ *             sheaf_capacity to the same SLAB_TYPESAFE_BY_RCU cache).
+ * The VMA is detached (refcount 0) by then.
+ */
 void vm_area_free(struct vm_area_struct *vma)
 {
-	rv_call_rcu(&vma->rcu, vm_area_free_rcu);
+	switch (rv_sw.vm_area_cache) {
+	case VM_AREA_CACHE_RCU:
+		rv_call_rcu(&vma->rcu, vm_area_free_rcu_cb);
+		break;
+	case VM_AREA_CACHE_SHEAVES:
+		if (vma->vm_lock)
+			kmem_cache_free_rcu(vma_lock_cachep, vma->vm_lock);
+		kmem_cache_free_rcu(vm_area_cachep, vma);
+		break;
+	default:
+		__vm_area_free(vma);
+		break;
+	}
+}
+
+void vm_area_free_unpublished(struct vm_area_struct *vma)
+{
+	__vm_area_free(vma);
 }
 
 /* Detach a write-locked VMA already out of the tree and free it. */
 static void remove_vma(struct vm_area_struct *vma)
 {
-	WRITE_ONCE(vma->detached, true);
+	vma_mark_detached(vma);
 	unlink_anon_vmas(vma);
 	vma_unlink_file(vma);
 	if (vma->vm_file)
-		mm_file_put(vma->vm_file);
+		mm_file_put_deferred(vma->vm_file);
 	vm_area_free(vma);
 }
 
@@ -178,14 +330,18 @@ static int vma_tree_splice(struct mm_struct *mm, int lo, int nremove,
 	int newnr = nr - nremove + nins;
 
 	if (old && nremove == 0 && lo == nr && newnr <= old->cap) {
-		for (int k = 0; k < nins; k++)
+		for (int k = 0; k < nins; k++) {
+			vma_mark_attached(ins[k]); /* vma_iter_store: attached as it enters the tree */
 			__atomic_store_n(&old->v[nr + k], ins[k], __ATOMIC_RELEASE);
+		}
 		smp_store_release(&old->nr, newnr);
 		return 0;
 	}
 	a = vma_array_alloc(newnr < 8 ? 16 : newnr * 2);
 	if (!a)
 		return -ENOMEM;
+	for (int k = 0; k < nins; k++)
+		vma_mark_attached(ins[k]);
 	if (lo)
 		memcpy(a->v, old->v, (size_t)lo * sizeof(a->v[0]));
 	if (nins)
@@ -272,17 +428,134 @@ struct vm_area_struct *find_vma_rcu(struct mm_struct *mm, unsigned long addr)
 RV_STAT_DEFINE(vma_lock_misses, "lock_vma_under_rcu failures (fall back to mmap_lock)");
 RV_STAT_DEFINE(vma_lock_replaced,
 	       "lock_vma_under_rcu lookups retried: the VMA was detached (the kernel's VMA_LOCK_MISS)");
+RV_STAT_DEFINE(vma_lock_recycled,
+	       "lock_vma_under_rcu locked a VMA that is no longer this mm's at that address "
+	       "(reused from a typesafe cache, or its bounds changed): fall back to mmap_lock");
+
+static bool vma_refcount_inc_limited(struct vm_area_struct *vma, int *oldp)
+{
+	/* __refcount_inc_not_zero_limited_acquire(&vma->vm_refcnt, &old, VMA_REF_LIMIT) */
+	int old = __atomic_load_n(&vma->vm_refcnt, __ATOMIC_RELAXED);
+
+	do {
+		if (!old || old + 1 > VMA_REF_LIMIT) {
+			*oldp = old;
+			return false;
+		}
+	} while (!__atomic_compare_exchange_n(&vma->vm_refcnt, &old, old + 1, true,
+					      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+	*oldp = old;
+	return true;
+}
+
+/* vma_refcount_put (6.15): the last reader wakes a writer waiting alone */
+static void vma_refcount_put(struct vm_area_struct *vma)
+{
+	/* vm_mm read first: once our reference is gone the VMA may be reused */
+	struct mm_struct *mm = READ_ONCE(vma->vm_mm);
+	int cnt = __atomic_sub_fetch(&vma->vm_refcnt, 1, __ATOMIC_ACQ_REL);
+
+	/* is_vma_writer_only: the writer's offset and at most the tree's reference */
+	if (cnt && (cnt & VMA_LOCK_OFFSET) && cnt <= VMA_LOCK_OFFSET + 1)
+		wake_up_all(&mm->vma_writer_wait);
+}
+
+int __vma_start_read(struct mm_struct *mm, struct vm_area_struct *vma)
+{
+	int oldcnt;
+
+	/* the early check: a race may make it fail falsely, never succeed falsely */
+	if (READ_ONCE(vma->vm_lock_seq) == READ_ONCE(mm->mm_lock_seq))
+		return -EBUSY;
+	if (rv_sw.vma_lock == VMA_LOCK_RWSEM) {
+		if (!down_read_trylock(&vma->vm_lock->lock))
+			return -EBUSY;
+		rv_sched_point("vma_start_read: locked, before the recheck");
+		if (unlikely(READ_ONCE(vma->vm_lock_seq) == smp_load_acquire(&mm->mm_lock_seq))) {
+			up_read(&vma->vm_lock->lock);
+			return -EBUSY;
+		}
+		return 0;
+	}
+	if (unlikely(!vma_refcount_inc_limited(vma, &oldcnt)))
+		return oldcnt ? -EBUSY : -EAGAIN; /* -EAGAIN: detached under us */
+	rv_sched_point("vma_start_read: referenced, before the recheck");
+	if (unlikely(READ_ONCE(vma->vm_mm) != mm)) {
+		/*
+		 * Reused for another mm: pin that mm across the put, whose
+		 * wake-up touches it (mm/mmap_lock.c vma_start_read since the
+		 * UAF fix).  mmdrop is not for an RCU read section.
+		 */
+		struct mm_struct *other = READ_ONCE(vma->vm_mm);
+
+		rcu_read_unlock();
+		mmgrab(other);
+		vma_refcount_put(vma);
+		mmdrop(other);
+		rcu_read_lock();
+		rv_stat_inc(vma_lock_recycled);
+		return -EBUSY;
+	}
+	/* acquire: pairs with vma_end_write_all's release of mm_lock_seq */
+	if (unlikely(READ_ONCE(vma->vm_lock_seq) == smp_load_acquire(&mm->mm_lock_seq))) {
+		vma_refcount_put(vma);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+void vma_end_read(struct vm_area_struct *vma)
+{
+	if (rv_sw.vma_lock == VMA_LOCK_REFCNT) {
+		vma_refcount_put(vma);
+		return;
+	}
+	/*
+	 * Once our reader count is gone a writer may free the VMA (through
+	 * call_rcu or kfree_rcu); up_read may still touch the semaphore's
+	 * wait_lock after that, so keep the memory alive across it, as the
+	 * kernel does.
+	 */
+	rcu_read_lock();
+	up_read(&vma->vm_lock->lock);
+	rcu_read_unlock();
+}
 
 /*
- * lock_vma_under_rcu (mm/memory.c, Linux 6.4 to 6.14; 6.15's vma_start_read
- * reports a detached VMA as -EAGAIN to the same retry): a VMA found
- * detached once its read lock is held was replaced by another one (munmap,
+ * lock_vma_under_rcu (mm/memory.c, Linux 6.4 to 6.15; mm/mmap_lock.c since
+ * 6.16): a VMA found detached was replaced by another one (munmap,
  * MAP_FIXED over it): count the miss and look again instead of falling
- * back to mmap_lock.  A failed trylock or changed bounds fall back.
+ * back to mmap_lock (6.4-6.14 sees vma->detached once the read lock is
+ * held; 6.15's vma_start_read returns -EAGAIN when the reference count was
+ * 0).  A failed lock falls back.  Once the lock is held the VMA is checked
+ * to be this mm's and to cover addr: with a SLAB_TYPESAFE_BY_RCU cache the
+ * object found under RCU may have been freed and reused as another VMA,
+ * of this mm or another one, before the reference was taken (6.15's
+ * "Check if the vma we locked is the right one"); it also catches bounds
+ * that changed before the lock.  Such a VMA is a miss (the kernel's
+ * VMA_LOCK_ABORT), counted vma_lock_recycled.
  */
+#ifdef RCUVFS_EXPLORE
+/*
+ * The explorer's test-only variant: no range check after the lock (the
+ * vma-reuse scenario shows what the check is for).  Only the explorer
+ * build has it; the fault path of librcuvfs is unchanged.
+ */
+static bool vma_norecheck_test;
+#define vma_range_recheck() (!vma_norecheck_test)
+
+void lock_vma_under_rcu_norecheck_for_test(bool on)
+{
+	vma_norecheck_test = on;
+}
+#else
+#define vma_range_recheck() true
+#endif
+
 struct vm_area_struct *lock_vma_under_rcu(struct mm_struct *mm, unsigned long addr)
 {
 	struct vm_area_struct *vma;
+	int r;
 
 	rv_rcu_ensure();
 retry:
@@ -291,18 +564,27 @@ retry:
 	if (!vma || addr < READ_ONCE(vma->vm_start))
 		goto miss;
 	RV_INJECT("lock_vma_under_rcu");
-	if (!vma_start_read(vma))
-		goto miss;
-	/* bounds and detached are stable now that we hold the read lock */
-	if (unlikely(addr < vma->vm_start || addr >= vma->vm_end || vma->vm_mm != mm)) {
-		vma_end_read(vma);
-		goto miss;
-	}
-	if (unlikely(READ_ONCE(vma->detached))) {
-		vma_end_read(vma);
+	r = __vma_start_read(mm, vma);
+	if (r == -EAGAIN) {
 		rcu_read_unlock();
 		rv_stat_inc(vma_lock_replaced);
 		goto retry; /* the area was replaced with another one */
+	}
+	if (r)
+		goto miss;
+	/* the lock is held: the VMA cannot change or be freed under us now */
+	if (unlikely(READ_ONCE(vma->vm_mm) != mm ||
+		     (vma_range_recheck() && (addr < vma->vm_start || addr >= vma->vm_end)))) {
+		vma_end_read(vma);
+		rv_stat_inc(vma_lock_recycled);
+		goto miss;
+	}
+	if (unlikely(vma_is_detached(vma))) {
+		/* vma_lock=rwsem: detached while we took the lock */
+		vma_end_read(vma);
+		rcu_read_unlock();
+		rv_stat_inc(vma_lock_replaced);
+		goto retry;
 	}
 	/*
 	 * anon_vma_fault=refuse, Linux 6.4's lock_vma_under_rcu: only
@@ -341,6 +623,7 @@ struct mm_struct *mm_alloc(void)
 	init_rwsem(&mm->mmap_lock);
 	spin_lock_init(&mm->page_table_lock);
 	spin_lock_init(&mm->tlb_flush_lock);
+	init_waitqueue_head(&mm->vma_writer_wait);
 	mm->mm_users = 1;
 	mm->mm_count = 1;
 	mm->mmap_base = MMAP_BASE;
@@ -477,6 +760,7 @@ void exit_mmap(struct mm_struct *mm)
 		vma_array_free(a);
 	mm->map_count = 0;
 	mmap_write_unlock(mm);
+	task_work_run(); /* the files' last fputs, outside mmap_lock (exit_task_work) */
 }
 
 /*
@@ -588,7 +872,7 @@ static int split_vma(struct mm_struct *mm, int i, unsigned long addr)
 out_free:
 	if (new->vm_file)
 		mm_file_put(new->vm_file);
-	kmem_cache_free(vm_area_cachep, new);
+	vm_area_free_unpublished(new);
 	return ret;
 }
 
@@ -822,8 +1106,8 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int pr
 		ret = vma_tree_splice(mm, i, 0, &vma, 1);
 	if (ret) {
 		if (vma->vm_file)
-			mm_file_put(vma->vm_file); /* a shmem file: its inode leaves s_inodes */
-		kmem_cache_free(vm_area_cachep, vma);
+			mm_file_put_deferred(vma->vm_file); /* a shmem file: evicted at task_work_run */
+		vm_area_free_unpublished(vma);
 		return ret;
 	}
 	vma_link_file(vma);
@@ -845,6 +1129,7 @@ long vm_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int pr
 	/* vm_mmap_pgoff: mm_populate after dropping mmap_lock, errors ignored */
 	if (populate)
 		__mm_populate(mm, (unsigned long)ret, len, true);
+	task_work_run(); /* last fputs of what MAP_FIXED replaced or an error dropped */
 	return ret;
 }
 
@@ -948,6 +1233,7 @@ int vm_munmap(struct mm_struct *mm, unsigned long addr, unsigned long len)
 	mmap_write_lock(mm);
 	ret = do_munmap(mm, addr, len);
 	mmap_write_unlock(mm);
+	task_work_run(); /* a file's last fput: on the return to user space */
 	return ret;
 }
 
@@ -1068,7 +1354,7 @@ int mm_validate(struct mm_struct *mm)
 	for_each_vma_idx(mm, i, vma) {
 		if (vma->vm_start >= vma->vm_end || (vma->vm_start & ~PAGE_MASK) ||
 		    (vma->vm_end & ~PAGE_MASK) || vma->vm_start < prev_end || vma->vm_mm != mm ||
-		    vma->detached) {
+		    vma_is_detached(vma)) {
 			fprintf(stderr, "mm_validate: bad VMA %d [%#lx, %#lx) after %#lx\n", i,
 				vma->vm_start, vma->vm_end, prev_end);
 			return -EINVAL;
@@ -1105,8 +1391,25 @@ static int mm_subsys_teardown(void);
 static int mm_subsys_init(void)
 {
 	mm_live = 0;
-	vm_area_cachep = kmem_cache_create("vm_area_struct", sizeof(struct vm_area_struct), 0,
-					   SLAB_HWCACHE_ALIGN, NULL);
+#ifdef RCUVFS_EXPLORE
+	vma_norecheck_test = false;
+#endif
+	/*
+	 * vm_area_struct: 6.4-6.14 kernel/fork.c proc_caches_init (SLAB_HWCACHE_ALIGN,
+	 * vm_lock from vma_lock_cachep); 6.15 SLAB_TYPESAFE_BY_RCU; 6.18
+	 * mm/vma_init.c vma_state_init adds sheaf_capacity 32 to it.
+	 */
+	vm_area_cachep = kmem_cache_create(
+		"vm_area_struct", sizeof(struct vm_area_struct), 0,
+		SLAB_HWCACHE_ALIGN | (vm_area_typesafe() ? SLAB_TYPESAFE_BY_RCU : 0) |
+			(rv_sw.vm_area_cache == VM_AREA_CACHE_SHEAVES ||
+					 rv_sw.vm_area_cache == VM_AREA_CACHE_TYPESAFE_SHEAVES ?
+				 SLAB_SHEAVES :
+				 0),
+		NULL);
+	vma_lock_cachep = rv_sw.vma_lock == VMA_LOCK_RWSEM ?
+				  kmem_cache_create("vma_lock", sizeof(struct vma_lock), 0, 0, NULL) :
+				  NULL;
 	mm_cachep = kmem_cache_create("mm_struct", sizeof(struct mm_struct), 0, SLAB_HWCACHE_ALIGN,
 				      NULL);
 	anon_vma_cachep = kmem_cache_create("anon_vma", sizeof(struct anon_vma), 0, 0, NULL);
@@ -1117,7 +1420,8 @@ static int mm_subsys_init(void)
 					    sizeof(struct vma_array) +
 						VMA_NODE_SLOTS * sizeof(struct vm_area_struct *),
 					    0, SLAB_SHEAVES, NULL);
-	if (!vma_node_cachep || !vm_area_cachep || !mm_cachep || !anon_vma_cachep || !anon_vma_chain_cachep ||
+	if ((rv_sw.vma_lock == VMA_LOCK_RWSEM && !vma_lock_cachep) || !vma_node_cachep ||
+	    !vm_area_cachep || !mm_cachep || !anon_vma_cachep || !anon_vma_chain_cachep ||
 	    !pt_page_cachep || mm_folio_init() || mm_filemap_init()) {
 		mm_subsys_teardown();
 		return -ENOMEM;
@@ -1149,7 +1453,8 @@ static int mm_subsys_teardown(void)
 		fprintf(stderr, "mm: %ld mm_structs leaked\n", mm_live);
 		ret = -EBUSY;
 	}
-	if (destroy_cache(&vm_area_cachep) | destroy_cache(&mm_cachep) |
+	if (destroy_cache(&vm_area_cachep) | destroy_cache(&vma_lock_cachep) |
+	    destroy_cache(&mm_cachep) |
 	    destroy_cache(&anon_vma_cachep) | destroy_cache(&anon_vma_chain_cachep) |
 	    destroy_cache(&pt_page_cachep) | destroy_cache(&vma_node_cachep))
 		ret = -EBUSY;

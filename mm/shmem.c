@@ -18,8 +18,8 @@
  *   (shmem_zero_setup_desc, mmap_prepare_zero) makes the same file before
  *   the VMA exists; the lock traffic is the same: one inode_sb_list_add
  *   per mapping, one inode_sb_list_del at its last unmap (the final fput,
- *   which the kernel defers to task_work on return to user space; the
- *   model's fput runs at once, inside munmap under mmap_lock).
+ *   which the kernel defers to task_work on return to user space, after
+ *   munmap dropped mmap_lock: the model's fput_deferred/task_work_run).
  *   /dev/zero's mmap (mmap_zero, 2.6-6.x, mmap_prepare_zero after the
  *   conversion): a VM_SHARED mapping gets shmem_zero_setup; any other is
  *   made anonymous (vma_set_anonymous).  VM_SHARED survives do_mmap only
@@ -59,7 +59,7 @@ int shmem_zero_setup(struct vm_area_struct *vma)
 	if (err)
 		return err;
 	if (vma->vm_file)
-		mm_file_put(vma->vm_file);
+		mm_file_put_deferred(vma->vm_file);
 	vma->vm_file = file; /* the file's one reference is the VMA's */
 	vma->vm_mapping = mm_file_mapping(file);
 	rv_stat_inc(shmem_zero_setups);
@@ -73,7 +73,7 @@ static int mmap_zero(struct file *file, struct vm_area_struct *vma)
 	if (vma->vm_flags & VM_SHARED)
 		return shmem_zero_setup(vma);
 	/* vma_set_anonymous: see the top of the file */
-	mm_file_put(vma->vm_file);
+	mm_file_put_deferred(vma->vm_file);
 	vma->vm_file = NULL;
 	vma->vm_mapping = NULL;
 	vma->vm_pgoff = vma->vm_start >> PAGE_SHIFT;

@@ -40,8 +40,8 @@ run() {
 	"$stress" "$@" --csv "$out/$name.csv" --json "$out/$name.json" | tee "$out/$name.txt"
 }
 
-section "1. fstat/flock/lock: tmpfs vs rcuvfs mount vs model (1 s per run)"
-RCUVFS_BUILD=$PWD/build ./tests/stress/compare.sh --duration 1 --warmup 0.3 \
+section "1. fstat/flock/lock: tmpfs vs rcuvfs mount vs model, 3 rounds of 0.5 s"
+RCUVFS_BUILD=$PWD/build ./tests/stress/compare.sh --rounds 3 --duration 0.5 --warmup 0.2 \
 	--csv "$out/compare.csv" | tee "$out/compare.txt"
 
 section "2. the BKL regression: bkl-mix under three BKL implementations, 3 rounds"

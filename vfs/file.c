@@ -119,6 +119,38 @@ void __fput(struct file *file)
 	kmem_cache_free(filp_cachep, file);
 }
 
+/*
+ * The kernel's fput from a task (fs/file_table.c, Linux 3.x-6.x): the
+ * count drops at once, and the last reference's __fput is queued with
+ * task_work_add and runs on the way back to user space (____fput), after
+ * the syscall dropped its locks: munmap's final fput of a file evicts the
+ * inode outside mmap_lock.  Per thread; a full queue falls back to __fput
+ * at once.
+ */
+#define TASK_WORK_FILES 128
+static __thread struct file *task_work_files[TASK_WORK_FILES];
+static __thread int task_work_nr;
+RV_STAT_DEFINE(fput_task_works, "last fputs deferred to task_work_run (fput from a task)");
+
+void fput_deferred(struct file *file)
+{
+	if (!file_put_ref(file))
+		return;
+	if (task_work_nr == TASK_WORK_FILES) {
+		__fput(file);
+		return;
+	}
+	task_work_files[task_work_nr++] = file;
+	rv_stat_inc(fput_task_works);
+}
+
+void task_work_run(void)
+{
+	for (int i = 0; i < task_work_nr; i++)
+		__fput(task_work_files[i]); /* queues nothing: __fput puts no file */
+	task_work_nr = 0;
+}
+
 int filp_close(struct file *file, void *owner)
 {
 	int retval = 0;

@@ -207,6 +207,15 @@ static __always_inline void fput(struct file *f)
 		__fput(f);
 }
 
+/*
+ * fput as a task calls it in the kernel: the last reference's teardown is
+ * queued on the calling thread and runs at task_work_run(), which the
+ * caller calls once it dropped the locks it held (the model's "return to
+ * user space": vm_munmap, vm_mmap and exit_mmap after mmap_lock).
+ */
+void fput_deferred(struct file *f);
+void task_work_run(void);
+
 /* Number of references (0 when dead); a snapshot. */
 static inline long file_count(struct file *f)
 {

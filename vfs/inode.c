@@ -189,6 +189,7 @@ static void evict(struct inode *inode)
 	xa_destroy(&m->i_pages);
 	inode_free_xattrs(inode);
 
+	RV_INJECT("evict_sb_list_del"); /* about to take the inode off s_inodes */
 	sb_inode_list_lock(sb);
 	list_del_init(&inode->i_sb_list);
 	spin_unlock(&sb->s_inode_list_lock);

@@ -1376,7 +1376,13 @@ static int do_dentry_open(struct inode *inode, struct dentry *d, int flags, stru
 	if (unlikely(bkl))
 		lock_kernel();
 	RV_INJECT("bkl_ops_open");
-	if ((flags & O_TRUNC) && (flags & O_ACCMODE) != O_RDONLY && S_ISREG(inode->i_mode)) {
+	/*
+	 * O_TRUNC truncates a regular file whatever the access mode, as
+	 * do_open() in fs/namei.c (Linux 6.x) does: build_open_flags() makes
+	 * O_TRUNC ask for MAY_WRITE, and handle_truncate() runs for an
+	 * O_RDONLY|O_TRUNC open too.
+	 */
+	if ((flags & O_TRUNC) && S_ISREG(inode->i_mode)) {
 		err = vfs_truncate(inode, 0);
 		if (err)
 			goto out_unlock;

@@ -14,9 +14,14 @@
 # time in the calls) and seed_little / seed_medium / seed_big (the series'
 # figures, the baseline as 100), sweep the step ("baseline", "(1)", ...).
 #
-# Steps (2) and (3) need the switches vma_lock=refcnt and vm_area_cache=
-# (6.15's vm_refcnt with a TYPESAFE_BY_RCU vm_area cache, then sheaves for
-# it); the model does not have them yet, and their rows say so.
+# Steps: baseline slab=slub (vma_lock=rwsem, vm_area_cache=rcu: 6.4-6.14's
+# per-VMA rw_semaphore from its own cache, VMAs freed after a grace
+# period); (1) slab=sheaves (the VMA tree's nodes through sheaves); (2) +
+# vma_lock=refcnt, vm_area_cache=typesafe (6.15's vm_refcnt, a
+# SLAB_TYPESAFE_BY_RCU vm_area cache); (3) + vm_area_cache=sheaves (the
+# series' test: the vm_area cache through sheaves with kfree_rcu instead of
+# typesafe); and, beside the seed, (4) vm_area_cache=typesafe-sheaves, what
+# mainline 6.18 has (both).
 set -eu
 stress=${STRESS:-build/bin/rcuvfs-stress}
 cycles=20000
@@ -62,6 +67,9 @@ run() {
 
 base=$(run -o slab=slub)
 step1=$(run -o slab=sheaves)
+step2=$(run -o slab=sheaves,vma_lock=refcnt,vm_area_cache=typesafe)
+step3=$(run -o slab=sheaves,vma_lock=refcnt,vm_area_cache=sheaves)
+step4=$(run -o slab=sheaves,vma_lock=refcnt,vm_area_cache=typesafe-sheaves)
 echo "mmap-cycle: $cycles cycles of 5 one-page file areas, ${pause} us pause, 1 task"
 printf '%-34s %10s %8s %10s %8s %10s %10s %8s   %s\n' step mmap_us change munmap_us change \
 	alloc_fast alloc_slow rcu_cbs "seed (little/medium/big core)"
@@ -78,7 +86,8 @@ row() {
 	awk -v n="${name%% *}" -v s="$seed" -v m="$6" -v u="$7" 'BEGIN {
 		printf "mmap_us,1,%s,%.1f\nmunmap_us,1,%s,%.1f\n", n, m / 1000, n, u / 1000
 		k = split(s, p, "/"); split("little medium big", core, " ")
-		for (i = 1; i <= 3; i++) {
+		# a step the seed did not measure gets no seed bars
+		for (i = 1; i <= 3 && (k == 3 || n == "baseline"); i++) {
 			v = (k == 3) ? p[i] : "0"; gsub(/[ %+]/, "", v)
 			printf "seed_%s,1,%s,%.1f\n", core[i], n, 100 + v
 		}
@@ -86,7 +95,6 @@ row() {
 }
 row "baseline (slab=slub)" "$base" "-"
 row "(1) sheaves for tree nodes" "$step1" "-12.8% / -32.8% / -17.8%"
-printf '%-34s %s   %s\n' "(2) + vma_lock=refcnt,typesafe" "not modelled yet" \
-	"-32.2% / -79.9% / -90.9%"
-printf '%-34s %s   %s\n' "(3) + vm_area_cache=sheaves" "not modelled yet" \
-	"-37.0% / -78.8% / -92.7%"
+row "(2) + vma_lock=refcnt,typesafe" "$step2" "-32.2% / -79.9% / -90.9%"
+row "(3) + vm_area_cache=sheaves" "$step3" "-37.0% / -78.8% / -92.7%"
+row "(4) vm_area_cache=typesafe-sheaves" "$step4" "- (not measured; mainline 6.18)"

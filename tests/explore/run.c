@@ -144,7 +144,7 @@ int xs_config_parse(struct xs_config *cfg, const struct xscenario *sc, const cha
 		if (rv_switch_set(&cfg->sw, tok, eq + 1, err, errlen))
 			return -EINVAL;
 	}
-	return 0;
+	return rv_switches_check(&cfg->sw, err, errlen);
 }
 
 /* ---- one task's body ---------------------------------------------------- */

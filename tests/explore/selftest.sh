@@ -55,4 +55,14 @@ elif "$x" --replay "$id" >/dev/null 2>&1; then
 else
 	echo "ok: PCT found $id, which replays"
 fi
+# a combination of model switches no kernel had is refused (exit 2),
+# naming both switches, before any schedule runs
+rc=0
+"$x" --scenario selftest-counter -o vm_area_cache=typesafe >"$tmp/combo.out" 2>&1 || rc=$?
+if [ $rc != 2 ] || ! grep -q 'vm_area_cache=typesafe needs vma_lock=refcnt' "$tmp/combo.out"; then
+	echo "FAIL: vm_area_cache=typesafe without vma_lock=refcnt: exit $rc: $(cat "$tmp/combo.out")"
+	status=1
+else
+	echo "ok: vm_area_cache=typesafe without vma_lock=refcnt refused"
+fi
 exit $status

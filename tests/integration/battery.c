@@ -12,6 +12,10 @@
  * enospc  fill DIR (mounted with size=1m) until the first error; prints it.
  * ctl     the /.rcuvfs control directory of an rcuvfs mount at DIR: the
  *         files parse, changes are refused with EPERM / EACCES.
+ * perms   modes enforced for a non-root user, in DIR/perms (compared with
+ *         a tmpfs by the harness).
+ * ctl-user  the control directory as a non-root user (allow_other).
+ * denied  as a non-root user on a mount without allow_other.
  *
  * Unprivileged checks fork a child that drops to nobody (uid/gid 65534):
  * the mount must use allow_other and DIR must be reachable by nobody.
@@ -35,6 +39,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #define NOBODY	   65534
@@ -471,12 +476,59 @@ static void check_attrs(void)
 	show_stat("fallocate.stat", "falloc", 1);
 }
 
-/* As nobody: what the kernel's default_permissions and the model refuse. */
-static void check_unprivileged(void)
+/*
+ * Run fn in a child that is nobody (uid and gid 65534, no supplementary
+ * groups; no account is needed for that), with the same cwd.
+ */
+static void as_nobody(void (*fn)(void))
 {
 	pid_t pid;
 	int status;
 
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
+			die("setuid nobody");
+		fn();
+		fflush(stdout);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+		printf("nobody: child failed\n");
+}
+
+static void unprivileged_calls(void)
+{
+	RES("nobody.read_private", open("rootfile", O_RDONLY));
+	RES("nobody.read_public", open("rootpub", O_RDONLY));
+	RES("nobody.write_public", open("rootpub", O_WRONLY));
+	RES("nobody.create_in_rootdir", open("rootdir/x", O_CREAT | O_WRONLY, 0644));
+	RES("nobody.mkdir_in_rootdir", mkdir("rootdir/x", 0755));
+	RES("nobody.chmod_other", chmod("rootpub", 0777));
+	RES("nobody.chown_other", chown("rootpub", NOBODY, NOBODY));
+	RES("nobody.utimes_other",
+	    utimensat(AT_FDCWD, "rootpub", (struct timespec[2]){{1, 0}, {1, 0}}, 0));
+	RES("nobody.utimes_now_other", utimensat(AT_FDCWD, "rootpub", NULL, 0));
+	RES("nobody.truncate_other", truncate("rootpub", 0));
+	RES("nobody.unlink_in_rootdir", unlink("rootdir/f"));
+	RES("nobody.rename_in_rootdir", rename("rootdir/f", "rootdir/g"));
+	RES("nobody.create_shared", open("shared/mine", O_CREAT | O_WRONLY, 0600));
+	show_stat("nobody.mine.stat", "shared/mine", 1);
+	RES("nobody.chown_mine_to_root", chown("shared/mine", 0, 0));
+	RES("nobody.chmod_mine", chmod("shared/mine", 0640));
+	RES("nobody.unlink_sticky_other", unlink("shared/rootowned"));
+	RES("nobody.rename_sticky_other", rename("shared/rootowned", "shared/stolen"));
+	RES("nobody.write_other_0666", open("shared/rootowned", O_WRONLY));
+	RES("nobody.unlink_mine", unlink("shared/mine"));
+	RES("nobody.access_x", access("rootfile", X_OK));
+}
+
+/* As nobody: what the kernel's default_permissions and the model refuse. */
+static void check_unprivileged(void)
+{
 	write_file("rootfile", "secret");
 	chmod("rootfile", 0600);
 	write_file("rootpub", "public");
@@ -487,40 +539,7 @@ static void check_unprivileged(void)
 	chmod("shared", 01777);
 	write_file("shared/rootowned", "r");
 	chmod("shared/rootowned", 0666);
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		die("fork");
-	if (pid == 0) {
-		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
-			die("setuid nobody");
-		RES("nobody.read_private", open("rootfile", O_RDONLY));
-		RES("nobody.read_public", open("rootpub", O_RDONLY));
-		RES("nobody.write_public", open("rootpub", O_WRONLY));
-		RES("nobody.create_in_rootdir", open("rootdir/x", O_CREAT | O_WRONLY, 0644));
-		RES("nobody.mkdir_in_rootdir", mkdir("rootdir/x", 0755));
-		RES("nobody.chmod_other", chmod("rootpub", 0777));
-		RES("nobody.chown_other", chown("rootpub", NOBODY, NOBODY));
-		RES("nobody.utimes_other",
-		    utimensat(AT_FDCWD, "rootpub", (struct timespec[2]){{1, 0}, {1, 0}}, 0));
-		RES("nobody.utimes_now_other", utimensat(AT_FDCWD, "rootpub", NULL, 0));
-		RES("nobody.truncate_other", truncate("rootpub", 0));
-		RES("nobody.unlink_in_rootdir", unlink("rootdir/f"));
-		RES("nobody.rename_in_rootdir", rename("rootdir/f", "rootdir/g"));
-		RES("nobody.create_shared", open("shared/mine", O_CREAT | O_WRONLY, 0600));
-		show_stat("nobody.mine.stat", "shared/mine", 1);
-		RES("nobody.chown_mine_to_root", chown("shared/mine", 0, 0));
-		RES("nobody.chmod_mine", chmod("shared/mine", 0640));
-		RES("nobody.unlink_sticky_other", unlink("shared/rootowned"));
-		RES("nobody.rename_sticky_other", rename("shared/rootowned", "shared/stolen"));
-		RES("nobody.write_other_0666", open("shared/rootowned", O_WRONLY));
-		RES("nobody.unlink_mine", unlink("shared/mine"));
-		RES("nobody.access_x", access("rootfile", X_OK));
-		fflush(stdout);
-		_exit(0);
-	}
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
-		printf("nobody: child failed\n");
+	as_nobody(unprivileged_calls);
 }
 
 static int run_basic(const char *dir)
@@ -672,12 +691,182 @@ static int run_ctl(const char *dir)
 	return 0;
 }
 
+/*
+ * perms: modes as a non-root user sees them (nobody, gid 65534 only), for
+ * the harness to compare with a tmpfs: search and read bits of
+ * directories, the group class taking precedence over other, setgid
+ * directories, write clearing S_ISUID/S_ISGID, chmod dropping S_ISGID for
+ * a group the caller is not in, protected hardlinks, sticky directories,
+ * timestamps, truncate, xattr namespaces.  Then root's view of the result.
+ */
+static void perms_calls(void)
+{
+	char buf[16];
+	int fd;
+
+	RES("perms.read_in_0700", open("priv/f", O_RDONLY));
+	RES("perms.stat_in_0700", stat("priv/f", &(struct stat){0}));
+	RES("perms.list_0700", open("priv", O_RDONLY | O_DIRECTORY));
+	RES("perms.read_in_0711", open("xonly/f", O_RDONLY));
+	RES("perms.list_0711", open("xonly", O_RDONLY | O_DIRECTORY));
+	RES("perms.create_in_0711", open("xonly/n", O_CREAT | O_WRONLY, 0644));
+	RES("perms.read_group_r", open("ronly/g", O_RDONLY));
+	RES("perms.read_group_none_other_r", open("ronly/h", O_RDONLY));
+	RES("perms.access_r", access("ronly/f", R_OK));
+	RES("perms.access_w", access("ronly/f", W_OK));
+	RES("perms.mkdir_in_0755", mkdir("ronly/d", 0755));
+	RES("perms.truncate_0644", truncate("ronly/f", 0));
+	RES("perms.utimes_now_0644", utimensat(AT_FDCWD, "ronly/f", NULL, 0));
+	RES("perms.create_group_w", open("grpw/n", O_CREAT | O_WRONLY, 0644));
+	RES("perms.unlink_group_w", unlink("grpw/n"));
+	RES("perms.create_in_setgid", open("sgid/n", O_CREAT | O_WRONLY, 02755));
+	RES("perms.mkdir_in_setgid", mkdir("sgid/d", 0755));
+	fd = open("suid", O_WRONLY);
+	RES("perms.write_suid_0777", fd < 0 ? -1 : write(fd, "w", 1));
+	if (fd >= 0)
+		close(fd);
+	RES("perms.chmod_mine_sgid", chmod("pub/mine", 02755));
+	RES("perms.chmod_mine_sgid_rootgroup", chmod("pub/minerg", 02755));
+	RES("perms.chown_mine_group_root", chown("pub/mine", (uid_t)-1, 0));
+	RES("perms.chown_mine_to_self", chown("pub/mine", NOBODY, NOBODY));
+	RES("perms.link_other_0644", link("ronly/f", "pub/hl"));
+	RES("perms.link_mine", link("pub/mine", "pub/hl2"));
+	RES("perms.utimes_now_0666", utimensat(AT_FDCWD, "pub/w", NULL, 0));
+	RES("perms.utimes_set_0666", utimensat(AT_FDCWD, "pub/w", (struct timespec[2]){{1, 0}, {1, 0}}, 0));
+	RES("perms.truncate_0666", truncate("pub/w", 1));
+	RES("perms.rename_out_of_0755", rename("ronly/f", "pub/f"));
+	RES("perms.rmdir_in_0755", rmdir("ronly/sub"));
+	RES("perms.xattr_user_set_0644", setxattr("ronly/f", "user.a", "v", 1, 0));
+	RES("perms.xattr_user_set_mine", setxattr("pub/mine", "user.a", "v", 1, 0));
+	RES("perms.xattr_user_get_0700", getxattr("priv/f", "user.a", buf, sizeof(buf)));
+	RES("perms.xattr_user_get_0644", getxattr("ronly/f", "user.r", buf, sizeof(buf)));
+	RES("perms.xattr_trusted_set_mine", setxattr("pub/mine", "trusted.a", "v", 1, 0));
+	RES("perms.xattr_user_remove_0644", removexattr("ronly/f", "user.r"));
+}
+
+static int run_perms(const char *dir)
+{
+	static const char *const shown[] = {"sgid/n", "sgid/d", "suid", "pub/mine", "pub/minerg",
+					    "pub/hl", "pub/hl2", "pub/w", "ronly/f", "xonly/n"};
+
+	if (chdir(dir))
+		die(dir);
+	if (mkdir("perms", 0755) || chdir("perms"))
+		die("perms");
+	if (mkdir("priv", 0700) || mkdir("xonly", 0711) || mkdir("ronly", 0755) ||
+	    mkdir("ronly/sub", 0755) || mkdir("grpw", 0770) || mkdir("sgid", 0777) ||
+	    mkdir("pub", 0777) || chmod("pub", 0777) || chmod("sgid", 02777) ||
+	    chown("grpw", 0, NOBODY) || chmod("grpw", 0770))
+		die("perms dirs");
+	write_file("priv/f", "p");
+	write_file("xonly/f", "x");
+	write_file("ronly/f", "r");
+	write_file("ronly/g", "g");
+	write_file("ronly/h", "h");
+	write_file("suid", "s");
+	write_file("pub/w", "w");
+	write_file("pub/mine", "m");
+	write_file("pub/minerg", "m");
+	if (chown("ronly/g", 0, NOBODY) || chmod("ronly/g", 0640) || chown("ronly/h", 0, NOBODY) ||
+	    chmod("ronly/h", 0604) || chmod("suid", 06777) || chmod("pub/w", 0666) ||
+	    chown("pub/mine", NOBODY, NOBODY) || chown("pub/minerg", NOBODY, 0) ||
+	    setxattr("ronly/f", "user.r", "root", 4, 0))
+		die("perms files");
+	as_nobody(perms_calls);
+	for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "perms.after.%s", shown[i]);
+		show_stat(name, shown[i], 0);
+	}
+	return 0;
+}
+
+/*
+ * ctl-user: the control directory as nobody on a mount with allow_other:
+ * readable, and every change refused (by the kernel's permission checks on
+ * its 0555 directory and 0444 files, before the daemon sees the request).
+ */
+static void ctl_user_calls(void)
+{
+	struct stat st;
+	char buf[16];
+
+	printf("ctl-user.config_lines_ok: %d\n", parse_lines("config", line_kv) > 5);
+	RES("ctl-user.write_stats", open("stats", O_WRONLY));
+	RES("ctl-user.rdwr_config", open("config", O_RDWR));
+	RES("ctl-user.trunc_config", open("config", O_RDONLY | O_TRUNC));
+	RES("ctl-user.create", open("newfile", O_CREAT | O_WRONLY, 0644));
+	RES("ctl-user.mkdir", mkdir("newdir", 0755));
+	RES("ctl-user.symlink", symlink("x", "newlink"));
+	RES("ctl-user.unlink", unlink("stats"));
+	RES("ctl-user.rename_in", rename("stats", "stats2"));
+	RES("ctl-user.rename_out", rename("stats", "../stats"));
+	RES("ctl-user.rename_into", rename("../mine", "mine"));
+	RES("ctl-user.link_out", link("stats", "../statslink"));
+	RES("ctl-user.chmod", chmod("stats", 0666));
+	RES("ctl-user.chmod_dir", chmod(".", 0777));
+	RES("ctl-user.chown", chown("stats", NOBODY, NOBODY));
+	RES("ctl-user.truncate", truncate("stats", 0));
+	RES("ctl-user.utimes_now", utimensat(AT_FDCWD, "stats", NULL, 0));
+	RES("ctl-user.xattr_set", setxattr("stats", "user.a", "v", 1, 0));
+	RES("ctl-user.xattr_get", getxattr("stats", "user.a", buf, sizeof(buf)));
+	RES("ctl-user.rmdir_self", rmdir("../.rcuvfs"));
+	RES("ctl-user.rename_self", rename("../.rcuvfs", "../ctl"));
+	RES("ctl-user.stat", stat("stats", &st));
+}
+
+static int run_ctl_user(const char *dir)
+{
+	if (chdir(dir))
+		die(dir);
+	write_file("mine", "m");
+	if (chown("mine", NOBODY, NOBODY) || chdir(".rcuvfs"))
+		die(".rcuvfs");
+	as_nobody(ctl_user_calls);
+	unlink("../mine");
+	return 0;
+}
+
+/*
+ * denied: as nobody on a mount without allow_other, where the kernel's
+ * fuse_allow_current_process refuses every request of another user.
+ */
+static void denied_calls(void)
+{
+	char buf[16];
+
+	RES("denied.stat_root", stat(".", &(struct stat){0}));
+	RES("denied.list_root", open(".", O_RDONLY | O_DIRECTORY));
+	RES("denied.read", open("f", O_RDONLY));
+	RES("denied.stat", stat("f", &(struct stat){0}));
+	RES("denied.create", open("new", O_CREAT | O_WRONLY, 0644));
+	RES("denied.mkdir", mkdir("newdir", 0755));
+	RES("denied.unlink", unlink("f"));
+	RES("denied.rename", rename("f", "g"));
+	RES("denied.chmod", chmod("f", 0777));
+	RES("denied.xattr_get", getxattr("f", "user.a", buf, sizeof(buf)));
+	RES("denied.access", access("f", F_OK));
+	RES("denied.ctl_read", open(".rcuvfs/config", O_RDONLY));
+	RES("denied.ctl_stat", stat(".rcuvfs", &(struct stat){0}));
+}
+
+static int run_denied(const char *dir)
+{
+	/* root enters and makes the root 0777: what refuses is the mount */
+	if (chdir(dir) || chmod(".", 0777))
+		die(dir);
+	write_file("f", "f");
+	as_nobody(denied_calls);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 2 ? argv[2] : "basic";
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s DIR [basic|enospc|ctl]\n", argv[0]);
+		fprintf(stderr, "usage: %s DIR [basic|enospc|ctl|perms|ctl-user|denied]\n", argv[0]);
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -688,6 +877,12 @@ int main(int argc, char **argv)
 		return run_enospc(argv[1]);
 	if (!strcmp(mode, "ctl"))
 		return run_ctl(argv[1]);
+	if (!strcmp(mode, "perms"))
+		return run_perms(argv[1]);
+	if (!strcmp(mode, "ctl-user"))
+		return run_ctl_user(argv[1]);
+	if (!strcmp(mode, "denied"))
+		return run_denied(argv[1]);
 	fprintf(stderr, "battery: unknown mode %s\n", mode);
 	return 2;
 }

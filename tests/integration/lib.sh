@@ -123,9 +123,15 @@ mount_rcuvfs() {
 # unmount_rcuvfs MNT PID: fusermount3 -u, then the daemon must exit with 0
 # (non-zero: it reported leaked model objects) and leave no process.
 unmount_rcuvfs() {
+	fusermount3 -u "$1" || { fail "fusermount3 -u $1"; return 1; }
+	daemon_exited_clean "$1" "$2"
+}
+
+# daemon_exited_clean MNT PID: the daemon of MNT ends (bounded) with exit
+# status 0 and nothing in its log (leaked objects, sanitizer reports).
+daemon_exited_clean() {
 	local mnt=$1 pid=$2 rc log
 	log=$IT_TMP/$(basename "$mnt").log
-	fusermount3 -u "$mnt" || { fail "fusermount3 -u $mnt"; return 1; }
 	if ! wait_gone "$pid"; then
 		fail "daemon $pid still running after unmount"
 		return 1

@@ -7,6 +7,9 @@
 #  - daemon mode: returns 0 once mounted; fusermount3 -u leaves no process;
 #  - SIGTERM and SIGINT unmount and exit 0 (no leaked model objects), with
 #    files still open and lookups never forgotten;
+#  - unmounting with a file open and mapped: umount and fusermount3 -u
+#    answer EBUSY, umount -l detaches while the file keeps working, the
+#    daemon exits 0 once it is let go;
 #  - after kill -9 the mountpoint can be unmounted and mounted again; under
 #    load (rcuvfs-fuzz, 4 processes) every process gets ENOTCONN, none hangs;
 #  - -o size=: ENOSPC, the data written before it intact (sha256), deleting
@@ -83,6 +86,52 @@ for sig in TERM INT; do
 		fail "SIG$sig: daemon still running"
 	fi
 	grep -q " $R fuse" /proc/self/mounts && fail "SIG$sig: still mounted" || pass "SIG$sig: unmounted"
+done
+
+# ---- unmount with a file open and mapped (and mapped only, its fd closed)
+# What Linux does (checked on 6.x): umount(2) and fusermount3 -u refuse a
+# busy mount (EBUSY: the open file and the mapping's vm_file pin it);
+# umount -l detaches it at once, the process's descriptor and mapping keep
+# working (the superblock and the FUSE connection live until their last
+# file is released), paths under the mountpoint now name the directory
+# beneath; the daemon exits when the holder lets go.
+for mode in "" map-only; do
+	what=${mode:-open+mapped}
+	mount_rcuvfs hold && R=$MNT && RPID=$PID
+	coproc HOLD { "$BIN/rcuvfs-holder" "$R/held" $mode 2>&1; }
+	hin=${HOLD[1]} hout=${HOLD[0]} hpid=$HOLD_PID
+	ask() { # [command]: the holder's answer line in $a, bounded
+		a=
+		[ -z "${1:-}" ] || echo "$1" >&"$hin"
+		read -r -t 30 -u "$hout" a || a="no answer"
+	}
+	ask && [ "$a" = ready ] || fail "$what: the holder did not start: $a"
+	out=$(umount "$R" 2>&1) && fail "$what: umount of a busy mount succeeded" ||
+		{ grep -q "busy" <<<"$out" && pass "$what: umount refused: $out" ||
+			fail "$what: umount: $out"; }
+	out=$(fusermount3 -u "$R" 2>&1) && fail "$what: fusermount3 -u of a busy mount succeeded" ||
+		{ grep -q "busy" <<<"$out" && pass "$what: fusermount3 -u refused: $out" ||
+			fail "$what: fusermount3 -u: $out"; }
+	grep -q " $R fuse" /proc/self/mounts || fail "$what: gone after refused unmounts"
+	ask check
+	[ "${a#ok}" != "$a" ] || fail "$what: before umount -l: $a"
+	umount -l "$R" || fail "$what: umount -l"
+	grep -q " $R " /proc/self/mounts && fail "$what: still mounted after umount -l" ||
+		pass "$what: umount -l detached the mount"
+	pid_gone "$RPID" && fail "$what: the daemon exited while a file was held"
+	ask check
+	case "$a" in
+	"ok mapping MN, msync, pwrite, pread zz, size 12288" | "ok mapping MN, msync")
+		pass "$what: after umount -l the process's file still works ($a)" ;;
+	*) fail "$what: after umount -l: $a" ;;
+	esac
+	[ -e "$R/held" ] && fail "$what: the path still reaches the detached mount" ||
+		pass "$what: the path names the directory beneath"
+	ask close
+	[ "$a" = closed ] || fail "$what: close: $a"
+	wait "$hpid" 2>/dev/null
+	daemon_exited_clean "$R" "$RPID" &&
+		pass "$what: the daemon exited 0 when the file was let go, nothing in its log"
 done
 
 # ---- kill -9, then unmount and mount again

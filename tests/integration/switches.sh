@@ -100,7 +100,8 @@ for opts in "" "bkl_ops=open+setattr+ioctl" "filelock=bkl"; do
 done
 
 # switches of model address spaces: refused in one line
-for sw in pte_recheck=0 fork_vma_lock=never anon_vma_fault=refuse rss_counters=single; do
+for sw in pte_recheck=0 fork_vma_lock=never anon_vma_fault=refuse rss_counters=single \
+	vma_lock=refcnt vm_area_cache=sheaves; do
 	"$BIN/rcuvfs" "$IT_TMP/none" -o "$sw" >"$IT_TMP/sw.log" 2>&1 && fail "-o $sw accepted"
 	[ "$(wc -l <"$IT_TMP/sw.log")" = 1 ] && grep -q "would do nothing here" "$IT_TMP/sw.log" &&
 		pass "-o $sw refused: does nothing on a mount" || fail "-o $sw: $(cat "$IT_TMP/sw.log")"

@@ -268,7 +268,33 @@ static void test_setattr_nothing_valid_sets_ctime(void)
 	rvf_op_forget(ino, 1);
 }
 
+/*
+ * A handle opened O_APPEND writes at the offset of each FUSE_WRITE: the
+ * kernel turned O_APPEND into that offset, and the write-back of a mapped
+ * page of the file carries the page's offset.  The daemon's model file
+ * used to keep O_APPEND and moved such a write to EOF (the page's bytes
+ * appended, the page itself unchanged).
+ */
+static void test_append_handle_writes_at_offset(void)
+{
+	uint64_t fh, afh;
+	int direct;
+	char buf[16] = {0};
+	fuse_ino_t ino = make_file("append", &fh);
+
+	CU_ASSERT_EQUAL(rvf_op_write(&ctx0, ino, fh, "aaaaaaaa", 8, 0), 8);
+	CU_ASSERT_EQUAL(rvf_op_open(&ctx0, ino, O_RDWR | O_APPEND, &afh, &direct), 0);
+	CU_ASSERT_EQUAL(rvf_op_write(&ctx0, ino, afh, "M", 1, 0), 1); /* a page's write-back */
+	CU_ASSERT_EQUAL(rvf_op_write(&ctx0, ino, afh, "zz", 2, 8), 2); /* an append: offset = EOF */
+	CU_ASSERT_EQUAL(rvf_op_read(&ctx0, ino, fh, buf, sizeof(buf), 0), 10);
+	CU_ASSERT_STRING_EQUAL(buf, "Maaaaaaazz");
+	CU_ASSERT_EQUAL(rvf_op_release(&ctx0, ino, afh), 0);
+	CU_ASSERT_EQUAL(rvf_op_release(&ctx0, ino, fh), 0);
+	rvf_op_forget(ino, 1);
+}
+
 RVTEST_SUITE(fuse_ops, suite_init, suite_cleanup, RVTEST(test_unknown_fh_ebadf),
 	     RVTEST(test_stale_fh_ebadf), RVTEST(test_lookup_forget_balance),
 	     RVTEST(test_readdirplus_counts), RVTEST(test_ctl_refusals),
-	     RVTEST(test_setattr_nothing_valid_sets_ctime), RVTEST(test_teardown_drops_everything))
+	     RVTEST(test_setattr_nothing_valid_sets_ctime), RVTEST(test_append_handle_writes_at_offset),
+	     RVTEST(test_teardown_drops_everything))

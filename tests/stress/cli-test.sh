@@ -11,7 +11,8 @@
 #  - --cpus/--pin place the tasks: each task's CPUs (sched_getcpu) are
 #    reported, and with --cpus 1,0 --pin task 0 ran on CPU 1 only, task 1
 #    on CPU 0 only, in threads and processes;
-#  - --version, --list's counting, the exit codes in --help.
+#  - --version, --list's counting, the exit codes in --help;
+#  - a combination of model switches no kernel had is refused at once.
 # Fixed work (--ops-per-task) keeps it short; nothing depends on timing.
 set -u
 stress=$1 dir=$2
@@ -110,6 +111,19 @@ if [ $two = 1 ]; then
 fi
 "$stress" $quick --cpus 100000 >/dev/null 2>&1
 [ $? = 2 ] || bad "--cpus with an unavailable CPU must be a usage error"
+
+# a combination of switches no kernel had: refused before any run (exit
+# 2), naming both switches; in a --sweep too
+for args in "-o vm_area_cache=typesafe" "-o vma_lock=rwsem --sweep vm_area_cache=rcu,typesafe-sheaves"; do
+	timeout 60 "$stress" --model $args --workload mmap-cycle --tasks 1 --duration 3600 \
+		--quiet >"$tmp/v.out" 2>"$tmp/v.err"
+	rc=$?
+	[ $rc = 2 ] || bad "$args: exit $rc, expected 2 at once"
+	grep -q 'vm_area_cache=typesafe.* needs vma_lock=refcnt (got vma_lock=rwsem)' "$tmp/v.err" ||
+		bad "$args: no message naming both switches: $(cat "$tmp/v.err")"
+done
+"$stress" --help | grep -q 'vm_area_cache=rcu|typesafe|sheaves|typesafe-sheaves' ||
+	bad "--help does not list vm_area_cache's values"
 
 # --version, --list, --help
 "$stress" --version | grep -Eq '^rcuvfs-stress [0-9.]+ \(git [^)]+\)$' || bad "--version"

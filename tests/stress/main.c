@@ -1544,6 +1544,8 @@ int main(int argc, char **argv)
 		for (int i = 0; i < nswargs; i++)
 			if (parse_switches(&opt, swargs[i]))
 				exit(2);
+		if (!sweep_arg && stress_model_check_switches(opt.switches))
+			exit(2);
 	}
 	/* --sweep NAME=V1,V2: one configuration per value, on top of -o */
 	if (sweep_arg) {
@@ -1568,7 +1570,8 @@ int main(int argc, char **argv)
 				perror("rcuvfs-stress");
 				exit(2);
 			}
-			if (stress_model_parse_switch(cfg, sweep_name, v))
+			if (stress_model_parse_switch(cfg, sweep_name, v) ||
+			    stress_model_check_switches(cfg))
 				exit(2);
 			configs = realloc(configs, (nsweep + 1) * sizeof(*configs));
 			sweep_vals = realloc(sweep_vals, (nsweep + 1) * sizeof(*sweep_vals));

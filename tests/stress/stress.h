@@ -218,7 +218,7 @@ const struct stress_workload *stress_find_workload(const char *name);
 /* Implementations (wl_path.c, wl_model.c; model_*.c add more). */
 extern const struct stress_impl path_fstat1, path_fstat2, path_stat1, path_stat2, path_open1,
     path_open3, path_dup1, path_flock1, path_flock2, path_lock1, path_lock2, path_ofd2,
-    path_lock_verify;
+    path_lock_verify, path_zero;
 
 /* Record a failing call in the task's slot and ask everyone to stop; returns -1. */
 int stress_fail(struct stress_task *t, const char *call, int err);
@@ -242,6 +242,8 @@ void stress_race_window(struct stress_task *t);
 /* Model glue (wl_model.c). */
 int stress_model_parse_switch(void *sw, const char *name, const char *value);
 void *stress_model_switches_new(void);
+/* Combinations of switches no kernel had: prints the error, returns -1. */
+int stress_model_check_switches(const void *sw);
 void *stress_model_switches_dup(const void *sw);
 int stress_model_instance_create(const void *sw, char *err, size_t errlen);
 int stress_model_instance_destroy(char *err, size_t errlen);

@@ -48,6 +48,17 @@ int stress_model_parse_switch(void *sw, const char *name, const char *value)
 	return 0;
 }
 
+int stress_model_check_switches(const void *sw)
+{
+	char err[256] = "";
+
+	if (rv_switches_check(sw, err, sizeof(err))) {
+		fprintf(stderr, "rcuvfs-stress: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
 void stress_model_switches_help(void)
 {
 	rv_switches_help(stdout, "  ");

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -504,4 +505,36 @@ const struct stress_impl path_lock_verify = {
     .task_fini = fini_close,
     .verify = lv_verify,
     .teardown = teardown_files,
+};
+
+/*
+ * zero: the host kernel's own shmem_zero_setup (one inode on its shm_mnt
+ * per mapping, evicted at munmap's task_work fput).  Nothing touches DIR:
+ * it is the kernel the model's zero is compared with.  --verify reads the
+ * stamp back through the mapping.
+ */
+static int op_zero(struct stress_task *t)
+{
+	uint64_t stamp = (uint64_t)t->id << 40 | t->iter;
+	long pg = sysconf(_SC_PAGESIZE);
+	volatile uint64_t *p = mmap(NULL, (size_t)pg, PROT_READ | PROT_WRITE,
+				    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return stress_fail(t, "mmap(MAP_SHARED|MAP_ANONYMOUS)", errno);
+	*p = stamp;
+	if (t->run->opt->verify && *p != stamp) {
+		uint64_t v = *p;
+
+		munmap((void *)p, (size_t)pg);
+		return stress_vfail(t, "shared anonymous page reads %llx, wrote %llx",
+				    (unsigned long long)v, (unsigned long long)stamp);
+	}
+	if (munmap((void *)p, (size_t)pg))
+		return stress_fail(t, "munmap", errno);
+	return 0;
+}
+
+const struct stress_impl path_zero = {
+    .op = op_zero,
 };

@@ -53,7 +53,7 @@ void rvtest_register(struct rvtest_suite *s)
 
 int rvtest_instance_init(void)
 {
-	return rv_instance_create(NULL) ? -1 : 0;
+	return rvtest_instance_with(NULL) ? -1 : 0;
 }
 
 int rvtest_instance_cleanup(void)
@@ -61,27 +61,44 @@ int rvtest_instance_cleanup(void)
 	return rv_instance_destroy() ? -1 : 0;
 }
 
+static int rvtest_set(struct rv_switches *sw, const char *setting, size_t len)
+{
+	char name[64], value[128], err[256];
+	const char *eq = memchr(setting, '=', len);
+	size_t n = eq ? (size_t)(eq - setting) : len;
+
+	if (!eq || n >= sizeof(name) || len - n - 1 >= sizeof(value)) {
+		fprintf(stderr, "rvtest: bad setting %.*s\n", (int)len, setting);
+		return -EINVAL;
+	}
+	memcpy(name, setting, n);
+	name[n] = 0;
+	memcpy(value, eq + 1, len - n - 1);
+	value[len - n - 1] = 0;
+	if (rv_switch_set(sw, name, value, err, sizeof(err))) {
+		fprintf(stderr, "rvtest: %s\n", err);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int rvtest_instance_with(const char *const *settings)
 {
+	const char *env = getenv("RVTEST_SWITCHES");
 	struct rv_switches sw;
-	char err[256];
 
 	rv_switches_default(&sw);
-	for (; settings && *settings; settings++) {
-		char name[64];
-		const char *eq = strchr(*settings, '=');
-		size_t n = eq ? (size_t)(eq - *settings) : strlen(*settings);
+	/* RVTEST_SWITCHES=name=value,...: under every suite's own settings */
+	while (env && *env) {
+		size_t len = strcspn(env, ",");
 
-		if (!eq || n >= sizeof(name)) {
-			fprintf(stderr, "rvtest: bad setting %s\n", *settings);
+		if (len && rvtest_set(&sw, env, len))
 			return -EINVAL;
-		}
-		memcpy(name, *settings, n);
-		name[n] = 0;
-		if (rv_switch_set(&sw, name, eq + 1, err, sizeof(err))) {
-			fprintf(stderr, "rvtest: %s\n", err);
+		env += len + (env[len] == ',');
+	}
+	for (; settings && *settings; settings++) {
+		if (rvtest_set(&sw, *settings, strlen(*settings)))
 			return -EINVAL;
-		}
 	}
 	return rv_instance_create(&sw);
 }

@@ -538,6 +538,51 @@ static void test_switches_parse_format(void)
 	CU_ASSERT_FALSE(rv_switch_known("fork"));
 }
 
+/*
+ * vm_area_cache=typesafe and typesafe-sheaves need vma_lock=refcnt: the
+ * check names both switches, and rv_instance_create refuses the pair
+ * before any subsystem starts (no instance is left live).
+ */
+static void test_switches_vma_combinations(void)
+{
+	static const char *const caches[] = { "rcu", "typesafe", "sheaves", "typesafe-sheaves" };
+	static const char *const locks[] = { "rwsem", "refcnt" };
+	struct rv_switches sw;
+	char err[256];
+
+	for (size_t l = 0; l < ARRAY_SIZE(locks); l++) {
+		for (size_t c = 0; c < ARRAY_SIZE(caches); c++) {
+			bool bad = l == 0 && (c == 1 || c == 3);
+
+			rv_switches_default(&sw);
+			CU_ASSERT_EQUAL(rv_switch_set(&sw, "vma_lock", locks[l], err, sizeof(err)), 0);
+			CU_ASSERT_EQUAL(
+				rv_switch_set(&sw, "vm_area_cache", caches[c], err, sizeof(err)), 0);
+			err[0] = 0;
+			CU_ASSERT_EQUAL(rv_switches_check(&sw, err, sizeof(err)), bad ? -EINVAL : 0);
+			if (bad) {
+				CU_ASSERT_PTR_NOT_NULL(strstr(err, "vma_lock=refcnt"));
+				CU_ASSERT_PTR_NOT_NULL(strstr(err, "vm_area_cache="));
+				CU_ASSERT_PTR_NOT_NULL(strstr(err, caches[c]));
+				CU_ASSERT_EQUAL(rv_instance_create(&sw), -EINVAL);
+				CU_ASSERT_FALSE(rv_instance_live());
+			} else {
+				CU_ASSERT_EQUAL(err[0], 0);
+				CU_ASSERT_EQUAL(rv_instance_create(&sw), 0);
+				CU_ASSERT_EQUAL(rv_sw.vma_lock, (int)l);
+				CU_ASSERT_EQUAL(rv_sw.vm_area_cache, (int)c);
+				CU_ASSERT_EQUAL(rv_instance_destroy(), 0);
+			}
+		}
+	}
+	/* defaults: 6.4-6.14's design */
+	rv_switches_default(&sw);
+	CU_ASSERT_EQUAL(sw.vma_lock, VMA_LOCK_RWSEM);
+	CU_ASSERT_EQUAL(sw.vm_area_cache, VM_AREA_CACHE_RCU);
+	CU_ASSERT_EQUAL(rv_switch_set(&sw, "vm_area_cache", "slab", err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "rcu|typesafe|sheaves|typesafe-sheaves"));
+}
+
 /* ---------------- tasks and instances ---------------- */
 
 static int hook_copies, hook_exits, hook_shared;
@@ -656,6 +701,7 @@ RVTEST_SUITE(wait, NULL, NULL, RVTEST(test_completion_and_signal), RVTEST(test_w
 RVTEST_SUITE(inject, NULL, NULL, RVTEST(test_inject_rendezvous_order),
 	     RVTEST(test_inject_pause_release_callback_count))
 RVTEST_SUITE(stats, NULL, NULL, RVTEST(test_stats_sum_exact))
-RVTEST_SUITE(switches, NULL, NULL, RVTEST(test_switches_parse_format))
+RVTEST_SUITE(switches, NULL, NULL, RVTEST(test_switches_parse_format),
+	     RVTEST(test_switches_vma_combinations))
 RVTEST_SUITE(instance, NULL, NULL, RVTEST(test_task_fork_clone_hooks), RVTEST(test_instance_cycle),
 	     RVTEST(test_rcu_report), RVTEST(test_rcu_callbacks_counted))

@@ -3,7 +3,8 @@
  * tests/unit/test_limits.c - offsets and sizes at the kernel's limits:
  * truncate, pread/pwrite, lseek (SEEK_SET/CUR/END/DATA/HOLE), fallocate,
  * mmap offsets and POSIX lock ranges at 0, 2^63-1 (MAX_LFS_FILESIZE),
- * 2^63-PAGE_SIZE and negative values.
+ * 2^63-PAGE_SIZE and negative values; mlock/munlock ranges that wrap the
+ * top of the address space.
  *
  * One script of calls runs against a model file and, when /dev/shm is a
  * tmpfs, against a host file there: every step asserts the model's answer
@@ -21,6 +22,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define M	   INT64_MAX
@@ -292,5 +294,85 @@ static void test_mmap_fixed_refused_keeps_mapping(void)
 	CU_ASSERT(mmt_all_freed());
 }
 
+/* Whether this process has CAP_IPC_LOCK (bit 14 of CapEff). */
+static bool host_cap_ipc_lock(void)
+{
+	char line[128];
+	unsigned long long eff = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return eff & (1ull << 14);
+}
+
+/*
+ * mlock and munlock of ranges at the top of the address space: a range
+ * whose end wraps is EINVAL, a length that page rounding wraps to 0
+ * succeeds and locks nothing (do_mlock, apply_vma_lock_flags).  Each range
+ * is given relative to a two-page mapping at base on the model and on the
+ * host; the host's mlock is compared only with CAP_IPC_LOCK (without it,
+ * RLIMIT_MEMLOCK answers ENOMEM for a wrapping length first), its munlock
+ * always.  The model used to answer ENOMEM for the wrapping ranges.
+ */
+static void test_mlock_wrapping_range(void)
+{
+	struct task_struct *t = mmt_new_proc();
+	const unsigned long top = ~(unsigned long)0 - (PG - 1); /* the last page */
+	struct {
+		int base_rel; /* addr = base + a when 1 or 2, a itself when 0 */
+		unsigned long a, len;
+		int want;
+	} c[] = {
+	    {1, 0, 0, 0},
+	    {1, 1, PG, 0},                /* unaligned: both pages */
+	    {1, 0, ~0UL, 0},              /* PAGE_ALIGN wraps to 0 */
+	    {1, 0, ~0UL - (PG - 2), 0},   /* the same, by the start's offset */
+	    {1, 0, ~0UL - 2 * PG, -EINVAL},
+	    {2, 0, 0, -EINVAL},           /* end = 2^64: 0 */
+	    {2, 0, PG, -EINVAL},
+	    {0, top, 1, -EINVAL},         /* end = 0 */
+	    {0, top, 2 * PG, -EINVAL},
+	    {0, PG, PG, -ENOMEM},         /* nothing mapped there */
+	};
+	unsigned long mbase;
+	char *hbase;
+	bool cap = host_cap_ipc_lock();
+	int bad = 0;
+
+	mbase = (unsigned long)mmt_map(t->mm, 0, 2 * PG, PROT_READ | PROT_WRITE);
+	hbase = mmap(NULL, 2 * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CU_ASSERT_FATAL(hbase != MAP_FAILED);
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		unsigned long ma = c[i].base_rel ? mbase + c[i].a : c[i].a;
+		unsigned long ha = c[i].base_rel ? (unsigned long)hbase + c[i].a : c[i].a;
+		/* base_rel 2: the range ends at the top of the address space plus len */
+		unsigned long mlen = c[i].base_rel == 2 ? -ma + c[i].len : c[i].len;
+		unsigned long hlen = c[i].base_rel == 2 ? -ha + c[i].len : c[i].len;
+		int m1, m2, h1, h2;
+		m1 = vm_mlock(t->mm, ma, mlen);
+		m2 = vm_munlock(t->mm, ma, mlen);
+		/* the system calls: ASan's mlock/munlock interceptors do nothing */
+		h1 = syscall(SYS_mlock, ha, hlen) ? -errno : 0;
+		h2 = syscall(SYS_munlock, ha, hlen) ? -errno : 0;
+		if (!cap)
+			h1 = c[i].want;
+		if (m1 != c[i].want || m2 != c[i].want || h1 != c[i].want || h2 != c[i].want) {
+			fprintf(stderr, "mlock case %zu: model %d/%d host %d/%d want %d\n", i, m1, m2,
+				h1, h2, c[i].want);
+			bad++;
+		}
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	syscall(SYS_munlock, (unsigned long)hbase, 2 * PG);
+	munmap(hbase, 2 * PG);
+	mmt_exit(t);
+	CU_ASSERT(mmt_all_freed());
+}
+
 RVTEST_SUITE(limits, rvtest_instance_init, rvtest_instance_cleanup,
-	     RVTEST(test_limits_against_tmpfs), RVTEST(test_mmap_fixed_refused_keeps_mapping))
+	     RVTEST(test_limits_against_tmpfs), RVTEST(test_mmap_fixed_refused_keeps_mapping),
+	     RVTEST(test_mlock_wrapping_range))

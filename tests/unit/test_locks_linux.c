@@ -19,6 +19,9 @@
 #include "test_locks_common.h"
 
 #include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 enum tw_path { TW_SLEEP, TW_DEFER };
 
@@ -644,6 +647,122 @@ static void test_retry_bkl_deferred(void)
 	run_retry_bkl(TW_DEFER, 1);
 }
 
+/* ---- two threads charging a new owner at once ------------------------------ */
+
+/*
+ * Active file_lock_owner records, from the model's slabinfo: drops when an
+ * owner's accounting record is freed.
+ */
+static long owner_records_active(void)
+{
+	static char buf[65536];
+	const char *p;
+	long active = -1;
+
+	kmem_cache_format_slabinfo(buf, sizeof(buf));
+	p = strstr(buf, "\nfile_lock_owner ");
+	if (p && sscanf(p + 1, "file_lock_owner %ld", &active) != 1)
+		active = -1;
+	return active;
+}
+
+#define RACE_OWNER 5000
+
+static int race_nested_ret = 1;
+
+/* At owner_charge's unlocked window: the same owner locks elsewhere first. */
+static void charge_same_owner(void *arg)
+{
+	race_nested_ret = tl_lock(arg, RACE_OWNER, F_WRLCK, 100, 1);
+}
+
+/* What the lock lists answer after the race, found by a worker (aliased
+ * records make the list walks loop, so the main thread bounds the wait). */
+static struct {
+	int lock3, lock4, check;
+	long held;
+	char getlk[4][32], why[160];
+	int done; /* atomic */
+} race_out;
+
+static void *race_observe(void *arg)
+{
+	static const int64_t at[4] = {100, 200, 300, 400};
+
+	(void)arg;
+	race_out.check = locks_check(race_out.why, sizeof(race_out.why));
+	/* a third lock of the owner and one of another owner reuse freed records */
+	race_out.lock3 = tl_lock(f1, RACE_OWNER, F_WRLCK, 300, 1);
+	race_out.lock4 = tl_lock(f1, RACE_OWNER + 1, F_WRLCK, 400, 1);
+	race_out.held = locks_count_held();
+	for (int i = 0; i < 4; i++)
+		snprintf(race_out.getlk[i], sizeof(race_out.getlk[i]), "%s",
+			 tl_getlk(f2, 7, F_WRLCK, at[i], 1));
+	__atomic_store_n(&race_out.done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * owner_charge allocates an owner record outside the bucket lock and frees
+ * it when another caller inserted the same owner meanwhile.  A recycled
+ * record still pointed at its last owner's freed spare lock record, and
+ * that free released it again while a live lock used it.  The consequence,
+ * seen from outside: the owner's next locks alias one record, the lock
+ * lists loop (the daemon's lock calls hang) or F_GETLK answers wrongly (and
+ * ASan reports the use after free).  First recycle an owner record that had
+ * a spare (two locks, two unlocks, in a bucket whose idle records are full:
+ * seen as file_lock_owner's active count dropping), then race a new owner's
+ * first lock with a nested lock of the same owner.
+ */
+static void test_owner_charge_race(void)
+{
+	long before, died = 0;
+	pthread_t th;
+	int o;
+
+	fixture_up();
+	for (o = 10; o < 4000 && !died; o++) {
+		CU_ASSERT_EQUAL_FATAL(tl_lock(f1, o, F_WRLCK, 0, 1), 0);
+		CU_ASSERT_EQUAL_FATAL(tl_lock(f1, o, F_WRLCK, 2, 1), 0);
+		before = owner_records_active();
+		CU_ASSERT_EQUAL_FATAL(tl_lock(f1, o, F_UNLCK, 0, 1), 0);
+		CU_ASSERT_EQUAL_FATAL(tl_lock(f1, o, F_UNLCK, 2, 1), 0);
+		died = before - owner_records_active();
+	}
+	CU_ASSERT_EQUAL_FATAL(died, 1);
+
+	race_nested_ret = 1;
+	rv_inject_set_callback("owner_charge_unlocked", charge_same_owner, f1, 1);
+	CU_ASSERT_EQUAL(tl_lock(f1, RACE_OWNER, F_WRLCK, 200, 1), 0);
+	rv_inject_clear_all();
+	CU_ASSERT_EQUAL(race_nested_ret, 0); /* the race happened */
+
+	memset(&race_out, 0, sizeof(race_out));
+	pthread_create(&th, NULL, race_observe, NULL);
+	if (TL_WAIT_UNTIL(__atomic_load_n(&race_out.done, __ATOMIC_ACQUIRE), 10000)) {
+		/* the worker spins in a looping list with a lock held: nothing
+		 * after this could run */
+		fprintf(stderr, "test_owner_charge_race: the lock lists loop "
+				"(two locks share one record)\n");
+		_exit(1);
+	}
+	pthread_join(th, NULL);
+	CU_ASSERT_EQUAL(race_out.check, 0);
+	if (race_out.check)
+		fprintf(stderr, "locks_check: %s\n", race_out.why);
+	CU_ASSERT_EQUAL(race_out.lock3, 0);
+	CU_ASSERT_EQUAL(race_out.lock4, 0);
+	CU_ASSERT_EQUAL(race_out.held, 4);
+	CU_ASSERT_STRING_EQUAL(race_out.getlk[0], "W 100+1 pid 5000");
+	CU_ASSERT_STRING_EQUAL(race_out.getlk[1], "W 200+1 pid 5000");
+	CU_ASSERT_STRING_EQUAL(race_out.getlk[2], "W 300+1 pid 5000");
+	CU_ASSERT_STRING_EQUAL(race_out.getlk[3], "W 400+1 pid 5001");
+	locks_remove_posix(f1, TL_OWNER(RACE_OWNER));
+	locks_remove_posix(f1, TL_OWNER(RACE_OWNER + 1));
+	CU_ASSERT_EQUAL(locks_count_held(), 0);
+	fixture_down();
+}
+
 /* ---- suites: one per scheme ----------------------------------------------- */
 
 static int init_global(void)
@@ -699,7 +818,8 @@ static int init_bkl_bklops(void)
 	    RVTEST(test_waiter_queues_behind_first_deferred),                                      \
 	    RVTEST(test_merge_does_not_wake_sleep), RVTEST(test_merge_does_not_wake_deferred),     \
 	    RVTEST(test_ofd_getlk_unlck), RVTEST(test_test_lock_unlck_owner),                      \
-	    RVTEST(test_retry_bkl_sleep), RVTEST(test_retry_bkl_deferred)
+	    RVTEST(test_retry_bkl_sleep), RVTEST(test_retry_bkl_deferred),                 \
+	    RVTEST(test_owner_charge_race)
 
 RVTEST_SUITE(locks_linux_global, init_global, rvtest_instance_cleanup, LINUX_CASES)
 RVTEST_SUITE(locks_linux_bkl, init_bkl, rvtest_instance_cleanup, LINUX_CASES)

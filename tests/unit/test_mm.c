@@ -148,7 +148,7 @@ static void *rcu_reader(void *p)
 			c->misses++;
 			continue;
 		}
-		if (v->vm_start > addr || v->vm_end <= addr || v->detached || v->vm_mm != c->mm)
+		if (v->vm_start > addr || v->vm_end <= addr || vma_is_detached(v) || v->vm_mm != c->mm)
 			c->bad++;
 		c->found++;
 		vma_end_read(v);
@@ -268,9 +268,56 @@ static void test_vma_write_waits_for_reader(void)
 	for (int i = 0; i < 1000 && !rwsem_is_write_locked(&mm->mmap_lock); i++)
 		sched_yield();
 	CU_ASSERT(!__atomic_load_n(&th.done, __ATOMIC_ACQUIRE)); /* it cannot finish */
-	CU_ASSERT(v->vm_start == BASE && !v->detached);
+	CU_ASSERT(v->vm_start == BASE && !vma_is_detached(v));
 	vma_end_read(v);
 	CU_ASSERT(mmt_thread_join_rc(&th) == 0);
+	CU_ASSERT(mm_map_count(mm) == 0);
+	mmt_exit(t2);
+	mmt_exit(t);
+	CU_ASSERT(mmt_all_freed());
+}
+
+/*
+ * 6.15's vm_refcnt, step by step: 1 while the VMA is in the tree, +1 per
+ * reader; a writer (munmap's vma_start_write) adds VMA_LOCK_OFFSET and
+ * waits, which makes a new reader's limited inc-not-zero fail; once the
+ * reader leaves the writer goes on, and the unmapped VMA is detached (0):
+ * a reader that still holds the pointer gets -EAGAIN (look it up again).
+ * The memory is kept readable by an RCU read section (vm_area_cache=rcu)
+ * or by the typesafe cache.
+ */
+static void test_vm_refcnt_states(void)
+{
+	struct task_struct *t = mmt_new_proc();
+	struct mm_struct *mm = t->mm;
+	struct task_struct *t2 = task_clone_thread(t);
+	struct unmap_arg u = { mm, BASE };
+	struct mmt_thread th;
+	struct vm_area_struct *v;
+	long i;
+
+	CU_ASSERT_FATAL(t2 != NULL);
+	CU_ASSERT(mmt_map(mm, BASE, PG, PROT_READ | PROT_WRITE) == (long)BASE);
+	v = vma_lookup(mm, BASE);
+	CU_ASSERT_FATAL(v != NULL);
+	CU_ASSERT_EQUAL(__atomic_load_n(&v->vm_refcnt, __ATOMIC_ACQUIRE), 1);
+	CU_ASSERT(lock_vma_under_rcu(mm, BASE) == v);
+	CU_ASSERT_EQUAL(__atomic_load_n(&v->vm_refcnt, __ATOMIC_ACQUIRE), 2);
+	mmt_thread_start(&th, t2, unmapper, &u);
+	/* the writer's offset arrives (bounded; the writer then waits for us) */
+	for (i = 0; i < 10000000 && __atomic_load_n(&v->vm_refcnt, __ATOMIC_ACQUIRE) !=
+					     VMA_LOCK_OFFSET + 2; i++)
+		sched_yield();
+	CU_ASSERT_EQUAL(__atomic_load_n(&v->vm_refcnt, __ATOMIC_ACQUIRE), VMA_LOCK_OFFSET + 2);
+	CU_ASSERT(!__atomic_load_n(&th.done, __ATOMIC_ACQUIRE));
+	rcu_read_lock();
+	CU_ASSERT_EQUAL(__vma_start_read(mm, v), -EBUSY); /* over VMA_REF_LIMIT */
+	CU_ASSERT_EQUAL(__atomic_load_n(&v->vm_refcnt, __ATOMIC_ACQUIRE), VMA_LOCK_OFFSET + 2);
+	vma_end_read(v);
+	CU_ASSERT(mmt_thread_join_rc(&th) == 0);
+	CU_ASSERT_EQUAL(__atomic_load_n(&v->vm_refcnt, __ATOMIC_ACQUIRE), 0);
+	CU_ASSERT_EQUAL(__vma_start_read(mm, v), -EAGAIN);
+	rcu_read_unlock();
 	CU_ASSERT(mm_map_count(mm) == 0);
 	mmt_exit(t2);
 	mmt_exit(t);
@@ -538,11 +585,15 @@ static void test_mm_check_detects(void)
 }
 
 RVTEST_SUITE(mm_vma, rvtest_instance_init, rvtest_instance_cleanup, RVTEST(test_mmap_lookup),
-	     RVTEST(test_merge_split), RVTEST(test_many_vmas),
-	     RVTEST(test_rcu_lookup_during_updates))
-RVTEST_SUITE(mm_vma_lock, rvtest_instance_init, rvtest_instance_cleanup,
-	     RVTEST(test_vma_lock_rules), RVTEST(test_vma_write_waits_for_reader),
-	     RVTEST(test_fault_falls_back))
+	     RVTEST(test_merge_split), RVTEST(test_many_vmas))
+/* the per-VMA lock's rules and races, under each of its designs */
+MMT_VMA_SUITES(mm_vma_lock, NULL, RVTEST(test_vma_lock_rules),
+	       RVTEST(test_vma_write_waits_for_reader), RVTEST(test_fault_falls_back),
+	       RVTEST(test_rcu_lookup_during_updates))
+MMT_VMA_SUITE1(mm_vm_refcnt, _rcu, "vma_lock=refcnt", "vm_area_cache=rcu", NULL,
+	       RVTEST(test_vm_refcnt_states))
+MMT_VMA_SUITE1(mm_vm_refcnt, _typesafe, "vma_lock=refcnt", "vm_area_cache=typesafe", NULL,
+	       RVTEST(test_vm_refcnt_states))
 RVTEST_SUITE(mm_fault, rvtest_instance_init, rvtest_instance_cleanup, RVTEST(test_anon_faults),
 	     RVTEST(test_access_errors), RVTEST(test_mprotect_and_wp_reuse),
 	     RVTEST(test_numa_hint), RVTEST(test_pgtable_span), RVTEST(test_mm_check_detects))

@@ -227,16 +227,9 @@ static void test_merge_mmap_extend(void)
 	CU_ASSERT(mmt_all_freed());
 }
 
-static int init_refuse(void)
-{
-	static const char *const s[] = { "anon_vma_fault=refuse", NULL };
 
-	return rvtest_instance_with(s) ? -1 : 0;
-}
-
-RVTEST_SUITE(mm_anon_vma_retry, rvtest_instance_init, rvtest_instance_cleanup,
-	     RVTEST(test_split_mprotect), RVTEST(test_split_munmap), RVTEST(test_merge_mprotect),
-	     RVTEST(test_merge_mmap_extend))
-RVTEST_SUITE(mm_anon_vma_refuse, init_refuse, rvtest_instance_cleanup,
-	     RVTEST(test_split_mprotect), RVTEST(test_split_munmap), RVTEST(test_merge_mprotect),
-	     RVTEST(test_merge_mmap_extend))
+/* first-touch faults under the per-VMA lock: under each of its designs */
+MMT_VMA_SUITES(mm_anon_vma_retry, "anon_vma_fault=retry", RVTEST(test_split_mprotect),
+	       RVTEST(test_split_munmap), RVTEST(test_merge_mprotect), RVTEST(test_merge_mmap_extend))
+MMT_VMA_SUITES(mm_anon_vma_refuse, "anon_vma_fault=refuse", RVTEST(test_split_mprotect),
+	       RVTEST(test_split_munmap), RVTEST(test_merge_mprotect), RVTEST(test_merge_mmap_extend))

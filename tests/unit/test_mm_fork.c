@@ -327,33 +327,12 @@ static int init_group(void)
 
 	return rvtest_instance_with(s) ? -1 : 0;
 }
-static int init_always(void)
-{
-	static const char *const s[] = { "fork_vma_lock=always", NULL };
-
-	return rvtest_instance_with(s) ? -1 : 0;
-}
-static int init_elide(void)
-{
-	static const char *const s[] = { "fork_vma_lock=elide-single", NULL };
-
-	return rvtest_instance_with(s) ? -1 : 0;
-}
-static int init_never(void)
-{
-	static const char *const s[] = { "fork_vma_lock=never", NULL };
-
-	return rvtest_instance_with(s) ? -1 : 0;
-}
 
 RVTEST_SUITE(mm_fork, rvtest_instance_init, rvtest_instance_cleanup, RVTEST(test_cow_isolation),
 	     RVTEST(test_rmap_walk_fork), RVTEST(test_fork_lazy_vmas),
 	     RVTEST(test_threads_share_mm), RVTEST(test_fork_with_concurrent_writer))
 RVTEST_SUITE(mm_rss_single, init_single, rvtest_instance_cleanup, RVTEST(test_rss_exact))
 RVTEST_SUITE(mm_rss_group, init_group, rvtest_instance_cleanup, RVTEST(test_rss_exact))
-RVTEST_SUITE(mm_fork_lock_always, init_always, rvtest_instance_cleanup,
-	     RVTEST(test_fork_vma_lock_mode))
-RVTEST_SUITE(mm_fork_lock_elide, init_elide, rvtest_instance_cleanup,
-	     RVTEST(test_fork_vma_lock_mode))
-RVTEST_SUITE(mm_fork_lock_never, init_never, rvtest_instance_cleanup,
-	     RVTEST(test_fork_vma_lock_mode))
+MMT_VMA_SUITES(mm_fork_lock_always, "fork_vma_lock=always", RVTEST(test_fork_vma_lock_mode))
+MMT_VMA_SUITES(mm_fork_lock_elide, "fork_vma_lock=elide-single", RVTEST(test_fork_vma_lock_mode))
+MMT_VMA_SUITES(mm_fork_lock_never, "fork_vma_lock=never", RVTEST(test_fork_vma_lock_mode))

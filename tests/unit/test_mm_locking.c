@@ -366,10 +366,13 @@ static void test_lock_vma_retry_replaced(void)
 	struct mm_struct *mm = t->mm;
 	struct access_arg a = { .mm = mm, .addr = BASE, .val = 0x11, .write = true };
 	uint64_t faults, misses, replaced;
+	struct vm_area_struct *old;
 	struct mmt_thread th;
 	unsigned char b = 0;
+	bool recycled;
 
 	CU_ASSERT(mmt_map(mm, BASE, PG, RW) == (long)BASE);
+	old = vma_lookup(mm, BASE);
 	faults = mmt_stat("vma_lock_faults");
 	misses = mmt_stat("vma_lock_misses");
 	replaced = mmt_stat("vma_lock_replaced");
@@ -379,14 +382,155 @@ static void test_lock_vma_retry_replaced(void)
 	/* a new VMA in the same place (different protection: no merge) */
 	CU_ASSERT(vm_mmap(mm, BASE, PG, PROT_READ | PROT_WRITE | PROT_EXEC,
 			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0) == (long)BASE);
+	/*
+	 * With vm_area_cache=typesafe(-sheaves) the old VMA is freed at once
+	 * and this thread's slab slot hands the same object to the new VMA:
+	 * the fault then finds it attached, in this mm, covering the address,
+	 * which it is: it locks it with no retry.  Otherwise the new VMA is
+	 * another object and the old one is detached.
+	 */
+	recycled = vma_lookup(mm, BASE) == old;
+	CU_ASSERT(recycled == mmt_vma_typesafe());
 	rv_inject_release("lock_vma_under_rcu");
 	mmt_thread_join(&th);
 	rv_inject_clear_all();
 	CU_ASSERT(a.ret == 0);
-	CU_ASSERT(mmt_stat("vma_lock_replaced") == replaced + 1);
+	CU_ASSERT(mmt_stat("vma_lock_replaced") == replaced + (recycled ? 0 : 1));
 	CU_ASSERT(mmt_stat("vma_lock_misses") == misses);
 	CU_ASSERT(mmt_stat("vma_lock_faults") == faults + 1);
 	CU_ASSERT(mm_access(mm, BASE, &b, 1, false) == 0 && b == 0x11);
+	mmt_exit(t);
+	mmt_exit(drv);
+	CU_ASSERT(mmt_all_freed());
+}
+
+/* ------------------------------------------------------------------ */
+/* SLAB_TYPESAFE_BY_RCU: the VMA found under RCU is reused before it is */
+/* locked                                                              */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A fault of process A at X has found X's VMA in the tree under RCU and
+ * is parked before it takes the VMA's reference (injection point
+ * lock_vma_under_rcu).  munmap frees that VMA; with vm_area_cache=typesafe
+ * it goes back to this thread's slab slot at once and the next mmap gets
+ * the same object.  Here the next mmap is of A at another address Y (an
+ * anonymous area); then X is mapped again, read-only from a file.  The
+ * stale object is now attached, in A, not write-locked: its reference
+ * count and sequence let the reader lock it, and only the range check
+ * after the lock (6.15's lock_vma_under_rcu: "Check if the vma we locked
+ * is the right one") sees that it does not cover X.  The read must return
+ * the file's byte; faulting through Y's VMA would map the zero page at X
+ * and read 0.  Without a typesafe cache the VMA stays allocated until the
+ * reader leaves RCU: it is found detached and the lookup goes round again.
+ */
+/*
+ * Map an anonymous page at a->addr in t's mm, start t's access to it and
+ * park it in lock_vma_under_rcu, after its tree lookup and before it takes
+ * the VMA's reference.  Returns the VMA the access holds.
+ */
+static struct vm_area_struct *park_fault_after_lookup(struct task_struct *t, struct access_arg *a,
+						      struct mmt_thread *th)
+{
+	struct vm_area_struct *stale;
+
+	CU_ASSERT(mmt_map(t->mm, a->addr, PG, RW) == (long)a->addr);
+	stale = vma_lookup(t->mm, a->addr);
+	CU_ASSERT_FATAL(stale != NULL);
+	CU_ASSERT(rv_inject_set_pause("lock_vma_under_rcu", 1) == 0);
+	mmt_thread_start(th, t, access_fn, a);
+	CU_ASSERT_FATAL(rv_inject_wait_arrivals("lock_vma_under_rcu", 1, 20000) == 0);
+	return stale;
+}
+
+static void release_parked_fault(struct mmt_thread *th)
+{
+	rv_inject_release("lock_vma_under_rcu");
+	mmt_thread_join(th);
+	rv_inject_clear_all();
+}
+
+static void test_vma_reuse_same_mm(void)
+{
+	struct task_struct *drv = mmt_new_proc(), *t = new_proc_detached("reuse");
+	struct mm_struct *mm = t->mm;
+	const unsigned long x = BASE, y = BASE + 16 * PG;
+	struct access_arg a = { .mm = mm, .addr = x, .val = 0xee, .write = false };
+	struct file *f = mmt_make_file("/vma-reuse", 1, 0x40);
+	struct vm_area_struct *stale;
+	uint64_t recycled0 = mmt_stat("vma_lock_recycled");
+	struct mmt_thread th;
+	bool recycled;
+
+	stale = park_fault_after_lookup(t, &a, &th);
+	/* the reader holds `stale`, found in the tree; it took no reference */
+	CU_ASSERT(vm_munmap(mm, x, PG) == 0);
+	CU_ASSERT(mmt_map(mm, y, PG, RW) == (long)y);
+	CU_ASSERT(vm_mmap(mm, x, PG, PROT_READ, MAP_PRIVATE | MAP_FIXED, f, 0) == (long)x);
+	/* the race happened: the object the reader holds is now Y's VMA */
+	recycled = vma_lookup(mm, y) == stale;
+	CU_ASSERT(recycled == mmt_vma_typesafe());
+	CU_ASSERT(vma_lookup(mm, x) != stale);
+	release_parked_fault(&th);
+	/* the fault landed in X's mapping: the file's byte */
+	CU_ASSERT(a.ret == 0);
+	CU_ASSERT(a.val == 0x40);
+	CU_ASSERT(mm_pte_read(mm, y) == 0); /* Y was never touched */
+	CU_ASSERT(mmt_stat("vma_lock_recycled") == recycled0 + (recycled ? 1 : 0));
+	CU_ASSERT(mm_check(mm) == 0);
+	mmt_exit(t);
+	mmt_exit(drv);
+	fput(f);
+	CU_ASSERT(do_unlink("/vma-reuse") == 0);
+	CU_ASSERT(mmt_all_freed());
+}
+
+/*
+ * The same, with the VMA reused by another process B at the same address
+ * X.  The stale object is attached, covers X and is not write-locked;
+ * only vm_mm tells that it is B's (vma_start_read's check, 6.15's
+ * lock_vma_under_rcu before it).  A's write must land in A's new mapping
+ * of X, and B, which never touched X, must not get a page: faulting
+ * through B's VMA would install one in B's page table.
+ */
+static void test_vma_reuse_other_mm(void)
+{
+	struct task_struct *drv = mmt_new_proc(), *t = new_proc_detached("reuse-a");
+	struct task_struct *tb = new_proc_detached("reuse-b");
+	struct mm_struct *mm = t->mm, *mmb = tb->mm;
+	const unsigned long x = BASE;
+	struct access_arg a = { .mm = mm, .addr = x, .val = 0x11, .write = true };
+	struct vm_area_struct *stale;
+	uint64_t recycled0 = mmt_stat("vma_lock_recycled");
+	struct mmt_thread th;
+	unsigned char b = 0;
+	bool recycled;
+
+	stale = park_fault_after_lookup(t, &a, &th);
+	CU_ASSERT(vm_munmap(mm, x, PG) == 0);
+	CU_ASSERT(mmt_map(mmb, x, PG, RW) == (long)x);
+	CU_ASSERT(mmt_map(mm, x, PG, RW) == (long)x);
+	recycled = vma_lookup(mmb, x) == stale;
+	CU_ASSERT(recycled == mmt_vma_typesafe());
+	/*
+	 * The reader's first check compares the object's vm_lock_seq (B's
+	 * sequence when it was mapped) with A's mm_lock_seq; an equal pair
+	 * would make it fall back before it takes a reference.  Move A's
+	 * sequence on so that the reference is taken and vm_mm decides.
+	 */
+	while (READ_ONCE(stale->vm_lock_seq) == READ_ONCE(mm->mm_lock_seq)) {
+		mmap_write_lock(mm);
+		mmap_write_unlock(mm);
+	}
+	release_parked_fault(&th);
+	CU_ASSERT(a.ret == 0);
+	CU_ASSERT(mm_access(mm, x, &b, 1, false) == 0 && b == 0x11);
+	/* the fault did not land in B */
+	CU_ASSERT(mm_pte_read(mmb, x) == 0);
+	CU_ASSERT(get_mm_counter(mmb, MM_ANONPAGES) == 0);
+	CU_ASSERT(mmt_stat("vma_lock_recycled") == recycled0 + (recycled ? 1 : 0));
+	CU_ASSERT(mm_check(mm) == 0 && mm_check(mmb) == 0);
+	mmt_exit(tb);
 	mmt_exit(t);
 	mmt_exit(drv);
 	CU_ASSERT(mmt_all_freed());
@@ -721,8 +865,9 @@ static int init_elide(void)
 RVTEST_SUITE(mm_locking, rvtest_instance_init, rvtest_instance_cleanup,
 	     RVTEST(test_exit_mmap_vs_fsync), RVTEST(test_cow_fault_vs_truncate),
 	     RVTEST(test_shared_rdonly_mprotect), RVTEST(test_wipeonfork_no_anon_vma),
-	     RVTEST(test_lock_vma_retry_replaced), RVTEST(test_get_task_mm_vs_exit),
-	     RVTEST(test_mlock))
+	     RVTEST(test_get_task_mm_vs_exit), RVTEST(test_mlock))
+MMT_VMA_SUITES(mm_vma_reuse, NULL, RVTEST(test_lock_vma_retry_replaced),
+	       RVTEST(test_vma_reuse_same_mm), RVTEST(test_vma_reuse_other_mm))
 RVTEST_SUITE(mm_locking_elide, init_elide, rvtest_instance_cleanup,
 	     RVTEST(test_remote_access_vs_fork), RVTEST(test_remote_store_vs_fork))
 RVTEST_SUITE(mm_locking_always, rvtest_instance_init, rvtest_instance_cleanup,

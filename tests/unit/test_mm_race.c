@@ -612,24 +612,6 @@ static int init_recheck_rfc(void)
 
 	return rvtest_instance_with(s) ? -1 : 0;
 }
-static int init_never(void)
-{
-	static const char *const s[] = { "fork_vma_lock=never", NULL };
-
-	return rvtest_instance_with(s) ? -1 : 0;
-}
-static int init_always(void)
-{
-	static const char *const s[] = { "fork_vma_lock=always", NULL };
-
-	return rvtest_instance_with(s) ? -1 : 0;
-}
-static int init_elide(void)
-{
-	static const char *const s[] = { "fork_vma_lock=elide-single", NULL };
-
-	return rvtest_instance_with(s) ? -1 : 0;
-}
 static int init_small_cache(void)
 {
 	static const char *const s[] = { "cache_pages=8", NULL };
@@ -647,11 +629,12 @@ RVTEST_SUITE(mm_seed003_recheck_rfc, init_recheck_rfc, rvtest_instance_cleanup,
 	     RVTEST(test_seed003), RVTEST(test_seed003_mlockall),
 	     RVTEST(test_seed003_mlockall_in_window), RVTEST(test_two_faults_one_page),
 	     RVTEST(test_recheck_guard))
-RVTEST_SUITE(mm_fork_race_never, init_never, rvtest_instance_cleanup, RVTEST(test_fork_first_touch),
-	     RVTEST(test_fork_lost_write))
-RVTEST_SUITE(mm_fork_race_always, init_always, rvtest_instance_cleanup, RVTEST(test_fork_first_touch),
-	     RVTEST(test_fork_lost_write), RVTEST(test_fork_flush_waits))
-RVTEST_SUITE(mm_fork_race_elide, init_elide, rvtest_instance_cleanup, RVTEST(test_fork_first_touch),
-	     RVTEST(test_fork_lost_write))
+/* fork's VMA write locks against faults: under each per-VMA lock design */
+MMT_VMA_SUITES(mm_fork_race_never, "fork_vma_lock=never", RVTEST(test_fork_first_touch),
+	       RVTEST(test_fork_lost_write))
+MMT_VMA_SUITES(mm_fork_race_always, "fork_vma_lock=always", RVTEST(test_fork_first_touch),
+	       RVTEST(test_fork_lost_write), RVTEST(test_fork_flush_waits))
+MMT_VMA_SUITES(mm_fork_race_elide, "fork_vma_lock=elide-single", RVTEST(test_fork_first_touch),
+	       RVTEST(test_fork_lost_write))
 RVTEST_SUITE(mm_reclaim, init_small_cache, rvtest_instance_cleanup,
 	     RVTEST(test_reclaim_small_cache))

@@ -7,7 +7,7 @@
  * ways; /dev/zero mapped MAP_SHARED from an O_RDWR open is the same, any
  * other mapping of it private (COW across fork); a failed inode or file
  * allocation gives -ENOMEM and leaves nothing behind; the lock's waits are
- * counted.  The /dev/zero outcomes are checked against the host kernel:
+ * counted; new_inode_prefetch=1 prefetches the lock once per new inode.  The /dev/zero outcomes are checked against the host kernel:
  * the same table of mappings runs on the host (real mmap, fork and
  * /proc/self/maps in a child process) and on the model, and must agree.
  */
@@ -106,6 +106,48 @@ static void test_shared_anon_inode_lifetime(void)
 	CU_ASSERT(shmem_inodes_live() == 0);
 	CU_ASSERT(mmt_stat("shm_inode_list_locks") == locks + 4);
 	mmt_exit(t);
+	CU_ASSERT(mmt_all_freed());
+}
+
+/* evict_sb_list_del callback: record whether the mm's mmap_lock is held */
+struct evict_probe {
+	struct mm_struct *mm;
+	int hits, under_mmap_lock;
+};
+
+static void probe_evict(void *arg)
+{
+	struct evict_probe *p = arg;
+
+	p->hits++;
+	if (rwsem_is_locked(&p->mm->mmap_lock))
+		p->under_mmap_lock++;
+}
+
+/*
+ * The final fput of munmap (and of exit) runs as the kernel's does, from
+ * task_work after mmap_lock is dropped: the inode leaves s_inodes outside
+ * mmap_lock, yet before vm_munmap returns.
+ */
+static void test_evict_outside_mmap_lock(void)
+{
+	struct task_struct *t = mmt_new_proc();
+	struct evict_probe p = {t->mm, 0, 0};
+	uint64_t queued = mmt_stat("fput_task_works");
+	long a;
+
+	CU_ASSERT((a = vm_mmap(t->mm, 0, PG, RW, SHANON, NULL, 0)) > 0);
+	CU_ASSERT(rv_inject_set_callback("evict_sb_list_del", probe_evict, &p, 0) == 0);
+	CU_ASSERT(vm_munmap(t->mm, (unsigned long)a, PG) == 0);
+	CU_ASSERT(p.hits == 1 && p.under_mmap_lock == 0);
+	CU_ASSERT(shmem_inodes_live() == 0);
+	CU_ASSERT(mmt_stat("fput_task_works") == queued + 1);
+	/* exit: exit_mmap's fputs run after its mmap_lock section too */
+	CU_ASSERT(vm_mmap(t->mm, 0, PG, RW, SHANON, NULL, 0) > 0);
+	mmt_exit(t);
+	CU_ASSERT(p.hits == 2 && p.under_mmap_lock == 0);
+	rv_inject_clear_all();
+	CU_ASSERT(shmem_inodes_live() == 0);
 	CU_ASSERT(mmt_all_freed());
 }
 
@@ -551,7 +593,7 @@ RVTEST_SUITE(mm_shmem, rvtest_instance_init, rvtest_instance_cleanup,
 	     RVTEST(test_shared_anon_inode_lifetime), RVTEST(test_shared_anon_fork),
 	     RVTEST(test_shared_anon_exit), RVTEST(test_dev_zero_private_cow),
 	     RVTEST(test_dev_zero_vs_host), RVTEST(test_list_lock_contention_counted),
-	     RVTEST(test_prefetch_off))
+	     RVTEST(test_prefetch_off), RVTEST(test_evict_outside_mmap_lock))
 RVTEST_SUITE(mm_shmem_prefetch, init_prefetch, rvtest_instance_cleanup, RVTEST(test_prefetch_on),
 	     RVTEST(test_shared_anon_fork), RVTEST(test_dev_zero_vs_host))
 RVTEST_SUITE(mm_shmem_fail_inode, init_fail_inode, rvtest_instance_cleanup,

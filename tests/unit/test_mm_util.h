@@ -192,4 +192,39 @@ static inline int mmt_file_has(struct file *f, int page, unsigned char val)
 	return 1;
 }
 
+/*
+ * One suite per combination of vma_lock x vm_area_cache that
+ * rv_switches_check accepts, for the tests of the per-VMA lock: nm itself
+ * (rwsem, rcu: 6.4-6.14), then nm_rwsem_sheaves, nm_refcnt_rcu,
+ * nm_refcnt_typesafe (6.15), nm_refcnt_sheaves (the sheaves RFC's test) and
+ * nm_refcnt_typesafe_sheaves (6.18).  extra: one more "name=value" for
+ * every suite, or NULL.
+ */
+#define MMT_VMA_SUITE1(nm, combo, lock, cache, extra, ...)                        \
+	static int mmt_init_##nm##combo(void)                                     \
+	{                                                                         \
+		static const char *const s[] = { lock, cache, extra, NULL };      \
+		return rvtest_instance_with(s) ? -1 : 0;                          \
+	}                                                                         \
+	RVTEST_SUITE(nm##combo, mmt_init_##nm##combo, rvtest_instance_cleanup, __VA_ARGS__)
+#define MMT_VMA_SUITES(nm, extra, ...)                                                        \
+	MMT_VMA_SUITE1(nm, , "vma_lock=rwsem", "vm_area_cache=rcu", extra, __VA_ARGS__)      \
+	MMT_VMA_SUITE1(nm, _rwsem_sheaves, "vma_lock=rwsem", "vm_area_cache=sheaves", extra, \
+		       __VA_ARGS__)                                                          \
+	MMT_VMA_SUITE1(nm, _refcnt_rcu, "vma_lock=refcnt", "vm_area_cache=rcu", extra,       \
+		       __VA_ARGS__)                                                          \
+	MMT_VMA_SUITE1(nm, _refcnt_typesafe, "vma_lock=refcnt", "vm_area_cache=typesafe",    \
+		       extra, __VA_ARGS__)                                                   \
+	MMT_VMA_SUITE1(nm, _refcnt_sheaves, "vma_lock=refcnt", "vm_area_cache=sheaves",      \
+		       extra, __VA_ARGS__)                                                   \
+	MMT_VMA_SUITE1(nm, _refcnt_typesafe_sheaves, "vma_lock=refcnt",                      \
+		       "vm_area_cache=typesafe-sheaves", extra, __VA_ARGS__)
+
+/* Whether VMAs are freed at once into a SLAB_TYPESAFE_BY_RCU cache. */
+static inline bool mmt_vma_typesafe(void)
+{
+	return rv_sw.vm_area_cache == VM_AREA_CACHE_TYPESAFE ||
+	       rv_sw.vm_area_cache == VM_AREA_CACHE_TYPESAFE_SHEAVES;
+}
+
 #endif

@@ -8,6 +8,11 @@
 #include "vfs/vfs.h"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -705,10 +710,72 @@ static void test_teardown_frees_everything(void)
 	CU_ASSERT_EQUAL(vfs_inodes_live(), 1); /* the root */
 }
 
+/*
+ * O_TRUNC truncates whatever the access mode (do_open: O_TRUNC asks for
+ * MAY_WRITE, handle_truncate runs for O_RDONLY too), also through a
+ * symlink and with O_CREAT on an existing file; a new file is not
+ * truncated.  Each open runs on the model and, when /dev/shm is a tmpfs,
+ * on a host file there: both sizes must be 0.
+ */
+static long long host_size_after_open(const char *dir, int flags, bool via_link)
+{
+	char path[96], link[100];
+	struct stat st;
+	int fd;
+	long long r = -1;
+
+	snprintf(path, sizeof(path), "%s/rcuvfs-otrunc-%d", dir, (int)getpid());
+	snprintf(link, sizeof(link), "%s.l", path);
+	fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+	if (fd < 0 || write(fd, "hello", 5) != 5)
+		goto out;
+	close(fd);
+	if (via_link && symlink(path, link))
+		goto out;
+	fd = open(via_link ? link : path, flags, 0644);
+	if (fd < 0)
+		goto out;
+	if (!fstat(fd, &st))
+		r = st.st_size;
+	close(fd);
+out:
+	unlink(link);
+	unlink(path);
+	return r;
+}
+
+static void test_open_trunc_any_access_mode(void)
+{
+	static const int modes[] = {O_RDONLY | O_TRUNC, O_RDONLY | O_TRUNC | O_CREAT,
+				    O_WRONLY | O_TRUNC, O_RDWR | O_TRUNC | O_CREAT};
+	struct statfs sfs;
+	bool host = !statfs("/dev/shm", &sfs) && sfs.f_type == 0x01021994; /* TMPFS_MAGIC */
+	struct kstat st;
+	struct file *f;
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		for (int via_link = 0; via_link < 2; via_link++) {
+			OK(create_file("/otr", "hello"));
+			if (via_link)
+				OK(do_symlink("/otr", "/otr.l"));
+			OK(filp_open(via_link ? "/otr.l" : "/otr", modes[i], 0644, &f));
+			OK(vfs_stat("/otr", &st));
+			CU_ASSERT_EQUAL(st.size, 0);
+			fput(f);
+			if (via_link)
+				OK(do_unlink("/otr.l"));
+			OK(do_unlink("/otr"));
+			if (host)
+				CU_ASSERT_EQUAL(host_size_after_open("/dev/shm", modes[i], via_link), 0);
+		}
+	}
+}
+
 RVTEST_SUITE(vfs_namespace, rvtest_instance_init, rvtest_instance_cleanup,
 	     RVTEST(test_create_lookup_stat), RVTEST(test_name_too_long),
 	     RVTEST(test_unlink_rmdir_errors), RVTEST(test_link_counts), RVTEST(test_orphan),
 	     RVTEST(test_rename), RVTEST(test_symlinks), RVTEST(test_readdir_stable_while_removing),
 	     RVTEST(test_setattr_statfs), RVTEST(test_mknod), RVTEST(test_inode_api), RVTEST(test_setgid_dir),
 	     RVTEST(test_negative_dentries_bounded), RVTEST(test_deep_tree),
+	     RVTEST(test_open_trunc_any_access_mode),
 	     RVTEST(test_teardown_frees_everything));

@@ -77,6 +77,8 @@ static void __bkl_release(void)
 		rv_stat_inc(bkl_handoffs);
 }
 
+/* The uncontended spin BKL inline (lib/kernel_lock.c's lock_kernel was
+ * the depth test and __lock_kernel); everything else in __bkl_acquire. */
 void lock_kernel(void)
 {
 	RV_XPOINT_CALLER(RV_XP_BKL_LOCK, NULL);
@@ -86,7 +88,12 @@ void lock_kernel(void)
 		t->lock_depth++;
 		return;
 	}
-	__bkl_acquire();
+	if (likely(bkl_kind == BKL_SPIN) && likely(spin_trylock(&bkl_spin))) {
+		rv_stat_inc(bkl_acquisitions);
+		WRITE_ONCE(bkl_owner, t);
+	} else {
+		__bkl_acquire();
+	}
 	/* set after acquiring: a sleep inside down() must not release it */
 	t->lock_depth = 0;
 }

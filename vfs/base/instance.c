@@ -66,6 +66,15 @@ int rv_instance_create(const struct rv_switches *sw)
 	int err = 0;
 
 	rv_rcu_ensure();
+	if (sw) {
+		char msg[256];
+
+		err = rv_switches_check(sw, msg, sizeof(msg));
+		if (err) {
+			fprintf(stderr, "rcuvfs: %s\n", msg);
+			return err;
+		}
+	}
 	pthread_mutex_lock(&rv_instance_lock);
 	if (rv_live) {
 		pthread_mutex_unlock(&rv_instance_lock);

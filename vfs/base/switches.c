@@ -39,6 +39,9 @@ static const char *const v_fork[] = { "always", "elide-single", "never", NULL };
 static const char *const v_rss[] = { "group", "single", NULL };
 static const char *const v_anon_fault[] = { "retry", "refuse", NULL };
 static const char *const v_slab[] = { "slub", "sheaves", NULL };
+static const char *const v_vma_lock[] = { "rwsem", "refcnt", NULL };
+static const char *const v_vm_area_cache[] = { "rcu", "typesafe", "sheaves", "typesafe-sheaves",
+						NULL };
 
 #define OFF(f) offsetof(struct rv_switches, f)
 static const struct sw_desc sw_table[] = {
@@ -66,6 +69,13 @@ static const struct sw_desc sw_table[] = {
 	{ "slab", SW_ENUM, OFF(slab), v_slab,
 	  "SLUB per-CPU level: per-CPU slab with a freelist+tid cmpxchg (before 6.18), or "
 	  "sheaves and a barn for caches that ask for them (6.18: VMA tree nodes)" },
+	{ "vma_lock", SW_ENUM, OFF(vma_lock), v_vma_lock,
+	  "per-VMA lock: an rw_semaphore from its own cache (6.4-6.14), or vm_refcnt, a reference "
+	  "count readers take and writers drain (6.15)" },
+	{ "vm_area_cache", SW_ENUM, OFF(vm_area_cache), v_vm_area_cache,
+	  "VMA freeing: after a grace period (6.4-6.14), SLAB_TYPESAFE_BY_RCU (6.15), kfree_rcu "
+	  "through sheaves (the sheaves RFC's test), typesafe with sheaves (6.18); typesafe needs "
+	  "vma_lock=refcnt" },
 	{ "new_inode_prefetch", SW_ENUM, OFF(new_inode_prefetch), v_bool,
 	  "new_inode prefetches s_inode_list_lock for writing before allocating "
 	  "(spin_lock_prefetch; 1: before 6.5, 0: 6.5+ removed it)" },
@@ -95,6 +105,8 @@ void rv_switches_default(struct rv_switches *sw)
 	sw->anon_vma_fault = ANON_VMA_FAULT_RETRY;
 	sw->rss_counters = RSS_COUNTERS_GROUP;
 	sw->slab = SLAB_ALLOC_SHEAVES;
+	sw->vma_lock = VMA_LOCK_RWSEM;
+	sw->vm_area_cache = VM_AREA_CACHE_RCU;
 	sw->new_inode_prefetch = 0;
 	sw->cache_pages = 0;
 	sw->io_latency_us = 0;
@@ -108,6 +120,31 @@ static const struct sw_desc *sw_find(const char *name)
 		if (!strcmp(sw_table[i].name, name))
 			return &sw_table[i];
 	return NULL;
+}
+
+int rv_switches_check(const struct rv_switches *sw, char *err, size_t errlen)
+{
+	/*
+	 * A SLAB_TYPESAFE_BY_RCU VMA may be freed and reused while a fault
+	 * that found it under RCU is about to lock it.  A reference count
+	 * taken with inc-not-zero fails on a freed (detached) VMA and can be
+	 * rechecked after; an rw_semaphore in recycled memory cannot (6.15
+	 * made the cache typesafe in the same series that replaced the
+	 * rw_semaphore with vm_refcnt).
+	 */
+	if ((sw->vm_area_cache == VM_AREA_CACHE_TYPESAFE ||
+	     sw->vm_area_cache == VM_AREA_CACHE_TYPESAFE_SHEAVES) &&
+	    sw->vma_lock != VMA_LOCK_REFCNT) {
+		snprintf(err, errlen,
+			 "vm_area_cache=%s needs vma_lock=refcnt (got vma_lock=%s): a reader "
+			 "cannot read-lock the rw_semaphore of a VMA that may have been freed "
+			 "and reused",
+			 v_vm_area_cache[sw->vm_area_cache],
+			 sw->vma_lock >= 0 && sw->vma_lock <= VMA_LOCK_REFCNT ?
+				 v_vma_lock[sw->vma_lock] : "?");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 bool rv_switch_known(const char *name)

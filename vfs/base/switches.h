@@ -43,6 +43,15 @@ enum rss_counters_mode { RSS_COUNTERS_GROUP = 0, RSS_COUNTERS_SINGLE };
 enum slab_alloc_mode { SLAB_ALLOC_SLUB = 0, SLAB_ALLOC_SHEAVES };
 /* a fault under the per-VMA lock on a VMA without an anon_vma */
 enum anon_vma_fault_mode { ANON_VMA_FAULT_RETRY = 0, ANON_VMA_FAULT_REFUSE };
+/* the per-VMA lock: 6.4-6.14's rw_semaphore (its own cache), or 6.15's vm_refcnt */
+enum vma_lock_mode { VMA_LOCK_RWSEM = 0, VMA_LOCK_REFCNT };
+/* how the VMA cache gives freed VMAs back (mm/mmap.c vm_area_free) */
+enum vm_area_cache_mode {
+	VM_AREA_CACHE_RCU = 0,         /* "rcu": call_rcu, then free (6.4-6.14) */
+	VM_AREA_CACHE_TYPESAFE,        /* "typesafe": SLAB_TYPESAFE_BY_RCU, freed at once (6.15) */
+	VM_AREA_CACHE_SHEAVES,         /* "sheaves": kfree_rcu through sheaves (the seed's RFC) */
+	VM_AREA_CACHE_TYPESAFE_SHEAVES /* "typesafe-sheaves": both (6.18) */
+};
 
 struct rv_switches {
 	int filelock;      /* enum filelock_scheme */
@@ -55,6 +64,8 @@ struct rv_switches {
 	int anon_vma_fault; /* enum anon_vma_fault_mode */
 	int rss_counters;  /* enum rss_counters_mode */
 	int slab;          /* enum slab_alloc_mode */
+	int vma_lock;      /* enum vma_lock_mode */
+	int vm_area_cache; /* enum vm_area_cache_mode */
 	int new_inode_prefetch; /* 0/1: spin_lock_prefetch of s_inode_list_lock (before 6.5) */
 	long cache_pages;  /* page-cache capacity in pages; 0 = unlimited */
 	long io_latency_us;/* backing-store latency per folio */
@@ -67,6 +78,13 @@ void rv_switches_default(struct rv_switches *sw);
 /* Set one switch from text; 0, or -EINVAL with a message in err. */
 int rv_switch_set(struct rv_switches *sw, const char *name, const char *value, char *err,
 		  size_t errlen);
+/*
+ * Combinations no kernel could have (vm_area_cache=typesafe without
+ * vma_lock=refcnt): 0, or -EINVAL with a message naming both switches in
+ * err.  rv_instance_create refuses them too; front ends call it after
+ * parsing to report the error before anything starts.
+ */
+int rv_switches_check(const struct rv_switches *sw, char *err, size_t errlen);
 /* Whether `name` is a switch. */
 bool rv_switch_known(const char *name);
 /* Format one switch's value. */

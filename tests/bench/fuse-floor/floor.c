@@ -9,14 +9,16 @@
  * rcuvfs's defaults, and it mounts with default_permissions as rcuvfs does,
  * so the kernel sends the same requests to both.  It runs
  * the same multithreaded loop configuration as rcuvfs (libfuse 3.12+ loop
- * config, idle workers kept), so the ratio rcuvfs/floor measures the model's
- * cost and nothing else.
+ * config, idle workers kept) and the same allocator setting (M_MXFAST, see
+ * fuse/main.c), so the ratio rcuvfs/floor measures the model's cost and
+ * nothing else.
  *
  * Locking: none; every answer is computed from constants.
  */
 #define FUSE_USE_VERSION 314
 #include <fuse_lowlevel.h>
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,6 +135,9 @@ int main(int argc, char **argv)
 	struct fuse_session *se;
 	int ret = 1;
 
+	/* the allocator setting rcuvfs uses (fuse/main.c): libfuse's request
+	 * calloc takes the same path in both daemons */
+	mallopt(M_MXFAST, 160);
 	if (fuse_parse_cmdline(&args, &opts) != 0)
 		return 1;
 	if (opts.show_help || opts.show_version || !opts.mountpoint) {
