@@ -585,16 +585,14 @@ static void lk_defer(fuse_req_t req, struct file *file, enum lk_kind kind, struc
 	lkw_put(w);
 }
 
-void rvf_ll_setlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, struct flock *lock,
-		  int sleep)
+/* SETLKW: first without waiting, then deferred (lk_defer). */
+static __noinline void lk_setlkw(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
+				 struct flock *lock)
 {
 	struct file *file;
 	int err;
 
-	if (sleep)
-		rv_stat_inc(req_setlkw);
-	else
-		rv_stat_inc(req_setlk);
+	rv_stat_inc(req_setlkw);
 	file = lk_file(req, ino, fi, NULL);
 	if (!file)
 		return;
@@ -608,35 +606,76 @@ void rvf_ll_setlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, str
 	 * (fcntl_setlk only reads *lock) */
 	err = fcntl_setlk(file, F_SETLK, lock, (fl_owner_t)(uintptr_t)fi->lock_owner, lock->l_pid,
 			  NULL);
-	if (err == -EAGAIN && sleep) {
+	if (err == -EAGAIN) {
 		lk_defer(req, file, LK_POSIX, lock, fi->lock_owner, 0, lock->l_pid);
 		lk_scope_exit();
 		return;
 	}
 reply:
+	lk_scope_exit();
+	fuse_reply_err(req, -err);
+}
+
+/* SETLK here, SETLKW in lk_setlkw: this path keeps only req across its calls. */
+void rvf_ll_setlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, struct flock *lock,
+		  int sleep)
+{
+	struct file *file;
+	int err = 0;
+
+	if (sleep) {
+		lk_setlkw(req, ino, fi, lock);
+		return;
+	}
+	rv_stat_inc(req_setlk);
+	file = lk_file(req, ino, fi, NULL);
+	if (!file)
+		return;
+	lk_scope_enter();
+	if (lock->l_type != F_UNLCK)
+		err = lkf_note(file, fi->lock_owner);
+	if (!err)
+		err = fcntl_setlk(file, F_SETLK, lock, (fl_owner_t)(uintptr_t)fi->lock_owner,
+				  lock->l_pid, NULL);
 	/* pending grants first: then the reply is a tail call */
+	lk_scope_exit();
+	fuse_reply_err(req, -err);
+}
+
+/* A blocking flock: first without waiting, then deferred (lk_defer). */
+static __noinline void lk_flock_wait(fuse_req_t req, struct file *file, int op, pid_t pid)
+{
+	int err;
+
+	lk_scope_enter();
+	err = flock_lock_file(file, (unsigned int)op | LOCK_NB, pid, NULL);
+	if (err == -EWOULDBLOCK) {
+		lk_defer(req, file, LK_FLOCK, NULL, 0, op, pid);
+		lk_scope_exit();
+		return;
+	}
 	lk_scope_exit();
 	fuse_reply_err(req, -err);
 }
 
 void rvf_ll_flock(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, int op)
 {
-	const struct fuse_ctx *fc = fuse_req_ctx(req);
-	pid_t pid = fc->pid;
 	struct file *file;
+	pid_t pid;
 	int err;
 
 	rv_stat_inc(req_flock);
 	file = lk_file(req, ino, fi, NULL);
 	if (!file)
 		return;
-	lk_scope_enter();
-	err = flock_lock_file(file, (unsigned int)op | ((op & LOCK_UN) ? 0 : LOCK_NB), pid, NULL);
-	if (err == -EWOULDBLOCK && !(op & LOCK_NB)) {
-		lk_defer(req, file, LK_FLOCK, NULL, 0, op, pid);
-		lk_scope_exit();
+	pid = fuse_req_ctx(req)->pid;
+	/* LOCK_UN and LOCK_NB never wait: this path keeps only req */
+	if (!(op & (LOCK_UN | LOCK_NB))) {
+		lk_flock_wait(req, file, op, pid);
 		return;
 	}
+	lk_scope_enter();
+	err = flock_lock_file(file, (unsigned int)op, pid, NULL);
 	lk_scope_exit();
 	fuse_reply_err(req, -err);
 }
