@@ -90,6 +90,8 @@ RV_STAT_DEFINE(locks_interrupted, "lock waits ended by a signal or a cancel (EIN
 
 struct file_lock_context {
 	spinlock_t flc_lock;	    /* inode scheme: the two lists below */
+	spinlock_t *flc_lockp;	    /* the lists' spinlock: &flc_lock (inode),
+				       &file_lock_lock (global); NULL: the BKL */
 	struct list_head flc_flock; /* held flock locks; flc */
 	struct list_head flc_posix; /* held POSIX and OFD locks; flc */
 	struct file_lock *flc_spare; /* a free flock record (constructed); flc */
@@ -203,24 +205,21 @@ static int lk_shard_next; /* atomic */
 /* the scheme's locks                                                  */
 /* ------------------------------------------------------------------ */
 
+/* The scheme's list lock, resolved once per context (flc_lockp). */
 static inline void flc_lock(struct file_lock_context *ctx)
 {
-	if (lk_scheme == FILELOCK_INODE)
-		spin_lock(&ctx->flc_lock);
-	else if (lk_scheme == FILELOCK_BKL)
-		lock_kernel();
+	if (likely(ctx->flc_lockp))
+		spin_lock(ctx->flc_lockp);
 	else
-		spin_lock(&file_lock_lock);
+		lock_kernel();
 }
 
 static inline void flc_unlock(struct file_lock_context *ctx)
 {
-	if (lk_scheme == FILELOCK_INODE)
-		spin_unlock(&ctx->flc_lock);
-	else if (lk_scheme == FILELOCK_BKL)
-		unlock_kernel();
+	if (likely(ctx->flc_lockp))
+		spin_unlock(ctx->flc_lockp);
 	else
-		spin_unlock(&file_lock_lock);
+		unlock_kernel();
 }
 
 /* The wait-graph lock when a list lock is already held. */
@@ -1007,6 +1006,9 @@ static __noinline struct file_lock_context *locks_new_lock_context(struct inode 
 	if (!new)
 		return NULL;
 	spin_lock_init(&new->flc_lock);
+	new->flc_lockp = lk_scheme == FILELOCK_INODE ? &new->flc_lock
+			 : lk_scheme == FILELOCK_BKL ? NULL
+						     : &file_lock_lock;
 	INIT_LIST_HEAD(&new->flc_flock);
 	INIT_LIST_HEAD(&new->flc_posix);
 	new->flc_ino = inode->i_ino;
