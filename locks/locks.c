@@ -337,6 +337,48 @@ static __always_inline struct owner_acct *owner_find(struct owner_bucket *b, fl_
 	return NULL;
 }
 
+/*
+ * This thread's last owner, its record and bucket: a lock+unlock loop
+ * looks the same owner up twice per pair.  owner_gen is bumped, under the
+ * record's bucket lock, whenever a record leaves its bucket; a cached
+ * record is used only after owner_gen was re-read under that bucket's lock
+ * and found unchanged (so it is still linked there, for the same owner).
+ */
+static unsigned long owner_gen; /* atomic; written under a bucket lock */
+static __thread struct {
+	fl_owner_t owner;
+	struct owner_acct *a;
+	struct owner_bucket *b;
+	unsigned long gen;
+} lk_owner_last;
+
+static inline void owner_gen_bump(void)
+{
+	__atomic_store_n(&owner_gen, owner_gen + 1, __ATOMIC_RELAXED);
+}
+
+/* Lock owner's bucket (*bp) and find its record (NULL: none). */
+static __always_inline struct owner_acct *owner_find_lock(fl_owner_t owner,
+							  struct owner_bucket **bp)
+{
+	bool hit = lk_owner_last.a && lk_owner_last.owner == owner;
+	struct owner_bucket *b = hit ? lk_owner_last.b : owner_bucket(owner);
+	struct owner_acct *a;
+
+	spin_lock(&b->lock);
+	*bp = b;
+	if (likely(hit && lk_owner_last.gen == __atomic_load_n(&owner_gen, __ATOMIC_RELAXED)))
+		return lk_owner_last.a;
+	a = owner_find(b, owner);
+	if (a) {
+		lk_owner_last.owner = owner;
+		lk_owner_last.a = a;
+		lk_owner_last.b = b;
+		lk_owner_last.gen = __atomic_load_n(&owner_gen, __ATOMIC_RELAXED);
+	}
+	return a;
+}
+
 /* Records come from a cache; idle ones are kept (OWNER_IDLE_MAX). */
 static struct kmem_cache *owner_cache;
 
@@ -387,6 +429,7 @@ static int owner_charge(fl_owner_t owner, long n, struct file_lock **rec)
 		ret = -ENOLCK;
 		if (!a->count && b->idle > OWNER_IDLE_MAX) {
 			list_del_init(&a->link);
+			owner_gen_bump();
 			b->idle--;
 			spare = a;
 		}
@@ -426,6 +469,7 @@ static void owner_uncharge(fl_owner_t owner, long n, struct file_lock *rec)
 				b->idle++;
 			} else {
 				list_del_init(&a->link);
+				owner_gen_bump();
 				dead = a;
 			}
 		}
@@ -451,12 +495,11 @@ static void owner_uncharge(fl_owner_t owner, long n, struct file_lock *rec)
  */
 static __always_inline struct file_lock *owner_charge_spare(fl_owner_t owner)
 {
-	struct owner_bucket *b = owner_bucket(owner);
+	struct owner_bucket *b;
 	struct owner_acct *a;
 	struct file_lock *rec = NULL;
 
-	spin_lock(&b->lock);
-	a = owner_find(b, owner);
+	a = owner_find_lock(owner, &b);
 	if (likely(a && a->spare && a->count < READ_ONCE(lk_owner_limit))) {
 		if (!a->count)
 			b->idle--;
@@ -470,11 +513,10 @@ static __always_inline struct file_lock *owner_charge_spare(fl_owner_t owner)
 
 static __always_inline void owner_uncharge_one(fl_owner_t owner, struct file_lock *rec)
 {
-	struct owner_bucket *b = owner_bucket(owner);
+	struct owner_bucket *b;
 	struct owner_acct *a;
 
-	spin_lock(&b->lock);
-	a = owner_find(b, owner);
+	a = owner_find_lock(owner, &b);
 	if (likely(a && !a->spare && (a->count > 1 || (a->count == 1 && b->idle < OWNER_IDLE_MAX)))) {
 		if (!--a->count)
 			b->idle++;
@@ -1924,6 +1966,12 @@ int fcntl_getlk(struct file *filp, unsigned int cmd, struct flock *l, fl_owner_t
  * locks_delete_block finds nothing for it); the request on the stack sets
  * only the fields the fast path reads, and the rest before the general walk.
  */
+static const unsigned int lk_type_mode[3] = {
+    [F_RDLCK] = FMODE_READ,
+    [F_WRLCK] = FMODE_WRITE,
+    [F_UNLCK] = 0,
+};
+
 /* The general walk for __fcntl_setlk_nowait's request, passed by value so
  * that the fast path can keep the request's fields in registers. */
 static __noinline int posix_setlk_slow(struct file_lock_context *ctx, struct file_lock fl)
@@ -1948,8 +1996,9 @@ int __fcntl_setlk_nowait(struct file *filp, bool ofd, const struct flock *l, fl_
 	error = flock_to_posix_lock(filp, &fl, l);
 	if (error)
 		return error;
-	if ((fl.fl_type == F_RDLCK && !(filp->f_mode & FMODE_READ)) ||
-	    (fl.fl_type == F_WRLCK && !(filp->f_mode & FMODE_WRITE)))
+	/* a read lock needs FMODE_READ, a write lock FMODE_WRITE (F_RDLCK 0,
+	 * F_WRLCK 1, F_UNLCK 2: flock_to_posix_lock checked the type) */
+	if (lk_type_mode[fl.fl_type] & ~filp->f_mode)
 		return -EBADF;
 	fl.fl_flags = FL_POSIX;
 	fl.fl_owner = owner;
@@ -2593,6 +2642,7 @@ static int locks_teardown(void)
 				fprintf(stderr, "rcuvfs: locks: owner %p still charged %ld\n",
 					a->owner, a->count);
 			list_del_init(&a->link);
+			owner_gen_bump();
 			owner_free(a);
 		}
 	}
