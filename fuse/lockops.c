@@ -316,6 +316,7 @@ static pthread_once_t lkf_once = PTHREAD_ONCE_INIT;
  */
 static unsigned long lk_gen; /* atomic */
 static __thread struct {
+	fuse_ino_t ino; /* never a control file's; 0: empty */
 	uint64_t fh;
 	struct file *file;
 	unsigned long gen;
@@ -471,11 +472,16 @@ static __noinline bool lk_skip(fuse_req_t req, struct flock *getlk)
 	return true;
 }
 
-static __noinline struct file *lk_file_slow(fuse_req_t req, uint64_t fh, unsigned long gen,
-					    struct flock *getlk)
+static __noinline struct file *lk_file_slow(fuse_req_t req, fuse_ino_t ino, uint64_t fh,
+					    unsigned long gen, struct flock *getlk)
 {
 	struct file *file;
 
+	if (rvf_ino_is_ctl(ino)) {
+		if (!lk_skip(req, getlk))
+			fuse_reply_err(req, ENOLCK);
+		return NULL;
+	}
 	if (lk_skip(req, getlk))
 		return NULL;
 	rvf_enter();
@@ -485,6 +491,7 @@ static __noinline struct file *lk_file_slow(fuse_req_t req, uint64_t fh, unsigne
 		return NULL;
 	}
 	fput(file); /* the fd's reference pins it (above) */
+	lk_last.ino = ino;
 	lk_last.fh = fh;
 	lk_last.file = file;
 	lk_last.gen = gen;
@@ -494,24 +501,21 @@ static __noinline struct file *lk_file_slow(fuse_req_t req, uint64_t fh, unsigne
 
 /*
  * The handle's file, or NULL when the request was answered here: a control
- * file (ENOLCK), -o test_skip_locks (checked only on a cache miss: the cache
- * is never filled under it), a stale handle.  getlk: the GETLK's lock.
+ * file (ENOLCK), -o test_skip_locks, a stale handle.  Those are checked only
+ * on a cache miss: the cache is keyed by inode and handle and is never
+ * filled for a control file or under test_skip_locks (a control file's fh
+ * is a pointer, which could equal a model handle).  getlk: the GETLK's lock.
  */
 static __always_inline struct file *lk_file(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 					    struct flock *getlk)
 {
 	unsigned long gen = __atomic_load_n(&lk_gen, __ATOMIC_ACQUIRE);
 
-	if (rvf_ino_is_ctl(ino)) {
-		if (!lk_skip(req, getlk))
-			fuse_reply_err(req, ENOLCK);
-		return NULL;
-	}
 	/* a hit means this thread was attached (rvf_enter) in this instance:
 	 * the cache was filled after it, and teardown bumps lk_gen */
-	if (likely(lk_last.fh == fi->fh && lk_last.gen == gen && lk_last.file))
+	if (likely(lk_last.ino == ino && lk_last.fh == fi->fh && lk_last.gen == gen))
 		return lk_last.file;
-	return lk_file_slow(req, fi->fh, gen, getlk);
+	return lk_file_slow(req, ino, fi->fh, gen, getlk);
 }
 
 void rvf_ll_getlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, struct flock *lock)

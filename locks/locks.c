@@ -517,7 +517,8 @@ static __always_inline void owner_uncharge_one(fl_owner_t owner, struct file_loc
 	struct owner_acct *a;
 
 	a = owner_find_lock(owner, &b);
-	if (likely(a && !a->spare && (a->count > 1 || (a->count == 1 && b->idle < OWNER_IDLE_MAX)))) {
+	if (likely(a && !a->spare &&
+		   (a->count == 1 ? b->idle < OWNER_IDLE_MAX : a->count > 1))) {
 		if (!--a->count)
 			b->idle++;
 		a->spare = rec;
@@ -1303,11 +1304,11 @@ static __always_inline int posix_lock_fast(struct file_lock_context *ctx,
 	bool unlock = request->fl_type == F_UNLCK;
 
 	if (!unlock) {
+		/* a spare was a held record or an unused preallocated one: its
+		 * fl_req is NULL (only requests have one); copy and insert set
+		 * the rest */
 		new_fl = owner_charge_spare(owner);
-		if (likely(new_fl)) {
-			/* as locks_prealloc leaves a spare; copy and insert set the rest */
-			new_fl->fl_req = NULL;
-		} else if (locks_prealloc(owner, 1, &new_fl, &unused)) {
+		if (unlikely(!new_fl) && locks_prealloc(owner, 1, &new_fl, &unused)) {
 			rv_stat_inc(locks_posix_calls);
 			return -ENOLCK;
 		}
@@ -1418,8 +1419,8 @@ static __always_inline int __flock_lock_ctx(struct file_lock_context *ctx,
 				return -ENOMEM; /* flock_lock_inode's answer, not fcntl's ENOLCK */
 			flc_lock(ctx);
 		}
-		/* not charged to the owner: see locks_free_lock */
-		new_fl->fl_req = NULL;
+		/* not charged to the owner (see locks_free_lock); fl_req is NULL
+		 * (a spare was a held record, only requests have one) */
 	}
 	list_for_each_entry(fl, &ctx->flc_flock, fl_list)
 	{
