@@ -14,12 +14,15 @@
  *   mm->mmap_lock (rw_semaphore)   the VMA tree and every VMA's bounds, flags,
  *                                  pgoff and file; held for write by mmap,
  *                                  munmap, mprotect, fork (both mms), exit.
- *   vma->vm_lock (per-VMA lock)    a fault holds it for read instead of
- *                                  mmap_lock; a writer of the VMA (holding
- *                                  mmap_lock for write) marks it write-locked
- *                                  with vma_start_write(): vm_lock_seq =
- *                                  mm_lock_seq.  mmap_write_unlock() bumps
- *                                  mm_lock_seq and so unlocks every VMA at once.
+ *   per-VMA lock                   vma->vm_lock (vma_lock=rwsem) or
+ *                                  vma->vm_refcnt (vma_lock=refcnt): a fault
+ *                                  holds it for read instead of mmap_lock; a
+ *                                  writer of the VMA (holding mmap_lock for
+ *                                  write) waits for its readers and marks it
+ *                                  write-locked with vma_start_write():
+ *                                  vm_lock_seq = mm_lock_seq.
+ *                                  mmap_write_unlock() bumps mm_lock_seq and
+ *                                  so unlocks every VMA at once.
  *   anon_vma->root->rwsem          the anon_vma_chain lists of one anon_vma tree.
  *   mm->page_table_lock (spinlock) population of the top level, first
  *                                  assignment of vma->anon_vma.
@@ -28,8 +31,10 @@
  *   mm->tlb_flush_lock (spinlock)  a TLB flush that waits for translations
  *                                  in use (taken under ptl; takes nothing).
  * Lock-free:
- *   - the VMA tree under rcu_read_lock (lookups re-validate under the VMA lock;
- *     VMAs and the tree's arrays are freed through RCU);
+ *   - the VMA tree under rcu_read_lock (lookups re-validate under the VMA lock:
+ *     the tree's arrays are freed through RCU, VMAs too or, with
+ *     vm_area_cache=typesafe, reused at once from a SLAB_TYPESAFE_BY_RCU
+ *     cache, so that the VMA locked may no longer be the one looked up);
  *   - page-table walks under rcu_read_lock (page-table pages are freed through
  *     RCU after being unhooked under mmap_lock held for write);
  *   - PTEs are atomic 64-bit words: the model "hardware" sets ACCESSED/DIRTY
@@ -382,6 +387,11 @@ struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr);
 struct vm_area_struct *vma_lookup(struct mm_struct *mm, unsigned long addr);
 /* The VMA containing addr, read-locked, found without mmap_lock; NULL: fall back. */
 struct vm_area_struct *lock_vma_under_rcu(struct mm_struct *mm, unsigned long addr);
+#ifdef RCUVFS_EXPLORE
+/* Test-only, explorer build: lock_vma_under_rcu without its range check
+ * once the lock is held (vm_mm is still checked).  Reset by mm's init. */
+void lock_vma_under_rcu_norecheck_for_test(bool on);
+#endif
 /* Lookup under RCU only (caller in rcu_read_lock; result may be stale). */
 struct vm_area_struct *find_vma_rcu(struct mm_struct *mm, unsigned long addr);
 int mm_map_count(struct mm_struct *mm);

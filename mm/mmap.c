@@ -535,6 +535,23 @@ void vma_end_read(struct vm_area_struct *vma)
  * that changed before the lock.  Such a VMA is a miss (the kernel's
  * VMA_LOCK_ABORT), counted vma_lock_recycled.
  */
+#ifdef RCUVFS_EXPLORE
+/*
+ * The explorer's test-only variant: no range check after the lock (the
+ * vma-reuse scenario shows what the check is for).  Only the explorer
+ * build has it; the fault path of librcuvfs is unchanged.
+ */
+static bool vma_norecheck_test;
+#define vma_range_recheck() (!vma_norecheck_test)
+
+void lock_vma_under_rcu_norecheck_for_test(bool on)
+{
+	vma_norecheck_test = on;
+}
+#else
+#define vma_range_recheck() true
+#endif
+
 struct vm_area_struct *lock_vma_under_rcu(struct mm_struct *mm, unsigned long addr)
 {
 	struct vm_area_struct *vma;
@@ -556,7 +573,8 @@ retry:
 	if (r)
 		goto miss;
 	/* the lock is held: the VMA cannot change or be freed under us now */
-	if (unlikely(READ_ONCE(vma->vm_mm) != mm || addr < vma->vm_start || addr >= vma->vm_end)) {
+	if (unlikely(READ_ONCE(vma->vm_mm) != mm ||
+		     (vma_range_recheck() && (addr < vma->vm_start || addr >= vma->vm_end)))) {
 		vma_end_read(vma);
 		rv_stat_inc(vma_lock_recycled);
 		goto miss;
@@ -1373,6 +1391,9 @@ static int mm_subsys_teardown(void);
 static int mm_subsys_init(void)
 {
 	mm_live = 0;
+#ifdef RCUVFS_EXPLORE
+	vma_norecheck_test = false;
+#endif
 	/*
 	 * vm_area_struct: 6.4-6.14 kernel/fork.c proc_caches_init (SLAB_HWCACHE_ALIGN,
 	 * vm_lock from vma_lock_cachep); 6.15 SLAB_TYPESAFE_BY_RCU; 6.18

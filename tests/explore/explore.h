@@ -56,6 +56,7 @@ struct xscenario {
 	 * (appended to the variant's options); NULL: once, as written. */
 	const char *const *cross;
 	int matrix_k;                  /* --matrix without --preemptions: K (0: 2) */
+	int cross_k;                   /* the same, under every cross set but the first (0: matrix_k) */
 	bool linearizable;
 	size_t priv_size;
 	/* In a fresh instance, on the driver thread: create r->task[] and state. */

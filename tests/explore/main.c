@@ -55,7 +55,7 @@ static struct {
 	uint64_t max_schedules;
 	double time_limit;
 	int expect;
-	bool matrix, quiet, trace, progress, keep_going, partial_ok;
+	bool matrix, quiet, trace, progress, keep_going, partial_ok, cross_first;
 	const char *json;
 } opt = {
 	.preemptions = 2,
@@ -99,6 +99,9 @@ static void usage(FILE *f)
 		"  --trace             print the trace of each failing schedule\n"
 		"  --partial-ok        a clean search stopped by --max-schedules or\n"
 		"                      --time-limit counts as clean for --expect\n"
+		"  --cross-first       --matrix: only the first of a scenario's cross option\n"
+		"                      sets (for mm scenarios: the default vma_lock and\n"
+		"                      vm_area_cache)\n"
 		"  --end-checks-only   run the invariant checks only after each schedule,\n"
 		"                      not also between critical sections during it\n"
 		"  --keep-going        explore on after a failure and count the failing\n"
@@ -138,6 +141,9 @@ static void list_scenarios(void)
 			printf("    matrix: every line under %s\n", **c ? *c : "(defaults)");
 		if (sc->matrix_k)
 			printf("    matrix bound: %d preemptions\n", sc->matrix_k);
+		if (sc->cross && sc->cross_k)
+			printf("    matrix bound under every set but the first: %d preemptions\n",
+			       sc->cross_k);
 		if (sc->linearizable)
 			printf("    oracle: linearizability against every serial order\n");
 	}
@@ -210,6 +216,9 @@ static bool over_time(uint64_t t0)
 	return opt.time_limit > 0 && (rv_now_ns() - t0) / 1e9 > opt.time_limit;
 }
 
+/* --matrix without --preemptions: the bound of the cross set being run (0: none). */
+static int matrix_cross_k;
+
 static void explore_dfs(struct row *r, const struct xs_config *cfg, uint64_t t0)
 {
 	struct xs_dfs x;
@@ -218,6 +227,8 @@ static void explore_dfs(struct row *r, const struct xs_config *cfg, uint64_t t0)
 
 	if (opt.matrix && !opt.preemptions_set && cfg->sc->matrix_k)
 		k = cfg->sc->matrix_k;
+	if (opt.matrix && !opt.preemptions_set && matrix_cross_k)
+		k = matrix_cross_k;
 	xs_dfs_init(&x, k);
 	snprintf(r->strategy, sizeof(r->strategy), "preemptions<=%d", k);
 	for (;;) {
@@ -389,8 +400,13 @@ static void run_variant(const struct xscenario *sc, const struct xs_variant *v)
 	for (const char *const *c = sc->cross; *c; c++) {
 		snprintf(opts, sizeof(opts), "%s%s%s", v->options, *v->options && **c ? "," : "",
 			 *c);
+		if (c != sc->cross && opt.cross_first)
+			break;
+		/* the cross sets after the first: the scenario's cross_k, if any */
+		matrix_cross_k = c != sc->cross ? sc->cross_k : 0;
 		run_config(sc, opts, expect);
 	}
+	matrix_cross_k = 0;
 }
 
 static const char *result_name(int res)
@@ -592,6 +608,7 @@ int main(int argc, char **argv)
 		{"keep-going", no_argument, NULL, 'K'},
 		{"partial-ok", no_argument, NULL, 'P'},
 		{"end-checks-only", no_argument, NULL, 'E'},
+		{"cross-first", no_argument, NULL, 'C'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -672,6 +689,9 @@ int main(int argc, char **argv)
 			break;
 		case 'E':
 			xs_midcheck_off = true;
+			break;
+		case 'C':
+			opt.cross_first = true;
 			break;
 		case 'q':
 			opt.quiet = true;

@@ -9,8 +9,9 @@
 # that record's unlock wakes them: at the end of every schedule the lists
 # are right again.  The explorer must find it at K = 1 through the
 # mid-schedule check, --end-checks-only must exhaust the same space
-# without a failure (K = 2's 30,016 schedules too, docs/explore.md), the fixed design must pass the mid-schedule
-# check, and the found id must replay to the same broken invariant.
+# without a failure (K = 2's 30,754 schedules too, docs/explore.md), the
+# fixed design must pass the mid-schedule check, and the found id must
+# replay to the same broken invariant.
 #
 # Usage: midcheck-test.sh PATH/TO/rcuvfs-explore
 set -eu

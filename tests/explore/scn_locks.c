@@ -153,7 +153,7 @@ static struct xscenario posix_reblock = {
 	.params = {{"move_blocks", {"fixed", "unfixed"},
 		    "locks_move_blocks as in Linux 5.0, or as first merged (test-only: the "
 		    "moved waiters keep a stale fl_blocker)"}},
-	.matrix_k = 1, /* three tasks: K = 2 is 30,000-57,000 schedules (long tests) */
+	.matrix_k = 1, /* three tasks: K = 2 is 30,000-60,000 schedules (long tests) */
 	.variants = {
 		{"move_blocks=unfixed", true},
 		{"move_blocks=unfixed,filelock=inode", true},
@@ -301,7 +301,7 @@ static struct xscenario lock_exclusion = {
 	.opname = {{"flock(A,EX)+setlkw(W0)"}, {"flock(B,EX)"}, {"ofd_setlkw(C,W0)"}},
 	.params = {{"t1_lock", {"flock", "none"},
 		    "T1 takes its flock lock, or enters the section without it (must fail)"}},
-	.matrix_k = 1, /* three tasks: K = 2 is 18,500-53,000 schedules (long tests) */
+	.matrix_k = 1, /* three tasks: K = 2 is 23,000-63,000 schedules (long tests) */
 	.variants = {
 		{"t1_lock=none", true},
 		{"filelock=global", false},

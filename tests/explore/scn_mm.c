@@ -29,6 +29,21 @@
 #define XBASE 0x20000000UL
 #define XRW   (PROT_READ | PROT_WRITE)
 
+/*
+ * Every accepted pair of the per-VMA lock and the VMA cache (vma_lock,
+ * vm_area_cache; the typesafe caches need vma_lock=refcnt): the scenarios
+ * whose faults take the per-VMA lock run each matrix line under each.
+ */
+static const char *const vma_cross[] = {
+	"",
+	"vm_area_cache=sheaves",
+	"vma_lock=refcnt",
+	"vma_lock=refcnt,vm_area_cache=typesafe",
+	"vma_lock=refcnt,vm_area_cache=sheaves",
+	"vma_lock=refcnt,vm_area_cache=typesafe-sheaves",
+	NULL,
+};
+
 static uint64_t stat_of(const char *name)
 {
 	uint64_t v = 0;
@@ -142,6 +157,8 @@ static struct xscenario fork_write = {
 		{"fork_vma_lock=elide-single,touched=yes", false},
 		{"fork_vma_lock=never,touched=yes", false},
 	},
+	.cross = vma_cross,
+	.cross_k = 1, /* the other pairs at K = 1 (CTest's time; long mode: K = 3) */
 	.priv_size = sizeof(struct fork_priv),
 	.setup = fork_setup,
 	.op = fork_op,
@@ -254,6 +271,7 @@ static struct xscenario numa_fault = {
 		{"pte_recheck=0", true},
 		{"pte_recheck=1,mlock=no", true}, /* as merged: VM_LOCKED VMAs only */
 	},
+	.cross = vma_cross,
 	.priv_size = sizeof(struct numa_priv),
 	.setup = numa_setup,
 	.op = numa_op,
@@ -342,6 +360,8 @@ static struct xscenario truncate_cow = {
 	.variants = {
 		{"", false},
 	},
+	.cross = vma_cross,
+	.cross_k = 1, /* the other pairs at K = 1 (CTest's time; long mode: K = 3) */
 	.priv_size = sizeof(struct trunc_priv),
 	.setup = trunc_setup,
 	.op = trunc_op,
@@ -573,6 +593,8 @@ static struct xscenario split_fault = {
 		{"change=extend", false},
 		{"change=extend,anon_vma_fault=refuse", false},
 	},
+	.cross = vma_cross,
+	.cross_k = 1, /* the other pairs at K = 1 (CTest's time; long mode: K = 3) */
 	.setup = split_setup,
 	.op = split_op,
 	.check = split_check,
@@ -667,6 +689,7 @@ static struct xscenario fork_cow = {
 		{"fork_vma_lock=elide-single", false},
 		{"fork_vma_lock=never", true},
 	},
+	.cross = vma_cross,
 	.priv_size = sizeof(struct fork_priv),
 	.setup = forkcow_setup,
 	.op = forkcow_op,
@@ -674,3 +697,165 @@ static struct xscenario fork_cow = {
 	.teardown = fork_teardown,
 };
 XSCENARIO(fork_cow)
+
+/* ---- a lockless fault vs munmap and an mmap that reuses its VMA -------------- */
+
+/*
+ * SLAB_TYPESAFE_BY_RCU VMAs (6.15): T0 reads X, a never-touched anonymous
+ * page; its fault finds X's VMA under RCU (lock_vma_under_rcu) and may be
+ * preempted before it takes the VMA's reference.  T1, a thread of the same
+ * process, unmaps X, maps an anonymous page at Y (with a typesafe cache,
+ * its slab slot hands X's freed object to Y at once: X was mapped on T1's
+ * thread, task_setup), then maps a file
+ * page of 0x40 bytes at X.  Once it holds the reference, lock_vma_under_rcu
+ * checks that the VMA still covers the address ("Check if the vma we
+ * locked is the right one"); recheck=no (test-only) drops that check, so
+ * the fault goes through Y's VMA at X and maps the zero page over the
+ * file's page.  Seen from outside: T0 reads 0 (the anonymous page), the
+ * file's byte, or nothing (-EFAULT); afterwards X reads the file's byte,
+ * Y has no page table entry, and mm_check passes.  With the VMA freed
+ * after a grace period (rcu, sheaves) the parked fault keeps X's object
+ * alive and finds it detached, with or without the check.
+ */
+#define REUSE_Y (XBASE + 16 * PAGE_SIZE)
+
+struct reuse_priv {
+	struct file *f;
+};
+
+static int reuse_setup(struct xs_run *r)
+{
+	struct reuse_priv *rp = r->priv;
+	struct task_struct *p = xs_process(r, 0, "reuse");
+	unsigned char buf[PAGE_SIZE];
+	int64_t pos = 0;
+
+	lock_vma_under_rcu_norecheck_for_test(xs_param_is(r, "recheck", "no"));
+	if (!p)
+		return -ENOMEM;
+	task_attach(p);
+	if (exec_mm(p) || filp_open("/xreuse", O_RDWR | O_CREAT, 0644, &rp->f))
+		return -EIO;
+	memset(buf, 0x40, sizeof(buf));
+	if (vfs_write(rp->f, buf, PAGE_SIZE, &pos) != (ssize_t)PAGE_SIZE)
+		return -EIO;
+	return xs_thread_of(r, 1, 0) ? 0 : -ENOMEM;
+}
+
+/* X is mapped by T1's own thread: its VMA comes from T1's slab slot, to
+ * which munmap frees it and from which the next mmap takes it again. */
+static int reuse_task_setup(struct xs_run *r, int task)
+{
+	long ret;
+
+	(void)r;
+	if (task != 1)
+		return 0;
+	ret = vm_mmap(current->mm, XBASE, PAGE_SIZE, XRW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+		      NULL, 0);
+	return ret == (long)XBASE ? 0 : -ENOMEM;
+}
+
+static long reuse_op(struct xs_run *r, int task, int op)
+{
+	struct reuse_priv *rp = r->priv;
+	struct mm_struct *mm = current->mm;
+	unsigned char v = 0xee;
+	long ret;
+
+	if (task == 0) {
+		ret = rv_mm_read(XBASE, &v, 1);
+		return ret ? ret : v;
+	}
+	switch (op) {
+	case 0:
+		return vm_munmap(mm, XBASE, PAGE_SIZE);
+	case 1:
+		ret = vm_mmap(mm, REUSE_Y, PAGE_SIZE, XRW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+			      NULL, 0);
+		return ret == (long)REUSE_Y ? 0 : ret;
+	default:
+		ret = vm_mmap(mm, XBASE, PAGE_SIZE, PROT_READ, MAP_PRIVATE | MAP_FIXED, rp->f, 0);
+		return ret == (long)XBASE ? 0 : ret;
+	}
+}
+
+static int reuse_check(struct xs_run *r, char *why, size_t len)
+{
+	struct mm_struct *mm = r->task[0]->mm;
+	long got = r->result[0][0];
+	unsigned char v = 0;
+	int err;
+
+	for (int op = 0; op < 3; op++)
+		if (r->result[1][op]) {
+			snprintf(why, len, "T1's %s returned %ld", r->sc->opname[1][op],
+				 r->result[1][op]);
+			return 1;
+		}
+	if (got != 0 && got != 0x40 && got != -EFAULT) {
+		snprintf(why, len, "T0's read of X returned %ld (0, 0x40 or -EFAULT expected)", got);
+		return 1;
+	}
+	err = mm_access(mm, XBASE, &v, 1, false);
+	if (err || v != 0x40) {
+		snprintf(why, len,
+			 "X maps the file now but reads %s0x%02x, not 0x40: the fault went "
+			 "through another VMA (T0 read %ld)",
+			 err ? "nothing, " : "", v, got);
+		return 1;
+	}
+	if (!pte_none(mm_pte_read(mm, REUSE_Y))) {
+		snprintf(why, len, "Y, never touched, has a page table entry");
+		return 1;
+	}
+	if (mm_check(mm)) {
+		snprintf(why, len, "mm_check fails");
+		return 1;
+	}
+	return 0;
+}
+
+static void reuse_teardown(struct xs_run *r)
+{
+	struct reuse_priv *rp = r->priv;
+
+	xs_exit_tasks(r);
+	if (rp->f)
+		fput(rp->f);
+	rp->f = NULL;
+	do_unlink("/xreuse");
+}
+
+static struct xscenario vma_reuse = {
+	.name = "vma-reuse",
+	.summary = "a lockless read fault at X vs munmap(X), mmap(Y) reusing X's VMA object, "
+		   "and a file mapped at X",
+	.ntasks = 2,
+	.nops = {1, 3},
+	.opname = {{"read(X)"}, {"munmap(X)", "mmap(Y)", "mmap(X, file)"}},
+	.params = {{"recheck", {"yes", "no"},
+		    "lock_vma_under_rcu checks the locked VMA covers the address, or not "
+		    "(test-only)"}},
+	.variants = {
+		{"vma_lock=refcnt,vm_area_cache=typesafe,recheck=no", true},
+		{"vma_lock=refcnt,vm_area_cache=typesafe-sheaves,recheck=no", true},
+		{"vma_lock=refcnt,vm_area_cache=typesafe", false},
+		{"vma_lock=refcnt,vm_area_cache=typesafe-sheaves", false},
+		{"vma_lock=refcnt,recheck=no", false},
+		{"vma_lock=refcnt,vm_area_cache=sheaves,recheck=no", false},
+		{"recheck=no", false},
+		{"vm_area_cache=sheaves,recheck=no", false},
+		{"", false},
+		{"vm_area_cache=sheaves", false},
+		{"vma_lock=refcnt", false},
+		{"vma_lock=refcnt,vm_area_cache=sheaves", false},
+	},
+	.priv_size = sizeof(struct reuse_priv),
+	.setup = reuse_setup,
+	.task_setup = reuse_task_setup,
+	.op = reuse_op,
+	.check = reuse_check,
+	.teardown = reuse_teardown,
+};
+XSCENARIO(vma_reuse)

@@ -694,14 +694,20 @@ static void *comp_main(void *arg)
 	return NULL;
 }
 
-/* Owner's thread: start a companion in current's process. */
-static int comp_start(struct stress_task *t, void (*fn)(struct mm_companion *c))
+/*
+ * Owner's thread: start a companion in current's process.  c: one the
+ * caller allocated (a larger struct that begins with it), or NULL; it is
+ * freed when the companion stops, or here on failure.
+ */
+static int comp_start_with(struct stress_task *t, struct mm_companion *c,
+			   void (*fn)(struct mm_companion *c))
 {
 	struct mm_race_task *rt = t->priv;
-	struct mm_companion *c = calloc(1, sizeof(*c));
 	pthread_attr_t attr;
 	int r;
 
+	if (!c)
+		c = calloc(1, sizeof(*c));
 	if (!c)
 		return stress_fail(t, "calloc", ENOMEM);
 	c->fn = fn;
@@ -722,6 +728,11 @@ static int comp_start(struct stress_task *t, void (*fn)(struct mm_companion *c))
 	}
 	rt->comp = c;
 	return 0;
+}
+
+static int comp_start(struct stress_task *t, void (*fn)(struct mm_companion *c))
+{
+	return comp_start_with(t, NULL, fn);
 }
 
 /* Owner's thread, between ops: a companion error fails the task. */
@@ -1317,4 +1328,157 @@ const struct stress_impl stress_model_fork_race = {
     .task_fini = race_task_fini,
     .verify = fr_verify,
     .teardown = fr_teardown,
+};
+
+/* ---- vma-reuse: faults against VMAs freed and reused -------------------- */
+/*
+ * A region of `pages` slots (at most VR_SLOTS), slot s at VR_BASE + 2 s
+ * pages (a gap page between slots, so that nothing merges), each a
+ * one-page read-only shared view of page s of task 0's file when mapped.
+ * All slots but one (the hole) are mapped.  A companion thread of the
+ * process (the remapper) loops: munmap a slot, then mmap the hole (the
+ * unmapped slot becomes the hole), so that with vm_area_cache=typesafe
+ * the VMA just freed comes straight back from the thread's slab slot as
+ * another slot's VMA.
+ * Each op reads every slot: a mapped slot must read page s's tag, an
+ * unmapped one fault with -EFAULT.  A fault that found slot s's VMA under
+ * RCU and took its reference after the reuse must see, by the recheck in
+ * lock_vma_under_rcu (counted vma_lock_recycled), that the VMA no longer
+ * covers its address; going through it would read another page of the
+ * file or fail beyond its end: --verify fails on either.  -p window_ns=
+ * (default 1000) spins at the injection point lock_vma_under_rcu, between
+ * the tree lookup and the reference, to widen the window.  Threads mode
+ * shares one mm and one remapper; in processes mode each process has its
+ * own.
+ */
+#define VR_BASE	 0x50000000UL
+#define VR_SLOTS 64
+
+static unsigned long vr_slots(const struct stress_run *run)
+{
+	unsigned long n = run_pages(run);
+
+	return n > VR_SLOTS ? VR_SLOTS : n < 2 ? 2 : n;
+}
+
+static unsigned long vr_addr(unsigned long slot)
+{
+	return VR_BASE + 2 * slot * PAGE_SIZE;
+}
+
+static int vr_setup(struct stress_run *run)
+{
+	if (files_setup_n(run, vr_slots(run)))
+		return -1;
+	return arm_window(run, "lock_vma_under_rcu");
+}
+
+static long vr_map(struct stress_run *run, unsigned long slot)
+{
+	struct file *f = ((struct mm_files *)run->priv)->file[0];
+
+	return vm_mmap(current->mm, vr_addr(slot), PAGE_SIZE, PROT_READ, MAP_SHARED | MAP_FIXED, f,
+		       slot);
+}
+
+struct vr_comp {
+	struct mm_companion c;
+	struct stress_run *run;
+};
+
+static void remapper(struct mm_companion *c)
+{
+	struct stress_run *run = ((struct vr_comp *)c)->run;
+	unsigned long n = vr_slots(run), hole = n - 1, k = 0;
+
+	while (!comp_stopping(c)) {
+		/* the next slot round-robin moves into the hole */
+		unsigned long from = (hole + 1 + k % (n - 1)) % n;
+		long a;
+		int r;
+
+		r = vm_munmap(current->mm, vr_addr(from), PAGE_SIZE);
+		if (r) {
+			comp_fail(c, "vm_munmap (remapper)", -r);
+			return;
+		}
+		a = vr_map(run, hole);
+		if (a != (long)vr_addr(hole)) {
+			comp_fail(c, "vm_mmap (remapper)", a < 0 ? (int)-a : EINVAL);
+			return;
+		}
+		hole = from;
+		c->loops++;
+		k++;
+	}
+}
+
+static int vr_task_init(struct stress_task *t)
+{
+	struct mm_race_task *rt = calloc(1, sizeof(*rt));
+	unsigned long n = vr_slots(t->run);
+
+	if (!rt)
+		return stress_fail(t, "calloc", ENOMEM);
+	t->priv = rt;
+	if (!owns_process(t))
+		return 0;
+	for (unsigned long s = 0; s + 1 < n; s++) { /* all but the last: the hole */
+		long a = vr_map(t->run, s);
+
+		if (a != (long)vr_addr(s))
+			return stress_fail(t, "vm_mmap (vma-reuse slot)", a < 0 ? (int)-a : EINVAL);
+	}
+	{
+		struct vr_comp *vc = calloc(1, sizeof(*vc));
+
+		if (!vc)
+			return stress_fail(t, "calloc", ENOMEM);
+		vc->run = t->run;
+		if (comp_start_with(t, &vc->c, remapper))
+			return -1;
+	}
+	rt->addr = VR_BASE;
+	rt->len = 2 * n * PAGE_SIZE; /* race_task_fini unmaps the region */
+	return 0;
+}
+
+static int vr_op(struct stress_task *t)
+{
+	unsigned long n = vr_slots(t->run);
+
+	if (comp_check(t))
+		return -1;
+	for (unsigned long s = 0; s < n; s++) {
+		uint64_t v[2] = {0, 0};
+		int r = rv_mm_read(vr_addr(s), v, sizeof(v));
+
+		if (r == -EFAULT)
+			continue; /* unmapped just now */
+		if (r)
+			return stress_vfail(t, "slot %lu: the read failed: %s (a fault through "
+					       "another slot's VMA reads beyond the file?)",
+					    s, strerror(-r));
+		if (t->run->opt->verify && (v[0] != page_tag(0, s) || v[1] != page_tag(0, s)))
+			return stress_vfail(t, "slot %lu reads tag %llx, expected page %lu's %llx: "
+					       "the fault went through another slot's VMA",
+					    s, (unsigned long long)v[0], s,
+					    (unsigned long long)page_tag(0, s));
+	}
+	return 0;
+}
+
+static void vr_teardown(struct stress_run *run)
+{
+	race_teardown(run);
+	files_teardown(run);
+}
+
+const struct stress_impl stress_model_vma_reuse = {
+    .setup = vr_setup,
+    .task_init = vr_task_init,
+    .op = vr_op,
+    .task_fini = race_task_fini,
+    .verify = mm_verify,
+    .teardown = vr_teardown,
 };

@@ -32,6 +32,7 @@ MODEL_IMPL(stress_model_lock_verify);
 MODEL_IMPL(stress_model_bkl_mix);
 MODEL_IMPL(stress_model_page_fault1);
 MODEL_IMPL(stress_model_mmap_cycle);
+MODEL_IMPL(stress_model_vma_reuse);
 MODEL_IMPL(stress_model_exec1);
 MODEL_IMPL(stress_model_page_fault2);
 MODEL_IMPL(stress_model_page_fault3);
@@ -109,6 +110,14 @@ const struct stress_workload stress_workloads[] = {
      "paths, RCU callbacks; --verify checks each area's file tag",
      WL_VERIFIES, 0, NULL, &stress_model_mmap_cycle, MM, WP_AREAS | WP_PAUSE_US | WP_CYCLES,
      1, "1 per cycle (map, fault and unmap every area)"},
+    {"vma-reuse",
+     "read every slot of a region whose one-page file VMAs a thread of the process keeps "
+     "unmapping and mapping elsewhere (with vm_area_cache=typesafe the freed VMA comes back "
+     "as another slot's); a mapped slot must read its own page: vma_lock_recycled counts "
+     "the faults that locked a reused VMA and fell back (--param pages= slots, at most 64, "
+     "window_ns=)",
+     WL_VERIFIES, 0, NULL, &stress_model_vma_reuse, MM, WP_PAGES | WP_WINDOW_NS,
+     1, "1 per pass reading every slot"},
     {"exec1",
      "execve-like loop: replace the task's mm (mm_alloc registers its RSS percpu "
      "counters, mmput of the old one unregisters them), map and write 3 anonymous "
