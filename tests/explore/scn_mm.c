@@ -4,7 +4,12 @@
  * racing fork (every fork_vma_lock), and the NUMA scanner's PTE window
  * racing a file fault on a page whose file folio was reclaimed (every
  * pte_recheck; the merged recheck covers VM_LOCKED VMAs only, so without
- * mlock it still takes the spurious major fault).
+ * mlock it still takes the spurious major fault); first-touch faults vs
+ * VMA splits, merges and extension, truncate vs a COW fault, exit vs
+ * fsync, and a lockless fault vs munmap and an mmap that reuses its
+ * SLAB_TYPESAFE_BY_RCU VMA (vma-reuse).  The scenarios whose faults take
+ * the per-VMA lock run under every accepted vma_lock x vm_area_cache pair
+ * (vma_cross).
  *
  * What users see is checked from outside the fault and fork code:
  *  - fork-write: after fork, the parent writes again; the child's copy must

@@ -27,6 +27,10 @@
  * copies the argument of a _IOR/_IOW command before the daemon sees it),
  * SEEK_END/SEEK_DATA/SEEK_HOLE on directories (the FUSE kernel side seeks a
  * directory with generic_file_llseek, tmpfs refuses them).
+ * RCUVFS_FUZZ_KEEP=LIST ("3,17-40,812") makes only the calls in LIST; the
+ * others are drawn and not made (nor printed).  Every call's draws come
+ * before it and never depend on an answer, so the calls kept get the same
+ * arguments as in the full run: minimise.sh cuts a difference down this way.
  * A call that answers ENOTCONN (the daemon is gone) ends the process at once
  * with the seed and its last calls.  Exit 0, or 1 when a call answered
  * ENOTCONN or a child did not finish.
