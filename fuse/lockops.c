@@ -316,6 +316,7 @@ static pthread_once_t lkf_once = PTHREAD_ONCE_INIT;
  */
 static unsigned long lk_gen; /* atomic */
 static __thread struct {
+	fuse_ino_t ino; /* never a control file's; 0: empty */
 	uint64_t fh;
 	struct file *file;
 	unsigned long gen;
@@ -471,11 +472,16 @@ static __noinline bool lk_skip(fuse_req_t req, struct flock *getlk)
 	return true;
 }
 
-static __noinline struct file *lk_file_slow(fuse_req_t req, uint64_t fh, unsigned long gen,
-					    struct flock *getlk)
+static __noinline struct file *lk_file_slow(fuse_req_t req, fuse_ino_t ino, uint64_t fh,
+					    unsigned long gen, struct flock *getlk)
 {
 	struct file *file;
 
+	if (rvf_ino_is_ctl(ino)) {
+		if (!lk_skip(req, getlk))
+			fuse_reply_err(req, ENOLCK);
+		return NULL;
+	}
 	if (lk_skip(req, getlk))
 		return NULL;
 	rvf_enter();
@@ -485,6 +491,7 @@ static __noinline struct file *lk_file_slow(fuse_req_t req, uint64_t fh, unsigne
 		return NULL;
 	}
 	fput(file); /* the fd's reference pins it (above) */
+	lk_last.ino = ino;
 	lk_last.fh = fh;
 	lk_last.file = file;
 	lk_last.gen = gen;
@@ -494,24 +501,21 @@ static __noinline struct file *lk_file_slow(fuse_req_t req, uint64_t fh, unsigne
 
 /*
  * The handle's file, or NULL when the request was answered here: a control
- * file (ENOLCK), -o test_skip_locks (checked only on a cache miss: the cache
- * is never filled under it), a stale handle.  getlk: the GETLK's lock.
+ * file (ENOLCK), -o test_skip_locks, a stale handle.  Those are checked only
+ * on a cache miss: the cache is keyed by inode and handle and is never
+ * filled for a control file or under test_skip_locks (a control file's fh
+ * is a pointer, which could equal a model handle).  getlk: the GETLK's lock.
  */
 static __always_inline struct file *lk_file(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 					    struct flock *getlk)
 {
 	unsigned long gen = __atomic_load_n(&lk_gen, __ATOMIC_ACQUIRE);
 
-	if (rvf_ino_is_ctl(ino)) {
-		if (!lk_skip(req, getlk))
-			fuse_reply_err(req, ENOLCK);
-		return NULL;
-	}
 	/* a hit means this thread was attached (rvf_enter) in this instance:
 	 * the cache was filled after it, and teardown bumps lk_gen */
-	if (likely(lk_last.fh == fi->fh && lk_last.gen == gen && lk_last.file))
+	if (likely(lk_last.ino == ino && lk_last.fh == fi->fh && lk_last.gen == gen))
 		return lk_last.file;
-	return lk_file_slow(req, fi->fh, gen, getlk);
+	return lk_file_slow(req, ino, fi->fh, gen, getlk);
 }
 
 void rvf_ll_getlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, struct flock *lock)
@@ -585,16 +589,14 @@ static void lk_defer(fuse_req_t req, struct file *file, enum lk_kind kind, struc
 	lkw_put(w);
 }
 
-void rvf_ll_setlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, struct flock *lock,
-		  int sleep)
+/* SETLKW: first without waiting, then deferred (lk_defer). */
+static __noinline void lk_setlkw(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
+				 struct flock *lock)
 {
 	struct file *file;
 	int err;
 
-	if (sleep)
-		rv_stat_inc(req_setlkw);
-	else
-		rv_stat_inc(req_setlk);
+	rv_stat_inc(req_setlkw);
 	file = lk_file(req, ino, fi, NULL);
 	if (!file)
 		return;
@@ -608,35 +610,76 @@ void rvf_ll_setlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, str
 	 * (fcntl_setlk only reads *lock) */
 	err = fcntl_setlk(file, F_SETLK, lock, (fl_owner_t)(uintptr_t)fi->lock_owner, lock->l_pid,
 			  NULL);
-	if (err == -EAGAIN && sleep) {
+	if (err == -EAGAIN) {
 		lk_defer(req, file, LK_POSIX, lock, fi->lock_owner, 0, lock->l_pid);
 		lk_scope_exit();
 		return;
 	}
 reply:
+	lk_scope_exit();
+	fuse_reply_err(req, -err);
+}
+
+/* SETLK here, SETLKW in lk_setlkw: this path keeps only req across its calls. */
+void rvf_ll_setlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, struct flock *lock,
+		  int sleep)
+{
+	struct file *file;
+	int err = 0;
+
+	if (sleep) {
+		lk_setlkw(req, ino, fi, lock);
+		return;
+	}
+	rv_stat_inc(req_setlk);
+	file = lk_file(req, ino, fi, NULL);
+	if (!file)
+		return;
+	lk_scope_enter();
+	if (lock->l_type != F_UNLCK)
+		err = lkf_note(file, fi->lock_owner);
+	if (!err)
+		err = fcntl_setlk(file, F_SETLK, lock, (fl_owner_t)(uintptr_t)fi->lock_owner,
+				  lock->l_pid, NULL);
 	/* pending grants first: then the reply is a tail call */
+	lk_scope_exit();
+	fuse_reply_err(req, -err);
+}
+
+/* A blocking flock: first without waiting, then deferred (lk_defer). */
+static __noinline void lk_flock_wait(fuse_req_t req, struct file *file, int op, pid_t pid)
+{
+	int err;
+
+	lk_scope_enter();
+	err = flock_lock_file(file, (unsigned int)op | LOCK_NB, pid, NULL);
+	if (err == -EWOULDBLOCK) {
+		lk_defer(req, file, LK_FLOCK, NULL, 0, op, pid);
+		lk_scope_exit();
+		return;
+	}
 	lk_scope_exit();
 	fuse_reply_err(req, -err);
 }
 
 void rvf_ll_flock(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi, int op)
 {
-	const struct fuse_ctx *fc = fuse_req_ctx(req);
-	pid_t pid = fc->pid;
 	struct file *file;
+	pid_t pid;
 	int err;
 
 	rv_stat_inc(req_flock);
 	file = lk_file(req, ino, fi, NULL);
 	if (!file)
 		return;
-	lk_scope_enter();
-	err = flock_lock_file(file, (unsigned int)op | ((op & LOCK_UN) ? 0 : LOCK_NB), pid, NULL);
-	if (err == -EWOULDBLOCK && !(op & LOCK_NB)) {
-		lk_defer(req, file, LK_FLOCK, NULL, 0, op, pid);
-		lk_scope_exit();
+	pid = fuse_req_ctx(req)->pid;
+	/* LOCK_UN and LOCK_NB never wait: this path keeps only req */
+	if (!(op & (LOCK_UN | LOCK_NB))) {
+		lk_flock_wait(req, file, op, pid);
 		return;
 	}
+	lk_scope_enter();
+	err = flock_lock_file(file, (unsigned int)op, pid, NULL);
 	lk_scope_exit();
 	fuse_reply_err(req, -err);
 }

@@ -90,6 +90,8 @@ RV_STAT_DEFINE(locks_interrupted, "lock waits ended by a signal or a cancel (EIN
 
 struct file_lock_context {
 	spinlock_t flc_lock;	    /* inode scheme: the two lists below */
+	spinlock_t *flc_lockp;	    /* the lists' spinlock: &flc_lock (inode),
+				       &file_lock_lock (global); NULL: the BKL */
 	struct list_head flc_flock; /* held flock locks; flc */
 	struct list_head flc_posix; /* held POSIX and OFD locks; flc */
 	struct file_lock *flc_spare; /* a free flock record (constructed); flc */
@@ -203,24 +205,21 @@ static int lk_shard_next; /* atomic */
 /* the scheme's locks                                                  */
 /* ------------------------------------------------------------------ */
 
+/* The scheme's list lock, resolved once per context (flc_lockp). */
 static inline void flc_lock(struct file_lock_context *ctx)
 {
-	if (lk_scheme == FILELOCK_INODE)
-		spin_lock(&ctx->flc_lock);
-	else if (lk_scheme == FILELOCK_BKL)
-		lock_kernel();
+	if (likely(ctx->flc_lockp))
+		spin_lock(ctx->flc_lockp);
 	else
-		spin_lock(&file_lock_lock);
+		lock_kernel();
 }
 
 static inline void flc_unlock(struct file_lock_context *ctx)
 {
-	if (lk_scheme == FILELOCK_INODE)
-		spin_unlock(&ctx->flc_lock);
-	else if (lk_scheme == FILELOCK_BKL)
-		unlock_kernel();
+	if (likely(ctx->flc_lockp))
+		spin_unlock(ctx->flc_lockp);
 	else
-		spin_unlock(&file_lock_lock);
+		unlock_kernel();
 }
 
 /* The wait-graph lock when a list lock is already held. */
@@ -338,6 +337,48 @@ static __always_inline struct owner_acct *owner_find(struct owner_bucket *b, fl_
 	return NULL;
 }
 
+/*
+ * This thread's last owner, its record and bucket: a lock+unlock loop
+ * looks the same owner up twice per pair.  owner_gen is bumped, under the
+ * record's bucket lock, whenever a record leaves its bucket; a cached
+ * record is used only after owner_gen was re-read under that bucket's lock
+ * and found unchanged (so it is still linked there, for the same owner).
+ */
+static unsigned long owner_gen; /* atomic; written under a bucket lock */
+static __thread struct {
+	fl_owner_t owner;
+	struct owner_acct *a;
+	struct owner_bucket *b;
+	unsigned long gen;
+} lk_owner_last;
+
+static inline void owner_gen_bump(void)
+{
+	__atomic_store_n(&owner_gen, owner_gen + 1, __ATOMIC_RELAXED);
+}
+
+/* Lock owner's bucket (*bp) and find its record (NULL: none). */
+static __always_inline struct owner_acct *owner_find_lock(fl_owner_t owner,
+							  struct owner_bucket **bp)
+{
+	bool hit = lk_owner_last.a && lk_owner_last.owner == owner;
+	struct owner_bucket *b = hit ? lk_owner_last.b : owner_bucket(owner);
+	struct owner_acct *a;
+
+	spin_lock(&b->lock);
+	*bp = b;
+	if (likely(hit && lk_owner_last.gen == __atomic_load_n(&owner_gen, __ATOMIC_RELAXED)))
+		return lk_owner_last.a;
+	a = owner_find(b, owner);
+	if (a) {
+		lk_owner_last.owner = owner;
+		lk_owner_last.a = a;
+		lk_owner_last.b = b;
+		lk_owner_last.gen = __atomic_load_n(&owner_gen, __ATOMIC_RELAXED);
+	}
+	return a;
+}
+
 /* Records come from a cache; idle ones are kept (OWNER_IDLE_MAX). */
 static struct kmem_cache *owner_cache;
 
@@ -388,6 +429,7 @@ static int owner_charge(fl_owner_t owner, long n, struct file_lock **rec)
 		ret = -ENOLCK;
 		if (!a->count && b->idle > OWNER_IDLE_MAX) {
 			list_del_init(&a->link);
+			owner_gen_bump();
 			b->idle--;
 			spare = a;
 		}
@@ -427,6 +469,7 @@ static void owner_uncharge(fl_owner_t owner, long n, struct file_lock *rec)
 				b->idle++;
 			} else {
 				list_del_init(&a->link);
+				owner_gen_bump();
 				dead = a;
 			}
 		}
@@ -452,12 +495,11 @@ static void owner_uncharge(fl_owner_t owner, long n, struct file_lock *rec)
  */
 static __always_inline struct file_lock *owner_charge_spare(fl_owner_t owner)
 {
-	struct owner_bucket *b = owner_bucket(owner);
+	struct owner_bucket *b;
 	struct owner_acct *a;
 	struct file_lock *rec = NULL;
 
-	spin_lock(&b->lock);
-	a = owner_find(b, owner);
+	a = owner_find_lock(owner, &b);
 	if (likely(a && a->spare && a->count < READ_ONCE(lk_owner_limit))) {
 		if (!a->count)
 			b->idle--;
@@ -471,12 +513,12 @@ static __always_inline struct file_lock *owner_charge_spare(fl_owner_t owner)
 
 static __always_inline void owner_uncharge_one(fl_owner_t owner, struct file_lock *rec)
 {
-	struct owner_bucket *b = owner_bucket(owner);
+	struct owner_bucket *b;
 	struct owner_acct *a;
 
-	spin_lock(&b->lock);
-	a = owner_find(b, owner);
-	if (likely(a && !a->spare && (a->count > 1 || (a->count == 1 && b->idle < OWNER_IDLE_MAX)))) {
+	a = owner_find_lock(owner, &b);
+	if (likely(a && !a->spare &&
+		   (a->count == 1 ? b->idle < OWNER_IDLE_MAX : a->count > 1))) {
 		if (!--a->count)
 			b->idle++;
 		a->spare = rec;
@@ -1007,6 +1049,9 @@ static __noinline struct file_lock_context *locks_new_lock_context(struct inode 
 	if (!new)
 		return NULL;
 	spin_lock_init(&new->flc_lock);
+	new->flc_lockp = lk_scheme == FILELOCK_INODE ? &new->flc_lock
+			 : lk_scheme == FILELOCK_BKL ? NULL
+						     : &file_lock_lock;
 	INIT_LIST_HEAD(&new->flc_flock);
 	INIT_LIST_HEAD(&new->flc_posix);
 	new->flc_ino = inode->i_ino;
@@ -1259,11 +1304,11 @@ static __always_inline int posix_lock_fast(struct file_lock_context *ctx,
 	bool unlock = request->fl_type == F_UNLCK;
 
 	if (!unlock) {
+		/* a spare was a held record or an unused preallocated one: its
+		 * fl_req is NULL (only requests have one); copy and insert set
+		 * the rest */
 		new_fl = owner_charge_spare(owner);
-		if (likely(new_fl)) {
-			/* as locks_prealloc leaves a spare; copy and insert set the rest */
-			new_fl->fl_req = NULL;
-		} else if (locks_prealloc(owner, 1, &new_fl, &unused)) {
+		if (unlikely(!new_fl) && locks_prealloc(owner, 1, &new_fl, &unused)) {
 			rv_stat_inc(locks_posix_calls);
 			return -ENOLCK;
 		}
@@ -1374,8 +1419,8 @@ static __always_inline int __flock_lock_ctx(struct file_lock_context *ctx,
 				return -ENOMEM; /* flock_lock_inode's answer, not fcntl's ENOLCK */
 			flc_lock(ctx);
 		}
-		/* not charged to the owner: see locks_free_lock */
-		new_fl->fl_req = NULL;
+		/* not charged to the owner (see locks_free_lock); fl_req is NULL
+		 * (a spare was a held record, only requests have one) */
 	}
 	list_for_each_entry(fl, &ctx->flc_flock, fl_list)
 	{
@@ -1922,6 +1967,12 @@ int fcntl_getlk(struct file *filp, unsigned int cmd, struct flock *l, fl_owner_t
  * locks_delete_block finds nothing for it); the request on the stack sets
  * only the fields the fast path reads, and the rest before the general walk.
  */
+static const unsigned int lk_type_mode[3] = {
+    [F_RDLCK] = FMODE_READ,
+    [F_WRLCK] = FMODE_WRITE,
+    [F_UNLCK] = 0,
+};
+
 /* The general walk for __fcntl_setlk_nowait's request, passed by value so
  * that the fast path can keep the request's fields in registers. */
 static __noinline int posix_setlk_slow(struct file_lock_context *ctx, struct file_lock fl)
@@ -1946,8 +1997,9 @@ int __fcntl_setlk_nowait(struct file *filp, bool ofd, const struct flock *l, fl_
 	error = flock_to_posix_lock(filp, &fl, l);
 	if (error)
 		return error;
-	if ((fl.fl_type == F_RDLCK && !(filp->f_mode & FMODE_READ)) ||
-	    (fl.fl_type == F_WRLCK && !(filp->f_mode & FMODE_WRITE)))
+	/* a read lock needs FMODE_READ, a write lock FMODE_WRITE (F_RDLCK 0,
+	 * F_WRLCK 1, F_UNLCK 2: flock_to_posix_lock checked the type) */
+	if (lk_type_mode[fl.fl_type] & ~filp->f_mode)
 		return -EBADF;
 	fl.fl_flags = FL_POSIX;
 	fl.fl_owner = owner;
@@ -2591,6 +2643,7 @@ static int locks_teardown(void)
 				fprintf(stderr, "rcuvfs: locks: owner %p still charged %ld\n",
 					a->owner, a->count);
 			list_del_init(&a->link);
+			owner_gen_bump();
 			owner_free(a);
 		}
 	}

@@ -995,10 +995,32 @@ static void numa_teardown(struct stress_run *run)
 	files_teardown(run);
 }
 
+/*
+ * Tasks of one mm set up one at a time: two mlockall populates walking the
+ * same VMAs at once would both fault a page of another task's region, one
+ * COWing it while the other reads the file page again after reclaim took
+ * it, a major fault Linux 6.9's filemap_fault takes as well (its
+ * filemap_fault_recheck_pte_none runs once, before the folio is created)
+ * but that spurious_majflt cannot tell from the reported race.
+ */
+static pthread_mutex_t numa_init_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int numa_task_init_locked(struct stress_task *t);
+
+static int numa_task_init(struct stress_task *t)
+{
+	int ret;
+
+	pthread_mutex_lock(&numa_init_lock);
+	ret = numa_task_init_locked(t);
+	pthread_mutex_unlock(&numa_init_lock);
+	return ret;
+}
+
 /* Map the task's file privately, mlockall (which COWs every page: the
  * anonymous copies are never reclaimed); then start the scanner if this
  * task owns it. */
-static int numa_task_init(struct stress_task *t)
+static int numa_task_init_locked(struct stress_task *t)
 {
 	unsigned long n = run_pages(t->run);
 	struct mm_race_task *rt = calloc(1, sizeof(*rt));

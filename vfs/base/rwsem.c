@@ -12,8 +12,9 @@
  * readers leaving (up_read's atomic subtract).  Ownership is handed to
  * waiters under wait_lock: the waker adds the waiter's share to count, then
  * publishes `granted` with a release store that pairs with the waiter's
- * acquire load; the task pointer is read before that store because the
- * waiter's stack frame may vanish right after it.
+ * acquire load; the task pointer is read, and a reference to the task
+ * taken, before that store, because the waiter's stack frame may vanish
+ * right after it and its task may exit before the wake-up.
  */
 #include "vfs/base/base.h"
 
@@ -65,6 +66,24 @@ static bool rwsem_try_write_fast(struct rw_semaphore *sem)
 }
 
 /*
+ * Release a waiter that now owns its share.  Once `granted` is visible the
+ * waiter returns without taking wait_lock, and its task may exit and be
+ * freed before wake_up_process() touches it: hold a task reference across
+ * the store and the wake-up, as rwsem_mark_wake() does (get_task_struct()
+ * before the store that releases the waiter, then wake_q_add_safe(), whose
+ * wake_up_q() drops the reference after waking).
+ */
+static void rwsem_wake_granted(struct rwsem_waiter *w)
+{
+	struct task_struct *t = w->task;
+
+	get_task_struct(t);
+	smp_store_release(&w->granted, 1);
+	wake_up_process(t);
+	put_task_struct(t);
+}
+
+/*
  * Hand the semaphore to the head of the queue if it can have it.
  * Caller holds wait_lock.  Returns nothing; waiters woken.
  */
@@ -85,22 +104,16 @@ static void rwsem_grant(struct rw_semaphore *sem)
 		list_del_init(&w->list);
 		if (list_empty(&sem->wait_list))
 			__atomic_fetch_and(&sem->count, ~RWSEM_WAITERS, __ATOMIC_RELAXED);
-		struct task_struct *t = w->task;
-		smp_store_release(&w->granted, 1);
-		wake_up_process(t);
+		rwsem_wake_granted(w);
 		return;
 	}
 	/* readers at the head: grant all consecutive readers */
 	list_for_each_entry_safe(w, n, &sem->wait_list, list) {
-		struct task_struct *t;
-
 		if (w->type != RWSEM_WAITING_FOR_READ)
 			break;
 		__atomic_fetch_add(&sem->count, RWSEM_READER, __ATOMIC_RELAXED);
 		list_del_init(&w->list);
-		t = w->task;
-		smp_store_release(&w->granted, 1);
-		wake_up_process(t);
+		rwsem_wake_granted(w);
 	}
 	if (list_empty(&sem->wait_list))
 		__atomic_fetch_and(&sem->count, ~RWSEM_WAITERS, __ATOMIC_RELAXED);
