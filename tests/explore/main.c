@@ -55,7 +55,7 @@ static struct {
 	uint64_t max_schedules;
 	double time_limit;
 	int expect;
-	bool matrix, quiet, trace, progress, keep_going, partial_ok, cross_first;
+	bool matrix, quiet, trace, progress, keep_going, partial_ok, cross_first, iterative;
 	const char *json;
 } opt = {
 	.preemptions = 2,
@@ -99,6 +99,8 @@ static void usage(FILE *f)
 		"  --trace             print the trace of each failing schedule\n"
 		"  --partial-ok        a clean search stopped by --max-schedules or\n"
 		"                      --time-limit counts as clean for --expect\n"
+		"  --iterative         with --preemptions K: search at 0, 1, ... K preemptions\n"
+		"                      in turn, stopping at the first bound with a failure\n"
 		"  --cross-first       --matrix: only the first of a scenario's cross option\n"
 		"                      sets (for mm scenarios: the default vma_lock and\n"
 		"                      vm_area_cache)\n"
@@ -219,18 +221,35 @@ static bool over_time(uint64_t t0)
 /* --matrix without --preemptions: the bound of the cross set being run (0: none). */
 static int matrix_cross_k;
 
+static void explore_dfs_bound(struct row *r, const struct xs_config *cfg, uint64_t t0, int k);
+
 static void explore_dfs(struct row *r, const struct xs_config *cfg, uint64_t t0)
 {
-	struct xs_dfs x;
-	uint64_t last = 0;
 	int k = opt.preemptions;
 
 	if (opt.matrix && !opt.preemptions_set && cfg->sc->matrix_k)
 		k = cfg->sc->matrix_k;
 	if (opt.matrix && !opt.preemptions_set && matrix_cross_k)
 		k = matrix_cross_k;
+	/* --iterative: CHESS's iterative context bounding, bound 0, 1, ... k,
+	 * stopping at the first bound with a failure (schedules of a lower
+	 * bound are run again at the higher ones and counted each time) */
+	snprintf(r->strategy, sizeof(r->strategy), "preemptions<=%d%s", k,
+		 opt.iterative ? " iter" : "");
+	for (int j = opt.iterative ? 0 : k; j <= k; j++) {
+		r->exhausted = 0;
+		explore_dfs_bound(r, cfg, t0, j);
+		if (r->result != RES_CLEAN || r->schedules >= opt.max_schedules || over_time(t0))
+			break;
+	}
+}
+
+static void explore_dfs_bound(struct row *r, const struct xs_config *cfg, uint64_t t0, int k)
+{
+	struct xs_dfs x;
+	uint64_t last = 0;
+
 	xs_dfs_init(&x, k);
-	snprintf(r->strategy, sizeof(r->strategy), "preemptions<=%d", k);
 	for (;;) {
 		struct xs_outcome out;
 
@@ -607,6 +626,7 @@ int main(int argc, char **argv)
 		{"trace", no_argument, NULL, 't'},
 		{"keep-going", no_argument, NULL, 'K'},
 		{"partial-ok", no_argument, NULL, 'P'},
+		{"iterative", no_argument, NULL, 'I'},
 		{"end-checks-only", no_argument, NULL, 'E'},
 		{"cross-first", no_argument, NULL, 'C'},
 		{"quiet", no_argument, NULL, 'q'},
@@ -686,6 +706,9 @@ int main(int argc, char **argv)
 			break;
 		case 'P':
 			opt.partial_ok = true;
+			break;
+		case 'I':
+			opt.iterative = true;
 			break;
 		case 'E':
 			xs_midcheck_off = true;
