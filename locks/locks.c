@@ -198,28 +198,58 @@ static inline void lk_xreq_del(struct file_lock *fl)
 }
 #endif
 
-static __thread int lk_shard_id = -1;
-static int lk_shard_next; /* atomic */
+static __thread struct lock_shard *lk_shard; /* lk_my_shard */
+static int lk_shard_next;		     /* atomic */
 
 /* ------------------------------------------------------------------ */
 /* the scheme's locks                                                  */
 /* ------------------------------------------------------------------ */
 
-/* The scheme's list lock, resolved once per context (flc_lockp). */
-static inline void flc_lock(struct file_lock_context *ctx)
+/*
+ * The fast paths (posix_lock_fast, the flock walk without waiters) are
+ * compiled once per scheme: their helpers take `sch`, a constant
+ * enum filelock_scheme, or LK_ANY to read lk_scheme at run time.  The
+ * scheme is fixed for an instance's life, as every context's flc_lockp.
+ */
+#define LK_ANY (-1)
+
+/* The scheme's list lock: resolved once per context (flc_lockp), or known. */
+static __always_inline void __flc_lock(struct file_lock_context *ctx, int sch)
 {
-	if (likely(ctx->flc_lockp))
+	if (sch == FILELOCK_BKL)
+		lock_kernel();
+	else if (sch == FILELOCK_GLOBAL)
+		spin_lock(&file_lock_lock);
+	else if (sch == FILELOCK_INODE)
+		spin_lock(&ctx->flc_lock);
+	else if (likely(ctx->flc_lockp))
 		spin_lock(ctx->flc_lockp);
 	else
 		lock_kernel();
 }
 
-static inline void flc_unlock(struct file_lock_context *ctx)
+static __always_inline void __flc_unlock(struct file_lock_context *ctx, int sch)
 {
-	if (likely(ctx->flc_lockp))
+	if (sch == FILELOCK_BKL)
+		unlock_kernel();
+	else if (sch == FILELOCK_GLOBAL)
+		spin_unlock(&file_lock_lock);
+	else if (sch == FILELOCK_INODE)
+		spin_unlock(&ctx->flc_lock);
+	else if (likely(ctx->flc_lockp))
 		spin_unlock(ctx->flc_lockp);
 	else
 		unlock_kernel();
+}
+
+static inline void flc_lock(struct file_lock_context *ctx)
+{
+	__flc_lock(ctx, LK_ANY);
+}
+
+static inline void flc_unlock(struct file_lock_context *ctx)
+{
+	__flc_unlock(ctx, LK_ANY);
 }
 
 /* The wait-graph lock when a list lock is already held. */
@@ -256,25 +286,36 @@ static inline void blocked_unlock(void)
 		spin_unlock(&file_lock_lock);
 }
 
+static __always_inline bool lk_is_inode(int sch)
+{
+	return sch == LK_ANY ? lk_scheme == FILELOCK_INODE : sch == FILELOCK_INODE;
+}
+
+static __always_inline void __shard_lock_nested(struct lock_shard *s, int sch)
+{
+	if (lk_is_inode(sch))
+		spin_lock(&s->lock);
+}
+
+static __always_inline void __shard_unlock_nested(struct lock_shard *s, int sch)
+{
+	if (lk_is_inode(sch))
+		spin_unlock(&s->lock);
+}
+
 static inline void shard_lock_nested(struct lock_shard *s)
 {
-	if (lk_scheme == FILELOCK_INODE)
-		spin_lock(&s->lock);
+	__shard_lock_nested(s, LK_ANY);
 }
 
 static inline void shard_unlock_nested(struct lock_shard *s)
 {
-	if (lk_scheme == FILELOCK_INODE)
-		spin_unlock(&s->lock);
+	__shard_unlock_nested(s, LK_ANY);
 }
 
 /* ------------------------------------------------------------------ */
 /* entry points: BKL for bkl_ops=lock, and the grant queue              */
 /* ------------------------------------------------------------------ */
-
-struct lk_call {
-	bool bkl;
-};
 
 /*
  * This thread's queue of deferred requests to retry (see the top): a FIFO
@@ -296,18 +337,18 @@ static inline void lk_queue_grant(struct file_lock_req *req)
 	lk_grant_tail = req;
 }
 
-/* Inlined: every entry point pays these on its fast path. */
-static __always_inline void lk_enter(struct lk_call *c)
+/* Inlined: every entry point pays these on its fast path.  bkl_ops, like
+ * the scheme, is fixed for an instance's life. */
+static __always_inline void lk_enter(void)
 {
 	lk_depth++;
-	c->bkl = lk_bkl_ops_lock;
-	if (c->bkl)
+	if (unlikely(lk_bkl_ops_lock))
 		lock_kernel();
 }
 
-static __always_inline void lk_exit(struct lk_call *c)
+static __always_inline void lk_exit(void)
 {
-	if (c->bkl)
+	if (unlikely(lk_bkl_ops_lock))
 		unlock_kernel();
 	/* the outermost exit runs the queue; calls made by grant callbacks
 	 * see lk_depth > 1 and only append to it */
@@ -554,7 +595,7 @@ static __always_inline void __locks_init_lock(struct file_lock *fl)
 	fl->fl_owner = NULL;
 	fl->fl_flags = 0;
 	fl->fl_type = 0;
-	fl->fl_link_shard = 0;
+	fl->fl_link_shard = NULL;
 	fl->fl_pid = 0;
 	fl->fl_start = 0;
 	fl->fl_end = OFFSET_MAX;
@@ -747,40 +788,58 @@ static bool flock_locks_conflict(const struct file_lock *caller, const struct fi
 /* global list of held locks                                           */
 /* ------------------------------------------------------------------ */
 
-static int lk_my_shard(void)
+/* The inode scheme's shard of this thread (Linux's this_cpu_ptr of
+ * file_lock_list): assigned round robin at the thread's first lock. */
+static __noinline struct lock_shard *lk_my_shard_slow(void)
 {
-	if (unlikely(lk_shard_id < 0))
-		lk_shard_id = __atomic_fetch_add(&lk_shard_next, 1, __ATOMIC_RELAXED) % LOCK_SHARDS;
-	return lk_shard_id;
+	lk_shard = &lock_shards[__atomic_fetch_add(&lk_shard_next, 1, __ATOMIC_RELAXED) %
+				LOCK_SHARDS];
+	return lk_shard;
+}
+
+static __always_inline struct lock_shard *lk_my_shard(void)
+{
+	struct lock_shard *s = lk_shard;
+
+	return likely(s != NULL) ? s : lk_my_shard_slow();
 }
 
 /* Called under the list lock. */
-static __always_inline void locks_insert_global_locks(struct file_lock *fl)
+static __always_inline void __locks_insert_global_locks(struct file_lock *fl, int sch)
 {
-	struct lock_shard *s;
+	struct lock_shard *s = lk_is_inode(sch) ? lk_my_shard() : &lock_shards[0];
 
-	fl->fl_link_shard = lk_scheme == FILELOCK_INODE ? lk_my_shard() : 0;
-	s = &lock_shards[fl->fl_link_shard];
-	shard_lock_nested(s);
+	fl->fl_link_shard = s;
+	__shard_lock_nested(s, sch);
 	list_add_tail(&fl->fl_link, &s->list);
 	s->nr++;
-	shard_unlock_nested(s);
+	__shard_unlock_nested(s, sch);
+}
+
+static __always_inline void __locks_delete_global_locks(struct file_lock *fl, int sch)
+{
+	struct lock_shard *s = fl->fl_link_shard;
+
+	__shard_lock_nested(s, sch);
+	list_del_init(&fl->fl_link);
+	s->nr--;
+	__shard_unlock_nested(s, sch);
+}
+
+static __always_inline void locks_insert_global_locks(struct file_lock *fl)
+{
+	__locks_insert_global_locks(fl, LK_ANY);
 }
 
 static __always_inline void locks_delete_global_locks(struct file_lock *fl)
 {
-	struct lock_shard *s = &lock_shards[fl->fl_link_shard];
-
-	shard_lock_nested(s);
-	list_del_init(&fl->fl_link);
-	s->nr--;
-	shard_unlock_nested(s);
+	__locks_delete_global_locks(fl, LK_ANY);
 }
 
 /* Change a held lock's range in place (the listing reads it). */
 static void locks_set_range(struct file_lock *fl, int64_t start, int64_t end)
 {
-	struct lock_shard *s = &lock_shards[fl->fl_link_shard];
+	struct lock_shard *s = fl->fl_link_shard;
 
 	shard_lock_nested(s);
 	fl->fl_start = start;
@@ -1020,12 +1079,19 @@ static __always_inline void locks_move_blocks(struct file_lock *new, struct file
 /* ------------------------------------------------------------------ */
 
 /* Insert fl before `before` (the list head: at the tail). */
-static __always_inline void locks_insert_lock_ctx(struct file_lock *fl, struct file_lock_context *ctx,
-				  struct list_head *before)
+static __always_inline void __locks_insert_lock_ctx(struct file_lock *fl,
+						   struct file_lock_context *ctx,
+						   struct list_head *before, int sch)
 {
 	fl->fl_ctx = ctx;
 	list_add_tail(&fl->fl_list, before);
-	locks_insert_global_locks(fl);
+	__locks_insert_global_locks(fl, sch);
+}
+
+static __always_inline void locks_insert_lock_ctx(struct file_lock *fl, struct file_lock_context *ctx,
+				  struct list_head *before)
+{
+	__locks_insert_lock_ctx(fl, ctx, before, LK_ANY);
 }
 
 static void locks_delete_lock_ctx(struct file_lock *fl, struct list_head *dispose)
@@ -1296,8 +1362,8 @@ out_unlocked:
  */
 #define LK_SLOW 1
 
-static __always_inline int posix_lock_fast(struct file_lock_context *ctx,
-					   struct file_lock *request, bool may_have_waiters)
+static __always_inline int __posix_lock_fast(struct file_lock_context *ctx,
+					     struct file_lock *request, bool may_have_waiters, int sch)
 {
 	struct file_lock *fl, *mine = NULL, *new_fl = NULL, *unused;
 	fl_owner_t owner = request->fl_owner;
@@ -1313,7 +1379,7 @@ static __always_inline int posix_lock_fast(struct file_lock_context *ctx,
 			return -ENOLCK;
 		}
 	}
-	flc_lock(ctx);
+	__flc_lock(ctx, sch);
 	list_for_each_entry(fl, &ctx->flc_posix, fl_list)
 	{
 		if (fl->fl_owner == owner) {
@@ -1329,15 +1395,15 @@ static __always_inline int posix_lock_fast(struct file_lock_context *ctx,
 		/* a request that never waited has no waiters of its own */
 		if (may_have_waiters)
 			locks_move_blocks(new_fl, request);
-		locks_insert_lock_ctx(new_fl, ctx, &ctx->flc_posix);
+		__locks_insert_lock_ctx(new_fl, ctx, &ctx->flc_posix, sch);
 	} else if (mine) {
 		if (mine->fl_start < request->fl_start || mine->fl_end > request->fl_end)
 			goto slow;
-		locks_delete_global_locks(mine);
+		__locks_delete_global_locks(mine, sch);
 		list_del_init(&mine->fl_list);
 		locks_wake_up_blocks(mine);
 	}
-	flc_unlock(ctx);
+	__flc_unlock(ctx, sch);
 	rv_stat_inc(locks_posix_calls);
 	if (mine) {
 		/* locks_free_lock of a POSIX record */
@@ -1346,10 +1412,16 @@ static __always_inline int posix_lock_fast(struct file_lock_context *ctx,
 	}
 	return 0;
 slow:
-	flc_unlock(ctx);
+	__flc_unlock(ctx, sch);
 	if (new_fl)
 		locks_free_lock(new_fl);
 	return LK_SLOW;
+}
+
+static __always_inline int posix_lock_fast(struct file_lock_context *ctx,
+					   struct file_lock *request, bool may_have_waiters)
+{
+	return __posix_lock_fast(ctx, request, may_have_waiters, LK_ANY);
 }
 
 /*
@@ -1632,10 +1704,9 @@ static int locks_submit_ctx(struct file_lock_context *ctx, struct file_lock_req 
 
 int locks_cancel_req(struct file_lock_req *req)
 {
-	struct lk_call c;
 	int s = FLR_WAITING, ret = 0;
 
-	lk_enter(&c);
+	lk_enter();
 	blocked_lock();
 	if (__atomic_compare_exchange_n(&req->state, &s, FLR_CANCELLED, false, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE)) {
@@ -1646,7 +1717,7 @@ int locks_cancel_req(struct file_lock_req *req)
 		smp_store_release(&req->fl.fl_blocker, NULL);
 	}
 	blocked_unlock();
-	lk_exit(&c);
+	lk_exit();
 	if (ret)
 		rv_stat_inc(locks_interrupted);
 	return ret;
@@ -1670,7 +1741,6 @@ static __always_inline int __lk_lock_file_wait(struct file *filp, struct file_lo
 					       unsigned int kind, struct file_lock *conflock)
 {
 	struct file_lock_context *ctx;
-	struct lk_call c;
 	int error;
 
 	/* posix_lock_inode and flock_lock_inode: no context, no memory */
@@ -1681,9 +1751,9 @@ static __always_inline int __lk_lock_file_wait(struct file *filp, struct file_lo
 	fl->fl_file = filp;
 	if (kind == FL_FLOCK)
 		fl->fl_owner = filp;
-	lk_enter(&c);
+	lk_enter();
 	error = locks_lock_wait(ctx, fl, conflock);
-	lk_exit(&c);
+	lk_exit();
 	return error;
 }
 
@@ -1702,16 +1772,15 @@ int posix_lock_file(struct file *filp, struct file_lock *fl, struct file_lock *c
 
 void posix_test_lock(struct file *filp, struct file_lock *fl)
 {
-	struct lk_call c;
 
 	if (!lk_file_ok(filp)) {
 		fl->fl_type = F_UNLCK;
 		return;
 	}
 	fl->fl_flags |= FL_POSIX;
-	lk_enter(&c);
+	lk_enter();
 	posix_test_lock_ctx(smp_load_acquire(&filp->f_inode->i_flctx), fl);
-	lk_exit(&c);
+	lk_exit();
 }
 
 int flock_lock_inode_wait(struct file *filp, struct file_lock *fl)
@@ -1722,7 +1791,6 @@ int flock_lock_inode_wait(struct file *filp, struct file_lock *fl)
 int locks_submit_req(struct file *filp, struct file_lock_req *req)
 {
 	struct file_lock_context *ctx;
-	struct lk_call c;
 	int error;
 
 	if (!lk_file_ok(filp))
@@ -1735,7 +1803,7 @@ int locks_submit_req(struct file *filp, struct file_lock_req *req)
 	req->fl.fl_file = filp;
 	if (req->fl.fl_flags & FL_FLOCK)
 		req->fl.fl_owner = filp;
-	lk_enter(&c);
+	lk_enter();
 	if (req->fl.fl_type == F_UNLCK) {
 		/* an unlock never waits: no deferral needed */
 		req->fl.fl_flags &= ~(FL_SLEEP | FL_DEFERRED);
@@ -1743,7 +1811,7 @@ int locks_submit_req(struct file *filp, struct file_lock_req *req)
 	} else {
 		error = locks_submit_ctx(ctx, req);
 	}
-	lk_exit(&c);
+	lk_exit();
 	return error;
 }
 
@@ -1776,7 +1844,6 @@ static __noinline int flock_nowait(struct file *filp, int type, pid_t pid)
 {
 	struct file_lock_context *ctx;
 	struct file_lock fl;
-	struct lk_call c;
 	int error;
 
 	/* flock_lock_inode: no context, no memory (an unlock has nothing to do) */
@@ -1790,9 +1857,9 @@ static __noinline int flock_nowait(struct file *filp, int type, pid_t pid)
 	fl.fl_owner = filp;
 	fl.fl_start = 0;
 	fl.fl_end = OFFSET_MAX;
-	lk_enter(&c);
+	lk_enter();
 	error = __flock_lock_ctx(ctx, &fl, false);
-	lk_exit(&c);
+	lk_exit();
 	return error;
 }
 
@@ -1989,7 +2056,6 @@ int __fcntl_setlk_nowait(struct file *filp, bool ofd, const struct flock *l, fl_
 {
 	struct file_lock_context *ctx;
 	struct file_lock fl;
-	struct lk_call c;
 	int error;
 
 	if (!lk_file_ok(filp))
@@ -2016,11 +2082,17 @@ int __fcntl_setlk_nowait(struct file *filp, bool ofd, const struct flock *l, fl_
 	ctx = locks_get_lock_context(filp->f_inode, fl.fl_type);
 	if (!ctx)
 		return fl.fl_type == F_UNLCK ? 0 : -ENOMEM;
-	lk_enter(&c);
-	error = posix_lock_fast(ctx, &fl, false);
+	lk_enter();
+	/* the fast path compiled for the instance's scheme */
+	if (lk_scheme == FILELOCK_BKL)
+		error = __posix_lock_fast(ctx, &fl, false, FILELOCK_BKL);
+	else if (lk_scheme == FILELOCK_INODE)
+		error = __posix_lock_fast(ctx, &fl, false, FILELOCK_INODE);
+	else
+		error = __posix_lock_fast(ctx, &fl, false, FILELOCK_GLOBAL);
 	if (error == LK_SLOW)
 		error = posix_setlk_slow(ctx, fl);
-	lk_exit(&c);
+	lk_exit();
 	return error;
 }
 
@@ -2070,7 +2142,6 @@ void locks_remove_posix(struct file *filp, fl_owner_t owner)
 {
 	struct file_lock_context *ctx;
 	struct file_lock fl;
-	struct lk_call c;
 
 	if (!lk_file_ok(filp))
 		return;
@@ -2084,23 +2155,22 @@ void locks_remove_posix(struct file *filp, fl_owner_t owner)
 	fl.fl_type = F_UNLCK;
 	fl.fl_owner = owner;
 	fl.fl_file = filp;
-	lk_enter(&c);
+	lk_enter();
 	posix_lock_ctx(ctx, &fl, NULL); /* whole range: allocates nothing */
-	lk_exit(&c);
+	lk_exit();
 }
 
 void locks_remove_file(struct file *filp)
 {
 	struct file_lock_context *ctx;
 	struct file_lock fl;
-	struct lk_call c;
 
 	if (!lk_file_ok(filp))
 		return;
 	ctx = smp_load_acquire(&filp->f_inode->i_flctx);
 	if (!ctx)
 		return;
-	lk_enter(&c);
+	lk_enter();
 	if (!list_empty(&ctx->flc_posix)) {
 		__locks_init_lock(&fl);
 		fl.fl_flags = FL_POSIX | FL_OFDLCK;
@@ -2117,7 +2187,7 @@ void locks_remove_file(struct file *filp)
 		fl.fl_file = filp;
 		flock_lock_ctx(ctx, &fl);
 	}
-	lk_exit(&c);
+	lk_exit();
 }
 
 /* ------------------------------------------------------------------ */
@@ -2209,12 +2279,11 @@ static void lk_show_blocked(struct lk_buf *b, struct file_lock *root, long id)
 size_t locks_format_proc(char *buf, size_t len)
 {
 	struct lk_buf b = {buf, len, 0};
-	struct lk_call c;
 	long id = 0;
 
 	if (len)
 		buf[0] = 0;
-	lk_enter(&c);
+	lk_enter();
 	if (lk_scheme == FILELOCK_BKL)
 		lock_kernel();
 	else if (lk_scheme == FILELOCK_GLOBAL)
@@ -2241,7 +2310,7 @@ size_t locks_format_proc(char *buf, size_t len)
 		unlock_kernel();
 	else if (lk_scheme == FILELOCK_GLOBAL)
 		spin_unlock(&file_lock_lock);
-	lk_exit(&c);
+	lk_exit();
 	return b.pos;
 }
 

@@ -61,6 +61,7 @@ struct file_lock_req;
  * are the caller's (stack or a file_lock_req).  Locks on fields: "blocked"
  * is the wait-graph lock of the scheme, "flc" the list lock of the scheme.
  */
+struct lock_shard; /* locks.c: one shard of the global list */
 /* A new field needs a store in locks_init_lock (it sets each one, no memset). */
 struct file_lock {
 	struct file_lock *fl_blocker;	      /* what this request waits on; blocked */
@@ -71,8 +72,8 @@ struct file_lock {
 	fl_owner_t fl_owner;		      /* POSIX owner; OFD/flock: the struct file */
 	unsigned int fl_flags;		      /* FL_* */
 	int fl_type;			      /* F_RDLCK, F_WRLCK, F_UNLCK */
-	int fl_link_shard;		      /* global list shard (inode scheme) */
 	pid_t fl_pid;			      /* reported by F_GETLK and the listing */
+	struct lock_shard *fl_link_shard;     /* held: its global list shard */
 	int64_t fl_start, fl_end;	      /* inclusive; fl_end OFFSET_MAX: to EOF */
 	struct file *fl_file;		      /* the open file it was taken through */
 	struct file_lock_context *fl_ctx;     /* held locks: the list it is on */

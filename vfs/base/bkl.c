@@ -37,7 +37,7 @@ RV_STAT_DEFINE(bkl_contended, "BKL acquisitions that found the lock taken");
 RV_STAT_DEFINE(bkl_sleeps, "sleeps of tasks waiting for a semaphore BKL");
 RV_STAT_DEFINE(bkl_handoffs, "sem-fifo BKL releases that handed ownership to a sleeping waiter");
 
-static spinlock_t bkl_spin = __SPIN_LOCK_UNLOCKED;
+spinlock_t rv_bkl_spin = __SPIN_LOCK_UNLOCKED;
 static struct semaphore bkl_sem = {
     .lock = __SPIN_LOCK_UNLOCKED,
     .count = 1,
@@ -45,17 +45,15 @@ static struct semaphore bkl_sem = {
     .wait_list = LIST_HEAD_INIT(bkl_sem.wait_list),
 };
 /* Set at instance creation from rv_sw.bkl; read-mostly afterwards. */
-static int bkl_kind = BKL_SPIN;
-/* The task holding the BKL (debugging and teardown checks only). */
-static struct task_struct *bkl_owner;
+int rv_bkl_kind = BKL_SPIN;
 
 static void __bkl_acquire(void)
 {
 	rv_stat_inc(bkl_acquisitions);
-	if (bkl_kind == BKL_SPIN) {
-		if (unlikely(!spin_trylock(&bkl_spin))) {
+	if (rv_bkl_kind == BKL_SPIN) {
+		if (unlikely(!spin_trylock(&rv_bkl_spin))) {
 			rv_stat_inc(bkl_contended);
-			spin_lock(&bkl_spin);
+			spin_lock(&rv_bkl_spin);
 		}
 	} else if (unlikely(down_trylock(&bkl_sem))) {
 		unsigned int slept = 0;
@@ -65,44 +63,37 @@ static void __bkl_acquire(void)
 		if (slept)
 			rv_stat_add(bkl_sleeps, slept);
 	}
-	WRITE_ONCE(bkl_owner, current);
 }
 
 static void __bkl_release(void)
 {
-	WRITE_ONCE(bkl_owner, NULL);
-	if (bkl_kind == BKL_SPIN)
-		spin_unlock(&bkl_spin);
+	if (rv_bkl_kind == BKL_SPIN)
+		spin_unlock(&rv_bkl_spin);
 	else if (__up_handoff(&bkl_sem))
 		rv_stat_inc(bkl_handoffs);
 }
 
-/* The uncontended spin BKL inline (lib/kernel_lock.c's lock_kernel was
- * the depth test and __lock_kernel); everything else in __bkl_acquire. */
-void lock_kernel(void)
+/*
+ * The rest of lock_kernel (bkl.h): a nested acquisition, a spin BKL whose
+ * exchange found it taken (that one changed nothing: the lock word was
+ * already set), or a semaphore BKL.
+ */
+void __lock_kernel(struct task_struct *t)
 {
-	RV_XPOINT_CALLER(RV_XP_BKL_LOCK, NULL);
-	struct task_struct *t = current;
-
 	if (t->lock_depth >= 0) {
 		t->lock_depth++;
 		return;
 	}
-	if (likely(bkl_kind == BKL_SPIN) && likely(spin_trylock(&bkl_spin))) {
-		rv_stat_inc(bkl_acquisitions);
-		WRITE_ONCE(bkl_owner, t);
-	} else {
-		__bkl_acquire();
-	}
+	__bkl_acquire();
 	/* set after acquiring: a sleep inside down() must not release it */
 	t->lock_depth = 0;
 }
 
-void unlock_kernel(void)
+/* The rest of unlock_kernel (bkl.h): a nested release, a semaphore BKL's
+ * outermost one, or a task that does not hold the BKL (reported, nothing
+ * released). */
+void __unlock_kernel(struct task_struct *t)
 {
-	RV_XPOINT_CALLER(RV_XP_BKL_UNLOCK, NULL);
-	struct task_struct *t = current;
-
 	if (t->lock_depth < 0) {
 		fprintf(stderr, "rcuvfs: unlock_kernel by task %d without the BKL\n", t->pid);
 		return;
@@ -111,6 +102,20 @@ void unlock_kernel(void)
 		__bkl_release();
 }
 
+#ifdef RCUVFS_EXPLORE
+void lock_kernel(void)
+{
+	RV_XPOINT_CALLER(RV_XP_BKL_LOCK, NULL);
+	__lock_kernel(current);
+}
+
+void unlock_kernel(void)
+{
+	RV_XPOINT_CALLER(RV_XP_BKL_UNLOCK, NULL);
+	__unlock_kernel(current);
+}
+#endif
+
 bool kernel_locked(void)
 {
 	return current->lock_depth >= 0;
@@ -118,7 +123,11 @@ bool kernel_locked(void)
 
 bool bkl_owned(void)
 {
-	return READ_ONCE(bkl_owner) != NULL;
+	/* the spin BKL's word is set while held; a semaphore BKL's count is
+	 * 0 while held (a hand-off keeps it 0) */
+	if (rv_bkl_kind == BKL_SPIN)
+		return __atomic_load_n(&rv_bkl_spin.val, __ATOMIC_RELAXED) != 0;
+	return __atomic_load_n(&bkl_sem.count, __ATOMIC_RELAXED) <= 0;
 }
 
 int bkl_release_for_sleep(struct task_struct *t)
@@ -142,13 +151,13 @@ void bkl_reacquire_after_sleep(struct task_struct *t, int depth)
 
 static int bkl_init(void)
 {
-	if (READ_ONCE(bkl_owner)) {
+	if (bkl_owned()) {
 		fprintf(stderr, "rcuvfs: BKL held at instance creation\n");
 		return -EBUSY;
 	}
-	bkl_kind = rv_sw.bkl;
-	spin_lock_init(&bkl_spin);
-	if (bkl_kind == BKL_SEM_STEAL)
+	rv_bkl_kind = rv_sw.bkl;
+	spin_lock_init(&rv_bkl_spin);
+	if (rv_bkl_kind == BKL_SEM_STEAL)
 		sema_init_steal(&bkl_sem, 1);
 	else
 		sema_init_fifo(&bkl_sem, 1);
@@ -157,10 +166,8 @@ static int bkl_init(void)
 
 static int bkl_teardown(void)
 {
-	struct task_struct *owner = READ_ONCE(bkl_owner);
-
-	if (owner) {
-		fprintf(stderr, "rcuvfs: BKL still held by task %d at teardown\n", owner->pid);
+	if (bkl_owned()) {
+		fprintf(stderr, "rcuvfs: BKL still held at teardown\n");
 		return -EBUSY;
 	}
 	return 0;

@@ -26,6 +26,18 @@
 #define __always_inline inline __attribute__((always_inline))
 #endif
 #define __noinline     __attribute__((noinline))
+/*
+ * For the thread variables the hot paths read (current, the counters): the
+ * model is linked into executables only, where the local-exec TLS model
+ * reaches a variable of another file with one %fs-relative access instead
+ * of loading its offset first (initial-exec).  A shared-library build
+ * (-fPIC without -fPIE) keeps the compiler's default.
+ */
+#if defined(__PIC__) && !defined(__PIE__)
+#define __tls_hot
+#else
+#define __tls_hot __attribute__((tls_model("local-exec")))
+#endif
 #define __cacheline_aligned __attribute__((aligned(64)))
 #define READ_ONCE(x)      (*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v)  (*(volatile __typeof__(x) *)&(x) = (v))

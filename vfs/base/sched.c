@@ -265,11 +265,6 @@ __attribute__((weak)) void bkl_reacquire_after_sleep(struct task_struct *t, int 
 {
 }
 
-__attribute__((weak)) void unlock_kernel(void)
-{
-	current->lock_depth--;
-}
-
 /* Explorer: a sleeper may run again once it was woken. */
 static bool task_woken(const void *arg)
 {

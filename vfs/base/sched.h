@@ -69,7 +69,7 @@ static inline void task_unlock(struct task_struct *t)
 #define PF_LAZY     0x1 /* created lazily for a thread rcuvfs did not create */
 #define PF_ATTACHED 0x2 /* some thread's current (atomic bit) */
 
-extern __thread struct task_struct *rv_current;
+extern __thread __tls_hot struct task_struct *rv_current;
 struct task_struct *rv_current_slow(void);
 /* `current`: the calling thread's task; created lazily (with RCU registration). */
 static __always_inline struct task_struct *get_current(void)

@@ -28,6 +28,7 @@ struct rv_gauge {
 };
 
 __thread struct rv_stat_tls rv_stat_tls;
+__thread int rv_stat_registered;
 static pthread_mutex_t rv_stat_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rv_stat *rv_stats[RV_STAT_MAX];
 static int rv_nstats;
@@ -79,7 +80,7 @@ static void rv_stat_thread_exit(void *arg)
 	for (int i = 0; i < RV_STAT_MAX; i++)
 		rv_stat_dead[i] += tls->v[i];
 	list_del_init(&tls->list);
-	tls->registered = 0;
+	rv_stat_registered = 0; /* key destructors run on the exiting thread */
 	pthread_mutex_unlock(&rv_stat_lock);
 }
 
@@ -95,9 +96,9 @@ void rv_stat_tls_register(void)
 {
 	pthread_once(&rv_stat_once, rv_stat_key_init);
 	pthread_mutex_lock(&rv_stat_lock);
-	if (!rv_stat_tls.registered) {
+	if (!rv_stat_registered) {
 		list_add_tail(&rv_stat_tls.list, &rv_stat_threads);
-		rv_stat_tls.registered = 1;
+		rv_stat_registered = 1;
 	}
 	pthread_mutex_unlock(&rv_stat_lock);
 	pthread_setspecific(rv_stat_key, &rv_stat_tls);

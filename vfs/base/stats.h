@@ -32,9 +32,11 @@ struct rv_stat {
 struct rv_stat_tls {
 	uint64_t v[RV_STAT_MAX];
 	struct list_head list; /* on the registry's thread list */
-	int registered;
 };
-extern __thread struct rv_stat_tls rv_stat_tls;
+extern __thread __tls_hot struct rv_stat_tls rv_stat_tls;
+/* On its own, not in the block: the test is one compare with the thread
+ * pointer's offset, not an address computation shared with v[]. */
+extern __thread __tls_hot int rv_stat_registered;
 void rv_stat_register(struct rv_stat *s);
 void rv_stat_tls_register(void);
 #define RV_STAT_DEFINE(nm, helptext)                                          \
@@ -46,9 +48,17 @@ void rv_stat_tls_register(void);
 #define RV_STAT_DECLARE(nm) extern struct rv_stat rv_stat_##nm
 static __always_inline void rv_stat_add_idx(int idx, uint64_t n)
 {
-	if (unlikely(!rv_stat_tls.registered))
+	if (unlikely(!rv_stat_registered))
 		rv_stat_tls_register();
+#if defined(__x86_64__)
+	/* this_cpu_add's shape (arch/x86/include/asm/percpu.h): one add to
+	 * the thread's own slot, so a reader on another thread sees the old
+	 * or the new value, never a torn one, and the add costs one
+	 * instruction instead of an address computation, a load and a store. */
+	__asm__ volatile("addq %1, %0" : "+m"(rv_stat_tls.v[idx]) : "er"((uint64_t)n));
+#else
 	__atomic_store_n(&rv_stat_tls.v[idx], rv_stat_tls.v[idx] + n, __ATOMIC_RELAXED);
+#endif
 }
 #define rv_stat_add(nm, n) rv_stat_add_idx(rv_stat_##nm.idx, (n))
 #define rv_stat_inc(nm)    rv_stat_add_idx(rv_stat_##nm.idx, 1)
