@@ -206,10 +206,11 @@ static int lk_shard_next;		     /* atomic */
 /* ------------------------------------------------------------------ */
 
 /*
- * The fast paths (posix_lock_fast, the flock walk without waiters) are
- * compiled once per scheme: their helpers take `sch`, a constant
- * enum filelock_scheme, or LK_ANY to read lk_scheme at run time.  The
- * scheme is fixed for an instance's life, as every context's flc_lockp.
+ * The POSIX fast path (__posix_lock_fast, from __fcntl_setlk_nowait) is
+ * compiled once per scheme: its helpers take `sch`, a constant
+ * enum filelock_scheme, or LK_ANY (every other caller) to read lk_scheme
+ * at run time.  The scheme is fixed for an instance's life, as every
+ * context's flc_lockp.
  */
 #define LK_ANY (-1)
 
