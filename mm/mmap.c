@@ -31,6 +31,10 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#ifndef PROT_SEM
+#define PROT_SEM 0x8 /* asm-generic/mman-common.h; glibc leaves it out */
+#endif
+
 struct kmem_cache *vm_area_cachep;
 struct kmem_cache *vma_lock_cachep; /* vma_lock=rwsem: 6.4-6.14's vma_lock_cachep */
 struct kmem_cache *mm_cachep;
@@ -1256,6 +1260,15 @@ static int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long 
 	end = start + len;
 	if (end <= start || end > TASK_SIZE)
 		return -ENOMEM;
+	/*
+	 * do_mprotect_pkey (mm/mprotect.c, Linux 6.18): arch_validate_prot,
+	 * the generic one x86 uses, refuses any bit but PROT_READ, PROT_WRITE,
+	 * PROT_EXEC and PROT_SEM (accepted and ignored), after the length
+	 * checks (a zero length succeeds whatever prot is).  The model has no
+	 * VM_GROWSDOWN/VM_GROWSUP VMA, so PROT_GROWSDOWN/UP are refused too.
+	 */
+	if (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC | PROT_SEM))
+		return -EINVAL;
 	/* the whole range must be mapped */
 	addr = start;
 	for (int i = find_vma_idx(mm, start); addr < end; i++) {

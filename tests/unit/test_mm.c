@@ -450,6 +450,23 @@ static void test_access_errors(void)
 	CU_ASSERT(mmt_all_freed());
 }
 
+/* do_mprotect_pkey's arch_validate_prot: unknown PROT bits are EINVAL (after the length checks). */
+static void test_mprotect_bad_prot(void)
+{
+	struct task_struct *t = mmt_new_proc();
+	struct mm_struct *mm = t->mm;
+
+	CU_ASSERT(mmt_map(mm, BASE, 2 * PG, PROT_READ) == (long)BASE);
+	CU_ASSERT(vm_mprotect(mm, BASE, PG, 0x100) == -EINVAL);
+	CU_ASSERT(vm_mprotect(mm, BASE, PG, PROT_READ | 0x1000000) == -EINVAL);
+	CU_ASSERT(vm_mprotect(mm, BASE, 0, 0x100) == 0);          /* len 0: done first */
+	CU_ASSERT(vm_mprotect(mm, BASE, -PG, 0x100) == -ENOMEM);  /* the end wraps */
+	CU_ASSERT(vm_mprotect(mm, BASE, PG, PROT_READ | PROT_WRITE | 0x8) == 0); /* PROT_SEM */
+	CU_ASSERT(mm_map_count(mm) == 2);
+	mmt_exit(t);
+	CU_ASSERT(mmt_all_freed());
+}
+
 static void test_mprotect_and_wp_reuse(void)
 {
 	struct task_struct *t = mmt_new_proc();
@@ -595,5 +612,5 @@ MMT_VMA_SUITE1(mm_vm_refcnt, _rcu, "vma_lock=refcnt", "vm_area_cache=rcu", NULL,
 MMT_VMA_SUITE1(mm_vm_refcnt, _typesafe, "vma_lock=refcnt", "vm_area_cache=typesafe", NULL,
 	       RVTEST(test_vm_refcnt_states))
 RVTEST_SUITE(mm_fault, rvtest_instance_init, rvtest_instance_cleanup, RVTEST(test_anon_faults),
-	     RVTEST(test_access_errors), RVTEST(test_mprotect_and_wp_reuse),
+	     RVTEST(test_access_errors), RVTEST(test_mprotect_bad_prot), RVTEST(test_mprotect_and_wp_reuse),
 	     RVTEST(test_numa_hint), RVTEST(test_pgtable_span), RVTEST(test_mm_check_detects))
