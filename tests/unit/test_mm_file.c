@@ -146,6 +146,32 @@ static void test_truncate_and_punch(void)
 	CU_ASSERT(mmt_all_freed());
 }
 
+/*
+ * mlock over a file mapping that reaches past EOF: the populate's SIGBUS is
+ * -EFAULT to __mm_populate (faultin_page's vm_fault_to_errno), which
+ * mlock(2) reports as ENOMEM; VM_LOCKED stays on, as apply_vma_lock_flags
+ * set it before the populate.
+ */
+static void test_mlock_beyond_eof(void)
+{
+	struct task_struct *t = mmt_new_proc();
+	struct mm_struct *mm = t->mm;
+	struct file *f = mmt_make_file("/e", 2, 50);
+	struct vm_area_struct *vma;
+
+	CU_ASSERT(vm_mmap(mm, BASE, 4 * PG, PROT_READ, MAP_PRIVATE | MAP_FIXED, f, 0) == (long)BASE);
+	CU_ASSERT(vm_mlock(mm, BASE, 4 * PG) == -ENOMEM);
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, BASE);
+	CU_ASSERT(vma && (vma->vm_flags & VM_LOCKED));
+	mmap_read_unlock(mm);
+	CU_ASSERT(mm_pte_read(mm, BASE) != 0 && mm_pte_read(mm, BASE + PG) != 0);
+	CU_ASSERT(vm_mlock(mm, BASE, 2 * PG) == 0);
+	mmt_exit(t);
+	drop_file(f, "/e");
+	CU_ASSERT(mmt_all_freed());
+}
+
 /* A folio not in the cache but in the store: major fault, retried from the
  * per-VMA lock to mmap_lock. */
 static void test_major_fault_retry(void)
@@ -196,4 +222,4 @@ static void test_file_mmap_errors(void)
 RVTEST_SUITE(mm_file, rvtest_instance_init, rvtest_instance_cleanup,
 	     RVTEST(test_private_read_and_cow), RVTEST(test_shared_write),
 	     RVTEST(test_truncate_and_punch), RVTEST(test_major_fault_retry),
-	     RVTEST(test_file_mmap_errors))
+	     RVTEST(test_file_mmap_errors), RVTEST(test_mlock_beyond_eof))
