@@ -142,6 +142,8 @@ struct pt_page {
 #define VM_MAYSHARE  0x00000080UL
 #define VM_LOCKED    0x00002000UL
 #define VM_DONTCOPY  0x00020000UL
+#define VM_ACCOUNT   0x00100000UL /* charged to the commit (a private writable mapping) */
+#define VM_NORESERVE 0x00200000UL /* MAP_NORESERVE: not charged */
 #define VM_WIPEONFORK 0x02000000UL
 #define VM_ACCESS_FLAGS (VM_READ | VM_WRITE | VM_EXEC)
 

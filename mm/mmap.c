@@ -1048,6 +1048,17 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int pr
 	} else {
 		pgoff = addr >> PAGE_SHIFT;
 	}
+	/*
+	 * do_mmap and mmap_region's accountable_mapping (Linux 6.18):
+	 * MAP_NORESERVE is VM_NORESERVE (the model's overcommit policy is the
+	 * default heuristic one, which honours it); a private writable
+	 * mapping without it is charged to the commit, VM_ACCOUNT.  Both are
+	 * VMA flags, so they keep VMAs from merging with ones that differ.
+	 */
+	if (flags & MAP_NORESERVE)
+		vm_flags |= VM_NORESERVE;
+	if ((vm_flags & (VM_NORESERVE | VM_SHARED | VM_WRITE)) == VM_WRITE)
+		vm_flags |= VM_ACCOUNT;
 	vm_flags |= mm->def_flags; /* mlockall(MCL_FUTURE) */
 	/*
 	 * A new object behind the mapping (a shmem file for a shared
@@ -1245,7 +1256,17 @@ int vm_munmap(struct mm_struct *mm, unsigned long addr, unsigned long len)
 /* mprotect                                                            */
 /* ------------------------------------------------------------------ */
 
-static int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len, int prot)
+/*
+ * The ranges mprotect must populate once mmap_lock is dropped (a private
+ * VM_LOCKED VMA made writable); at most one per VMA of the range.
+ */
+struct mprotect_populate {
+	int n, cap;
+	unsigned long *start, *end;
+};
+
+static int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len, int prot,
+		       struct mprotect_populate *pop)
 {
 	unsigned long end, addr;
 	int first, last, ret;
@@ -1292,8 +1313,27 @@ static int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long 
 		unsigned long nf = (v->vm_flags & ~VM_ACCESS_FLAGS) |
 				   (calc_vm_flags(prot, 0) & VM_ACCESS_FLAGS);
 
+		/*
+		 * mprotect_fixup (mm/mprotect.c, Linux 6.18): a private
+		 * mapping made writable is charged (VM_ACCOUNT) unless it
+		 * already is, or is VM_NORESERVE; the charge is dropped again
+		 * only from an anonymous VMA that has no anon_vma yet.  A
+		 * private VM_LOCKED VMA made writable is populated (COW'd) at
+		 * once, so locked memory takes no fault later.
+		 */
+		if (nf & VM_WRITE) {
+			if (!(v->vm_flags & (VM_ACCOUNT | VM_WRITE | VM_SHARED | VM_NORESERVE)))
+				nf |= VM_ACCOUNT;
+		} else if ((v->vm_flags & VM_ACCOUNT) && vma_is_anonymous(v) && !v->anon_vma) {
+			nf &= ~VM_ACCOUNT;
+		}
 		if (nf == v->vm_flags)
 			continue;
+		if ((v->vm_flags & (VM_WRITE | VM_SHARED | VM_LOCKED)) == VM_LOCKED &&
+		    (nf & VM_WRITE) && pop && pop->n < pop->cap) {
+			pop->start[pop->n] = v->vm_start;
+			pop->end[pop->n++] = v->vm_end;
+		}
 		vma_start_write(v);
 		v->vm_flags = nf;
 		change_protection(v, v->vm_start, v->vm_end);
@@ -1346,11 +1386,24 @@ int vma_modify_flags(struct mm_struct *mm, unsigned long start, unsigned long en
 
 int vm_mprotect(struct mm_struct *mm, unsigned long addr, unsigned long len, int prot)
 {
-	int ret;
+	struct mprotect_populate pop = {0};
+	int ret, nr;
 
 	mmap_write_lock(mm);
-	ret = do_mprotect(mm, addr, len, prot);
+	nr = mm->map_count + 2; /* the range's VMAs after splitting at both ends */
+	pop.start = malloc((size_t)nr * sizeof(*pop.start));
+	pop.end = malloc((size_t)nr * sizeof(*pop.end));
+	if (pop.start && pop.end)
+		pop.cap = nr;
+	ret = do_mprotect(mm, addr, len, prot, &pop);
 	mmap_write_unlock(mm);
+	/* populate_vma_page_range: the kernel does it under mmap_lock (write)
+	 * in mprotect_fixup; the model's populate takes mmap_lock (read)
+	 * itself, so it runs just after, errors ignored as there */
+	for (int i = 0; i < pop.n; i++)
+		__mm_populate(mm, pop.start[i], pop.end[i] - pop.start[i], true);
+	free(pop.start);
+	free(pop.end);
 	return ret;
 }
 
