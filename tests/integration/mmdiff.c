@@ -466,7 +466,7 @@ struct vinfo {
 	char perm[5];
 	char file[8];
 	long rss, anon;
-	bool lo, dc, wf, mw;
+	bool lo, dc, wf, mw, ac, nr;
 };
 
 struct vlist {
@@ -583,10 +583,14 @@ static void put_acc(struct out *o, const struct acc *a, int r, unsigned char v)
 static bool vma_joinable(const struct vinfo *a, const struct vinfo *b)
 {
 	if (a->end != b->start || strcmp(a->perm, b->perm) || strcmp(a->file, b->file) ||
-	    a->lo != b->lo || a->dc != b->dc || a->wf != b->wf)
+	    a->lo != b->lo || a->dc != b->dc || a->wf != b->wf || a->ac != b->ac || a->nr != b->nr)
 		return false;
-	if (!strcmp(a->file, "shm"))
+	/* private only: anon_vmas are what the rules are about */
+	if (a->perm[3] != 'p')
 		return false;
+	/* anonymous: maps shows offset 0, whatever vm_pgoff is */
+	if (!strcmp(a->file, "anon"))
+		return true;
 	return a->pgoff + (a->end - a->start) / PG == b->pgoff;
 }
 
@@ -596,8 +600,7 @@ static void put_vmas(struct out *o, struct vlist *vl)
 		int j = 0;
 
 		for (int i = 0; i < vl->n; i++) {
-			if (j && vma_joinable(&vl->v[j - 1], &vl->v[i]) &&
-			    !strcmp(vl->v[i].file, "anon")) {
+			if (j && vma_joinable(&vl->v[j - 1], &vl->v[i])) {
 				vl->v[j - 1].end = vl->v[i].end;
 				vl->v[j - 1].rss += vl->v[i].rss;
 				vl->v[j - 1].anon += vl->v[i].anon;
@@ -611,9 +614,10 @@ static void put_vmas(struct out *o, struct vlist *vl)
 	for (int i = 0; i < vl->n; i++) {
 		const struct vinfo *v = &vl->v[i];
 
-		put(o, " %lx-%lx %s %lx %s r%ld/%ld%s%s%s;", (v->start - WIN) / PG,
+		put(o, " %lx-%lx %s %lx %s r%ld/%ld%s%s%s%s%s;", (v->start - WIN) / PG,
 		    (v->end - WIN) / PG, v->perm, v->pgoff, v->file, v->rss, v->anon,
-		    v->lo ? " lo" : "", v->dc ? " dc" : "", v->wf ? " wf" : "");
+		    v->lo ? " lo" : "", v->dc ? " dc" : "", v->wf ? " wf" : "", v->ac ? " ac" : "",
+		    v->nr ? " nr" : "");
 	}
 	put(o, " | rss %ld/%ld", vl->rss, vl->anon);
 }
@@ -760,6 +764,8 @@ static int host_vmas(struct vlist *vl)
 			cur->dc = strstr(buf, " dc") != NULL;
 			cur->wf = strstr(buf, " wf") != NULL;
 			cur->mw = strstr(buf, " mw") != NULL;
+			cur->ac = strstr(buf, " ac") != NULL;
+			cur->nr = strstr(buf, " nr") != NULL;
 		}
 	}
 	fclose(f);
@@ -1026,6 +1032,8 @@ static void model_vmas(struct mm_struct *mm, struct vlist *vl)
 		v->dc = f & VM_DONTCOPY;
 		v->wf = f & VM_WIPEONFORK;
 		v->mw = f & VM_MAYWRITE;
+		v->ac = f & VM_ACCOUNT;
+		v->nr = f & VM_NORESERVE;
 		for (unsigned long a = v->start; a < v->end; a += PG) {
 			pte_t pte = mm_pte_read(mm, a);
 
@@ -1418,6 +1426,7 @@ static int parse_sw(const char *text, struct rv_switches *sw)
 	char buf[512], err[256], *save = NULL, *kv;
 
 	rv_switches_default(sw);
+	sw->fault_around = 16; /* Linux's fault_around_bytes, 64 KiB; -o may change it */
 	snprintf(buf, sizeof(buf), "%s", text);
 	for (kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(kv, '=');
