@@ -315,6 +315,46 @@ static void test_fork_with_concurrent_writer(void)
 	CU_ASSERT(mmt_all_freed());
 }
 
+/*
+ * A fork whose page-table allocation fails part way through a VMA: the
+ * parent's VMA spans two page tables, the child's first table is
+ * allocated (fail_alloc counts pt_page allocations: two for the parent,
+ * the child's first is the third) and its second fails.  The child's
+ * counters must cover the PTEs copied into the first table, so that the
+ * failed fork's teardown brings them back to zero (copy_pte_range's
+ * add_mm_rss_vec per table); counted for the whole VMA after the loop, the
+ * error return skips them and teardown leaves them negative.
+ */
+static void test_fork_pt_alloc_fails_rss(void)
+{
+	struct task_struct *p = mmt_new_proc(), *c;
+	struct mm_struct *pm = p->mm;
+	unsigned long base = 4 * PGDIR_SIZE;
+	uint64_t bad = mmt_stat("mm_bad_rss");
+
+	CU_ASSERT(mmt_map(pm, base, 2 * PGDIR_SIZE, RW) == (long)base);
+	mmt_fill(base, 3 * PG, 1);
+	mmt_fill(base + PGDIR_SIZE, 2 * PG, 4);
+	CU_ASSERT(mm_nr_ptes(pm) == 2);
+	c = task_fork(p); /* the child's second page table: fail_alloc nth:4 */
+	CU_ASSERT(c == NULL);
+	CU_ASSERT(rv_fail_alloc_injected() == 1);
+	if (c)
+		mmt_exit(c);
+	CU_ASSERT_EQUAL(mmt_stat("mm_bad_rss"), bad);
+	CU_ASSERT(get_mm_counter(pm, MM_ANONPAGES) == 5);
+	CU_ASSERT(mmt_check(base, 3 * PG, 1) && mmt_check(base + PGDIR_SIZE, 2 * PG, 4));
+	mmt_exit(p);
+	CU_ASSERT(mmt_all_freed());
+}
+
+static int init_fail_pt(void)
+{
+	static const char *const s[] = { "fail_alloc=nth:4:pt_page", NULL };
+
+	return rvtest_instance_with(s) ? -1 : 0;
+}
+
 static int init_single(void)
 {
 	static const char *const s[] = { "rss_counters=single", NULL };
@@ -331,6 +371,8 @@ static int init_group(void)
 RVTEST_SUITE(mm_fork, rvtest_instance_init, rvtest_instance_cleanup, RVTEST(test_cow_isolation),
 	     RVTEST(test_rmap_walk_fork), RVTEST(test_fork_lazy_vmas),
 	     RVTEST(test_threads_share_mm), RVTEST(test_fork_with_concurrent_writer))
+RVTEST_SUITE(mm_fork_fail_pt, init_fail_pt, rvtest_instance_cleanup,
+	     RVTEST(test_fork_pt_alloc_fails_rss))
 RVTEST_SUITE(mm_rss_single, init_single, rvtest_instance_cleanup, RVTEST(test_rss_exact))
 RVTEST_SUITE(mm_rss_group, init_group, rvtest_instance_cleanup, RVTEST(test_rss_exact))
 MMT_VMA_SUITES(mm_fork_lock_always, "fork_vma_lock=always", RVTEST(test_fork_vma_lock_mode))
