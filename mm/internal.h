@@ -218,10 +218,11 @@ void vma_unlink_file(struct vm_area_struct *vma);
 int vma_tree_append(struct mm_struct *mm, struct vm_area_struct *vma);
 void exit_mmap(struct mm_struct *mm);
 /*
- * Set and clear VM_ flags on [start, end) (mmap_lock held for write):
- * every page must be mapped (-ENOMEM), VMAs are split at the ends,
- * write-locked before they change, and merged back.  With start = 0 and
- * end = TASK_SIZE, holes are allowed (mlockall).
+ * Set and clear VM_ flags on [start, end) (mmap_lock held for write), VMA
+ * by VMA as apply_vma_lock_flags: split at the ends, write-locked before
+ * they change, merged back; a hole stops the walk with -ENOMEM, the VMAs
+ * before it changed.  With start = 0 and end = TASK_SIZE, every VMA and
+ * holes are allowed (mlockall).
  */
 int vma_modify_flags(struct mm_struct *mm, unsigned long start, unsigned long end,
 		     unsigned long set, unsigned long clear);

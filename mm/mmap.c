@@ -1241,13 +1241,97 @@ int vm_munmap(struct mm_struct *mm, unsigned long addr, unsigned long len)
 /* mprotect                                                            */
 /* ------------------------------------------------------------------ */
 
+/*
+ * Apply a VM_ flags change to [start, end) VMA by VMA, in address order,
+ * as do_mprotect_pkey (mm/mprotect.c) and apply_vma_lock_flags
+ * (mm/mlock.c) do in Linux 6.12: each VMA is split at the range's ends and
+ * changed before the next is looked at, so a hole (-ENOMEM) or a refused
+ * VMA (newflags returns an errno: mprotect's -EACCES) stops the walk with
+ * the VMAs before it already changed.  A hole at start changes nothing.
+ * newflags(v, arg) gives the VMA's new flags or a negative errno; fixup,
+ * if set, runs on each changed VMA (mprotect's change_protection).  The
+ * changed VMAs are merged with each other and their neighbours at the
+ * end, whether or not the walk stopped early (the kernel merges as it
+ * goes, vma_modify_flags; for flag changes the result is the same).
+ */
+static int vma_apply_range(struct mm_struct *mm, unsigned long start, unsigned long end,
+			   long (*newflags)(struct vm_area_struct *v, unsigned long arg),
+			   unsigned long arg, void (*fixup)(struct vm_area_struct *v))
+{
+	int i = find_vma_idx(mm, start), first = -1, last = -1, ret = 0;
+	struct vm_area_struct *v = mm_vma_at(mm, i);
+	unsigned long addr = start;
+
+	if (!v || v->vm_start > start)
+		return -ENOMEM;
+	while (addr < end) {
+		unsigned long vend;
+		long nf;
+		int f, l;
+
+		v = mm_vma_at(mm, i);
+		if (!v || v->vm_start > addr) {
+			ret = -ENOMEM;
+			break;
+		}
+		nf = newflags(v, arg);
+		if (nf < 0) {
+			ret = (int)nf;
+			break;
+		}
+		vend = v->vm_end < end ? v->vm_end : end;
+		if ((unsigned long)nf != v->vm_flags) {
+			ret = split_range(mm, addr, vend, &f, &l);
+			if (ret)
+				break;
+			i = f;
+			v = mm_vma_at(mm, i);
+			vma_start_write(v);
+			WRITE_ONCE(v->vm_flags, (unsigned long)nf);
+			if (fixup)
+				fixup(v);
+		}
+		if (first < 0)
+			first = i;
+		last = i;
+		addr = vend;
+		i++;
+	}
+	if (first < 0)
+		return ret;
+	/* merge back with the neighbours, right to left */
+	vma_merge_at(mm, last);
+	for (int k = last - 1; k >= first - 1 && k >= 0; k--)
+		vma_merge_at(mm, k);
+	return ret;
+}
+
+/* do_mprotect_pkey: every VM_READ/WRITE/EXEC needs its VM_MAY*, else -EACCES */
+static long mprotect_newflags(struct vm_area_struct *v, unsigned long prot)
+{
+	unsigned long nf = (v->vm_flags & ~VM_ACCESS_FLAGS) |
+			   (calc_vm_flags((int)prot, 0) & VM_ACCESS_FLAGS);
+
+	if ((nf & ~(nf >> 4)) & VM_ACCESS_FLAGS)
+		return -EACCES;
+	return (long)nf;
+}
+
+static void mprotect_fixup_ptes(struct vm_area_struct *v)
+{
+	change_protection(v, v->vm_start, v->vm_end);
+}
+
+/*
+ * do_mprotect_pkey (mm/mprotect.c, Linux 6.12): len 0 is done; one that
+ * PAGE_ALIGN wraps to 0 (or whose end wraps) is -ENOMEM; then VMA by VMA
+ * (vma_apply_range): a hole or a VMA that may not get the protection stops
+ * it, and the VMAs before stay changed.
+ */
 static int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len, int prot)
 {
-	unsigned long end, addr;
-	int first, last, ret;
+	unsigned long end;
 
-	/* do_mprotect_pkey: len 0 is done; one that PAGE_ALIGN wraps to 0
-	 * (or whose end wraps) is -ENOMEM */
 	if (start & ~PAGE_MASK)
 		return -EINVAL;
 	if (!len)
@@ -1256,67 +1340,34 @@ static int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long 
 	end = start + len;
 	if (end <= start || end > TASK_SIZE)
 		return -ENOMEM;
-	/* the whole range must be mapped */
-	addr = start;
-	for (int i = find_vma_idx(mm, start); addr < end; i++) {
-		struct vm_area_struct *v = mm_vma_at(mm, i);
+	return vma_apply_range(mm, start, end, mprotect_newflags, (unsigned long)prot,
+			       mprotect_fixup_ptes);
+}
 
-		if (!v || v->vm_start > addr)
-			return -ENOMEM;
-		/* do_mprotect_pkey: every VM_READ/WRITE/EXEC needs its VM_MAY* */
-		unsigned long nf = (v->vm_flags & ~VM_ACCESS_FLAGS) |
-				   (calc_vm_flags(prot, 0) & VM_ACCESS_FLAGS);
+struct flags_change {
+	unsigned long set, clear;
+};
 
-		if ((nf & ~(nf >> 4)) & VM_ACCESS_FLAGS)
-			return -EACCES;
-		addr = v->vm_end;
-	}
-	ret = split_range(mm, start, end, &first, &last);
-	if (ret)
-		return ret;
-	for (int k = first; k <= last; k++) {
-		struct vm_area_struct *v = mm_vma_at(mm, k);
-		unsigned long nf = (v->vm_flags & ~VM_ACCESS_FLAGS) |
-				   (calc_vm_flags(prot, 0) & VM_ACCESS_FLAGS);
+static long modify_newflags(struct vm_area_struct *v, unsigned long arg)
+{
+	const struct flags_change *fc = (const void *)arg;
 
-		if (nf == v->vm_flags)
-			continue;
-		vma_start_write(v);
-		v->vm_flags = nf;
-		change_protection(v, v->vm_start, v->vm_end);
-	}
-	/* merge back with the neighbours, right to left */
-	vma_merge_at(mm, last);
-	for (int k = last - 1; k >= first - 1 && k >= 0; k--)
-		vma_merge_at(mm, k);
-	return 0;
+	return (long)((v->vm_flags & ~fc->clear) | fc->set);
 }
 
 int vma_modify_flags(struct mm_struct *mm, unsigned long start, unsigned long end,
 		     unsigned long set, unsigned long clear)
 {
-	bool all = start == 0 && end >= TASK_SIZE;
-	unsigned long addr = start;
-	int first, last, ret;
+	struct flags_change fc = { set, clear };
+	int last;
 
-	if (!all) {
-		for (int i = find_vma_idx(mm, start); addr < end; i++) {
-			struct vm_area_struct *v = mm_vma_at(mm, i);
-
-			if (!v || v->vm_start > addr)
-				return -ENOMEM;
-			addr = v->vm_end;
-		}
-		ret = split_range(mm, start, end, &first, &last);
-		if (ret)
-			return ret;
-	} else {
-		first = 0;
-		last = vma_nr(mm) - 1;
-	}
-	if (first > last)
+	if (!(start == 0 && end >= TASK_SIZE))
+		return vma_apply_range(mm, start, end, modify_newflags, (unsigned long)&fc, NULL);
+	/* every VMA, holes allowed (mlockall, munlockall) */
+	last = vma_nr(mm) - 1;
+	if (last < 0)
 		return 0;
-	for (int k = first; k <= last; k++) {
+	for (int k = 0; k <= last; k++) {
 		struct vm_area_struct *v = mm_vma_at(mm, k);
 		unsigned long nf = (v->vm_flags & ~clear) | set;
 
@@ -1325,8 +1376,7 @@ int vma_modify_flags(struct mm_struct *mm, unsigned long start, unsigned long en
 		vma_start_write(v);
 		WRITE_ONCE(v->vm_flags, nf);
 	}
-	vma_merge_at(mm, last);
-	for (int k = last - 1; k >= first - 1 && k >= 0; k--)
+	for (int k = last - 1; k >= 0; k--)
 		vma_merge_at(mm, k);
 	return 0;
 }
