@@ -937,6 +937,32 @@ static void test_mlock_stops_at_hole(void)
 	CU_ASSERT(mmt_all_freed());
 }
 
+/*
+ * mlock of a PROT_NONE VMA: the VMA gets VM_LOCKED, the populate that
+ * follows fails on it (populate_vma_page_range: -EFAULT, no FOLL_FORCE for
+ * an inaccessible VMA) and mlock(2) answers -ENOMEM; the accessible VMA
+ * before it is populated.  mlockall ignores the error.
+ */
+static void test_mlock_prot_none(void)
+{
+	struct task_struct *t = mmt_new_proc();
+	struct mm_struct *mm = t->mm;
+
+	CU_ASSERT(mmt_map(mm, BASE, PG, RW) == (long)BASE);
+	CU_ASSERT(mmt_map(mm, BASE + PG, 2 * PG, PROT_NONE) == (long)(BASE + PG));
+	CU_ASSERT(vm_mlock(mm, BASE + PG, 2 * PG) == -ENOMEM);
+	CU_ASSERT(flags_at(mm, BASE + PG) & VM_LOCKED);
+	CU_ASSERT(vm_munlock(mm, BASE + PG, 2 * PG) == 0);
+	CU_ASSERT(vm_mlock(mm, BASE, 3 * PG) == -ENOMEM);
+	CU_ASSERT(get_mm_counter(mm, MM_ANONPAGES) == 1);
+	CU_ASSERT(vm_munlock(mm, BASE, 3 * PG) == 0);
+	CU_ASSERT(vm_mlockall(mm, MCL_CURRENT) == 0);
+	CU_ASSERT(flags_at(mm, BASE + PG) & VM_LOCKED);
+	CU_ASSERT(vm_munlockall(mm) == 0);
+	mmt_exit(t);
+	CU_ASSERT(mmt_all_freed());
+}
+
 static int init_elide(void)
 {
 	static const char *const s[] = { "fork_vma_lock=elide-single", NULL };
@@ -948,7 +974,8 @@ RVTEST_SUITE(mm_locking, rvtest_instance_init, rvtest_instance_cleanup,
 	     RVTEST(test_exit_mmap_vs_fsync), RVTEST(test_cow_fault_vs_truncate),
 	     RVTEST(test_shared_rdonly_mprotect), RVTEST(test_wipeonfork_no_anon_vma),
 	     RVTEST(test_get_task_mm_vs_exit), RVTEST(test_mlock),
-	     RVTEST(test_mprotect_stops_at_hole), RVTEST(test_mlock_stops_at_hole))
+	     RVTEST(test_mprotect_stops_at_hole), RVTEST(test_mlock_stops_at_hole),
+	     RVTEST(test_mlock_prot_none))
 MMT_VMA_SUITES(mm_vma_reuse, NULL, RVTEST(test_lock_vma_retry_replaced),
 	       RVTEST(test_vma_reuse_same_mm), RVTEST(test_vma_reuse_other_mm))
 RVTEST_SUITE(mm_locking_elide, init_elide, rvtest_instance_cleanup,
