@@ -401,6 +401,20 @@ int mm_map_count(struct mm_struct *mm)
 	return vma_nr(mm);
 }
 
+struct vm_area_struct *vma_prev_of(struct vm_area_struct *vma)
+{
+	struct mm_struct *mm = vma->vm_mm;
+
+	return mm_vma_at(mm, find_vma_idx(mm, vma->vm_start) - 1);
+}
+
+struct vm_area_struct *vma_next_of(struct vm_area_struct *vma)
+{
+	struct mm_struct *mm = vma->vm_mm;
+
+	return mm_vma_at(mm, find_vma_idx(mm, vma->vm_start) + 1);
+}
+
 struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr)
 {
 	return mm_vma_at(mm, find_vma_idx(mm, addr));
@@ -885,6 +899,27 @@ static bool vma_mergeable_layout(struct vm_area_struct *a, struct vm_area_struct
 }
 
 /*
+ * is_mergeable_anon_vma (mm/vma.c, Linux 6.18), for a pair: one anon_vma
+ * must be able to describe both, so two different ones never merge; when
+ * only one of them has an anon_vma, the merged VMA takes it (the kernel's
+ * dup_anon_vma, or the target's own), which is refused for a fork child:
+ * whether it is the VMA that changed (case 1) or the neighbour (case 2),
+ * the result is the same.  So in a forked child an untouched VMA does not
+ * merge with an inherited one that has anonymous pages, where the parent's
+ * would.  (6.12's version also refused an anon_vma-less target: Jann
+ * Horn's report, fixed in 6.16 by "mm/vma: fix incorrectly disallowed
+ * anonymous VMA merges".)
+ */
+static bool is_mergeable_anon_vma(struct vm_area_struct *a, struct vm_area_struct *b)
+{
+	if (!a->anon_vma && b->anon_vma)
+		return !vma_is_fork_child(b);
+	if (a->anon_vma && !b->anon_vma)
+		return !vma_is_fork_child(a);
+	return a->anon_vma == b->anon_vma;
+}
+
+/*
  * Merge v[i] and v[i+1] if compatible; returns true if merged.  Both VMAs
  * are write-locked before their anon_vmas are read (vma_merge's
  * vma_start_write of every VMA it changes or removes), then the kept VMA
@@ -899,8 +934,7 @@ static bool vma_merge_at(struct mm_struct *mm, int i)
 		return false;
 	vma_start_write(a);
 	vma_start_write(b);
-	/* one anon_vma must be able to describe both (is_mergeable_anon_vma) */
-	if (a->anon_vma && b->anon_vma && a->anon_vma != b->anon_vma)
+	if (!is_mergeable_anon_vma(a, b))
 		return false;
 	if (!a->anon_vma && b->anon_vma) {
 		/* keep b (it owns the anon pages): it grows downward */
@@ -1058,8 +1092,11 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int pr
 	prev = mm_vma_at(mm, i - 1);
 	next = mm_vma_at(mm, i);
 	/* extend a compatible neighbour instead of adding a VMA */
+	/* a new range has no anon_vma: the neighbour's must not be a fork
+	 * child's (is_mergeable_anon_vma case 2, Linux 6.18) */
 	if (!new_object && prev && prev->vm_end == addr && prev->vm_flags == vm_flags &&
-	    prev->vm_file == file && prev->vm_pgoff + vma_pages(prev) == pgoff) {
+	    prev->vm_file == file && prev->vm_pgoff + vma_pages(prev) == pgoff &&
+	    !vma_is_fork_child(prev)) {
 		struct vma_prepare vp;
 
 		vma_start_write(prev);
@@ -1071,7 +1108,8 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int pr
 		return (long)addr;
 	}
 	if (!new_object && next && next->vm_start == end && next->vm_flags == vm_flags &&
-	    next->vm_file == file && next->vm_pgoff == pgoff + (len >> PAGE_SHIFT)) {
+	    next->vm_file == file && next->vm_pgoff == pgoff + (len >> PAGE_SHIFT) &&
+	    !vma_is_fork_child(next)) {
 		struct vma_prepare vp;
 
 		vma_start_write(next);
