@@ -1081,12 +1081,13 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int pr
 	vm_flags |= mm->def_flags; /* mlockall(MCL_FUTURE) */
 	/*
 	 * A new object behind the mapping (a shmem file for a shared
-	 * anonymous one, whatever a file's mmap sets up) has no neighbour
-	 * to extend: mmap_region/__mmap_region try vma_merge only with the
-	 * file the caller passed, which no existing VMA of such a mapping
-	 * holds.
+	 * anonymous one or a shared /dev/zero one) has no neighbour to
+	 * extend: __mmap_region (Linux 6.18) merges with the file that
+	 * mmap_prepare left, which no existing VMA holds.  A private
+	 * /dev/zero mapping keeps the caller's file and pgoff, and merges
+	 * with a neighbour of the same open file at the adjacent offset.
 	 */
-	new_object = (file && file->f_op && file->f_op->mmap) || (!file && (vm_flags & VM_SHARED));
+	new_object = (vm_flags & VM_SHARED) && (!file || (file->f_op && file->f_op->mmap));
 
 	i = find_vma_idx(mm, addr); /* the first VMA after the new range */
 	prev = mm_vma_at(mm, i - 1);
