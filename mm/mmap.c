@@ -405,6 +405,20 @@ int mm_map_count(struct mm_struct *mm)
 	return vma_nr(mm);
 }
 
+struct vm_area_struct *vma_prev_of(struct vm_area_struct *vma)
+{
+	struct mm_struct *mm = vma->vm_mm;
+
+	return mm_vma_at(mm, find_vma_idx(mm, vma->vm_start) - 1);
+}
+
+struct vm_area_struct *vma_next_of(struct vm_area_struct *vma)
+{
+	struct mm_struct *mm = vma->vm_mm;
+
+	return mm_vma_at(mm, find_vma_idx(mm, vma->vm_start) + 1);
+}
+
 struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr)
 {
 	return mm_vma_at(mm, find_vma_idx(mm, addr));
@@ -889,6 +903,27 @@ static bool vma_mergeable_layout(struct vm_area_struct *a, struct vm_area_struct
 }
 
 /*
+ * is_mergeable_anon_vma (mm/vma.c, Linux 6.18), for a pair: one anon_vma
+ * must be able to describe both, so two different ones never merge; when
+ * only one of them has an anon_vma, the merged VMA takes it (the kernel's
+ * dup_anon_vma, or the target's own), which is refused for a fork child:
+ * whether it is the VMA that changed (case 1) or the neighbour (case 2),
+ * the result is the same.  So in a forked child an untouched VMA does not
+ * merge with an inherited one that has anonymous pages, where the parent's
+ * would.  (6.12's version also refused an anon_vma-less target: Jann
+ * Horn's report, fixed in 6.16 by "mm/vma: fix incorrectly disallowed
+ * anonymous VMA merges".)
+ */
+static bool is_mergeable_anon_vma(struct vm_area_struct *a, struct vm_area_struct *b)
+{
+	if (!a->anon_vma && b->anon_vma)
+		return !vma_is_fork_child(b);
+	if (a->anon_vma && !b->anon_vma)
+		return !vma_is_fork_child(a);
+	return a->anon_vma == b->anon_vma;
+}
+
+/*
  * Merge v[i] and v[i+1] if compatible; returns true if merged.  Both VMAs
  * are write-locked before their anon_vmas are read (vma_merge's
  * vma_start_write of every VMA it changes or removes), then the kept VMA
@@ -903,8 +938,7 @@ static bool vma_merge_at(struct mm_struct *mm, int i)
 		return false;
 	vma_start_write(a);
 	vma_start_write(b);
-	/* one anon_vma must be able to describe both (is_mergeable_anon_vma) */
-	if (a->anon_vma && b->anon_vma && a->anon_vma != b->anon_vma)
+	if (!is_mergeable_anon_vma(a, b))
 		return false;
 	if (!a->anon_vma && b->anon_vma) {
 		/* keep b (it owns the anon pages): it grows downward */
@@ -1062,19 +1096,23 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int pr
 	vm_flags |= mm->def_flags; /* mlockall(MCL_FUTURE) */
 	/*
 	 * A new object behind the mapping (a shmem file for a shared
-	 * anonymous one, whatever a file's mmap sets up) has no neighbour
-	 * to extend: mmap_region/__mmap_region try vma_merge only with the
-	 * file the caller passed, which no existing VMA of such a mapping
-	 * holds.
+	 * anonymous one or a shared /dev/zero one) has no neighbour to
+	 * extend: __mmap_region (Linux 6.18) merges with the file that
+	 * mmap_prepare left, which no existing VMA holds.  A private
+	 * /dev/zero mapping keeps the caller's file and pgoff, and merges
+	 * with a neighbour of the same open file at the adjacent offset.
 	 */
-	new_object = (file && file->f_op && file->f_op->mmap) || (!file && (vm_flags & VM_SHARED));
+	new_object = (vm_flags & VM_SHARED) && (!file || (file->f_op && file->f_op->mmap));
 
 	i = find_vma_idx(mm, addr); /* the first VMA after the new range */
 	prev = mm_vma_at(mm, i - 1);
 	next = mm_vma_at(mm, i);
 	/* extend a compatible neighbour instead of adding a VMA */
+	/* a new range has no anon_vma: the neighbour's must not be a fork
+	 * child's (is_mergeable_anon_vma case 2, Linux 6.18) */
 	if (!new_object && prev && prev->vm_end == addr && prev->vm_flags == vm_flags &&
-	    prev->vm_file == file && prev->vm_pgoff + vma_pages(prev) == pgoff) {
+	    prev->vm_file == file && prev->vm_pgoff + vma_pages(prev) == pgoff &&
+	    !vma_is_fork_child(prev)) {
 		struct vma_prepare vp;
 
 		vma_start_write(prev);
@@ -1086,7 +1124,8 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int pr
 		return (long)addr;
 	}
 	if (!new_object && next && next->vm_start == end && next->vm_flags == vm_flags &&
-	    next->vm_file == file && next->vm_pgoff == pgoff + (len >> PAGE_SHIFT)) {
+	    next->vm_file == file && next->vm_pgoff == pgoff + (len >> PAGE_SHIFT) &&
+	    !vma_is_fork_child(next)) {
 		struct vma_prepare vp;
 
 		vma_start_write(next);
@@ -1257,22 +1296,135 @@ int vm_munmap(struct mm_struct *mm, unsigned long addr, unsigned long len)
 /* ------------------------------------------------------------------ */
 
 /*
- * The ranges mprotect must populate once mmap_lock is dropped (a private
- * VM_LOCKED VMA made writable); at most one per VMA of the range.
+ * Apply a VM_ flags change to [start, end) VMA by VMA, in address order,
+ * as do_mprotect_pkey (mm/mprotect.c) and apply_vma_lock_flags
+ * (mm/mlock.c) do in Linux 6.12: each VMA is split at the range's ends and
+ * changed before the next is looked at, so a hole (-ENOMEM) or a refused
+ * VMA (newflags returns an errno: mprotect's -EACCES) stops the walk with
+ * the VMAs before it already changed.  A hole at start changes nothing.
+ * newflags(v, arg) gives the VMA's new flags or a negative errno; fixup,
+ * if set, runs on each changed VMA (mprotect's change_protection).  The
+ * changed VMAs are merged with each other and their neighbours at the
+ * end, whether or not the walk stopped early (the kernel merges as it
+ * goes, vma_modify_flags; for flag changes the result is the same).  A
+ * VMA whose flags do not change is neither split nor merged: mprotect_fixup
+ * and mlock_fixup (Linux 6.18) return at once when newflags == oldflags,
+ * so adjacent VMAs that stayed apart (a fork child's copies) stay apart.
  */
-struct mprotect_populate {
+static int vma_apply_range(struct mm_struct *mm, unsigned long start, unsigned long end,
+			   long (*newflags)(struct vm_area_struct *v, unsigned long arg),
+			   unsigned long arg, void (*fixup)(struct vm_area_struct *v))
+{
+	int i = find_vma_idx(mm, start), ret = 0, nchanged = 0;
+	struct vm_area_struct *v = mm_vma_at(mm, i);
+	unsigned long addr = start;
+	int *changed;
+
+	if (!v || v->vm_start > start)
+		return -ENOMEM;
+	/* at most every VMA of the range, two more after the end splits */
+	changed = malloc(((size_t)mm->map_count + 2) * sizeof(*changed));
+	if (!changed)
+		return -ENOMEM;
+	while (addr < end) {
+		unsigned long vend;
+		long nf;
+		int f, l;
+
+		v = mm_vma_at(mm, i);
+		if (!v || v->vm_start > addr) {
+			ret = -ENOMEM;
+			break;
+		}
+		nf = newflags(v, arg);
+		if (nf < 0) {
+			ret = (int)nf;
+			break;
+		}
+		vend = v->vm_end < end ? v->vm_end : end;
+		if ((unsigned long)nf != v->vm_flags) {
+			ret = split_range(mm, addr, vend, &f, &l);
+			if (ret)
+				break;
+			i = f;
+			v = mm_vma_at(mm, i);
+			vma_start_write(v);
+			WRITE_ONCE(v->vm_flags, (unsigned long)nf);
+			if (fixup)
+				fixup(v);
+			changed[nchanged++] = i;
+		}
+		addr = vend;
+		i++;
+	}
+	/* merge each changed VMA with its neighbours, right to left */
+	for (int j = nchanged - 1; j >= 0; j--) {
+		vma_merge_at(mm, changed[j]);
+		if (changed[j] > 0)
+			vma_merge_at(mm, changed[j] - 1);
+	}
+	free(changed);
+	return ret;
+}
+
+/*
+ * An mprotect call: its protection and range, and the ranges to populate
+ * once mmap_lock is dropped (a private VM_LOCKED VMA made writable), at
+ * most one per VMA of the range.
+ */
+struct mprotect_ctx {
+	int prot;
+	unsigned long start, end;
 	int n, cap;
-	unsigned long *start, *end;
+	unsigned long *pstart, *pend;
 };
 
-static int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len, int prot,
-		       struct mprotect_populate *pop)
+/*
+ * do_mprotect_pkey: every VM_READ/WRITE/EXEC needs its VM_MAY*, else
+ * -EACCES.  mprotect_fixup (mm/mprotect.c, Linux 6.18): a private mapping
+ * made writable is charged (VM_ACCOUNT) unless it already is or is
+ * VM_NORESERVE; the charge is dropped again only from an anonymous VMA
+ * that has no anon_vma yet.  A private VM_LOCKED VMA made writable is
+ * populated (COW'd) at once, so locked memory takes no fault later.
+ */
+static long mprotect_newflags(struct vm_area_struct *v, unsigned long arg)
 {
-	unsigned long end, addr;
-	int first, last, ret;
+	struct mprotect_ctx *c = (struct mprotect_ctx *)arg;
+	unsigned long nf = (v->vm_flags & ~VM_ACCESS_FLAGS) |
+			   (calc_vm_flags(c->prot, 0) & VM_ACCESS_FLAGS);
 
-	/* do_mprotect_pkey: len 0 is done; one that PAGE_ALIGN wraps to 0
-	 * (or whose end wraps) is -ENOMEM */
+	if ((nf & ~(nf >> 4)) & VM_ACCESS_FLAGS)
+		return -EACCES;
+	if (nf & VM_WRITE) {
+		if (!(v->vm_flags & (VM_ACCOUNT | VM_WRITE | VM_SHARED | VM_NORESERVE)))
+			nf |= VM_ACCOUNT;
+	} else if ((v->vm_flags & VM_ACCOUNT) && vma_is_anonymous(v) && !v->anon_vma) {
+		nf &= ~VM_ACCOUNT;
+	}
+	if ((v->vm_flags & (VM_WRITE | VM_SHARED | VM_LOCKED)) == VM_LOCKED && (nf & VM_WRITE) &&
+	    c->n < c->cap) {
+		c->pstart[c->n] = v->vm_start > c->start ? v->vm_start : c->start;
+		c->pend[c->n++] = v->vm_end < c->end ? v->vm_end : c->end;
+	}
+	return (long)nf;
+}
+
+static void mprotect_fixup_ptes(struct vm_area_struct *v)
+{
+	change_protection(v, v->vm_start, v->vm_end);
+}
+
+/*
+ * do_mprotect_pkey (mm/mprotect.c, Linux 6.12): len 0 is done; one that
+ * PAGE_ALIGN wraps to 0 (or whose end wraps) is -ENOMEM; then VMA by VMA
+ * (vma_apply_range): a hole or a VMA that may not get the protection stops
+ * it, and the VMAs before stay changed.
+ */
+static int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len,
+		       struct mprotect_ctx *c)
+{
+	unsigned long end;
+
 	if (start & ~PAGE_MASK)
 		return -EINVAL;
 	if (!len)
@@ -1282,128 +1434,79 @@ static int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long 
 	if (end <= start || end > TASK_SIZE)
 		return -ENOMEM;
 	/*
-	 * do_mprotect_pkey (mm/mprotect.c, Linux 6.18): arch_validate_prot,
-	 * the generic one x86 uses, refuses any bit but PROT_READ, PROT_WRITE,
-	 * PROT_EXEC and PROT_SEM (accepted and ignored), after the length
-	 * checks (a zero length succeeds whatever prot is).  The model has no
+	 * do_mprotect_pkey (Linux 6.18): arch_validate_prot, the generic one
+	 * x86 uses, refuses any bit but PROT_READ, PROT_WRITE, PROT_EXEC and
+	 * PROT_SEM (accepted and ignored), after the length checks (a zero
+	 * length succeeds whatever prot is).  The model has no
 	 * VM_GROWSDOWN/VM_GROWSUP VMA, so PROT_GROWSDOWN/UP are refused too.
 	 */
-	if (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC | PROT_SEM))
+	if (c->prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC | PROT_SEM))
 		return -EINVAL;
-	/* the whole range must be mapped */
-	addr = start;
-	for (int i = find_vma_idx(mm, start); addr < end; i++) {
-		struct vm_area_struct *v = mm_vma_at(mm, i);
+	c->start = start;
+	c->end = end;
+	return vma_apply_range(mm, start, end, mprotect_newflags, (unsigned long)c,
+			       mprotect_fixup_ptes);
+}
 
-		if (!v || v->vm_start > addr)
-			return -ENOMEM;
-		/* do_mprotect_pkey: every VM_READ/WRITE/EXEC needs its VM_MAY* */
-		unsigned long nf = (v->vm_flags & ~VM_ACCESS_FLAGS) |
-				   (calc_vm_flags(prot, 0) & VM_ACCESS_FLAGS);
+struct flags_change {
+	unsigned long set, clear;
+};
 
-		if ((nf & ~(nf >> 4)) & VM_ACCESS_FLAGS)
-			return -EACCES;
-		addr = v->vm_end;
-	}
-	ret = split_range(mm, start, end, &first, &last);
-	if (ret)
-		return ret;
-	for (int k = first; k <= last; k++) {
-		struct vm_area_struct *v = mm_vma_at(mm, k);
-		unsigned long nf = (v->vm_flags & ~VM_ACCESS_FLAGS) |
-				   (calc_vm_flags(prot, 0) & VM_ACCESS_FLAGS);
+static long modify_newflags(struct vm_area_struct *v, unsigned long arg)
+{
+	const struct flags_change *fc = (const void *)arg;
 
-		/*
-		 * mprotect_fixup (mm/mprotect.c, Linux 6.18): a private
-		 * mapping made writable is charged (VM_ACCOUNT) unless it
-		 * already is, or is VM_NORESERVE; the charge is dropped again
-		 * only from an anonymous VMA that has no anon_vma yet.  A
-		 * private VM_LOCKED VMA made writable is populated (COW'd) at
-		 * once, so locked memory takes no fault later.
-		 */
-		if (nf & VM_WRITE) {
-			if (!(v->vm_flags & (VM_ACCOUNT | VM_WRITE | VM_SHARED | VM_NORESERVE)))
-				nf |= VM_ACCOUNT;
-		} else if ((v->vm_flags & VM_ACCOUNT) && vma_is_anonymous(v) && !v->anon_vma) {
-			nf &= ~VM_ACCOUNT;
-		}
-		if (nf == v->vm_flags)
-			continue;
-		if ((v->vm_flags & (VM_WRITE | VM_SHARED | VM_LOCKED)) == VM_LOCKED &&
-		    (nf & VM_WRITE) && pop && pop->n < pop->cap) {
-			pop->start[pop->n] = v->vm_start;
-			pop->end[pop->n++] = v->vm_end;
-		}
-		vma_start_write(v);
-		v->vm_flags = nf;
-		change_protection(v, v->vm_start, v->vm_end);
-	}
-	/* merge back with the neighbours, right to left */
-	vma_merge_at(mm, last);
-	for (int k = last - 1; k >= first - 1 && k >= 0; k--)
-		vma_merge_at(mm, k);
-	return 0;
+	return (long)((v->vm_flags & ~fc->clear) | fc->set);
 }
 
 int vma_modify_flags(struct mm_struct *mm, unsigned long start, unsigned long end,
 		     unsigned long set, unsigned long clear)
 {
-	bool all = start == 0 && end >= TASK_SIZE;
-	unsigned long addr = start;
-	int first, last, ret;
+	struct flags_change fc = { set, clear };
+	int last;
 
-	if (!all) {
-		for (int i = find_vma_idx(mm, start); addr < end; i++) {
-			struct vm_area_struct *v = mm_vma_at(mm, i);
-
-			if (!v || v->vm_start > addr)
-				return -ENOMEM;
-			addr = v->vm_end;
-		}
-		ret = split_range(mm, start, end, &first, &last);
-		if (ret)
-			return ret;
-	} else {
-		first = 0;
-		last = vma_nr(mm) - 1;
-	}
-	if (first > last)
+	if (!(start == 0 && end >= TASK_SIZE))
+		return vma_apply_range(mm, start, end, modify_newflags, (unsigned long)&fc, NULL);
+	/* every VMA, holes allowed (mlockall, munlockall) */
+	last = vma_nr(mm) - 1;
+	if (last < 0)
 		return 0;
-	for (int k = first; k <= last; k++) {
+	for (int k = last; k >= 0; k--) {
 		struct vm_area_struct *v = mm_vma_at(mm, k);
 		unsigned long nf = (v->vm_flags & ~clear) | set;
 
+		/* mlock_fixup: an unchanged VMA is neither changed nor merged */
 		if (nf == v->vm_flags)
 			continue;
 		vma_start_write(v);
 		WRITE_ONCE(v->vm_flags, nf);
-	}
-	vma_merge_at(mm, last);
-	for (int k = last - 1; k >= first - 1 && k >= 0; k--)
 		vma_merge_at(mm, k);
+		if (k > 0)
+			vma_merge_at(mm, k - 1);
+	}
 	return 0;
 }
 
 int vm_mprotect(struct mm_struct *mm, unsigned long addr, unsigned long len, int prot)
 {
-	struct mprotect_populate pop = {0};
+	struct mprotect_ctx c = { .prot = prot };
 	int ret, nr;
 
 	mmap_write_lock(mm);
 	nr = mm->map_count + 2; /* the range's VMAs after splitting at both ends */
-	pop.start = malloc((size_t)nr * sizeof(*pop.start));
-	pop.end = malloc((size_t)nr * sizeof(*pop.end));
-	if (pop.start && pop.end)
-		pop.cap = nr;
-	ret = do_mprotect(mm, addr, len, prot, &pop);
+	c.pstart = malloc((size_t)nr * sizeof(*c.pstart));
+	c.pend = malloc((size_t)nr * sizeof(*c.pend));
+	if (c.pstart && c.pend)
+		c.cap = nr;
+	ret = do_mprotect(mm, addr, len, &c);
 	mmap_write_unlock(mm);
 	/* populate_vma_page_range: the kernel does it under mmap_lock (write)
 	 * in mprotect_fixup; the model's populate takes mmap_lock (read)
 	 * itself, so it runs just after, errors ignored as there */
-	for (int i = 0; i < pop.n; i++)
-		__mm_populate(mm, pop.start[i], pop.end[i] - pop.start[i], true);
-	free(pop.start);
-	free(pop.end);
+	for (int i = 0; i < c.n; i++)
+		__mm_populate(mm, c.pstart[i], c.pend[i] - c.pstart[i], true);
+	free(c.pstart);
+	free(c.pend);
 	return ret;
 }
 
