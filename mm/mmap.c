@@ -1357,11 +1357,21 @@ static int vma_apply_range(struct mm_struct *mm, unsigned long start, unsigned l
 		addr = vend;
 		i++;
 	}
-	/* merge each changed VMA with its neighbours, right to left */
-	for (int j = nchanged - 1; j >= 0; j--) {
-		vma_merge_at(mm, changed[j]);
-		if (changed[j] > 0)
-			vma_merge_at(mm, changed[j] - 1);
+	/*
+	 * Merge each changed VMA, left to right, with the previous VMA first
+	 * and then the next, as vma_merge_existing_range prefers: when both
+	 * neighbours could take it but have different anon_vmas, it goes to
+	 * the previous one.  Every merge removes one VMA: later indices shift.
+	 */
+	for (int j = 0, gone = 0; j < nchanged; j++) {
+		int k = changed[j] - gone;
+
+		if (k > 0 && vma_merge_at(mm, k - 1)) {
+			k--;
+			gone++;
+		}
+		if (vma_merge_at(mm, k))
+			gone++;
 	}
 	free(changed);
 	return ret;
@@ -1471,18 +1481,20 @@ int vma_modify_flags(struct mm_struct *mm, unsigned long start, unsigned long en
 	last = vma_nr(mm) - 1;
 	if (last < 0)
 		return 0;
-	for (int k = last; k >= 0; k--) {
+	/* apply_mlockall_flags: mlock_fixup on each VMA in address order; an
+	 * unchanged one is neither changed nor merged, a changed one merges
+	 * with the previous VMA, then the next */
+	for (int k = 0; k < vma_nr(mm); k++) {
 		struct vm_area_struct *v = mm_vma_at(mm, k);
 		unsigned long nf = (v->vm_flags & ~clear) | set;
 
-		/* mlock_fixup: an unchanged VMA is neither changed nor merged */
 		if (nf == v->vm_flags)
 			continue;
 		vma_start_write(v);
 		WRITE_ONCE(v->vm_flags, nf);
+		if (k > 0 && vma_merge_at(mm, k - 1))
+			k--;
 		vma_merge_at(mm, k);
-		if (k > 0)
-			vma_merge_at(mm, k - 1);
 	}
 	return 0;
 }

@@ -536,6 +536,48 @@ static void test_mprotect_locked_populates(void)
 	CU_ASSERT(mmt_all_freed());
 }
 
+/*
+ * mprotect_fixup and mlock_fixup (Linux 6.18) return at once when a VMA's
+ * flags do not change: no split, no merge.  A fork child's copies of three
+ * VMAs that differed only by VM_LOCKED are identical but stay apart through
+ * munlock, mprotect to their own protection and munlockall.  A changed VMA
+ * that both neighbours could take, with different anon_vmas, goes to the
+ * previous one (vma_merge_existing_range).
+ */
+static void test_modify_flags_merges(void)
+{
+	struct task_struct *p = mmt_new_proc(), *c;
+	struct mm_struct *mm = p->mm;
+	struct vm_area_struct *vma;
+	const int rw = PROT_READ | PROT_WRITE;
+
+	CU_ASSERT(mmt_map(mm, BASE, 3 * PG, rw) == (long)BASE);
+	CU_ASSERT(vm_mlock(mm, BASE + PG, PG) == 0);
+	CU_ASSERT(mm_map_count(mm) == 3);
+	c = task_fork(p);
+	CU_ASSERT_FATAL(c != NULL);
+	CU_ASSERT(mm_map_count(c->mm) == 3); /* VM_LOCKED not inherited: 3 alike */
+	CU_ASSERT(vm_munlock(c->mm, BASE, 3 * PG) == 0);
+	CU_ASSERT(vm_mprotect(c->mm, BASE, 3 * PG, rw) == 0);
+	CU_ASSERT(vm_munlockall(c->mm) == 0);
+	CU_ASSERT(mm_map_count(c->mm) == 3);
+	mmt_exit(c);
+	/* left preference: A (anon_vma), B (none), C (another anon_vma) */
+	CU_ASSERT(mmt_map(mm, BASE + 8 * PG, PG, rw) == (long)(BASE + 8 * PG));
+	CU_ASSERT(mmt_map(mm, BASE + 9 * PG, PG, PROT_NONE) == (long)(BASE + 9 * PG));
+	CU_ASSERT(mmt_map(mm, BASE + 10 * PG, PG, rw) == (long)(BASE + 10 * PG));
+	mmt_fill(BASE + 8 * PG, PG, 1);
+	mmt_fill(BASE + 10 * PG, PG, 2);
+	CU_ASSERT(vm_mprotect(mm, BASE + 9 * PG, PG, rw) == 0);
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, BASE + 9 * PG);
+	CU_ASSERT(vma && vma->vm_start == BASE + 8 * PG && vma->vm_end == BASE + 10 * PG);
+	mmap_read_unlock(mm);
+	CU_ASSERT(mmt_check(BASE + 8 * PG, PG, 1) && mmt_check(BASE + 10 * PG, PG, 2));
+	mmt_exit(p);
+	CU_ASSERT(mmt_all_freed());
+}
+
 static void test_mprotect_and_wp_reuse(void)
 {
 	struct task_struct *t = mmt_new_proc();
@@ -682,5 +724,5 @@ MMT_VMA_SUITE1(mm_vm_refcnt, _typesafe, "vma_lock=refcnt", "vm_area_cache=typesa
 	       RVTEST(test_vm_refcnt_states))
 RVTEST_SUITE(mm_fault, rvtest_instance_init, rvtest_instance_cleanup, RVTEST(test_anon_faults),
 	     RVTEST(test_access_errors), RVTEST(test_mprotect_bad_prot), RVTEST(test_vm_account_flags),
-	     RVTEST(test_mprotect_locked_populates), RVTEST(test_mprotect_and_wp_reuse),
+	     RVTEST(test_mprotect_locked_populates), RVTEST(test_modify_flags_merges), RVTEST(test_mprotect_and_wp_reuse),
 	     RVTEST(test_numa_hint), RVTEST(test_pgtable_span), RVTEST(test_mm_check_detects))
