@@ -38,18 +38,10 @@
  * them, the file: f0/f1 for the scratch files, zero for /dev/zero, shm for
  * shared anonymous memory, anon; the resident and anonymous pages of the
  * VMA, smaps Rss and Anonymous on the host, the model's page table
- * otherwise; the VmFlags lo, dc and wf when set) and the window's resident
+ * otherwise; the VmFlags lo, dc, wf, ac and nr when set) and the window's resident
  * and anonymous pages (smaps sums on the host; the mm's RSS counters in the
  * model).  After every model step mm_check runs on the model process; a
  * failure marks the line, so it shows as a difference.
- *
- * Known divergences of the model (--known, each named, documented in
- * docs/mm.md, and to be removed when the model is fixed): with a name
- * given, steps that would show it are printed on both sides as
- * "skip known:NAME" instead of being run (the decision is taken by each
- * side from its own VMA list, which is identical as long as the
- * transcripts are), or, for anon-vma-merge, adjacent VMAs that differ only
- * by the split are printed as one.
  *
  * Execution.  Each seed's host run is a child of the tool (forked before
  * any model instance exists), which runs the whole script and writes its
@@ -440,24 +432,6 @@ static void gen_script(uint64_t seed, int n, struct step *st)
 	}
 }
 
-/* ---- normalisations of known model divergences (--known) ---------------- */
-
-enum {
-	KN_PARTIAL = 1,	       /* mprotect/mlock stop at a hole; the model undoes all */
-	KN_MLOCK_PROTNONE = 2, /* mlock of a PROT_NONE VMA: -ENOMEM on Linux, 0 in the model */
-	KN_ANON_VMA_MERGE = 4, /* fork's anon_vma merge rules and find_mergeable_anon_vma */
-	KN_DEVZERO = 8,	       /* a private /dev/zero mapping keeps its file on Linux */
-};
-static const struct {
-	const char *name;
-	int bit;
-} known_names[] = {
-    {"partial", KN_PARTIAL},
-    {"mlock-protnone", KN_MLOCK_PROTNONE},
-    {"anon-vma-merge", KN_ANON_VMA_MERGE},
-    {"devzero", KN_DEVZERO},
-};
-static int known;
 
 /* ---- canonical text ----------------------------------------------------- */
 
@@ -579,37 +553,9 @@ static void put_acc(struct out *o, const struct acc *a, int r, unsigned char v)
 		put(o, "=ok");
 }
 
-/* Adjacent VMAs that would be one but for the anon_vma rules (--known anon-vma-merge). */
-static bool vma_joinable(const struct vinfo *a, const struct vinfo *b)
-{
-	if (a->end != b->start || strcmp(a->perm, b->perm) || strcmp(a->file, b->file) ||
-	    a->lo != b->lo || a->dc != b->dc || a->wf != b->wf || a->ac != b->ac || a->nr != b->nr)
-		return false;
-	/* private only: anon_vmas are what the rules are about */
-	if (a->perm[3] != 'p')
-		return false;
-	/* anonymous: maps shows offset 0, whatever vm_pgoff is */
-	if (!strcmp(a->file, "anon"))
-		return true;
-	return a->pgoff + (a->end - a->start) / PG == b->pgoff;
-}
 
 static void put_vmas(struct out *o, struct vlist *vl)
 {
-	if (known & KN_ANON_VMA_MERGE) {
-		int j = 0;
-
-		for (int i = 0; i < vl->n; i++) {
-			if (j && vma_joinable(&vl->v[j - 1], &vl->v[i])) {
-				vl->v[j - 1].end = vl->v[i].end;
-				vl->v[j - 1].rss += vl->v[i].rss;
-				vl->v[j - 1].anon += vl->v[i].anon;
-				continue;
-			}
-			vl->v[j++] = vl->v[i];
-		}
-		vl->n = j;
-	}
 	put(o, " |");
 	for (int i = 0; i < vl->n; i++) {
 		const struct vinfo *v = &vl->v[i];
@@ -622,46 +568,6 @@ static void put_vmas(struct out *o, struct vlist *vl)
 	put(o, " | rss %ld/%ld", vl->rss, vl->anon);
 }
 
-/*
- * Whether a step would show a known divergence (--known), decided on the
- * side's own VMA list: the name, or NULL to run the step.
- */
-static const char *known_skip(const struct step *s, const struct vlist *vl)
-{
-	unsigned long start = s->addr, end = s->addr + ((s->len + PG - 1) & ~(PG - 1));
-	bool first = false, hole = false, refuse = false, protnone = false;
-	unsigned long at = start;
-
-	if (s->op == OP_MMAP && s->fd == FD_ZERO && (s->flags & MAP_TYPE) == MAP_PRIVATE &&
-	    (known & KN_DEVZERO))
-		return "devzero";
-	if (s->op != OP_MPROTECT && s->op != OP_MLOCK && s->op != OP_MUNLOCK)
-		return NULL;
-	if ((start & (PG - 1)) || end <= start || start < WIN || end > WIN + WLEN)
-		return NULL;
-	for (int i = 0; i < vl->n; i++) {
-		const struct vinfo *v = &vl->v[i];
-
-		if (v->end <= start || v->start >= end)
-			continue;
-		if (v->start <= start)
-			first = true;
-		if (v->start > at)
-			hole = true;
-		at = v->end;
-		if (s->op == OP_MPROTECT && (s->prot & PROT_WRITE) && !v->mw)
-			refuse = true;
-		if (!strcmp(v->perm, "---p") || !strcmp(v->perm, "---s"))
-			protnone = true;
-	}
-	if (at < end)
-		hole = true;
-	if ((known & KN_MLOCK_PROTNONE) && s->op == OP_MLOCK && protnone)
-		return "mlock-protnone";
-	if ((known & KN_PARTIAL) && first && (hole || refuse))
-		return "partial";
-	return NULL;
-}
 
 /* ---- the host side ------------------------------------------------------ */
 
@@ -915,20 +821,9 @@ static void host_run(const struct step *st, int n, int fd)
 	for (int i = 0; i < n; i++) {
 		const struct step *s = &st[i];
 		struct out o = {line, sizeof(line)};
-		const char *skip;
 
 		put(&o, "%d ", i);
 		put_op(&o, s);
-		if (host_vmas(&vl)) {
-			dprintf(fd, "host: /proc/self/smaps: %s\n", strerror(errno));
-			_exit(3);
-		}
-		skip = known_skip(s, &vl);
-		if (skip) {
-			put(&o, " skip known:%s", skip);
-			host_write_line(fd, &o, line);
-			continue;
-		}
 		switch (s->op) {
 		case OP_MMAP:
 			put_mmap_ret(&o, host_mmap(s));
@@ -1183,17 +1078,9 @@ static int model_run(const struct rv_switches *sw, const struct step *st, int n,
 		const struct step *s = &st[i];
 		struct mm_struct *mm = t->mm;
 		struct out o = {line, sizeof(line)};
-		const char *skip;
 
 		put(&o, "%d ", i);
 		put_op(&o, s);
-		model_vmas(mm, &vl);
-		skip = known_skip(s, &vl);
-		if (skip) {
-			put(&o, " skip known:%s", skip);
-			tr_add(tr, line);
-			continue;
-		}
 		switch (s->op) {
 		case OP_MMAP:
 			put_mmap_ret(&o, model_mmap(mm, s));
@@ -1370,9 +1257,6 @@ static void reproducer(uint64_t seed, int steps, const char *sw, const char *ops
 	       steps);
 	if (ops)
 		printf(" --ops %s", ops);
-	for (size_t i = 0; i < sizeof(known_names) / sizeof(known_names[0]); i++)
-		if (known & known_names[i].bit)
-			printf(" --known %s", known_names[i].name);
 	if (sw && *sw)
 		printf(" -o %s", sw);
 	printf("\n  transcripts: add --print host / --print model\n");
@@ -1481,26 +1365,6 @@ static int parse_ops(const char *text)
 	return -1;
 }
 
-static int parse_known(const char *text)
-{
-	char buf[256], *save = NULL, *w;
-
-	snprintf(buf, sizeof(buf), "%s", text);
-	for (w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-		size_t i;
-
-		for (i = 0; i < sizeof(known_names) / sizeof(known_names[0]); i++)
-			if (!strcmp(w, known_names[i].name))
-				break;
-		if (i == sizeof(known_names) / sizeof(known_names[0])) {
-			fprintf(stderr, "rcuvfs-mmdiff: --known: unknown name '%s' (see --help)\n", w);
-			return -1;
-		}
-		known |= known_names[i].bit;
-	}
-	return 0;
-}
-
 static void help(void)
 {
 	printf("usage: rcuvfs-mmdiff [options]\n"
@@ -1509,9 +1373,9 @@ static void help(void)
 	       "  -s, --seeds N|A-B   seeds (default 1)\n"
 	       "  -n, --steps N       steps per script (default 200)\n"
 	       "  -o, --switches SW   a model switch set, as \"vma_lock=refcnt,vm_area_cache=rcu\";\n"
-	       "                      repeat for several (default: the default switches)\n"
+	       "                      repeat for several; each starts from the defaults with\n"
+	       "                      fault_around=16 (Linux's 64 KiB) (default: just that)\n"
 	       "      --ops LIST      operation kinds, comma-separated, or \"all\" (default all)\n"
-	       "      --known LIST    normalise named known model divergences (docs/mm.md)\n"
 	       "      --dir DIR       the host's scratch files go here (default /dev/shm)\n"
 	       "      --print host|model  print the first seed's transcript instead\n"
 	       "  -k N                print up to N differing lines per comparison (default 1)\n"
@@ -1521,13 +1385,6 @@ static void help(void)
 	       "Operation kinds:\n");
 	for (int k = 0; k < NKIND; k++)
 		printf("  %-12s %s\n", kinds[k].name, kinds[k].help);
-	printf("Known divergences (--known):\n"
-	       "  partial        mprotect/mlock/munlock over a hole or a refusing VMA after\n"
-	       "                 the first: skipped (Linux applies VMA by VMA)\n"
-	       "  mlock-protnone mlock over a PROT_NONE VMA: skipped (Linux: ENOMEM)\n"
-	       "  anon-vma-merge adjacent anonymous VMAs identical but for the split are\n"
-	       "                 printed as one (fork's and find_mergeable_anon_vma's rules)\n"
-	       "  devzero        private /dev/zero mappings: skipped (Linux keeps the file)\n");
 }
 
 static void bad(const char *fmt, const char *arg)
@@ -1543,7 +1400,7 @@ int main(int argc, char **argv)
 	static const struct option lopt[] = {
 	    {"seeds", required_argument, NULL, 's'}, {"steps", required_argument, NULL, 'n'},
 	    {"switches", required_argument, NULL, 'o'}, {"ops", required_argument, NULL, 'O'},
-	    {"known", required_argument, NULL, 'K'}, {"dir", required_argument, NULL, 'D'},
+	    {"dir", required_argument, NULL, 'D'},
 	    {"print", required_argument, NULL, 'P'}, {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0}};
 	const char *sws[32], *ops = NULL, *print = NULL;
@@ -1580,10 +1437,6 @@ int main(int argc, char **argv)
 			if (parse_ops(optarg))
 				exit(2);
 			ops = optarg;
-			break;
-		case 'K':
-			if (parse_known(optarg))
-				exit(2);
 			break;
 		case 'D':
 			host_dir = optarg;
