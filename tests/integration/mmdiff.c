@@ -87,6 +87,16 @@
 #ifndef MCL_ONFAULT
 #define MCL_ONFAULT 4
 #endif
+#ifndef MREMAP_DONTUNMAP
+#define MREMAP_DONTUNMAP 4
+#endif
+#ifndef MADV_FREE
+#define MADV_FREE 8
+#endif
+#ifndef MADV_WIPEONFORK
+#define MADV_WIPEONFORK 18
+#define MADV_KEEPONFORK 19
+#endif
 
 /* ---- files -------------------------------------------------------------- */
 
@@ -174,7 +184,9 @@ struct step {
 	int op;
 	unsigned long addr, len;
 	int prot, flags, fd, arg;
-	unsigned long pgoff;
+	unsigned long pgoff; /* OP_MMAP: file offset in pages; OP_PUNCH: byte offset;
+			      * OP_MREMAP: the new length */
+	unsigned long addr2; /* OP_MREMAP: the new address (MREMAP_FIXED) */
 	int nacc[3]; /* OP_ACCESS: nacc[0]; OP_FORK: child, parent, child */
 	struct acc acc[3][NACC];
 };
@@ -398,14 +410,44 @@ static void gen_step(struct step *s, int k)
 		gen_range(&s->addr, &s->len);
 		s->arg = rn(2) ? MS_SYNC : MS_ASYNC;
 		break;
-	case K_MREMAP:
+	case K_MREMAP: {
+		/* grow, shrink or keep; in place, may move, to a fixed address,
+		 * don't-unmap; now and then unaligned or with flags Linux refuses */
+		static const int fl[] = {0, MREMAP_MAYMOVE, MREMAP_MAYMOVE | MREMAP_FIXED,
+					 MREMAP_MAYMOVE | MREMAP_DONTUNMAP, MREMAP_FIXED,
+					 MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP};
+		int r = rn(10), np;
+
 		s->op = OP_MREMAP;
 		gen_range(&s->addr, &s->len);
+		np = 1 + rn(r < 4 ? 12 : 4);
+		s->pgoff = (unsigned long)np * PG;
+		if (r >= 8)
+			s->pgoff = s->len; /* same length */
+		s->arg = fl[rn(20) ? rn(4) : 4 + rn(2)];
+		if (s->arg & MREMAP_DONTUNMAP)
+			s->pgoff = rn(4) ? s->len : s->pgoff;
+		if (s->arg & MREMAP_FIXED) {
+			int p = rn(WIN_PAGES - (int)((s->pgoff + PG - 1) / PG) + 1);
+
+			s->addr2 = WIN + (unsigned long)(p < 0 ? 0 : p) * PG;
+		}
+		if (!rn(20))
+			s->addr += 1 + (unsigned long)rn(100);
 		break;
-	case K_MADVISE:
+	}
+	case K_MADVISE: {
+		static const int adv[] = {MADV_DONTNEED, MADV_DONTNEED, MADV_FREE,
+					  MADV_DONTFORK, MADV_DOFORK, MADV_WIPEONFORK,
+					  MADV_KEEPONFORK, 999};
+
 		s->op = OP_MADVISE;
 		gen_range(&s->addr, &s->len);
+		s->arg = adv[rn(8)];
+		if (!rn(20))
+			s->addr += 1 + (unsigned long)rn(100);
 		break;
+	}
 	}
 }
 
@@ -532,8 +574,12 @@ static void put_op(struct out *o, const struct step *s)
 	case OP_FORK: put(o, "fork->%s", s->arg ? "child" : "parent"); break;
 	case OP_ACCESS: put(o, "access"); break;
 	case OP_MSYNC: put(o, "msync %s%#lx %#lx %d", rel, off, s->len, s->arg); break;
-	case OP_MREMAP: put(o, "mremap %s%#lx %#lx", rel, off, s->len); break;
-	case OP_MADVISE: put(o, "madvise %s%#lx %#lx", rel, off, s->len); break;
+	case OP_MREMAP:
+		put(o, "mremap %s%#lx %#lx %#lx flags %d", rel, off, s->len, s->pgoff, s->arg);
+		if (s->arg & MREMAP_FIXED)
+			put(o, " to +%#lx", s->addr2 - WIN);
+		break;
+	case OP_MADVISE: put(o, "madvise %s%#lx %#lx %d", rel, off, s->len, s->arg); break;
 	}
 }
 
@@ -695,6 +741,20 @@ static long host_mmap(const struct step *s)
 static long sysret(long r)
 {
 	return r < 0 ? -errno : r;
+}
+
+/* mremap: the new address as a window offset, or -1000 (outside: unmapped). */
+static long host_mremap(const struct step *s)
+{
+	void *p = mremap((void *)s->addr, s->len, s->pgoff, s->arg, (void *)s->addr2);
+
+	if (p == MAP_FAILED)
+		return -errno;
+	if ((unsigned long)p < WIN || (unsigned long)p + s->pgoff > WIN + WLEN) {
+		munmap(p, s->pgoff);
+		return -1000;
+	}
+	return (long)((unsigned long)p - WIN);
 }
 
 static void host_write_line(int fd, struct out *o, char *line)
@@ -862,8 +922,10 @@ static void host_run(const struct step *st, int n, int fd)
 			put_ret(&o, sysret(msync((void *)s->addr, s->len, s->arg)));
 			break;
 		case OP_MREMAP:
+			put_mmap_ret(&o, host_mremap(s));
+			break;
 		case OP_MADVISE:
-			put_ret(&o, -ENOSYS);
+			put_ret(&o, sysret(madvise((void *)s->addr, s->len, s->arg)));
 			break;
 		case OP_FORK:
 			host_fork(s, &o, line, sizeof(line));
@@ -1352,10 +1414,6 @@ static int parse_ops(const char *text)
 			fprintf(stderr, "rcuvfs-mmdiff: --ops: unknown kind '%s' (see --help)\n", w);
 			return -1;
 		}
-		if (!kinds[k].model_has) {
-			fprintf(stderr, "rcuvfs-mmdiff: --ops: %s is not in the model yet\n", w);
-			return -1;
-		}
 		kind_on[k] = true;
 	}
 	for (int k = 0; k < NKIND; k++)
@@ -1375,7 +1433,8 @@ static void help(void)
 	       "  -o, --switches SW   a model switch set, as \"vma_lock=refcnt,vm_area_cache=rcu\";\n"
 	       "                      repeat for several; each starts from the defaults with\n"
 	       "                      fault_around=16 (Linux's 64 KiB) (default: just that)\n"
-	       "      --ops LIST      operation kinds, comma-separated, or \"all\" (default all)\n"
+	       "      --ops LIST      operation kinds, comma-separated, or \"all\" (default all:\n"
+	       "                      every kind the model has; the others only with --print host)\n"
 	       "      --dir DIR       the host's scratch files go here (default /dev/shm)\n"
 	       "      --print host|model  print the first seed's transcript instead\n"
 	       "  -k N                print up to N differing lines per comparison (default 1)\n"
@@ -1463,6 +1522,14 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc)
 		bad("%s: unexpected argument", argv[optind]);
+	/* a kind the model lacks can only be printed from the host */
+	for (int k = 0; k < NKIND; k++)
+		if (kind_on[k] && !kinds[k].model_has && !(print && !strcmp(print, "host"))) {
+			fprintf(stderr,
+				"rcuvfs-mmdiff: --ops: %s is not in the model yet (only --print host)\n",
+				kinds[k].name);
+			return 2;
+		}
 	if (!nsw)
 		sws[nsw++] = "";
 	/* fork steps leave orphans: reap them here */
