@@ -21,7 +21,7 @@
  * Locking: none (runs once, single-threaded, before anything starts).
  */
 #include "fuse/daemon.h"
-#include "cli.h"
+#include "tools/cli.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -18,7 +18,7 @@
  * parent reads it after waitpid.
  */
 #include "strategy.h"
-#include "cli.h"
+#include "tools/cli.h"
 
 #include <getopt.h>
 #include <stdlib.h>

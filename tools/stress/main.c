@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "tools/cli.h"
 #include "stress.h"
 
 static const char stress_shortopts[] = "o:w:t:m:d:p:r:qhV";
