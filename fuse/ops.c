@@ -458,13 +458,15 @@ int rvf_op_rmdir(const struct rvf_ctx *ctx, fuse_ino_t parent, const char *name)
 int rvf_op_rename(const struct rvf_ctx *ctx, fuse_ino_t parent, const char *name,
 		  fuse_ino_t newparent, const char *newname, unsigned int flags)
 {
+	struct cred c;
+
 	if (rvf_ino_is_ctl(parent) || rvf_ino_is_ctl(newparent) || reserved_name(parent, name) ||
 	    reserved_name(newparent, newname))
 		return -EPERM;
-	if (flags & ~(unsigned int)(RENAME_NOREPLACE | RENAME_EXCHANGE))
-		return -EINVAL; /* RENAME_WHITEOUT: no overlayfs upper here */
 	rvf_enter();
-	return vfs_rename(rvf_inode(parent), name, rvf_inode(newparent), newname, flags);
+	/* RENAME_WHITEOUT (the kernel checked CAP_MKNOD): the whiteout is the caller's */
+	return vfs_rename_cred(rvf_inode(parent), name, rvf_inode(newparent), newname, flags,
+			       ctx_cred(ctx, &c));
 }
 
 /* ---- handles ------------------------------------------------------------------ */
@@ -737,9 +739,10 @@ static int rd_collect_actor(void *arg, const char *name, size_t namelen, uint64_
 	return 0;
 }
 
-static int readdir_plus(const struct rvf_ctx *ctx, struct inode *dir, off_t off, char *buf,
+static int readdir_plus(const struct rvf_ctx *ctx, struct file *file, off_t off, char *buf,
 			size_t size, size_t *used)
 {
+	struct inode *dir = file->f_inode;
 	struct rd_collect rc = {NULL, 0, 0, size, dir == rvf.root};
 	struct fuse_entry_param e;
 	struct inode *inode;
@@ -747,7 +750,7 @@ static int readdir_plus(const struct rvf_ctx *ctx, struct inode *dir, off_t off,
 	int64_t ret;
 	bool full = false;
 
-	ret = vfs_readdir(dir, off, rd_collect_actor, &rc);
+	ret = vfs_iterate_dir(file, off, rd_collect_actor, &rc);
 	for (i = 0; i < rc.n; i++) {
 		struct rd_name *r = rc.v[i];
 		bool dot = !strcmp(r->name, ".") || !strcmp(r->name, "..");
@@ -810,10 +813,10 @@ int rvf_op_readdir(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, off_t
 		return -EBADF;
 	dir = file->f_inode;
 	if (plus) {
-		err = readdir_plus(ctx, dir, off, buf, size, used);
+		err = readdir_plus(ctx, file, off, buf, size, used);
 	} else {
 		rd.root = dir == rvf.root;
-		ret = vfs_readdir(dir, off, rd_plain_actor, &rd);
+		ret = vfs_iterate_dir(file, off, rd_plain_actor, &rd);
 		if (ret < 0)
 			err = (int)ret;
 		*used = rd.pos;

@@ -360,8 +360,15 @@ int vfs_rmdir(struct inode *dir, const char *name);
 #define RENAME_NOREPLACE (1 << 0)
 #define RENAME_EXCHANGE	 (1 << 1)
 #endif
+#ifndef RENAME_WHITEOUT
+#define RENAME_WHITEOUT (1 << 2)
+#endif
 int vfs_rename(struct inode *olddir, const char *oldname, struct inode *newdir, const char *newname,
 	       unsigned int flags);
+/* As vfs_rename; RENAME_WHITEOUT's whiteout (a 0:0 character device at
+ * the old name, as tmpfs makes it) is owned by cred (NULL: root). */
+int vfs_rename_cred(struct inode *olddir, const char *oldname, struct inode *newdir,
+		    const char *newname, unsigned int flags, const struct cred *cred);
 /* Copies the target (not NUL-terminated if it does not fit); returns its
  * length copied or -errno (-EINVAL: not a symlink). */
 ssize_t vfs_readlink(struct inode *inode, char *buf, size_t len);
@@ -381,6 +388,14 @@ void vfs_statfs(struct kstatfs *st);
 typedef int (*filldir_t)(void *ctx, const char *name, size_t namelen, uint64_t ino, unsigned dtype,
 			 int64_t next_pos);
 int64_t vfs_readdir(struct inode *dir, int64_t pos, filldir_t actor, void *ctx);
+/*
+ * readdir through an open directory: as vfs_readdir, but the walk ends at
+ * the end of the directory as it was when the file's walk started (its
+ * read from position 0, or its first read): entries created or renamed
+ * after that (a rename gives the entry a new offset) are not met, so a
+ * walk ends while entries are renamed, and meets each entry at most once.
+ */
+int64_t vfs_iterate_dir(struct file *file, int64_t pos, filldir_t actor, void *ctx);
 
 /*
  * Extended attributes (vfs/xattr.c): tmpfs's namespaces user., trusted.
