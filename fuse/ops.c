@@ -464,7 +464,7 @@ int rvf_op_rename(const struct rvf_ctx *ctx, fuse_ino_t parent, const char *name
 	    reserved_name(newparent, newname))
 		return -EPERM;
 	rvf_enter();
-	/* RENAME_WHITEOUT (the kernel checked CAP_MKNOD): the whiteout is the caller's */
+	/* RENAME_WHITEOUT: the whiteout is the caller's, as shmem_mknod makes it */
 	return vfs_rename_cred(rvf_inode(parent), name, rvf_inode(newparent), newname, flags,
 			       ctx_cred(ctx, &c));
 }

@@ -24,6 +24,13 @@
  * sizes      (DIR mounted with size=16m) a directory's st_size through
  *            create, mkdir, link, symlink, renames in, out, over and
  *            exchanged, unlink and rmdir; the block a long symlink takes.
+ * readdir    a directory read with small getdents64 calls while entries are
+ *            renamed between them: the walk ends, meets no entry twice;
+ *            a rewind lists every entry.
+ * whiteout   renameat2 RENAME_WHITEOUT: the 0:0 character device left at
+ *            the old name (owner, directory sizes), over a target, of a
+ *            directory, across directories, the flag combinations refused,
+ *            by nobody.
  * fsx        a seeded fsx-style run (ARG operations, default 3000): writes,
  *            reads, truncates, fallocate with and without KEEP_SIZE, hole
  *            punches, mapped writes and reads, each checked against an
@@ -52,6 +59,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <dirent.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -690,12 +700,156 @@ static int run_fsx(const char *dir, long nops)
 	return 0;
 }
 
+
+/* ---- readdir while renaming -------------------------------------------- */
+
+struct rd_walk {
+	int total, dups, calls;
+};
+
+/* Entries of one getdents64 call into w; names "<a|b>NNNN-..." index seen[]. */
+static long rd_read(int fd, unsigned char *seen, int n, struct rd_walk *w)
+{
+	char buf[1024];
+	long got = syscall(SYS_getdents64, fd, buf, sizeof(buf));
+
+	for (long off = 0; off < got;) {
+		struct dirent64 *de = (struct dirent64 *)(buf + off);
+		int k;
+
+		off += de->d_reclen;
+		if (de->d_name[0] == '.')
+			continue;
+		if (sscanf(de->d_name + 1, "%d", &k) != 1 || k < 0 || k >= n)
+			continue;
+		if (seen[k]++)
+			w->dups++;
+		w->total++;
+	}
+	w->calls++;
+	return got;
+}
+
+/*
+ * A directory of N entries read with small getdents64 calls while, between
+ * two calls, every other entry is renamed (a new name, so tmpfs and the
+ * model give it a new position): the walk must end, meet no entry twice
+ * and return at most N entries.  Then a rewind lists every entry once.
+ */
+static int run_readdir(const char *dir)
+{
+	enum { N = 400, LIMIT = 4 * N };
+	static unsigned char seen[N];
+	static char cur[N];
+	char a[96], b[96];
+	struct rd_walk w = {0};
+	int fd, round = 0;
+	long got;
+
+	if (chdir(dir) || mkdir("rr", 0755) || chdir("rr"))
+		die("rr");
+	memset(cur, 'a', sizeof(cur));
+	for (int i = 0; i < N; i++) {
+		snprintf(a, sizeof(a), "a%04d-a-longer-name-to-fill-the-pages", i);
+		int f = open(a, O_CREAT | O_WRONLY, 0644);
+		if (f < 0)
+			die("create");
+		close(f);
+	}
+	fd = open(".", O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		die("open rr");
+	while ((got = rd_read(fd, seen, N, &w)) > 0 && w.total <= LIMIT) {
+		for (int i = round % 2; i < N; i += 2) {
+			snprintf(a, sizeof(a), "%c%04d-a-longer-name-to-fill-the-pages", cur[i], i);
+			cur[i] = cur[i] == 'a' ? 'b' : 'a';
+			snprintf(b, sizeof(b), "%c%04d-a-longer-name-to-fill-the-pages", cur[i], i);
+			if (rename(a, b))
+				die("rename");
+		}
+		round++;
+	}
+	printf("readdir.walk_ended: %s\n", got == 0 ? "yes" : got < 0 ? errname(errno) : "no");
+	printf("readdir.at_most_n: %s\n", w.total <= N ? "yes" : "no");
+	printf("readdir.met_twice: %d\n", w.dups);
+	printf("readdir.renamed_during_walk: %s\n", round > 1 ? "yes" : "no");
+	if (w.total > N)
+		fprintf(stderr, "readdir: %d entries in %d calls (directory of %d)\n", w.total,
+			w.calls, N);
+	memset(seen, 0, sizeof(seen));
+	memset(&w, 0, sizeof(w));
+	lseek(fd, 0, SEEK_SET);
+	while (rd_read(fd, seen, N, &w) > 0 && w.total <= LIMIT)
+		;
+	printf("readdir.rewind: %d entries, %d twice\n", w.total, w.dups);
+	close(fd);
+	return 0;
+}
+
+/* ---- RENAME_WHITEOUT --------------------------------------------------- */
+
+static void show_node(const char *name, const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st)) {
+		printf("%s: %s\n", name, errname(errno));
+		return;
+	}
+	printf("%s: mode %06o rdev %u:%u nlink %lu uid %u size %lld\n", name, st.st_mode,
+	       major(st.st_rdev), minor(st.st_rdev), (unsigned long)st.st_nlink, st.st_uid,
+	       (long long)st.st_size);
+}
+
+static void whiteout_as_nobody(void)
+{
+	/* no privilege needed (Linux 5.8 dropped the CAP_MKNOD check) */
+	RES("nobody.whiteout", renameat2(AT_FDCWD, "wo/n", AT_FDCWD, "wo/n2", RENAME_WHITEOUT));
+}
+
+static int run_whiteout(const char *dir)
+{
+	if (chdir(dir) || mkdir("wo", 0777) || chmod("wo", 0777) || mkdir("wo/sub", 0755))
+		die("wo");
+	create_mode("wo/f", 0640);
+	create_mode("wo/t", 0600);
+	create_mode("wo/n", 0666);
+	RES("whiteout.file", renameat2(AT_FDCWD, "wo/f", AT_FDCWD, "wo/g", RENAME_WHITEOUT));
+	show_node("whiteout.old_name", "wo/f");
+	show_node("whiteout.new_name", "wo/g");
+	show_node("whiteout.dir", "wo");
+	RES("whiteout.over_target", renameat2(AT_FDCWD, "wo/g", AT_FDCWD, "wo/t", RENAME_WHITEOUT));
+	show_node("whiteout.over_old", "wo/g");
+	show_node("whiteout.over_new", "wo/t");
+	RES("whiteout.directory", renameat2(AT_FDCWD, "wo/sub", AT_FDCWD, "wo/sub2", RENAME_WHITEOUT));
+	show_node("whiteout.directory_old", "wo/sub");
+	show_node("whiteout.directory_new", "wo/sub2");
+	RES("whiteout.across", renameat2(AT_FDCWD, "wo/t", AT_FDCWD, "wo/sub2/t", RENAME_WHITEOUT));
+	show_node("whiteout.across_old", "wo/t");
+	show_node("whiteout.across_dir", "wo/sub2");
+	show_node("whiteout.dir_after", "wo");
+	RES("whiteout.exchange", renameat2(AT_FDCWD, "wo/f", AT_FDCWD, "wo/g",
+					   RENAME_WHITEOUT | RENAME_EXCHANGE));
+	RES("whiteout.noreplace", renameat2(AT_FDCWD, "wo/sub2/t", AT_FDCWD, "wo/g",
+					    RENAME_WHITEOUT | RENAME_NOREPLACE));
+	RES("whiteout.noreplace_exists", renameat2(AT_FDCWD, "wo/g", AT_FDCWD, "wo/f",
+						   RENAME_WHITEOUT | RENAME_NOREPLACE));
+	RES("whiteout.missing", renameat2(AT_FDCWD, "wo/none", AT_FDCWD, "wo/x", RENAME_WHITEOUT));
+	as_user(65534, 65534, whiteout_as_nobody);
+	show_node("whiteout.nobody_old", "wo/n");
+	/* the whiteout is an ordinary node: it opens as a device, unlinks */
+	RES("whiteout.unlink", unlink("wo/f"));
+	RES("whiteout.unlink_gone", access("wo/f", F_OK));
+	show_node("whiteout.dir_end", "wo");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 2 ? argv[2] : "";
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: %s DIR fallocate|owner|ioctl|xattr|sizes|fsx [ARG]\n", argv[0]);
+		fprintf(stderr, "usage: %s DIR fallocate|owner|ioctl|xattr|sizes|readdir|whiteout|fsx [ARG]\n", argv[0]);
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -710,6 +864,10 @@ int main(int argc, char **argv)
 		return run_xattr(argv[1]);
 	if (!strcmp(mode, "sizes"))
 		return run_sizes(argv[1]);
+	if (!strcmp(mode, "readdir"))
+		return run_readdir(argv[1]);
+	if (!strcmp(mode, "whiteout"))
+		return run_whiteout(argv[1]);
 	if (!strcmp(mode, "fsx"))
 		return run_fsx(argv[1], argc > 3 ? atol(argv[3]) : 3000);
 	fprintf(stderr, "parity: unknown mode %s\n", mode);
