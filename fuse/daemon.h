@@ -67,6 +67,7 @@ struct rvf_config {
 	 * as mount.fuse3 passes them (an fstab line "rcuvfs /mnt fuse.rcuvfs") */
 	char *nonopt[2];
 	int nr_nonopt;
+	int user_fsname; /* -o fsname= given: it names the mount */
 };
 
 /*

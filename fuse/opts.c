@@ -7,8 +7,9 @@
  *
  * mount -t fuse.rcuvfs SOURCE DIR (an fstab line "rcuvfs DIR fuse.rcuvfs
  * OPTS") makes mount.fuse3 run "rcuvfs SOURCE DIR -o OPTS": with two
- * arguments that are not options the first is the source, which rcuvfs
- * ignores (it has no backing device), and the second the mountpoint.
+ * arguments that are not options the first is the source, which becomes
+ * the mount's fsname (unless -o fsname= names it), and the second the
+ * mountpoint.
  *
  * rcuvfs's own options are taken out of the argument list with fuse_opt:
  * every model switch (base's registry: filelock, bkl, bkl_ops, fileref,
@@ -99,6 +100,8 @@ static int rvf_opt_proc(void *data, const char *arg, int key, struct fuse_args *
 			return 1;
 		memcpy(name, arg, n);
 		name[n] = '\0';
+		if (!strcmp(name, "fsname"))
+			cfg->user_fsname = 1; /* the user's name for the mount wins */
 		if (!rv_switch_known(name))
 			return 1; /* libfuse's (or unknown: fuse_session_new says so) */
 		if (!rvf_switch_acts(name)) {
@@ -117,6 +120,32 @@ static int rvf_opt_proc(void *data, const char *arg, int key, struct fuse_args *
 	default:
 		return 1;
 	}
+}
+
+/*
+ * The mount's source (the first field of /proc/mounts, what umount SOURCE
+ * and findmnt --source match): the user's -o fsname= as given; else the
+ * SOURCE of "rcuvfs SOURCE MOUNTPOINT" (mount -t fuse.rcuvfs SOURCE DIR,
+ * an fstab line), as a block file system's device would be; else "rcuvfs".
+ * Commas and backslashes in SOURCE are escaped for libfuse's option parser.
+ */
+static int add_fsname(struct fuse_args *args, const struct rvf_config *cfg)
+{
+	char *opt = NULL, *fsname;
+	int err;
+
+	if (cfg->user_fsname)
+		return 0;
+	if (asprintf(&fsname, "fsname=%s", cfg->nr_nonopt == 2 ? cfg->nonopt[0] : "rcuvfs") < 0)
+		return -1;
+	err = fuse_opt_add_opt_escaped(&opt, fsname);
+	free(fsname);
+	if (!err)
+		err = fuse_opt_add_arg(args, "-o");
+	if (!err)
+		err = fuse_opt_add_arg(args, opt);
+	free(opt);
+	return err ? -1 : 0;
 }
 
 int rvf_parse_args(struct fuse_args *args, struct rvf_config *cfg)
@@ -167,9 +196,9 @@ int rvf_parse_args(struct fuse_args *args, struct rvf_config *cfg)
 		return -1;
 	}
 	/* the kernel checks permissions from the attributes the model returns */
-	if (fuse_opt_add_arg(args, "-odefault_permissions,fsname=rcuvfs,subtype=rcuvfs"))
+	if (fuse_opt_add_arg(args, "-odefault_permissions,subtype=rcuvfs"))
 		return -1;
-	return 0;
+	return add_fsname(args, cfg);
 }
 
 void rvf_print_help(FILE *out, const char *progname)
@@ -177,7 +206,8 @@ void rvf_print_help(FILE *out, const char *progname)
 	fprintf(out,
 		"usage: %s MOUNTPOINT [options]\n"
 		"       %s SOURCE MOUNTPOINT -o options   (as mount.fuse3 runs it: SOURCE\n"
-		"                 is ignored; fstab: rcuvfs /mnt fuse.rcuvfs options 0 0)\n"
+		"                 names the mount, as -o fsname= does; fstab: rcuvfs /mnt\n"
+		"                 fuse.rcuvfs options 0 0)\n"
 		"\n"
 		"Mount the rcuvfs model (a userspace model of the Linux VFS) with FUSE.\n"
 		"\n"
@@ -200,6 +230,8 @@ void rvf_print_help(FILE *out, const char *progname)
 		"                           (default: syslog, facility daemon)\n"
 		"    -o test_skip_locks     TEST ONLY: lock requests succeed without locking\n"
 		"                           (shows that lock verification catches it)\n"
+		"    -o fsname=NAME         the mount's source in /proc/mounts (default:\n"
+		"                           SOURCE if given, else rcuvfs)\n"
 		"    -o allow_other         let other users see the mount (default: only\n"
 		"                           the mounting user); default_permissions is\n"
 		"                           always on: the kernel checks the model's modes\n"

@@ -59,7 +59,7 @@ if "$BIN/rcuvfs" "$D"; then
 		fi
 	done
 	echo x >"$D/f" && [ "$(cat "$D/f")" = x ] || fail "daemon mode I/O"
-	fusermount3 -u "$D" || fail "fusermount3 -u (daemon)"
+	it_unmount "$D" || fail "unmount (daemon mode)"
 	if [ -n "$dpid" ] && wait_gone "$dpid"; then
 		pass "daemon mode: no process after fusermount3 -u"
 	else
@@ -139,7 +139,7 @@ mount_rcuvfs k9 && R=$MNT && RPID=$PID
 kill -9 "$RPID"
 wait_gone "$RPID" || fail "kill -9: still running"
 stat "$R" >/dev/null 2>&1 && fail "kill -9: mount still answers"
-fusermount3 -u "$R" && pass "kill -9: fusermount3 -u works" || fail "kill -9: fusermount3 -u"
+it_unmount "$R" && pass "kill -9: fusermount3 -u works" || fail "kill -9: fusermount3 -u"
 mount_rcuvfs k9 && R=$MNT && RPID=$PID
 echo again >"$R/f" && [ "$(cat "$R/f")" = again ] && pass "kill -9: mounted again" || fail "remount I/O"
 unmount_rcuvfs "$R" "$RPID"
@@ -167,7 +167,7 @@ else
 	fail "kill -9 under load: the load did not end"
 	kill -9 "$lpid" 2>/dev/null
 fi
-fusermount3 -u "$R" || fail "kill -9 under load: fusermount3 -u"
+it_unmount "$R" "$lpid" || fail "kill -9 under load: fusermount3 -u"
 mount_rcuvfs k9load && R=$MNT && RPID=$PID
 echo again >"$R/f" && [ "$(cat "$R/f")" = again ] && pass "kill -9 under load: a new mount works" ||
 	fail "kill -9 under load: remount I/O"
