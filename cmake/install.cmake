@@ -11,7 +11,7 @@ include(CMakePackageConfigHelpers)
 
 # rcuvfs-plot: a script, copied into build/bin with its version filled in.
 set(RCUVFS_VERSION ${PROJECT_VERSION})
-configure_file(${PROJECT_SOURCE_DIR}/scripts/rcuvfs-plot ${PROJECT_BINARY_DIR}/bin/rcuvfs-plot
+configure_file(${PROJECT_SOURCE_DIR}/tools/plot/rcuvfs-plot ${PROJECT_BINARY_DIR}/bin/rcuvfs-plot
                @ONLY FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ
                GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
 install(PROGRAMS ${PROJECT_BINARY_DIR}/bin/rcuvfs-plot DESTINATION ${CMAKE_INSTALL_BINDIR})

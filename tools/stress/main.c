@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tests/stress/main.c - rcuvfs-stress: options and the runner.
+ * tools/stress/main.c - rcuvfs-stress: options and the runner.
  *
  * For each workload x task count the runner (the parent) sets the workload
  * up, starts the tasks (threads, or forked processes for --path), waits for

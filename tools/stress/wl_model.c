@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tests/stress/wl_model.c - the --model glue (instance, switches, model tasks,
+ * tools/stress/wl_model.c - the --model glue (instance, switches, model tasks,
  * counters) and the bkl-mix workload.
  *
  * One model instance per run (workload x task count): the counters start

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tests/stress/model_mm.c - model implementations of the mm workloads:
+ * tools/stress/model_mm.c - model implementations of the mm workloads:
  * page_fault1/2/3 (will-it-scale's loops), fork-vmas, and the two mm races
  * of docs/history.md (numa-race: the filemap_fault PTE recheck; fork-race:
  * copy-on-fork against parent faults).
