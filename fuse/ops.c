@@ -232,10 +232,60 @@ static const struct cred *ctx_cred(const struct rvf_ctx *ctx, struct cred *c)
 {
 	c->fsuid = ctx->uid;
 	c->fsgid = ctx->gid;
+	c->groups = NULL;
+	c->ngroups = 0;
 	/* the kernel's vfs_prepare_mode ran above FUSE, with the caller's
 	 * supplementary groups the request does not carry */
 	c->mode_prepared = ctx->req != NULL;
+	/* and its xattr privilege checks (cap_inode_setxattr/removexattr) */
+	c->xattr_checked = ctx->req != NULL;
 	return c;
+}
+
+/*
+ * Privilege stripping, which the kernel leaves to the daemon once it
+ * negotiated FUSE_CAP_HANDLE_KILLPRIV (lo_init): fuse_setattr (fs/fuse/dir.c,
+ * Linux 6.x) then drops the ATTR_KILL_SUID/ATTR_KILL_SGID that
+ * file_remove_privs (write, fallocate), do_truncate (truncate, open with
+ * O_TRUNC) and chown_common pass it, so the model applies them here with
+ * the caller's credentials: setattr_should_drop_suidgid's rule for a write,
+ * fallocate or truncate, chown_common's for a chown.  The capability
+ * (security.capability) the kernel still removes itself, with a REMOVEXATTR
+ * in the writer's name (cap_inode_killpriv), which the model accepts
+ * (xattr_checked).  privs_to_drop says what to drop (0 in the common case:
+ * no S_ISUID/S_ISGID); the caller's supplementary groups are read
+ * (fuse_req_getgroups, from /proc) only when they decide: a setgid file
+ * without group execute whose group is not the caller's fsgid.
+ */
+static unsigned int privs_to_drop(const struct rvf_ctx *ctx, struct inode *inode, bool chown)
+{
+	uint32_t mode = READ_ONCE(inode->i_mode);
+	gid_t groups[64];
+	struct cred c;
+	int n;
+
+	if (likely(!(mode & (S_ISUID | S_ISGID))))
+		return 0;
+	ctx_cred(ctx, &c);
+	if ((mode & (S_ISGID | S_IXGRP)) == S_ISGID && c.fsuid != 0 &&
+	    c.fsgid != READ_ONCE(inode->i_gid) && ctx->req) {
+		n = fuse_req_getgroups(ctx->req, (int)ARRAY_SIZE(groups), groups);
+		if (n > 0) {
+			c.groups = groups;
+			c.ngroups = n < (int)ARRAY_SIZE(groups) ? n : (int)ARRAY_SIZE(groups);
+		}
+	}
+	return chown ? vfs_chown_drop_suidgid(inode, &c) : vfs_should_drop_suidgid(inode, &c);
+}
+
+static void kill_privs(const struct rvf_ctx *ctx, struct inode *inode)
+{
+	struct iattr ia;
+
+	memset(&ia, 0, sizeof(ia));
+	ia.ia_valid = privs_to_drop(ctx, inode, false);
+	if (unlikely(ia.ia_valid))
+		vfs_setattr(inode, &ia);
 }
 
 int rvf_op_lookup(const struct rvf_ctx *ctx, fuse_ino_t parent, const char *name,
@@ -341,6 +391,28 @@ int rvf_op_setattr(const struct rvf_ctx *ctx, fuse_ino_t ino, const struct stat 
 	 */
 	if ((to_set & FUSE_SET_ATTR_CTIME) || !to_set)
 		ia.ia_valid |= ATTR_CTIME;
+	/*
+	 * The kernel's ATTR_KILL_SUID/SGID, left to us (privs_to_drop): a
+	 * chown drops them as chown_common says, a truncate as do_truncate
+	 * does.  A SETATTR with nothing valid is chown(f, -1, -1) or
+	 * file_remove_privs's notify_change before a write: the same bits for
+	 * a caller without CAP_FSETID, and only a chown reaches here from one
+	 * with it, so chown's rule serves both.  setattr_prepare would refuse
+	 * the mode change to a non-owner (EPERM), but a write's stripping
+	 * passes ATTR_FORCE, which the request does not carry: only an
+	 * explicit chown gets EPERM here.
+	 */
+	if (to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID) || !to_set) {
+		unsigned int kill = privs_to_drop(ctx, inode, true);
+
+		if (kill && to_set && ctx->uid != 0 && ctx->uid != READ_ONCE(inode->i_uid)) {
+			if (file)
+				fput(file);
+			return -EPERM;
+		}
+		ia.ia_valid |= kill;
+	} else if (to_set & FUSE_SET_ATTR_SIZE)
+		ia.ia_valid |= privs_to_drop(ctx, inode, false);
 	/* vfs_setattr takes the BKL itself when bkl_ops has setattr */
 	err = ia.ia_valid ? vfs_setattr(inode, &ia) : 0;
 	if (file)
@@ -528,6 +600,10 @@ int rvf_op_open(const struct rvf_ctx *ctx, fuse_ino_t ino, int flags, uint64_t *
 		return rvf_ctl_open(ino, flags, fh);
 	}
 	rvf_enter();
+	/* O_TRUNC: do_truncate's privilege stripping (the kernel truncates
+	 * through this open: atomic_o_trunc) */
+	if (flags & O_TRUNC)
+		kill_privs(ctx, rvf_inode(ino));
 	/* the open runs under the BKL when bkl_ops has open (vfs/) */
 	err = vfs_open_inode(rvf_inode(ino), open_flags(flags), &file);
 	if (err)
@@ -593,6 +669,7 @@ ssize_t rvf_op_write(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, con
 	file = rvf_fget(fh);
 	if (!file)
 		return -EBADF;
+	kill_privs(ctx, file->f_inode); /* file_remove_privs */
 	n = vfs_write(file, buf, size, &pos);
 	fput(file);
 	return n;
@@ -887,6 +964,7 @@ int rvf_op_fallocate(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, int
 	file = rvf_fget(fh);
 	if (!file)
 		return -EBADF;
+	kill_privs(ctx, file->f_inode); /* fuse_file_fallocate's file_modified */
 	/* the modes tmpfs has (vfs_fallocate says EOPNOTSUPP to the others) */
 	err = vfs_fallocate(file, mode, off, len);
 	fput(file);

@@ -118,11 +118,19 @@ extern struct vfs_hooks vfs_hooks;
 /* ------------------------------------------------------------------ */
 struct cred {
 	uid_t fsuid;
-	gid_t fsgid; /* the model has no supplementary groups: fsgid is the one */
+	gid_t fsgid;
+	/* supplementary groups (in_group_p), when the caller has them;
+	 * fsuid 0 stands for the capabilities (CAP_FSETID, ...) */
+	const gid_t *groups;
+	int ngroups;
 	/* the mode already went through vfs_prepare_mode (umask, and
 	 * mode_strip_sgid with the caller's supplementary groups): the FUSE
 	 * daemon, below the kernel's VFS, sets it */
 	bool mode_prepared;
+	/* the caller's privilege for an xattr change was checked above the
+	 * model (the kernel's cap_inode_setxattr/removexattr, or its own
+	 * cap_inode_killpriv): the FUSE daemon sets it */
+	bool xattr_checked;
 };
 
 /* ------------------------------------------------------------------ */
@@ -252,6 +260,8 @@ struct kstat {
 #define ATTR_CTIME     (1u << 6)
 #define ATTR_ATIME_SET (1u << 7) /* use ia_atime, else now */
 #define ATTR_MTIME_SET (1u << 8) /* use ia_mtime, else now */
+#define ATTR_KILL_SUID (1u << 11) /* clear S_ISUID if set (notify_change) */
+#define ATTR_KILL_SGID (1u << 12) /* clear S_ISGID if set */
 
 struct iattr {
 	unsigned int ia_valid;
@@ -375,6 +385,14 @@ ssize_t vfs_readlink(struct inode *inode, char *buf, size_t len);
 void vfs_getattr(struct inode *inode, struct kstat *st);
 int vfs_setattr(struct inode *inode, const struct iattr *attr);
 void vfs_statfs(struct kstatfs *st);
+/*
+ * Privilege stripping (vfs/inode.c): the ATTR_KILL_SUID/ATTR_KILL_SGID a
+ * write, fallocate or truncate by cred must apply (file_remove_privs'
+ * setattr_should_drop_suidgid), and the ones a chown applies (chown_common);
+ * 0: none.  vfs_setattr applies them to the mode it finds under i_rwsem.
+ */
+unsigned int vfs_should_drop_suidgid(const struct inode *inode, const struct cred *cred);
+unsigned int vfs_chown_drop_suidgid(const struct inode *inode, const struct cred *cred);
 
 /*
  * readdir: calls actor for each entry from position pos on ("." is 0, ".."

@@ -31,6 +31,10 @@
  *            the old name (owner, directory sizes), over a target, of a
  *            directory, across directories, the flag combinations refused,
  *            by nobody.
+ * killpriv   (as root; the mount must allow other users) S_ISUID, S_ISGID
+ *            and security.capability after an append, fallocate,
+ *            ftruncate, open with O_TRUNC and chown to root by a stranger,
+ *            a member of the file's group and root.
  * fsx        a seeded fsx-style run (ARG operations, default 3000): writes,
  *            reads, truncates, fallocate with and without KEEP_SIZE, hole
  *            punches, mapped writes and reads, each checked against an
@@ -51,6 +55,7 @@
 #include <grp.h>
 #include <linux/falloc.h>
 #include <linux/fs.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +72,7 @@
 #include <unistd.h>
 
 #define PG 4096L
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 static const char *errname(int err)
 {
@@ -844,12 +850,99 @@ static int run_whiteout(const char *dir)
 	return 0;
 }
 
+
+/* ---- privilege stripping ----------------------------------------------- */
+
+/* A v2 file capability (struct vfs_cap_data): cap_net_bind_service=p. */
+static const uint32_t kp_cap[5] = {0x02000000u, 1u << 10, 0, 0, 0};
+
+static const char *const kp_ops[] = {"append", "fallocate", "ftruncate", "open_trunc", "chown"};
+
+/* op on path as the current user: the call's result */
+static int kp_do(const char *op, const char *path)
+{
+	int fd, err = 0;
+
+	if (!strcmp(op, "chown"))
+		return chown(path, 0, (gid_t)-1) ? errno : 0;
+	fd = open(path, O_WRONLY | (strcmp(op, "open_trunc") ? O_APPEND : O_TRUNC));
+	if (fd < 0)
+		return errno;
+	if (!strcmp(op, "append") && write(fd, "hi\n", 3) != 3)
+		err = errno;
+	if (!strcmp(op, "fallocate") && fallocate(fd, 0, 0, 8192))
+		err = errno;
+	if (!strcmp(op, "ftruncate") && ftruncate(fd, 2))
+		err = errno;
+	close(fd);
+	return err;
+}
+
+static const char *kp_path;
+static const char *kp_op;
+
+static void kp_child(void)
+{
+	printf("%s: %s\n", kp_path, errname(kp_do(kp_op, kp_path)));
+}
+
+/* root sets up path with mode, group gid and (cap) a file capability;
+ * uid/gid (or root: uid 0) runs op; the mode and capability after */
+static void kp_case(const char *op, mode_t mode, gid_t fgid, bool cap, uid_t uid, gid_t gid)
+{
+	char path[128];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "kp/%s-%s-%04o-g%u-u%u", op, cap ? "cap" : "nocap",
+		 (unsigned)mode, (unsigned)fgid, (unsigned)uid);
+	create_mode(path, 0666);
+	if (chown(path, 0, fgid) || chmod(path, mode))
+		die("kp setup");
+	if (cap && setxattr(path, "security.capability", kp_cap, sizeof(kp_cap), 0))
+		printf("%s: setcap: %s\n", path, errname(errno));
+	kp_path = path;
+	kp_op = op;
+	if (uid)
+		as_user(uid, gid, kp_child);
+	else
+		kp_child();
+	if (lstat(path, &st))
+		die("kp stat");
+	printf("%s: mode %04o capability %s\n", path, (unsigned)(st.st_mode & 07777),
+	       getxattr(path, "security.capability", NULL, 0) >= 0 ? "kept" : errname(errno));
+}
+
+/*
+ * What a write, fallocate, truncate (ftruncate, open with O_TRUNC) and a
+ * chown do to S_ISUID, S_ISGID and security.capability, done by nobody
+ * (65534:65534, not in the file's group 0), by nobody as a member of the
+ * file's group (gid 65534), and by root (CAP_FSETID): setattr_should_drop_*
+ * and file_remove_privs's rules.
+ */
+static int run_killpriv(const char *dir)
+{
+	static const mode_t modes[] = {04666, 02666, 02676, 06777, 0666};
+
+	if (chdir(dir) || mkdir("kp", 0777) || chmod("kp", 0777))
+		die("kp");
+	for (size_t o = 0; o < ARRAY_LEN(kp_ops); o++) {
+		for (size_t m = 0; m < ARRAY_LEN(modes); m++) {
+			kp_case(kp_ops[o], modes[m], 0, false, 65534, 65534);
+			kp_case(kp_ops[o], modes[m], 65534, false, 65534, 65534);
+			kp_case(kp_ops[o], modes[m], 0, false, 0, 0);
+		}
+		kp_case(kp_ops[o], 0666, 0, true, 65534, 65534);
+		kp_case(kp_ops[o], 0666, 0, true, 0, 0);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 2 ? argv[2] : "";
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: %s DIR fallocate|owner|ioctl|xattr|sizes|readdir|whiteout|fsx [ARG]\n", argv[0]);
+		fprintf(stderr, "usage: %s DIR fallocate|owner|ioctl|xattr|sizes|readdir|whiteout|killpriv|fsx [ARG]\n", argv[0]);
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -868,6 +961,8 @@ int main(int argc, char **argv)
 		return run_readdir(argv[1]);
 	if (!strcmp(mode, "whiteout"))
 		return run_whiteout(argv[1]);
+	if (!strcmp(mode, "killpriv"))
+		return run_killpriv(argv[1]);
 	if (!strcmp(mode, "fsx"))
 		return run_fsx(argv[1], argc > 3 ? atol(argv[3]) : 3000);
 	fprintf(stderr, "parity: unknown mode %s\n", mode);
