@@ -68,6 +68,9 @@ struct rvf_config {
 	char *nonopt[2];
 	int nr_nonopt;
 	int user_fsname; /* -o fsname= given: it names the mount */
+	int remount;	 /* -o remount (mount -o remount): rvf_remount */
+	char *opts[64]; /* the -o options rcuvfs did not take (remount) */
+	int nr_opts;
 };
 
 /*
@@ -80,6 +83,10 @@ void rvf_print_help(FILE *out, const char *progname);
 /* Whether a model switch has an effect on a mount (else -o refuses it). */
 bool rvf_switch_acts(const char *name);
 void rvf_print_version(FILE *out);
+/* mount -o remount: apply ro/rw and the mount flags to the mount at
+ * cfg->mountpoint (mount(2) MS_REMOUNT); exit status (0, 1, or 2 for an
+ * option a remount cannot change), after one line on stderr. */
+int rvf_remount(const struct rvf_config *cfg);
 
 /* ---- the daemon ---------------------------------------------------------- */
 

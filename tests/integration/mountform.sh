@@ -6,7 +6,10 @@
 #     runs "rcuvfs SRC DIR -o rw,dev,suid,..." from the standard PATH (it
 #     clears PATH), so the test runs in a private mount namespace with
 #     BIN/rcuvfs bind-mounted over as /usr/local/bin/rcuvfs;
-#  2. SRC is the mount's source (the first field of /proc/mounts), and
+#  2. mount -o remount,ro DIR makes the running mount read-only (EROFS),
+#     remount,rw writable again, a remount asking for a model switch is
+#     refused in one line;
+#     SRC is the mount's source (the first field of /proc/mounts), and
 #     "umount SRC" finds it; -o fsname= given with SRC wins over it;
 #     the mount's switches are the ones given, and /.rcuvfs/locks names the
 #     mount's real device (as /proc/locks does: MAJOR:MINOR in hex) and the
@@ -44,6 +47,14 @@ flock "$m/f" -c "cat '$m/.rcuvfs/locks'" >"$tmp/locks"
 set -- $dev
 printf 'want: %02x:%02x:%s\n' "$1" "$2" "$ino"
 sed 's/^/locks: /' "$tmp/locks"
+# mount -o remount,ro / rw: the running mount changes, no new daemon
+: >"$m/rw"
+mount -o remount,ro "$m" && echo "remount ro: ok"
+grep -q " $m fuse.rcuvfs ro," /proc/self/mounts && echo "remount ro: ro in /proc/mounts"
+echo x 2>"$tmp/erofs" >>"$m/rw"; grep -q "Read-only file system" "$tmp/erofs" && echo "remount ro: EROFS"
+mount -o remount,rw "$m" && echo x >>"$m/rw" && echo "remount rw: writable"
+mount -o remount,filelock=bkl "$m" 2>"$tmp/fixed"; echo "remount switch: status $?"
+sed 's/^/remount switch: /' "$tmp/fixed"
 umount rcuvfs-src1 && echo "unmounted"
 # -o fsname= wins over SOURCE
 mount -t fuse.rcuvfs rcuvfs-src2 "$m" -o fsname=rcuvfs-named || { echo "mount 2 failed"; exit 1; }
@@ -57,6 +68,12 @@ want=$(sed -n 's/^want: //p' "$IT_TMP/ns.out")
 [ -n "$want" ] && grep -q "^locks: 1: FLOCK  ADVISORY  WRITE [0-9]* $want 0 EOF$" "$IT_TMP/ns.out" ||
 	fail "/.rcuvfs/locks does not name the mount's device and inode ($want)"
 grep -qx "source: rcuvfs-src1" "$IT_TMP/ns.out" || fail "SOURCE is not the mount's source"
+for l in "remount ro: ok" "remount ro: ro in /proc/mounts" "remount ro: EROFS" "remount rw: writable" \
+	"remount switch: status 2"; do
+	grep -qx "$l" "$IT_TMP/ns.out" || fail "mount -o remount: no '$l'"
+done
+grep -q "^remount switch: rcuvfs: -o remount: 'filelock=bkl' is fixed" "$IT_TMP/ns.out" ||
+	fail "mount -o remount with a switch: no message"
 grep -qx "unmounted" "$IT_TMP/ns.out" || fail "umount SOURCE failed"
 grep -qx "named: rcuvfs-named" "$IT_TMP/ns.out" || fail "-o fsname= did not name the mount"
 grep -qx "unmounted named" "$IT_TMP/ns.out" || fail "umount FSNAME failed"
