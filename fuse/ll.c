@@ -85,6 +85,10 @@ static void lo_init(void *userdata, struct fuse_conn_info *conn)
 	 */
 	if (conn->capable & FUSE_CAP_HANDLE_KILLPRIV)
 		conn->want |= FUSE_CAP_HANDLE_KILLPRIV;
+	/* file handles (name_to_handle_at, NFS export) that outlive the
+	 * kernel's inode: it looks the node up again by "." (ops.c lookup_dot) */
+	if (conn->capable & FUSE_CAP_EXPORT_SUPPORT)
+		conn->want |= FUSE_CAP_EXPORT_SUPPORT;
 }
 
 static void lo_destroy(void *userdata)

@@ -288,6 +288,70 @@ static void kill_privs(const struct rvf_ctx *ctx, struct inode *inode)
 		vfs_setattr(inode, &ia);
 }
 
+/*
+ * The inode behind a node id the kernel may hold no lookup count on: a
+ * file handle's (open_by_handle_at after the kernel dropped its inode,
+ * FUSE_CAP_EXPORT_SUPPORT).  Its object may have been freed, or freed and
+ * reused for another inode, so the id is only compared against the
+ * superblock's live inodes (the list walk of the kernel's ilookup5 with
+ * fuse_inode_eq, by address), and a reference taken unless the inode is
+ * being evicted.  A reused object is told from the old node by its
+ * generation: new_inode gives every inode its own, the entry reply carries
+ * it and the kernel's fuse_get_dentry compares it with the handle's
+ * (ESTALE).  NULL: no such node (ESTALE).
+ */
+static struct inode *rvf_inode_get_checked(fuse_ino_t ino)
+{
+	struct inode *inode, *found = NULL;
+	int c;
+
+	if (ino == FUSE_ROOT_ID) {
+		ihold(rvf.root);
+		return rvf.root;
+	}
+	spin_lock(&rv_sb->s_inode_list_lock);
+	list_for_each_entry(inode, &rv_sb->s_inodes, i_sb_list)
+	{
+		if ((fuse_ino_t)(uintptr_t)inode != ino)
+			continue;
+		c = __atomic_load_n(&inode->i_count, __ATOMIC_RELAXED);
+		while (c > 0 && !__atomic_compare_exchange_n(&inode->i_count, &c, c + 1, true,
+							     __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			;
+		if (c > 0)
+			found = inode;
+		break;
+	}
+	spin_unlock(&rv_sb->s_inode_list_lock);
+	return found;
+}
+
+/*
+ * LOOKUP of "." and "..": the kernel sends them only for export
+ * (fs/fuse/inode.c, Linux 6.x: fuse_get_dentry looks up "." in the node of
+ * a file handle whose inode it dropped, of any file type; fuse_get_parent
+ * looks up ".." in a directory to reconnect it).  The node is resolved
+ * through rvf_inode_get_checked, never dereferenced unchecked.
+ */
+static int lookup_dot(fuse_ino_t ino, bool dotdot, struct fuse_entry_param *e)
+{
+	struct inode *inode = rvf_inode_get_checked(ino), *parent;
+	int err;
+
+	if (!inode)
+		return -ESTALE;
+	if (!dotdot) {
+		make_entry(inode, e); /* the reference becomes the lookup count */
+		return 0;
+	}
+	err = vfs_lookup(inode, "..", &parent);
+	iput(inode);
+	if (err)
+		return err;
+	make_entry(parent, e);
+	return 0;
+}
+
 int rvf_op_lookup(const struct rvf_ctx *ctx, fuse_ino_t parent, const char *name,
 		  struct fuse_entry_param *e)
 {
@@ -297,6 +361,8 @@ int rvf_op_lookup(const struct rvf_ctx *ctx, fuse_ino_t parent, const char *name
 	if (rvf_ino_is_ctl(parent) || reserved_name(parent, name))
 		return rvf_ctl_lookup(parent, name, e);
 	rvf_enter();
+	if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
+		return lookup_dot(parent, name[1] == '.', e);
 	err = vfs_lookup(rvf_inode(parent), name, &inode);
 	if (err)
 		return err;

@@ -96,6 +96,8 @@ void inode_now(struct timespec *ts)
  * from them before this CPU can use it; on many CPUs that cost stress-ng's
  * zero 6.3% (docs/history.md).
  */
+static uint64_t inode_generation_next; /* atomic: new_inode */
+
 struct inode *new_inode(struct super_block *sb, uint32_t mode, const struct cred *cred)
 {
 	struct inode *inode;
@@ -109,7 +111,14 @@ struct inode *new_inode(struct super_block *sb, uint32_t mode, const struct cred
 	if (!inode)
 		return NULL;
 	inode->i_ino = __atomic_fetch_add(&sb->s_next_ino, 1, __ATOMIC_RELAXED);
-	inode->i_generation = 1;
+	/*
+	 * Every inode its own generation, as shmem_get_inode gives each a
+	 * random one (mm/shmem.c, 6.x): a file handle names an inode by
+	 * number (or, through FUSE, by object address) and generation, so an
+	 * object or number used again is never taken for the old inode.  A
+	 * counter here: unique and deterministic.
+	 */
+	inode->i_generation = __atomic_add_fetch(&inode_generation_next, 1, __ATOMIC_RELAXED);
 	inode->i_mode = mode;
 	seqcount_init(&inode->i_attr_seq);
 	spin_lock_init(&inode->i_lock);

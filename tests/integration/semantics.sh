@@ -11,6 +11,8 @@
 #             in this pattern meets renamed entries again; its lines are
 #             printed for reference)
 #   whiteout  RENAME_WHITEOUT's 0:0 character device, compared with tmpfs
+#   handles   open_by_handle_at after the kernel dropped its inodes (FORGET
+#             counted), stale once the file is gone; compared with tmpfs
 #   killpriv  privilege stripping by writes, fallocate and truncate of other
 #             users, compared with tmpfs, and the requests it costs
 # The daemon must exit 0 at unmount.
@@ -66,6 +68,16 @@ whiteout)
 	run rcuvfs "$R"
 	compare
 	;;
+handles)
+	run tmpfs "$T"
+	f0=$(stat_of req_forget)
+	run rcuvfs "$R"
+	f1=$(stat_of req_forget)
+	compare
+	# the handles were used after the kernel forgot the inodes
+	[ "$((f1 - f0))" -gt 0 ] && pass "rcuvfs: the kernel forgot $((f1 - f0)) inodes (drop_caches)" ||
+		fail "rcuvfs: no FORGET during the mode: the handles never left the kernel's cache"
+	;;
 killpriv)
 	run tmpfs "$T"
 	g0=$(stat_of req_getxattr) r0=$(stat_of req_removexattr)
@@ -75,7 +87,7 @@ killpriv)
 	echo "  rcuvfs requests during the mode: getxattr $((g1 - g0)), removexattr $((r1 - r0))"
 	;;
 *)
-	echo "usage: semantics.sh BIN_DIR readdir|whiteout|killpriv"
+	echo "usage: semantics.sh BIN_DIR readdir|whiteout|handles|killpriv"
 	exit 2
 	;;
 esac
