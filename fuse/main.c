@@ -269,6 +269,10 @@ int main(int argc, char **argv)
 		ret = 0;
 		goto out_args;
 	}
+	if (cfg->list_counters) {
+		ret = rvf_list_counters(stdout);
+		goto out_args;
+	}
 	if (cfg->remount) {
 		ret = rvf_remount(cfg);
 		goto out_args;

@@ -970,6 +970,7 @@ static void usage(FILE *out)
 		"                       (default 60)\n"
 		"  -q, --quiet          no progress line (shown only on a terminal anyway)\n"
 		"      --list           describe every workload and how it counts\n"
+		"      --list-counters  every model counter the runs report, with its help\n"
 		"  -V, --version        version and git commit\n"
 		"      --summarize      read \"KEY... VALUE\" lines from stdin, print\n"
 		"                       \"KEY n median min max stddev\" per key (the\n"
@@ -1158,6 +1159,7 @@ enum {
 	OPT_CSV,
 	OPT_VERIFY,
 	OPT_LIST,
+	OPT_LIST_COUNTERS,
 	OPT_MODEL,
 	OPT_PATH,
 	OPT_OPS,
@@ -1356,6 +1358,7 @@ int main(int argc, char **argv)
 	    {"timeout", required_argument, NULL, OPT_TIMEOUT},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"list", no_argument, NULL, OPT_LIST},
+	    {"list-counters", no_argument, NULL, OPT_LIST_COUNTERS},
 	    {"help", no_argument, NULL, 'h'},
 	    {"test-skip-lock", no_argument, NULL, OPT_SKIP_LOCK},
 	    {"test-race-window", no_argument, NULL, OPT_RACE_WINDOW},
@@ -1472,6 +1475,8 @@ int main(int argc, char **argv)
 		case OPT_LIST:
 			list_workloads();
 			return 0;
+		case OPT_LIST_COUNTERS:
+			return stress_model_list_counters();
 		case 'h':
 			usage(stdout);
 			return 0;

@@ -1,0 +1,7 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# cmake -DIN=page.scd -DSWITCHES=switches.scd -DOUT=out.scd -P man-switches.cmake
+# Copies IN to OUT with its line "%%SWITCHES%%" replaced by SWITCHES's text.
+file(READ ${IN} page)
+file(READ ${SWITCHES} switches)
+string(REPLACE "%%SWITCHES%%\n" "${switches}" page "${page}")
+file(WRITE ${OUT} "${page}")
