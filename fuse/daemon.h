@@ -19,7 +19,11 @@
  * Inode numbers (fuse_ino_t): FUSE_ROOT_ID is the model's root inode; the
  * control directory's objects use the small reserved numbers
  * RVF_INO_CTL_FIRST..RVF_INO_CTL_LAST; every other number is the address of
- * a model struct inode on which the kernel holds lookup references.
+ * a model struct inode on which the kernel holds lookup references, with
+ * the inode's own generation in every entry reply.  The one exception, a
+ * LOOKUP of "." or ".." in a node from a file handle the kernel no longer
+ * holds (export support), is resolved against the superblock's live inodes
+ * before use (ops.c rvf_inode_get_checked).
  *
  * Lookup counts: every lookup reply (lookup, create, mknod, mkdir, symlink,
  * link, readdirplus entries actually returned) holds one inode reference
