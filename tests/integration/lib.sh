@@ -104,9 +104,14 @@ wait_gone() { # pid, bounded (60 s)
 # The shell's children that are still running and are not its daemons
 # (IT_PIDS), one per line: the test's own processes that may hold a mount.
 it_own_children() {
-	local p d mine
+	local p d mine anc=" " q=$BASHPID
+	# the subshells this runs in (command substitutions) are not holders
+	while [ -n "$q" ] && [ "$q" != "$$" ] && [ "$q" != 1 ]; do
+		anc+="$q "
+		q=$(sed 's/.*) //' "/proc/$q/stat" 2>/dev/null | cut -d' ' -f2)
+	done
 	for p in $(pgrep -P $$ 2>/dev/null); do
-		[ "$p" = "$BASHPID" ] && continue # this command substitution
+		[ "${anc/ $p /}" != "$anc" ] && continue
 		mine=1
 		for d in "${IT_PIDS[@]}"; do
 			[ "$p" = "$d" ] && mine=0
@@ -155,7 +160,7 @@ it_unmount() {
 	done
 	echo "unmount $m: still busy ${IT_UNMOUNT_SECS:-60} s after the test's processes" \
 		"ended ($out); own processes left: ${kids:-none}; holders:" \
-		"$(fuser -m "$m" 2>&1 | tr -s ' ')" >&2
+		"$(fuser -m "$m" 2>/dev/null | tr -s ' ')" >&2
 	return 1
 }
 
