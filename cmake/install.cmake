@@ -66,6 +66,7 @@ if(SCDOC)
     add_custom_command(OUTPUT ${PROJECT_BINARY_DIR}/man/${page}
                        COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/man
                        COMMAND ${CMAKE_COMMAND} -DIN=${scd} -DSWITCHES=${_sw_scd}
+                               -DDOCDIR=${CMAKE_INSTALL_FULL_DOCDIR}
                                -DOUT=${PROJECT_BINARY_DIR}/gen/${page}.scd
                                -P ${PROJECT_SOURCE_DIR}/cmake/man-switches.cmake
                        COMMAND ${SCDOC} < ${PROJECT_BINARY_DIR}/gen/${page}.scd

@@ -880,6 +880,18 @@ out:
 		if (res->idle_frac < 0)
 			res->idle_frac = 0;
 		res->sys_idle_frac = have_sys && st1 > st0 ? (double)(si1 - si0) / (st1 - st0) : -1;
+		/*
+		 * The run's own idle share is what its CPUs would have had
+		 * free if it were alone; when the machine's was much lower,
+		 * other work took CPU time during the window and the ops/s
+		 * figure is not the run's alone (ratios within a run still
+		 * compare like with like when rounds alternate).
+		 */
+		if (res->sys_idle_frac >= 0 && res->idle_frac - res->sys_idle_frac > 0.10)
+			fprintf(stderr,
+				"rcuvfs-stress: warning: %s: the machine was busy during the "
+				"measurement (machine idle %.0f%%, this run's %.0f%%)\n",
+				wl->name, res->sys_idle_frac * 100, res->idle_frac * 100);
 		counters_delta(&res->counters, &c0, &c1);
 	}
 	res->failed = failed || interrupted;
