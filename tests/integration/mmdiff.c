@@ -47,7 +47,17 @@
  * any model instance exists), which runs the whole script and writes its
  * lines to a pipe; a fork step forks it again, and the tool is the
  * subreaper of whichever process goes on.  Accesses on the host run under
- * sigsetjmp with SIGSEGV and SIGBUS handlers.  The model run is in the
+ * sigsetjmp with SIGSEGV and SIGBUS handlers.  mlock, munlock, mlockall,
+ * munlockall, msync, madvise and mremap go through syscall(2): the
+ * sanitizers' runtime intercepts the libc wrappers of the mlock family and
+ * makes them succeed without doing anything.
+ *
+ * Host reruns.  Fault-around maps only the folios it can lock at once, so
+ * on a busy machine a host run may now and then map fewer pages than the
+ * same script does alone.  When a seed's transcripts differ, the host run
+ * is repeated once; if the two host runs differ from each other, the
+ * second is the reference (and the summary counts the rerun), else the
+ * difference stands.  The model run is in the
  * tool's own thread: one model process (task_create_process + exec_mm),
  * task_fork for fork steps, accesses through rv_mm_read/rv_mm_write by the
  * attached task.
@@ -69,6 +79,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -205,6 +216,18 @@ static int rn(int n)
 {
 	return (int)(rnd() % (uint64_t)n);
 }
+
+/*
+ * A sanitizer build's process has terabytes of shadow and allocator
+ * reservations: mlockall(MCL_CURRENT) would populate them and
+ * MCL_FUTURE every later one, and the kernel kills the host run.  Such a
+ * build leaves the mlockall kind out.
+ */
+#ifdef __SANITIZE_ADDRESS__
+#define NO_MLOCKALL 1
+#else
+#define NO_MLOCKALL 0
+#endif
 
 static bool kind_on[NKIND];
 static unsigned long last_lo, last_hi; /* the generator's last range, for accesses */
@@ -746,9 +769,10 @@ static long sysret(long r)
 /* mremap: the new address as a window offset, or -1000 (outside: unmapped). */
 static long host_mremap(const struct step *s)
 {
-	void *p = mremap((void *)s->addr, s->len, s->pgoff, s->arg, (void *)s->addr2);
+	long r = syscall(SYS_mremap, s->addr, s->len, s->pgoff, s->arg, s->addr2);
+	void *p = (void *)r;
 
-	if (p == MAP_FAILED)
+	if (r < 0)
 		return -errno;
 	if ((unsigned long)p < WIN || (unsigned long)p + s->pgoff > WIN + WLEN) {
 		munmap(p, s->pgoff);
@@ -895,16 +919,16 @@ static void host_run(const struct step *st, int n, int fd)
 			put_ret(&o, sysret(mprotect((void *)s->addr, s->len, s->prot)));
 			break;
 		case OP_MLOCK:
-			put_ret(&o, sysret(mlock((void *)s->addr, s->len)));
+			put_ret(&o, sysret(syscall(SYS_mlock, s->addr, s->len)));
 			break;
 		case OP_MUNLOCK:
-			put_ret(&o, sysret(munlock((void *)s->addr, s->len)));
+			put_ret(&o, sysret(syscall(SYS_munlock, s->addr, s->len)));
 			break;
 		case OP_MLOCKALL:
-			put_ret(&o, sysret(mlockall(s->arg)));
+			put_ret(&o, sysret(syscall(SYS_mlockall, s->arg)));
 			break;
 		case OP_MUNLOCKALL:
-			put_ret(&o, sysret(munlockall()));
+			put_ret(&o, sysret(syscall(SYS_munlockall)));
 			break;
 		case OP_TRUNCATE:
 			put_ret(&o, sysret(ftruncate(hfd[s->fd], (off_t)s->len)));
@@ -919,13 +943,13 @@ static void host_run(const struct step *st, int n, int fd)
 			host_accs(&o, s->acc[0], s->nacc[0]);
 			break;
 		case OP_MSYNC:
-			put_ret(&o, sysret(msync((void *)s->addr, s->len, s->arg)));
+			put_ret(&o, sysret(syscall(SYS_msync, s->addr, s->len, s->arg)));
 			break;
 		case OP_MREMAP:
 			put_mmap_ret(&o, host_mremap(s));
 			break;
 		case OP_MADVISE:
-			put_ret(&o, sysret(madvise((void *)s->addr, s->len, s->arg)));
+			put_ret(&o, sysret(syscall(SYS_madvise, s->addr, s->len, s->arg)));
 			break;
 		case OP_FORK:
 			host_fork(s, &o, line, sizeof(line));
@@ -1327,7 +1351,19 @@ static void reproducer(uint64_t seed, int steps, const char *sw, const char *ops
 		printf(" --ops %s", ops);
 	if (sw && *sw)
 		printf(" -o %s", sw);
-	printf("\n  transcripts: add --print host / --print model\n");
+	printf("\n  transcripts: add --print host / --print model%s\n",
+	       NO_MLOCKALL ? " (a sanitizer build: no mlockall steps)" : "");
+}
+
+/* The first line where a and b differ, or -1 when they are identical. */
+static int first_diff(const struct transcript *a, const struct transcript *b)
+{
+	int n = a->n < b->n ? a->n : b->n;
+
+	for (int i = 0; i < n; i++)
+		if (strcmp(a->v[i], b->v[i]))
+			return i;
+	return a->n == b->n ? -1 : n;
 }
 
 static int compare(uint64_t seed, int steps, const char *sw, const char *ops,
@@ -1449,7 +1485,8 @@ static void help(void)
 	       "reproducer printed), 2 a bad option or a failed run.\n"
 	       "Operation kinds:\n");
 	for (int k = 0; k < NKIND; k++)
-		printf("  %-12s %s\n", kinds[k].name, kinds[k].help);
+		printf("  %-12s %s%s\n", kinds[k].name, kinds[k].help,
+		       NO_MLOCKALL && k == K_MLOCKALL ? " (not in this sanitizer build)" : "");
 }
 
 static void bad(const char *fmt, const char *arg)
@@ -1472,6 +1509,8 @@ int main(int argc, char **argv)
 	int nsw = 0, steps = 200, c, status = 0;
 	uint64_t lo = 1, hi = 1;
 	long lines = 0;
+	int reruns = 0;
+	struct transcript *mts;
 	struct rv_switches sw;
 	struct step *st;
 	char *end;
@@ -1528,6 +1567,14 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc)
 		bad("%s: unexpected argument", argv[optind]);
+	if (NO_MLOCKALL && kind_on[K_MLOCKALL]) {
+		if (ops) {
+			fprintf(stderr, "rcuvfs-mmdiff: --ops: mlockall is left out of a sanitizer "
+					"build (it would lock the shadow memory)\n");
+			return 2;
+		}
+		kind_on[K_MLOCKALL] = false;
+	}
 	/* a kind the model lacks can only be printed from the host */
 	for (int k = 0; k < NKIND; k++)
 		if (kind_on[k] && !kinds[k].model_has && !(print && !strcmp(print, "host"))) {
@@ -1560,37 +1607,70 @@ int main(int argc, char **argv)
 		free(st);
 		return c ? 2 : 0;
 	}
+	mts = calloc((size_t)nsw, sizeof(*mts));
+	if (!mts)
+		return 2;
 	for (uint64_t seed = lo; seed <= hi; seed++) {
 		struct transcript ref = {0};
+		bool differ = false;
 
 		gen_script(seed, steps, st);
 		/* the host run first: no fork while a model instance exists */
 		if (host_transcript(st, steps, &ref)) {
 			fprintf(stderr, "rcuvfs-mmdiff: seed %llu: the host run failed\n",
 				(unsigned long long)seed);
+			tr_free(&ref);
 			free(st);
+			free(mts);
 			return 2;
 		}
 		for (int i = 0; i < nsw; i++) {
-			struct transcript mt = {0};
-
 			parse_sw(sws[i], &sw);
-			if (model_run(&sw, st, steps, &mt)) {
+			if (model_run(&sw, st, steps, &mts[i])) {
 				fprintf(stderr, "rcuvfs-mmdiff: seed %llu: the model run failed\n",
 					(unsigned long long)seed);
 				free(st);
 				return 2;
 			}
-			if (compare(seed, steps, sws[i], ops, &ref, &mt))
+			differ |= first_diff(&ref, &mts[i]) >= 0;
+		}
+		if (differ) {
+			/* the model instances are gone: the host may fork again */
+			struct transcript again = {0};
+			int d;
+
+			if (host_transcript(st, steps, &again)) {
+				fprintf(stderr, "rcuvfs-mmdiff: seed %llu: the host rerun failed\n",
+					(unsigned long long)seed);
+				free(st);
+				return 2;
+			}
+			d = first_diff(&ref, &again);
+			if (d >= 0) {
+				printf("note: seed %llu: two host runs differ at step %d; the second is "
+				       "the reference\n  first  %s\n  second %s\n",
+				       (unsigned long long)seed, d, d < ref.n ? ref.v[d] : "(none)",
+				       d < again.n ? again.v[d] : "(none)");
+				tr_free(&ref);
+				ref = again;
+				reruns++;
+			} else {
+				tr_free(&again);
+			}
+		}
+		for (int i = 0; i < nsw; i++) {
+			if (compare(seed, steps, sws[i], ops, &ref, &mts[i]))
 				status = 1;
 			lines += ref.n;
-			tr_free(&mt);
+			tr_free(&mts[i]);
 		}
 		tr_free(&ref);
 	}
 	free(st);
-	printf("rcuvfs-mmdiff: seeds %llu-%llu x %d steps x %d switch sets: %ld lines, %s\n",
-	       (unsigned long long)lo, (unsigned long long)hi, steps, nsw, lines,
+	free(mts);
+	printf("rcuvfs-mmdiff: seeds %llu-%llu x %d steps x %d switch sets: %ld lines, %d host "
+	       "reruns that changed the host's transcript, %s\n",
+	       (unsigned long long)lo, (unsigned long long)hi, steps, nsw, lines, reruns,
 	       status ? "DIFFERENCES" : "identical");
 	return status;
 }
