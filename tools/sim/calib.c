@@ -5,10 +5,14 @@
  * `rcuvfs-sim --calibrate FILE` runs each workload with one task on one
  * virtual CPU (no other task, so no point ever switches) and reads the TSC
  * at every point's entry and exit: a segment is the host time from leaving
- * one point to reaching the next, the engine's own work excluded.  Per pair
+ * one point to reaching the next, the engine's own work excluded and the
+ * cost of two back-to-back TSC reads (the fastest of 10,000) subtracted.  Per pair
  * of sites (the code addresses of the two points, as offsets from
- * rv_xpoint, with their kinds) it keeps up to 63 samples and saves their
- * median (robust to an interrupt or a preemption of this shared machine);
+ * rv_xpoint, with their kinds) it keeps up to 63 samples and saves the mean
+ * of their fastest 90% (robust to an interrupt or a preemption of this
+ * shared machine, and not rounded to the TSC's step as a median would be),
+ * less the cost of an empty segment (a loop of points with nothing between,
+ * measured the same way first: the calls into and out of the engine);
  * per pair of kinds, the count-weighted mean of the medians; and overall
  * the same mean, the last resort.
  *
@@ -34,6 +38,7 @@ struct pair {
 	uint32_t prev, cur;
 	int pk, ck;
 	bool used;
+	bool final; /* merged: median is the figure, no samples */
 	int64_t median;
 	uint64_t count;
 	int ns;
@@ -41,6 +46,7 @@ struct pair {
 };
 
 struct sim_calib {
+	int64_t null_ps; /* recording: an empty segment's cost, subtracted */
 	struct pair *tab;
 	size_t cap, used;
 	bool exact; /* the pairs belong to this binary */
@@ -125,6 +131,7 @@ void sim_calib_record(struct sim_calib *c, uint32_t prev, int prev_kind, uint32_
 {
 	struct pair *p = pfind(c, prev, cur, prev_kind, cur_kind, true);
 
+	ps = ps > c->null_ps ? ps - c->null_ps : 0;
 	p->count++;
 	if (p->ns < NSAMP) {
 		p->samp[p->ns++] = ps;
@@ -152,6 +159,75 @@ void sim_calib_free(struct sim_calib *c)
 	}
 }
 
+static int64_t trimmed_mean(struct pair *p)
+{
+	/* the mean of the fastest 90%: the TSC of some machines moves in steps
+	 * of ~10 ns, which a median would round to; the slowest tenth holds the
+	 * interrupts and preemptions */
+	int keep = p->ns - p->ns / 10;
+	int64_t sum = 0;
+
+	qsort(p->samp, (size_t)p->ns, sizeof(p->samp[0]), cmp64);
+	for (int k = 0; k < keep; k++)
+		sum += p->samp[k];
+	return sum / keep;
+}
+
+void sim_calib_set_null(struct sim_calib *c, const struct sim_calib *null_run)
+{
+	double sum = 0, n = 0;
+
+	for (size_t i = 0; i < null_run->cap; i++) {
+		struct pair *p = &null_run->tab[i];
+
+		if (p->used && p->ns > 1) {
+			sum += (double)trimmed_mean(p) * (double)p->count;
+			n += (double)p->count;
+		}
+	}
+	c->null_ps = n > 0 ? (int64_t)(sum / n) : 0;
+}
+
+int64_t sim_calib_null(const struct sim_calib *c)
+{
+	return c->null_ps;
+}
+
+void sim_calib_merge_run(struct sim_calib *c, struct sim_calib *run, int64_t body_ps,
+			 uint64_t points, double per_point_ps, double *scale)
+{
+	double sum = 0, target = (double)body_ps - (double)points * per_point_ps, f;
+
+	for (size_t i = 0; i < run->cap; i++) {
+		struct pair *p = &run->tab[i];
+
+		if (p->used && p->ns) {
+			p->median = trimmed_mean(p);
+			sum += (double)p->median * (double)p->count;
+		}
+	}
+	f = sum > 0 && target > 0 ? target / sum : 1.0;
+	*scale = f;
+	for (size_t i = 0; i < run->cap; i++) {
+		struct pair *p = &run->tab[i], *q;
+		int64_t m;
+
+		if (!p->used || !p->ns)
+			continue;
+		m = (int64_t)((double)p->median * f + 0.5);
+		q = pfind(c, p->prev, p->cur, p->pk, p->ck, true);
+		if (q->count) /* seen in another run: the count-weighted mean */
+			q->median = (int64_t)(((double)q->median * (double)q->count +
+					       (double)m * (double)p->count) /
+					      (double)(q->count + p->count));
+		else
+			q->median = m;
+		q->count += p->count;
+		q->ns = 1;
+		q->final = true;
+	}
+}
+
 int sim_calib_save(struct sim_calib *c, FILE *f, const char *header)
 {
 	double ksum[NK][NK] = {{0}}, kcnt[NK][NK] = {{0}}, all = 0, allc = 0;
@@ -163,8 +239,8 @@ int sim_calib_save(struct sim_calib *c, FILE *f, const char *header)
 
 		if (!p->used || !p->ns)
 			continue;
-		qsort(p->samp, (size_t)p->ns, sizeof(p->samp[0]), cmp64);
-		p->median = p->samp[p->ns / 2];
+		if (!p->final)
+			p->median = trimmed_mean(p);
 		ksum[p->pk][p->ck] += (double)p->median * (double)p->count;
 		kcnt[p->pk][p->ck] += (double)p->count;
 		all += (double)p->median * (double)p->count;

@@ -14,7 +14,8 @@
  *          one's latency); c becomes the owner.
  * A transfer waits until the line is free (requests are served in the order
  * they arrive: the engine charges them in virtual-time order), and an RMW
- * keeps it locked for atomic_ps after it arrived.  A transfer costs the
+ * keeps it locked for atomic_ps after it arrived (from the other CPUs: the
+ * instruction's own cost is in the calibrated segment).  A transfer costs the
  * topology's latency between the two CPUs: SMT siblings, two cores of one
  * socket, or two sockets.  The base cost of the instruction (an L1 hit, the
  * locked instruction itself) is part of the calibrated segment, so a hit
@@ -34,6 +35,7 @@ struct line {
 	int owner;	/* -1: none */
 	uint64_t sharers[WORDS];
 	int64_t busy_until;
+	int busy_cpu; /* the CPU the line was last busy for */
 };
 
 static struct {
@@ -202,16 +204,12 @@ int64_t sim_coh_access(int cpu, const void *addr, enum sim_access a, int64_t now
 		}
 		l->owner = cpu;
 		only(l, cpu);
-		if (cost == 0) { /* a hit: an RMW still serialises on its line */
+		if (cost == 0) {
+			/* a hit: the line is here, so nobody else's request is in
+			 * flight; an RMW keeps it for atomic_ps from the others */
 			if (a == SA_RMW) {
-				int64_t start = now > l->busy_until ? now : l->busy_until;
-
-				if (start > now) {
-					sim_cstats.waits++;
-					sim_cstats.wait_ps += start - now;
-				}
-				l->busy_until = start + C.tp->atomic_ps;
-				return start;
+				l->busy_until = now + C.tp->atomic_ps;
+				l->busy_cpu = cpu;
 			}
 			return now;
 		}
@@ -231,6 +229,7 @@ int64_t sim_coh_access(int cpu, const void *addr, enum sim_access a, int64_t now
 			sim_cstats.wait_ps += start - now;
 		}
 		l->busy_until = start + cost + (a == SA_RMW ? C.tp->atomic_ps : 0);
+		l->busy_cpu = cpu;
 		return start + cost;
 	}
 }

@@ -87,8 +87,10 @@ static struct {
 	int status;
 	uint32_t finished, arrived;
 	double tsc_ps; /* recording: picoseconds per TSC tick */
+	uint64_t tsc_overhead; /* recording: ticks between two back-to-back reads */
 	double host_t0;
 	uint64_t next_progress;
+	int64_t rec_body_ps;
 } S;
 
 static __thread struct sim_task *self_task;
@@ -409,9 +411,14 @@ static void arrive(struct sim_task *t, int kind, const void *obj, const void *si
 
 	if (S.cfg->recording) {
 		uint64_t now = __rdtsc();
+		uint64_t d = now - t->resume_tsc;
+		int64_t ps;
 
-		sim_calib_record(S.cfg->calib, t->prev_site, t->prev_kind, off, kind,
-				 (int64_t)((double)(now - t->resume_tsc) * S.tsc_ps));
+		d = d > S.tsc_overhead ? d - S.tsc_overhead : 0; /* the reads themselves */
+		ps = (int64_t)((double)d * S.tsc_ps);
+
+		sim_calib_record(S.cfg->calib, t->prev_site, t->prev_kind, off, kind, ps);
+		t->clock += ps; /* virtual time goes on as measured */
 	} else {
 		bool fb = false;
 
@@ -573,7 +580,7 @@ int64_t sim_now(void)
 
 void sim_advance(int64_t ps)
 {
-	if (self_task && ps > 0 && !S.cfg->recording)
+	if (self_task && ps > 0)
 		self_task->clock += ps;
 }
 
@@ -596,12 +603,27 @@ static void *task_main(void *arg)
 	__atomic_fetch_add(&S.arrived, 1, __ATOMIC_RELEASE);
 	sfutex(&S.arrived, FUTEX_WAKE_PRIVATE, INT32_MAX);
 	word_wait_not(&t->go, 0);
-	self_task = t;
-	rv_xself = (struct rv_xtask *)t; /* opaque to explore.c in sim mode */
+	if (!S.cfg->plain) {
+		self_task = t;
+		rv_xself = (struct rv_xtask *)t; /* opaque to explore.c in sim mode */
+	}
 	if (S.cfg->recording)
 		t->resume_tsc = __rdtsc();
-	S.cfg->body(t->id, S.cfg->arg);
-	arrive(t, RV_XP_NKINDS, NULL, NULL); /* the last segment */
+	{
+		/* the thread's CPU time: a preemption by other work is not in it */
+		struct timespec c0, c1;
+
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+		if (S.cfg->recording)
+			t->resume_tsc = __rdtsc();
+		S.cfg->body(t->id, S.cfg->arg);
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+		if (S.cfg->recording || S.cfg->plain)
+			S.rec_body_ps += (int64_t)(c1.tv_sec - c0.tv_sec) * 1000000000000ll +
+					 (int64_t)(c1.tv_nsec - c0.tv_nsec) * 1000;
+	}
+	if (!S.cfg->plain)
+		arrive(t, RV_XP_NKINDS, NULL, NULL); /* the last segment */
 	rv_xself = NULL;
 	t->st.clock = t->clock;
 	t->st.cpu = t->cpu;
@@ -644,8 +666,16 @@ int sim_run(const struct sim_cfg *cfg, struct sim_result *res)
 	S.t = calloc((size_t)n, sizeof(*S.t));
 	if (!S.t)
 		return -ENOMEM;
-	if (cfg->recording)
+	if (cfg->recording) {
 		S.tsc_ps = tsc_ps_per_tick();
+		S.tsc_overhead = UINT64_MAX;
+		for (int i = 0; i < 10000; i++) {
+			uint64_t a = __rdtsc(), b = __rdtsc();
+
+			if (b - a < S.tsc_overhead)
+				S.tsc_overhead = b - a;
+		}
+	}
 	sim_coh_init(cfg->topo);
 	for (int i = 0; i < n; i++) {
 		struct sim_task *t = &S.t[i];
@@ -732,6 +762,7 @@ int sim_run(const struct sim_cfg *cfg, struct sim_result *res)
 	res->decisions = S.decisions;
 	res->fallback_segments = S.fallbacks;
 	res->switches = S.switches;
+	res->rec_body_ps = S.rec_body_ps;
 	/* epilogues, one task at a time */
 	for (int i = 0; i < n; i++) {
 		word_set(&S.t[i].go, 2);

@@ -6,13 +6,12 @@
  *   xfer_ns   half the round trip of a cache line bounced by cmpxchg between
  *             threads pinned to CPU_A and CPU_B (as AnandTech's and Chips and
  *             Cheese's core-to-core tests), the fastest batch of 1000
- *   atomic_ns one uncontended lock cmpxchg (a dependent chain)
- *   pause_ns  one PAUSE
+ *   atomic_ns one uncontended lock cmpxchg (a dependent chain), fastest batch
+ *   pause_ns  one PAUSE, fastest batch of 1000
  *   wake_ns   half the round trip of a futex ping-pong between the two CPUs
  *             (wake-up to running, the switch included), fastest batch of 100
  *   ctxsw_ns  half the round trip of a futex ping-pong on CPU_A alone, likewise
- * Best (minimum) of 5 rounds: on a shared machine the slower rounds are
- * other work.  Prints "key value" lines.
+ * Fastest batches: on a shared machine the slower ones hold other work.  Prints "key value" lines.
  *
  * Locking: the two measuring threads share only the bounced words.
  */
@@ -144,28 +143,28 @@ int sim_measure_host(const char *cpus)
 		printf("xfer_ns %.1f\n", best(a, b, false));
 	pin(a);
 	m = 1e18;
-	for (int r = 0; r < 5; r++) {
+	for (int r = 0; r < 1000; r++) { /* the fastest of 1000 batches */
 		uint64_t w = 0;
 		double t0 = now_ns();
 
-		for (int i = 0; i < 1000000; i++) {
+		for (int i = 0; i < 2000; i++) {
 			uint64_t e = w;
 
 			__atomic_compare_exchange_n(&w, &e, e + 1, false, __ATOMIC_SEQ_CST,
 						    __ATOMIC_RELAXED);
 		}
-		t0 = (now_ns() - t0) / 1e6;
+		t0 = (now_ns() - t0) / 2000;
 		if (t0 < m)
 			m = t0;
 	}
 	printf("atomic_ns %.1f\n", m);
 	m = 1e18;
-	for (int r = 0; r < 5; r++) {
+	for (int r = 0; r < 1000; r++) {
 		double t0 = now_ns();
 
-		for (int i = 0; i < 100000; i++)
+		for (int i = 0; i < 1000; i++)
 			__asm__ __volatile__("pause" ::: "memory");
-		t0 = (now_ns() - t0) / 1e5;
+		t0 = (now_ns() - t0) / 1e3;
 		if (t0 < m)
 			m = t0;
 	}

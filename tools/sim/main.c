@@ -149,6 +149,7 @@ static struct {
 	const char *calib_spec;
 	const char *calibrate_out;
 	double time_us, warmup_us;
+	uint64_t cal_ops;
 	unsigned long seed;
 	int format;
 	bool progress;
@@ -191,6 +192,7 @@ static void usage(FILE *f)
 		"      --seed N             staggers the tasks' start by up to 100 ns (default 1)\n"
 		"      --calibrate FILE     measure the segment costs of the workloads (one task,\n"
 		"                           one CPU, this machine) and write FILE\n"
+		"      --calibrate-ops N    ops per workload when calibrating (20000)\n"
 		"      --csv, --json        machine-readable rows instead of the table\n"
 		"      --progress           a progress line on stderr (default: when a TTY)\n"
 		"      --selftest NAME      the engine's unit tests: pingpong, private, fifo,\n"
@@ -248,6 +250,7 @@ struct wl_ctx {
 	struct stress_task *tasks;
 	uint64_t *ops, *counted;
 	int64_t warm_ps, end_ps;
+	uint64_t max_ops; /* calibration: a fixed number of ops, not a time */
 	int failed;
 };
 
@@ -272,7 +275,7 @@ static void wl_body(int i, void *arg)
 		return;
 	/* stagger: the tasks do not start in lockstep (--seed) */
 	sim_advance((int64_t)(((O.seed * 2654435761u + (unsigned long)i * 40503u) >> 4) % 100000));
-	while (sim_now() < w->end_ps && !t->sh->stop) {
+	while ((w->max_ops ? w->ops[i] < w->max_ops : sim_now() < w->end_ps) && !t->sh->stop) {
 		if (w->run.impl->op(t)) {
 			w->failed = 1;
 			break;
@@ -347,9 +350,11 @@ static void print_row(const char *wl, const char *sw, const struct sim_topo *tp,
 	fflush(stdout);
 }
 
+static struct sim_result last_res; /* calibration: the last run's totals */
+
 static int one_run(const struct stress_workload *wl, const void *base_sw, const char *swdesc,
 		   const struct sim_topo *topo_full, int ncpu, int ntasks, struct sim_calib *cal,
-		   bool recording)
+		   int recording)
 {
 	struct sim_topo tp = *topo_full;
 	struct wl_ctx w;
@@ -380,6 +385,7 @@ static int one_run(const struct stress_workload *wl, const void *base_sw, const 
 		fprintf(stderr, "rcuvfs-sim: out of memory\n");
 		exit(1);
 	}
+	w.max_ops = recording ? O.cal_ops : 0;
 	w.warm_ps = (int64_t)(O.warmup_us * 1e6);
 	w.end_ps = w.warm_ps + (int64_t)(O.time_us * 1e6);
 	if (w.run.impl->switches && w.run.impl->switches(&w.run))
@@ -416,10 +422,11 @@ static int one_run(const struct stress_workload *wl, const void *base_sw, const 
 	cfg.prologue = wl_prologue;
 	cfg.epilogue = wl_epilogue;
 	cfg.arg = &w;
-	cfg.recording = recording;
+	cfg.recording = recording == 1;
+	cfg.plain = recording == 2;
 	cfg.progress = O.progress;
 	cfg.end_ps = w.end_ps;
-	if (sim_run(&cfg, &res)) {
+	if (sim_run(&cfg, &res) || (last_res = res, 0)) {
 		fprintf(stderr, "rcuvfs-sim: %s: the simulation could not start\n", wl->name);
 		exit(1);
 	}
@@ -493,6 +500,7 @@ enum {
 	OPT_PROGRESS,
 	OPT_SELFTEST,
 	OPT_MEASURE,
+	OPT_CALOPS,
 };
 
 int main(int argc, char **argv)
@@ -510,6 +518,7 @@ int main(int argc, char **argv)
 	    {"mode", required_argument, NULL, 'm'},
 	    {"seed", required_argument, NULL, OPT_SEED},
 	    {"calibrate", required_argument, NULL, OPT_CALIBRATE},
+	    {"calibrate-ops", required_argument, NULL, OPT_CALOPS},
 	    {"csv", no_argument, NULL, OPT_CSV},
 	    {"json", no_argument, NULL, OPT_JSON},
 	    {"progress", no_argument, NULL, OPT_PROGRESS},
@@ -531,6 +540,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	O.time_us = 1000;
+	O.cal_ops = 20000;
 	O.seed = 1;
 	O.progress = isatty(2);
 	O.sopt.target = TARGET_MODEL;
@@ -623,6 +633,13 @@ int main(int argc, char **argv)
 		case OPT_CALIBRATE:
 			O.calibrate_out = optarg;
 			break;
+		case OPT_CALOPS:
+			O.cal_ops = (uint64_t)parse_num(optarg, "--calibrate-ops");
+			if (!O.cal_ops) {
+				fprintf(stderr, "rcuvfs-sim: --calibrate-ops must be >= 1\n");
+				return 2;
+			}
+			break;
 		case OPT_CSV:
 			O.format = FMT_CSV;
 			break;
@@ -696,7 +713,8 @@ int main(int argc, char **argv)
 		struct sim_topo one = {.sockets = 1, .cores = 1, .threads = 1, .ncpus = 1};
 		struct sim_calib *rec = sim_calib_new_recording();
 		FILE *f;
-		char hdr[512];
+		char hdr[8192];
+		static char notes[6144];
 
 		snprintf(one.name, sizeof(one.name), "calibration");
 		one.slice_ps = INT64_MAX / 4;
@@ -711,8 +729,27 @@ int main(int argc, char **argv)
 					stress_model_parse_switch(s, O.sweep_name, O.sweep_vals[v]);
 				if (O.progress)
 					fprintf(stderr, "rcuvfs-sim: calibrating %s\n", wl->name);
-				if (one_run(wl, s, "", &one, 1, 1, rec, true))
+				struct sim_calib *run = sim_calib_new_recording();
+				double scale;
+				size_t len = strlen(notes);
+
+				int64_t plain_ps;
+
+				/* the same ops without points: what they cost */
+				if (one_run(wl, s, "", &one, 1, 1, run, 2))
 					rc = 1;
+				plain_ps = last_res.rec_body_ps;
+				if (one_run(wl, s, "", &one, 1, 1, run, 1))
+					rc = 1;
+				sim_calib_merge_run(rec, run, plain_ps, 0, 0, &scale);
+				snprintf(notes + len, sizeof(notes) - len,
+					 "# %s%s%s: %llu points; the ops took %.0f ns of thread CPU "
+					 "time without points; TSC segments scaled by %.3f\n",
+					 wl->name, O.nsweep ? " " : "",
+					 O.nsweep ? O.sweep_vals[v] : "",
+					 (unsigned long long)last_res.points, (double)plain_ps / 1e3,
+					 scale);
+				sim_calib_free(run);
 				free(s);
 			}
 		}
@@ -723,9 +760,12 @@ int main(int argc, char **argv)
 		}
 		snprintf(hdr, sizeof(hdr),
 			 "# commit: %s\n# segments: host TSC between leaving a point and reaching "
-			 "the next, one task on one CPU, median of up to 63 samples per site pair\n"
-			 "# virtual time per workload: %.0f us\n",
-			 RCUVFS_GIT_COMMIT, O.time_us + O.warmup_us);
+			 "the next, one task on one CPU, mean of the fastest 90%% of up to 63 "
+			 "samples per site pair, scaled per workload so that they add up to the "
+			 "thread CPU time of the same ops run without points (the explorer "
+			 "build, no engine)\n"
+			 "# ops per workload: %llu\n%s",
+			 RCUVFS_GIT_COMMIT, (unsigned long long)O.cal_ops, notes);
 		if (sim_calib_save(rec, f, hdr) || fclose(f)) {
 			fprintf(stderr, "rcuvfs-sim: %s: write failed\n", O.calibrate_out);
 			return 1;
@@ -783,7 +823,7 @@ int main(int argc, char **argv)
 							 O.sweep_vals[v]);
 					}
 					if (one_run(wl, s, desc, &topo, O.cpus[ci], ntasks, cal,
-						    false))
+						    0))
 						rc = 1;
 					free(s);
 				}

@@ -61,6 +61,16 @@ struct sim_calib *sim_calib_new_recording(void);
 void sim_calib_record(struct sim_calib *c, uint32_t prev, int prev_kind, uint32_t cur,
 		      int cur_kind, int64_t ps);
 int sim_calib_save(struct sim_calib *c, FILE *f, const char *header);
+/* Subtract, from every later sample of c, the mean segment of null_run (a
+ * loop of points with nothing between them). */
+void sim_calib_set_null(struct sim_calib *c, const struct sim_calib *null_run);
+int64_t sim_calib_null(const struct sim_calib *c);
+/* Add the pairs of run (one workload, one task) to c, their costs scaled so
+ * that their sum is what the run's body took on the host (body_ps) less
+ * the engine's share (points x per_point_ps): the TSC's step is too coarse
+ * for single segments of a few ns, the whole run is not. */
+void sim_calib_merge_run(struct sim_calib *c, struct sim_calib *run, int64_t body_ps,
+			 uint64_t points, double per_point_ps, double *scale);
 const char *sim_calib_describe(const struct sim_calib *c);
 uint32_t sim_site_offset(const void *site);
 
@@ -97,6 +107,7 @@ struct sim_cfg {
 	void (*epilogue)(int task, void *arg);
 	void *arg;
 	bool recording;	   /* --calibrate: measure segments instead of charging */
+	bool plain;	   /* --calibrate: the bodies without points (no engine) */
 	bool progress;	   /* stderr progress line */
 	int64_t end_ps;	   /* for progress only */
 };
@@ -114,6 +125,8 @@ struct sim_result {
 	int64_t idle_ps[SIM_MAX_CPUS];
 	int64_t busy_ps[SIM_MAX_CPUS];
 	double host_s;
+	/* recording: thread CPU time of the bodies (picoseconds) */
+	int64_t rec_body_ps;
 };
 
 int sim_run(const struct sim_cfg *cfg, struct sim_result *res);
