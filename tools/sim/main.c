@@ -545,10 +545,12 @@ int main(int argc, char **argv)
 	O.progress = isatty(2);
 	O.sopt.target = TARGET_MODEL;
 	O.sopt.mode = MODE_THREADS;
-	O.sopt.params.work_us = 5;
-	O.sopt.params.cs_ns = 500;
+	/* rcuvfs-stress's defaults (tools/stress/main.c) */
+	O.sopt.params.work_us = 20;
+	O.sopt.params.cs_ns = 1000;
 	O.sopt.params.vmas = 10000;
-	O.sopt.params.pages = 64;
+	O.sopt.params.pages = 128;
+	O.sopt.params.window_ns = 1000;
 	O.sopt.params.areas = 5;
 	O.sopt.params.pause_us = 500;
 	O.sopt.switches_given = O.given;
