@@ -36,6 +36,8 @@ struct line {
 	uint64_t sharers[WORDS];
 	int64_t busy_until;
 	int busy_cpu; /* the CPU the line was last busy for */
+	int first_cpu; /* the first CPU that touched it */
+	bool shared_ever; /* a second CPU touched it */
 };
 
 static struct {
@@ -105,6 +107,7 @@ static struct line *lookup(const void *addr)
 	if (!l->addr) {
 		l->addr = key;
 		l->owner = -1;
+		l->first_cpu = -1;
 		C.used++;
 	}
 	return l;
@@ -148,11 +151,31 @@ static void only(struct line *l, int c)
 	l->sharers[c / 64] |= 1ull << (c % 64);
 }
 
+bool sim_coh_local(int cpu, const void *addr, enum sim_access a, int64_t now)
+{
+	uintptr_t key = ((uintptr_t)addr >> 6) + 1;
+	struct line *l = slot(key);
+
+	(void)now;
+	if (!l->addr)
+		return false;
+	/* a line no other CPU ever touched: a private one */
+	if (!l->shared_ever && l->first_cpu == cpu)
+		return true;
+	/* a read of a line held shared (nobody owns it), this CPU among them */
+	return a == SA_READ && l->owner < 0 && has(l, cpu);
+}
+
 int64_t sim_coh_access(int cpu, const void *addr, enum sim_access a, int64_t now)
 {
 	struct line *l = lookup(addr);
 	int64_t cost = -1;
 	int from = -1;
+
+	if (l->first_cpu < 0)
+		l->first_cpu = cpu;
+	else if (l->first_cpu != cpu)
+		l->shared_ever = true;
 
 	if (a == SA_READ) {
 		if (l->owner == cpu || has(l, cpu)) {

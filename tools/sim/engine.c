@@ -91,6 +91,10 @@ static struct {
 	double host_t0;
 	uint64_t next_progress;
 	int64_t rec_body_ps;
+	int64_t horizon; /* the earliest clock of a runnable task but the chosen one */
+	uint64_t runahead;
+	bool dbg;
+	uint64_t dbg_kind[RV_XP_NKINDS + 1];
 } S;
 
 static __thread struct sim_task *self_task;
@@ -183,6 +187,8 @@ static void cpu_start(int c, struct sim_task *t, int64_t at)
 	t->cpu = c;
 	t->clock = at;
 	t->state = T_RUN;
+	if (at < S.horizon)
+		S.horizon = at;
 }
 
 /* The current task of CPU c left it at `now`: run the next queued one or idle. */
@@ -249,6 +255,8 @@ static void unblock(struct sim_task *t, int64_t now)
 		if (t->clock < now)
 			t->clock = now;
 		t->state = T_RUN;
+		if (t->clock < S.horizon)
+			S.horizon = t->clock;
 		return;
 	}
 	/* a sleeper: the wake-up latency, then a CPU */
@@ -353,6 +361,13 @@ static struct sim_task *choose(void)
 	}
 	if (!best)
 		return NULL;
+	S.horizon = INT64_MAX;
+	for (int c = 0; c < S.ncpu; c++) {
+		struct sim_task *t = S.cpu[c].cur;
+
+		if (t && t != best && t->state == T_RUN && t->clock < S.horizon)
+			S.horizon = t->clock;
+	}
 	if (!best->charged) {
 		enum sim_access a = sim_kind_access(best->kind);
 
@@ -369,12 +384,45 @@ static void run_callbacks(void)
 		rv_xrcu_run_callbacks();
 }
 
+/* May the running task go on without a decision (SIM_LOOKAHEAD_PS)? */
+static bool run_ahead(struct sim_task *t)
+{
+	enum sim_access a;
+
+	if (S.cfg->recording || t->state != T_RUN || S.cpu[t->cpu].cur != t ||
+	    t->clock > S.horizon + SIM_LOOKAHEAD_PS || (S.horizon == INT64_MAX && S.ndone < S.n))
+		return false;
+	a = sim_kind_access(t->kind);
+	if (a != SA_NONE && t->obj) {
+		uintptr_t line = (uintptr_t)t->obj >> 6;
+
+		if (!sim_coh_local(t->cpu, t->obj, a, t->clock))
+			return false;
+		for (int c = 0; c < S.ncpu; c++) { /* someone waiting for that line */
+			struct sim_task *o = S.cpu[c].cur;
+
+			if (o && o != t && o->state == T_RUN && !o->charged && o->obj &&
+			    (uintptr_t)o->obj >> 6 == line &&
+			    (a != SA_READ || sim_kind_access(o->kind) != SA_READ))
+				return false;
+		}
+		t->clock = sim_coh_access(t->cpu, t->obj, a, t->clock);
+	}
+	t->charged = true;
+	S.runahead++;
+	return true;
+}
+
 /* The holder `self` (running, waiting or done) lets the next task run. */
 static void yield_baton(struct sim_task *self)
 {
 	struct sim_task *next;
 
+	if (run_ahead(self))
+		return;
 	S.decisions++;
+	if (S.dbg)
+		S.dbg_kind[self->kind < RV_XP_NKINDS + 1 ? self->kind : 0]++;
 	if (S.cfg->progress && S.decisions >= S.next_progress) {
 		S.next_progress = S.decisions + 200000;
 		progress();
@@ -721,6 +769,8 @@ int sim_run(const struct sim_cfg *cfg, struct sim_result *res)
 			sfutex(&S.arrived, FUTEX_WAIT_PRIVATE, a);
 		}
 	}
+	S.horizon = INT64_MAX;
+	S.dbg = getenv("RCUVFS_SIM_DEBUG") != NULL;
 	S.host_t0 = host_now();
 	S.next_progress = 200000;
 	rv_xsim = &sim_ops;
@@ -759,6 +809,14 @@ int sim_run(const struct sim_cfg *cfg, struct sim_result *res)
 		res->busy_ps[c] = res->end_ps - idle;
 	}
 	res->points = S.points;
+	if (getenv("RCUVFS_SIM_DEBUG"))
+		fprintf(stderr, "rcuvfs-sim: %llu points, %llu decisions, %llu run ahead, %.2f s\n",
+			(unsigned long long)S.points, (unsigned long long)S.decisions,
+			(unsigned long long)S.runahead, res->host_s);
+	for (int k = 0; S.dbg && k <= RV_XP_NKINDS; k++)
+		if (S.dbg_kind[k])
+			fprintf(stderr, "  decisions at %s: %llu\n", rv_xkind_name(k),
+				(unsigned long long)S.dbg_kind[k]);
 	res->decisions = S.decisions;
 	res->fallback_segments = S.fallbacks;
 	res->switches = S.switches;

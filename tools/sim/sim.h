@@ -90,6 +90,20 @@ void sim_coh_fini(void);
  */
 int64_t sim_coh_access(int cpu, const void *addr, enum sim_access a, int64_t now);
 extern struct sim_cstats sim_cstats;
+/* Is the line private to this CPU (no other CPU ever touched it), or is
+ * this a read of a line held shared, this CPU among the sharers? */
+bool sim_coh_local(int cpu, const void *addr, enum sim_access a, int64_t now);
+/*
+ * Run-ahead window: a task whose next point accesses a line only its CPU
+ * ever touched, reads a line held shared, or touches no line, goes on
+ * without a decision while its clock is at most this far beyond the
+ * earliest other runnable task's and no runnable task waits to write that
+ * line (or to read it, for a write).  Other accesses are always taken in time order; what the
+ * window can reorder is the first touch of a line by a second CPU, a write
+ * by another CPU to a line this one reads shared, and the model's accesses
+ * between points.
+ */
+#define SIM_LOOKAHEAD_PS 500000
 
 /* ---- the engine (engine.c) --------------------------------------------- */
 
