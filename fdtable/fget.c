@@ -268,7 +268,13 @@ static __noinline __attribute__((cold)) struct file *fget_rcu_unlock_wake(struct
 
 static __always_inline struct file *fget_rcu_read_unlock(struct file *file)
 {
-	unsigned long tmp = URCU_TLS(urcu_memb_reader).ctr;
+	unsigned long tmp;
+
+	if (RV_XSIM()) { /* a simulated task: the section's end is a point */
+		rcu_read_unlock();
+		return file;
+	}
+	tmp = URCU_TLS(urcu_memb_reader).ctr;
 
 	if (unlikely((tmp & URCU_GP_CTR_NEST_MASK) != URCU_GP_COUNT ||
 		     !CMM_LOAD_SHARED(urcu_memb_has_sys_membarrier)))

@@ -48,11 +48,17 @@ static struct {
 } C;
 
 struct sim_cstats sim_cstats;
+int64_t sim_window_lo, sim_window_hi;
+/* the counters below count only accesses inside the window */
+static struct sim_cstats discard;
+#define sim_cstats (*(in_window ? &sim_cstats : &discard))
+static bool in_window;
 
 void sim_coh_init(const struct sim_topo *t)
 {
 	free(C.tab);
 	memset(&C, 0, sizeof(C));
+	in_window = true;
 	memset(&sim_cstats, 0, sizeof(sim_cstats));
 	C.tp = t;
 	C.cap = 1 << 16;
@@ -113,6 +119,7 @@ static struct line *lookup(const void *addr)
 	return l;
 }
 
+static int64_t xfer(int a, int b);
 static int64_t xfer(int a, int b)
 {
 	if (a == b)
@@ -171,6 +178,8 @@ int64_t sim_coh_access(int cpu, const void *addr, enum sim_access a, int64_t now
 	struct line *l = lookup(addr);
 	int64_t cost = -1;
 	int from = -1;
+
+	in_window = sim_window_hi <= sim_window_lo || (now >= sim_window_lo && now < sim_window_hi);
 
 	if (l->first_cpu < 0)
 		l->first_cpu = cpu;

@@ -58,6 +58,8 @@ struct sim_task {
 	bool (*ready)(const void *arg);
 	const void *rarg;
 	bool rcu_wait;
+	uint8_t *rcu_need; /* synchronize_rcu: tasks still to leave their section */
+	int rcu_left;
 	struct sim_task *bnext, *rqnext;
 	int spin_held, rcu_nesting;
 	const void *defer_obj; /* wake_up_process(obj) happens after its point */
@@ -82,7 +84,7 @@ static struct {
 	struct sim_task *t;
 	struct sim_cpu cpu[SIM_MAX_CPUS];
 	struct sim_task *bucket[NBUCKETS]; /* waiters by object */
-	int rcu_readers, spin_holders;
+	int rcu_readers, spin_holders, rcu_waiters;
 	uint64_t decisions, points, fallbacks, switches;
 	int status;
 	uint32_t finished, arrived;
@@ -170,6 +172,25 @@ static void bucket_add(struct sim_task *t)
 	*p = t;
 }
 
+/* ---- the measured window --------------------------------------------- */
+
+static bool in_window(int64_t t)
+{
+	return S.cfg->end_ps <= S.cfg->warm_ps || (t >= S.cfg->warm_ps && t < S.cfg->end_ps);
+}
+
+/* The part of [a, b) inside the window. */
+static int64_t window_part(int64_t a, int64_t b)
+{
+	if (S.cfg->end_ps <= S.cfg->warm_ps)
+		return b > a ? b - a : 0;
+	if (a < S.cfg->warm_ps)
+		a = S.cfg->warm_ps;
+	if (b > S.cfg->end_ps)
+		b = S.cfg->end_ps;
+	return b > a ? b - a : 0;
+}
+
 /* ---- CPUs and run queues ---------------------------------------------- */
 
 static void cpu_start(int c, struct sim_task *t, int64_t at)
@@ -179,7 +200,7 @@ static void cpu_start(int c, struct sim_task *t, int64_t at)
 	if (cpu->idle) {
 		if (at < cpu->idle_from)
 			at = cpu->idle_from;
-		cpu->idle_ps += at - cpu->idle_from;
+		cpu->idle_ps += window_part(cpu->idle_from, at);
 		cpu->idle = false;
 	}
 	cpu->cur = t;
@@ -260,8 +281,10 @@ static void unblock(struct sim_task *t, int64_t now)
 		return;
 	}
 	/* a sleeper: the wake-up latency, then a CPU */
-	t->st.wakeups++;
-	t->st.wake_ps += S.tp->wake_ps;
+	if (in_window(now)) {
+		t->st.wakeups++;
+		t->st.wake_ps += S.tp->wake_ps;
+	}
 	place(t, now + S.tp->wake_ps);
 }
 
@@ -288,17 +311,32 @@ static bool no_other_reader(const struct sim_task *self)
 	return S.rcu_readers - (self->rcu_nesting > 0) == 0;
 }
 
-static void check_rcu(int64_t now)
+/*
+ * Task q left its read-side section at `now` (a quiescent state): a
+ * synchronize_rcu that waited for it may return once every task that was
+ * inside a section when it began has left it (a grace period).
+ */
+static void rcu_quiescent(struct sim_task *q, int64_t now)
 {
+	if (!S.rcu_waiters)
+		return;
 	for (int i = 0; i < S.n; i++) {
 		struct sim_task *w = &S.t[i];
 
-		if (w->rcu_wait && (w->state == T_SLEEP) && no_other_reader(w)) {
+		if (!w->rcu_wait || !w->rcu_need[q->id])
+			continue;
+		w->rcu_need[q->id] = 0;
+		if (--w->rcu_left == 0) {
 			w->rcu_wait = false;
+			S.rcu_waiters--;
+			free(w->rcu_need);
+			w->rcu_need = NULL;
 			unblock(w, now);
 		}
 	}
 }
+
+
 
 /* No task eligible: test every waiter (a wake the object checks missed). */
 static void check_all(int64_t now)
@@ -318,7 +356,6 @@ static void check_all(int64_t now)
 			p = &w->bnext;
 		}
 	}
-	check_rcu(now);
 }
 
 /* ---- decisions --------------------------------------------------------- */
@@ -496,7 +533,8 @@ static void maybe_preempt(struct sim_task *t)
 
 	if (!cpu->rq_head || t->clock < cpu->slice_end || t->spin_held > 0)
 		return;
-	t->st.invol_switches++;
+	if (in_window(t->clock))
+		t->st.invol_switches++;
 	rq_add(t->cpu, t, t->clock);
 	cpu_release(t->cpu, t->clock);
 }
@@ -531,7 +569,8 @@ static void sim_block(int kind, const void *obj, bool (*ready)(const void *arg),
 	t->obj = obj;
 	if (kind == RV_XP_SLEEP) {
 		t->state = T_SLEEP;
-		t->st.vol_switches++;
+		if (in_window(t->clock))
+			t->st.vol_switches++;
 		cpu_release(t->cpu, t->clock);
 	} else {
 		t->state = T_SPIN;
@@ -562,10 +601,13 @@ static void sim_rcu(int delta, const void *site)
 		sim_point(RV_XP_RCU_LOCK, NULL, NULL, site);
 		return;
 	}
+	if (t->rcu_nesting == 0) { /* entered before the run (no point then) */
+		sim_point(RV_XP_RCU_UNLOCK, NULL, NULL, site);
+		return;
+	}
 	if (--t->rcu_nesting == 0) {
 		S.rcu_readers--;
-		if (S.rcu_readers == 0 || S.rcu_readers == 1)
-			check_rcu(t->clock);
+		rcu_quiescent(t, t->clock);
 	}
 	sim_point(RV_XP_RCU_UNLOCK, NULL, NULL, site);
 }
@@ -585,11 +627,24 @@ static void sim_sync_rcu(const void *site)
 		yield_baton(t);
 		return;
 	}
+	t->rcu_need = calloc((size_t)S.n, 1);
+	if (!t->rcu_need) {
+		fprintf(stderr, "rcuvfs-sim: out of memory (synchronize_rcu)\n");
+		exit(1);
+	}
+	t->rcu_left = 0;
+	for (int i = 0; i < S.n; i++)
+		if (i != t->id && S.t[i].rcu_nesting > 0) {
+			t->rcu_need[i] = 1;
+			t->rcu_left++;
+		}
+	S.rcu_waiters++;
 	t->rcu_wait = true;
 	t->ready = always_false;
 	t->rarg = NULL;
 	t->state = T_SLEEP;
-	t->st.vol_switches++;
+	if (in_window(t->clock))
+		t->st.vol_switches++;
 	cpu_release(t->cpu, t->clock);
 	yield_baton(t);
 }
@@ -673,6 +728,11 @@ static void *task_main(void *arg)
 	if (!S.cfg->plain)
 		arrive(t, RV_XP_NKINDS, NULL, NULL); /* the last segment */
 	rv_xself = NULL;
+	if (t->rcu_nesting > 0) { /* left after the run, without a point */
+		t->rcu_nesting = 0;
+		S.rcu_readers--;
+		rcu_quiescent(t, t->clock);
+	}
 	t->st.clock = t->clock;
 	t->st.cpu = t->cpu;
 	t->state = T_DONE;
@@ -725,6 +785,8 @@ int sim_run(const struct sim_cfg *cfg, struct sim_result *res)
 		}
 	}
 	sim_coh_init(cfg->topo);
+	sim_window_lo = cfg->warm_ps;
+	sim_window_hi = cfg->end_ps;
 	for (int i = 0; i < n; i++) {
 		struct sim_task *t = &S.t[i];
 
@@ -788,8 +850,9 @@ int sim_run(const struct sim_cfg *cfg, struct sim_result *res)
 		fprintf(stderr, "rcuvfs-sim: deadlock: no task can run; waiting:\n");
 		for (int i = 0; i < n; i++)
 			if (S.t[i].state != T_DONE)
-				fprintf(stderr, "  task %d: %s on %p (state %d)\n", i,
-					rv_xkind_name(S.t[i].kind), S.t[i].obj, S.t[i].state);
+				fprintf(stderr, "  task %d: %s on %p (state %d, rcu %d, spin %d)\n", i,
+					rv_xkind_name(S.t[i].kind), S.t[i].obj, S.t[i].state,
+					S.t[i].rcu_nesting, S.t[i].spin_held);
 		fflush(stderr);
 		_exit(1);
 	}
@@ -803,10 +866,10 @@ int sim_run(const struct sim_cfg *cfg, struct sim_result *res)
 		struct sim_cpu *cpu = &S.cpu[c];
 		int64_t idle = cpu->idle_ps;
 
-		if (cpu->idle && res->end_ps > cpu->idle_from)
-			idle += res->end_ps - cpu->idle_from;
+		if (cpu->idle)
+			idle += window_part(cpu->idle_from, res->end_ps);
 		res->idle_ps[c] = idle;
-		res->busy_ps[c] = res->end_ps - idle;
+		res->busy_ps[c] = window_part(0, res->end_ps) - idle;
 	}
 	res->points = S.points;
 	if (getenv("RCUVFS_SIM_DEBUG"))

@@ -426,6 +426,7 @@ static int one_run(const struct stress_workload *wl, const void *base_sw, const 
 	cfg.plain = recording == 2;
 	cfg.progress = O.progress;
 	cfg.end_ps = w.end_ps;
+	cfg.warm_ps = w.warm_ps;
 	if (sim_run(&cfg, &res) || (last_res = res, 0)) {
 		fprintf(stderr, "rcuvfs-sim: %s: the simulation could not start\n", wl->name);
 		exit(1);

@@ -90,6 +90,8 @@ void sim_coh_fini(void);
  */
 int64_t sim_coh_access(int cpu, const void *addr, enum sim_access a, int64_t now);
 extern struct sim_cstats sim_cstats;
+/* The window the counters cover (set by the engine; all of time when lo = hi = 0). */
+extern int64_t sim_window_lo, sim_window_hi;
 /* Is the line private to this CPU (no other CPU ever touched it), or is
  * this a read of a line held shared, this CPU among the sharers? */
 bool sim_coh_local(int cpu, const void *addr, enum sim_access a, int64_t now);
@@ -123,7 +125,8 @@ struct sim_cfg {
 	bool recording;	   /* --calibrate: measure segments instead of charging */
 	bool plain;	   /* --calibrate: the bodies without points (no engine) */
 	bool progress;	   /* stderr progress line */
-	int64_t end_ps;	   /* for progress only */
+	int64_t warm_ps;   /* the measured window: idle time, switches, */
+	int64_t end_ps;	   /* wake-ups and line traffic count inside it */
 };
 
 struct sim_task_stats {
