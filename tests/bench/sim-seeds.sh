@@ -50,14 +50,16 @@ for w in fstat2 open3; do
 done
 echo
 echo "## 2. percpu counter grouping (Skylake-SP 26 cores): exec1 ops/s, rss_counters=single vs group"
-sim -T $T/skylake-26.topo -w exec1 -c 1,2,4,8,16,26 -d $((US * 5)) \
+sim -T $T/skylake-26.topo -w exec1 -c 1,2,4,8,16,26 -d $((US * 20)) \
 	--sweep rss_counters=single,group > "$OUT/exec1.csv"
 ratio_table "$OUT/exec1.csv" rss_counters=single rss_counters=group "- - - - - +39%"
 echo
 echo "## 3. The BKL: bkl-mix, 2000 tasks (work_us=20, cs_ns=1000): jobs/s, idle %, voluntary switches per job"
 for topo in core2-quad:4 cascadelake-2x24x2:8 cascadelake-2x24x2:16; do
 	f=$T/${topo%:*}.topo c=${topo#*:}
-	sim -T $f -w bkl-mix -c $c -t 2000 -d $((US * 50)) --warmup $((US * 10)) \
+	# 20 ms of warm-up: the 2000 tasks start runnable, 500 per CPU; the
+	# regime (tasks queued on the BKL) sets in once each has run a job
+	sim -T $f -w bkl-mix -c $c -t 2000 -d 20000 --warmup 20000 \
 		--sweep bkl=spin,sem-fifo,sem-steal > "$OUT/bkl-$c.csv"
 done
 printf "%-20s %5s %-10s %12s %8s %8s %10s %s\n" topology cpus bkl jobs/s "x spin" idle% vol/job seed
@@ -86,7 +88,7 @@ for w in fstat2 dup1; do
 done
 echo
 echo "## 5b. fork_vma_lock (Cascade Lake, one forking task, 1000 VMAs): forks/s"
-sim -T $T/cascadelake-2x24x2.topo -w fork-vmas -p vmas=1000 -c 1 -d $((US * 50)) \
+sim -T $T/cascadelake-2x24x2.topo -w fork-vmas -p vmas=1000 -c 1 -d $((US * 500)) \
 	--sweep fork_vma_lock=never,always,elide-single > "$OUT/fork.csv"
 ratio_table "$OUT/fork.csv" fork_vma_lock=never fork_vma_lock=always "~-5%"
 awk -F, 'NR > 1 { printf "  %-28s %12.0f forks/s\n", $2, $8 }' "$OUT/fork.csv"

@@ -45,7 +45,15 @@ struct pair {
 	int64_t samp[NSAMP];
 };
 
+#define MAXSECT 64
+
 struct sim_calib {
+	/* per workload: the work between two points depends on the data (a
+	 * loop over 1000 VMAs or over 3), so each workload has its section */
+	struct sim_calib *sect[MAXSECT];
+	char *sect_name[MAXSECT];
+	int nsect;
+	struct sim_calib *cur; /* the section of the running workload */
 	int64_t null_ps; /* recording: an empty segment's cost, subtracted */
 	struct pair *tab;
 	size_t cap, used;
@@ -154,9 +162,29 @@ static int cmp64(const void *a, const void *b)
 void sim_calib_free(struct sim_calib *c)
 {
 	if (c) {
+		for (int i = 0; i < c->nsect; i++) {
+			sim_calib_free(c->sect[i]);
+			free(c->sect_name[i]);
+		}
 		free(c->tab);
 		free(c);
 	}
+}
+
+void sim_calib_select(struct sim_calib *c, const char *workload)
+{
+	c->cur = NULL;
+	for (int i = 0; i < c->nsect; i++)
+		if (!strcmp(c->sect_name[i], workload))
+			c->cur = c->sect[i];
+}
+
+bool sim_calib_has(const struct sim_calib *c, const char *workload)
+{
+	for (int i = 0; i < c->nsect; i++)
+		if (!strcmp(c->sect_name[i], workload))
+			return true;
+	return c->nsect == 0;
 }
 
 static int64_t trimmed_mean(struct pair *p)
@@ -228,12 +256,17 @@ void sim_calib_merge_run(struct sim_calib *c, struct sim_calib *run, int64_t bod
 	}
 }
 
-int sim_calib_save(struct sim_calib *c, FILE *f, const char *header)
+void sim_calib_save_header(FILE *f, const char *header)
+{
+	fprintf(f, "# rcuvfs-sim calibration (rcuvfs-sim --calibrate)\n%s", header);
+	fprintf(f, "layout %u\n", layout_id());
+}
+
+int sim_calib_save(struct sim_calib *c, FILE *f, const char *workload)
 {
 	double ksum[NK][NK] = {{0}}, kcnt[NK][NK] = {{0}}, all = 0, allc = 0;
 
-	fprintf(f, "# rcuvfs-sim calibration (rcuvfs-sim --calibrate)\n%s", header);
-	fprintf(f, "layout %u\n", layout_id());
+	fprintf(f, "workload %s\n", workload);
 	for (size_t i = 0; i < c->cap; i++) {
 		struct pair *p = &c->tab[i];
 
@@ -312,17 +345,40 @@ struct sim_calib *sim_calib_load(const char *spec)
 		return NULL;
 	}
 	c->dflt = -1;
+	{
+	struct sim_calib *top = c;
+
 	while (fgets(line, sizeof(line), f)) {
 		unsigned p, cu;
 		int pk, ck;
 		long long ps;
 		unsigned long long cnt;
 		double dc;
+		char name[128];
 
 		if (line[0] == '#' || line[0] == '\n')
 			continue;
 		if (sscanf(line, "layout %u", &layout) == 1)
 			continue;
+		if (sscanf(line, "workload %127s", name) == 1) {
+			int i;
+
+			for (i = 0; i < top->nsect && strcmp(top->sect_name[i], name); i++)
+				;
+			if (i == top->nsect) {
+				if (i == MAXSECT || !(top->sect[i] = calloc(1, sizeof(*c)))) {
+					fprintf(stderr, "rcuvfs-sim: --calibration %s: too many workloads\n", spec);
+					fclose(f);
+					sim_calib_free(top);
+					return NULL;
+				}
+				top->sect[i]->dflt = -1;
+				top->sect_name[i] = strdup(name);
+				top->nsect++;
+			}
+			c = top->sect[i];
+			continue;
+		}
 		if (sscanf(line, "pair %x %d %x %d %lld %llu", &p, &pk, &cu, &ck, &ps, &cnt) == 6) {
 			if (pk >= 0 && pk < NK && ck >= 0 && ck < NK) {
 				struct pair *q = pfind(c, p, cu, pk, ck, true);
@@ -346,17 +402,31 @@ struct sim_calib *sim_calib_load(const char *spec)
 		}
 		fprintf(stderr, "rcuvfs-sim: --calibration %s: bad line: %s", spec, line);
 		fclose(f);
-		sim_calib_free(c);
+		sim_calib_free(top);
 		return NULL;
 	}
+	c = top;
+	}
 	fclose(f);
+	for (int i = 0; i < c->nsect; i++) {
+		if (c->sect[i]->dflt < 0) {
+			fprintf(stderr, "rcuvfs-sim: --calibration %s: workload %s: no 'default' line\n",
+				spec, c->sect_name[i]);
+			sim_calib_free(c);
+			return NULL;
+		}
+		c->sect[i]->exact = layout == layout_id();
+	}
+	if (c->dflt < 0 && c->nsect)
+		c->dflt = c->sect[0]->dflt;
 	if (c->dflt < 0) {
 		fprintf(stderr, "rcuvfs-sim: --calibration %s: no 'default' line\n", spec);
 		sim_calib_free(c);
 		return NULL;
 	}
 	c->exact = layout == layout_id();
-	snprintf(c->desc, sizeof(c->desc), "%s (%zu site pairs, %s)", spec, npairs,
+	snprintf(c->desc, sizeof(c->desc), "%s (%d workloads, %zu site pairs, %s)", spec, c->nsect,
+		 npairs,
 		 c->exact ? "this binary's layout: by site pair"
 			  : "another build: by kind pair only");
 	return c;
@@ -370,6 +440,8 @@ const char *sim_calib_describe(const struct sim_calib *c)
 int64_t sim_calib_cost(struct sim_calib *c, uint32_t prev, int prev_kind, uint32_t cur,
 		       int cur_kind, bool *fallback)
 {
+	if (c->cur)
+		c = c->cur;
 	if (c->exact && c->cap) {
 		struct pair *p = pfind(c, prev, cur, prev_kind, cur_kind, false);
 

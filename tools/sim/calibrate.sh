@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # tools/sim/calibrate.sh RCUVFS_SIM OUT - the calibration the seed comparisons
 # use: every workload and design they run, measured on this machine (one
-# task, one CPU; see docs/sim.md "Calibration"), merged into one file (a
-# later line for the same site pair overrides an earlier one).
+# task, one CPU; see docs/sim.md "Calibration"), in one file with a section
+# per workload (a workload calibrated twice: its later pairs override).
 set -eu
 SIM=${1:?usage: calibrate.sh RCUVFS_SIM OUT}
 OUT=${2:?usage: calibrate.sh RCUVFS_SIM OUT}
@@ -17,4 +17,4 @@ cal -w exec1 --sweep rss_counters=group,single --calibrate-ops 5000
 cal -w bkl-mix --sweep bkl=spin,sem-fifo,sem-steal
 cal -w zero -m processes --sweep new_inode_prefetch=1,0 --calibrate-ops 5000
 cal -w fork-vmas -p vmas=1000 --sweep fork_vma_lock=always,never,elide-single --calibrate-ops 200
-{ head -1 "$tmp/1.cal"; cat "$tmp"/*.cal | grep -v '^# rcuvfs-sim calibration'; } > "$OUT"
+{ head -1 "$tmp/1.cal"; for f in $(ls "$tmp"/*.cal | sort -t/ -k2 -n); do grep -v '^# rcuvfs-sim calibration' "$f"; done; } > "$OUT"

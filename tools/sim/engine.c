@@ -22,7 +22,8 @@
  * release; a task that sleeps (schedule(), synchronize_rcu) leaves its CPU,
  * which runs the next queued task after a context switch or goes idle.  A
  * woken task goes to its last CPU if idle, else to the lowest idle CPU,
- * else to its last CPU's run queue.
+ * else to the head of its last CPU's run queue (a sleeper's CFS credit); a
+ * task whose time slice ran out goes to the tail.
  *
  * Locking: as sim.h says; all of `S` belongs to the baton holder.
  */
@@ -260,7 +261,18 @@ static void place(struct sim_task *t, int64_t ready)
 				c = i;
 	}
 	if (c < 0) {
-		rq_add(t->cpu, t, ready);
+		/* at the head: CFS gives a sleeper the smallest vruntime of the
+		 * queue (place_entity: min_vruntime less half the latency
+		 * target), so it runs when the current task leaves the CPU; no
+		 * wake-up preemption of the current task is modelled */
+		struct sim_cpu *cpu = &S.cpu[t->cpu];
+
+		t->state = T_QUEUED;
+		t->ready_at = ready;
+		t->rqnext = cpu->rq_head;
+		cpu->rq_head = t;
+		if (!cpu->rq_tail)
+			cpu->rq_tail = t;
 		return;
 	}
 	S.switches++;

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tools/cli.h"
 #include "rcuvfs_git.h"
 #include "sim.h"
 #include "stress.h"
@@ -199,7 +200,7 @@ static void usage(FILE *f)
 		"                           all\n"
 		"      --measure-host A,B   measure this machine's latencies between CPUs A and B\n"
 		"                           (tools/sim/host-topo.sh writes a topology from them)\n"
-		"  -V, --version            print the version (git commit) and exit\n"
+		"  -V, --version            print the version and git commit, and exit\n"
 		"  -h, --help               this text\n"
 		"\n"
 		"Output: one row per run: ops/s in virtual time, idle %%, voluntary switches\n"
@@ -427,6 +428,8 @@ static int one_run(const struct stress_workload *wl, const void *base_sw, const 
 	cfg.progress = O.progress;
 	cfg.end_ps = w.end_ps;
 	cfg.warm_ps = w.warm_ps;
+	if (!recording)
+		sim_calib_select(cal, wl->name);
 	if (sim_run(&cfg, &res) || (last_res = res, 0)) {
 		fprintf(stderr, "rcuvfs-sim: %s: the simulation could not start\n", wl->name);
 		exit(1);
@@ -557,7 +560,9 @@ int main(int argc, char **argv)
 	O.sopt.switches_given = O.given;
 	g_opt = &O.sopt;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":w:T:C:c:t:d:o:p:m:Vh", longopts, NULL)) != -1) {
+	static const char shortopts[] = ":w:T:C:c:t:d:o:p:m:Vh";
+
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'w': {
 			char *s = strdup(optarg), *save = NULL, *tok;
@@ -657,19 +662,13 @@ int main(int argc, char **argv)
 		case OPT_MEASURE:
 			return sim_measure_host(optarg);
 		case 'V':
-			printf("rcuvfs-sim %s\n", RCUVFS_GIT_COMMIT);
+			rv_cli_version("rcuvfs-sim");
 			return 0;
 		case 'h':
 			usage(stdout);
 			return 0;
-		case ':':
-			fprintf(stderr, "rcuvfs-sim: option %s needs an argument (see --help)\n",
-				argv[optind - 1]);
-			return 2;
 		default:
-			fprintf(stderr, "rcuvfs-sim: unknown option %s (see --help)\n",
-				argv[optind - 1]);
-			return 2;
+			return rv_cli_bad_option("rcuvfs-sim", shortopts, argv);
 		}
 	}
 	if (optind < argc) {
@@ -714,7 +713,7 @@ int main(int argc, char **argv)
 	if (O.calibrate_out) {
 		/* one task on one CPU; the topology does not matter but must exist */
 		struct sim_topo one = {.sockets = 1, .cores = 1, .threads = 1, .ncpus = 1};
-		struct sim_calib *rec = sim_calib_new_recording();
+		struct sim_calib *recs[64];
 		FILE *f;
 		char hdr[8192];
 		static char notes[6144];
@@ -724,6 +723,7 @@ int main(int argc, char **argv)
 		for (int i = 0; i < O.nworkloads; i++) {
 			const struct stress_workload *wl = stress_find_workload(O.workloads[i]);
 			int nv = O.nsweep ? O.nsweep : 1;
+			struct sim_calib *rec = recs[i] = sim_calib_new_recording();
 
 			for (int v = 0; v < nv; v++) {
 				void *s = stress_model_switches_dup(sw);
@@ -769,11 +769,16 @@ int main(int argc, char **argv)
 			 "build, no engine)\n"
 			 "# ops per workload: %llu\n%s",
 			 RCUVFS_GIT_COMMIT, (unsigned long long)O.cal_ops, notes);
-		if (sim_calib_save(rec, f, hdr) || fclose(f)) {
+		sim_calib_save_header(f, hdr);
+		for (int i = 0; i < O.nworkloads; i++) {
+			if (sim_calib_save(recs[i], f, O.workloads[i]))
+				rc = 1;
+			sim_calib_free(recs[i]);
+		}
+		if (fclose(f)) {
 			fprintf(stderr, "rcuvfs-sim: %s: write failed\n", O.calibrate_out);
 			return 1;
 		}
-		sim_calib_free(rec);
 		return rc;
 	}
 	if (!O.topo_path) {
@@ -808,6 +813,9 @@ int main(int argc, char **argv)
 	for (int i = 0; i < O.nworkloads; i++) {
 		const struct stress_workload *wl = stress_find_workload(O.workloads[i]);
 
+		if (!sim_calib_has(cal, wl->name))
+			fprintf(stderr, "rcuvfs-sim: %s: not in the calibration; using the file's "
+					"first workload's figures\n", wl->name);
 		for (int ci = 0; ci < O.ncpus; ci++) {
 			int nt = O.ntasks ? O.ntasks : 1;
 

@@ -60,7 +60,12 @@ int64_t sim_calib_cost(struct sim_calib *c, uint32_t prev, int prev_kind, uint32
 struct sim_calib *sim_calib_new_recording(void);
 void sim_calib_record(struct sim_calib *c, uint32_t prev, int prev_kind, uint32_t cur,
 		      int cur_kind, int64_t ps);
-int sim_calib_save(struct sim_calib *c, FILE *f, const char *header);
+void sim_calib_save_header(FILE *f, const char *header);
+/* One workload's section ("workload NAME", its pairs, kinds, default). */
+int sim_calib_save(struct sim_calib *c, FILE *f, const char *workload);
+/* Charge the segments of this workload's section (none: the file's first). */
+void sim_calib_select(struct sim_calib *c, const char *workload);
+bool sim_calib_has(const struct sim_calib *c, const char *workload);
 /* Subtract, from every later sample of c, the mean segment of null_run (a
  * loop of points with nothing between them). */
 void sim_calib_set_null(struct sim_calib *c, const struct sim_calib *null_run);
