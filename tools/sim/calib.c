@@ -222,18 +222,22 @@ int64_t sim_calib_null(const struct sim_calib *c)
 }
 
 void sim_calib_merge_run(struct sim_calib *c, struct sim_calib *run, int64_t body_ps,
-			 uint64_t points, double per_point_ps, double *scale)
+			 int64_t step_ps, double *scale)
 {
-	double sum = 0, target = (double)body_ps - (double)points * per_point_ps, f;
+	double sum = 0, fixed = 0, target, f, half = (double)step_ps / 2;
 
 	for (size_t i = 0; i < run->cap; i++) {
 		struct pair *p = &run->tab[i];
 
-		if (p->used && p->ns) {
-			p->median = trimmed_mean(p);
-			sum += (double)p->median * (double)p->count;
-		}
+		if (!p->used || !p->ns)
+			continue;
+		p->median = trimmed_mean(p);
+		if (p->count >= 100)
+			sum += ((double)p->median + half) * (double)p->count;
+		else
+			fixed += (double)p->median * (double)p->count;
 	}
+	target = (double)body_ps - fixed;
 	f = sum > 0 && target > 0 ? target / sum : 1.0;
 	*scale = f;
 	for (size_t i = 0; i < run->cap; i++) {
@@ -242,7 +246,7 @@ void sim_calib_merge_run(struct sim_calib *c, struct sim_calib *run, int64_t bod
 
 		if (!p->used || !p->ns)
 			continue;
-		m = (int64_t)((double)p->median * f + 0.5);
+		m = p->count >= 100 ? (int64_t)(((double)p->median + half) * f + 0.5) : p->median;
 		q = pfind(c, p->prev, p->cur, p->pk, p->ck, true);
 		if (q->count) /* seen in another run: the count-weighted mean */
 			q->median = (int64_t)(((double)q->median * (double)q->count +

@@ -896,6 +896,7 @@ int sim_run(const struct sim_cfg *cfg, struct sim_result *res)
 	res->fallback_segments = S.fallbacks;
 	res->switches = S.switches;
 	res->rec_body_ps = S.rec_body_ps;
+	res->tsc_step_ps = (int64_t)((double)S.tsc_overhead * S.tsc_ps);
 	/* epilogues, one task at a time */
 	for (int i = 0; i < n; i++) {
 		word_set(&S.t[i].go, 2);

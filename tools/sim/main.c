@@ -744,7 +744,7 @@ int main(int argc, char **argv)
 				plain_ps = last_res.rec_body_ps;
 				if (one_run(wl, s, "", &one, 1, 1, run, 1))
 					rc = 1;
-				sim_calib_merge_run(rec, run, plain_ps, 0, 0, &scale);
+				sim_calib_merge_run(rec, run, plain_ps, last_res.tsc_step_ps, &scale);
 				snprintf(notes + len, sizeof(notes) - len,
 					 "# %s%s%s: %llu points; the ops took %.0f ns of thread CPU "
 					 "time without points; TSC segments scaled by %.3f\n",
@@ -764,9 +764,9 @@ int main(int argc, char **argv)
 		snprintf(hdr, sizeof(hdr),
 			 "# commit: %s\n# segments: host TSC between leaving a point and reaching "
 			 "the next, one task on one CPU, mean of the fastest 90%% of up to 63 "
-			 "samples per site pair, scaled per workload so that they add up to the "
-			 "thread CPU time of the same ops run without points (the explorer "
-			 "build, no engine)\n"
+			 "samples per site pair; the pairs seen 100 times or more, each plus half a "
+			 "TSC step, scaled per workload so that all add up to the thread CPU time "
+			 "of the same ops run without points (the explorer build, no engine)\n"
 			 "# ops per workload: %llu\n%s",
 			 RCUVFS_GIT_COMMIT, (unsigned long long)O.cal_ops, notes);
 		sim_calib_save_header(f, hdr);

@@ -70,12 +70,14 @@ bool sim_calib_has(const struct sim_calib *c, const char *workload);
  * loop of points with nothing between them). */
 void sim_calib_set_null(struct sim_calib *c, const struct sim_calib *null_run);
 int64_t sim_calib_null(const struct sim_calib *c);
-/* Add the pairs of run (one workload, one task) to c, their costs scaled so
- * that their sum is what the run's body took on the host (body_ps) less
- * the engine's share (points x per_point_ps): the TSC's step is too coarse
- * for single segments of a few ns, the whole run is not. */
+/* Add the pairs of run (one workload, one task) to c, the costs of its
+ * repeated pairs (100 times or more) scaled so that their sum is the thread
+ * CPU time of the same ops without points (body_ps): the TSC's step
+ * (step_ps) is too coarse for single segments of a few ns, the whole run is
+ * not.  Each pair weighs its measured mean plus half a step (a segment
+ * shorter than a step reads as 0 or 1 step). */
 void sim_calib_merge_run(struct sim_calib *c, struct sim_calib *run, int64_t body_ps,
-			 uint64_t points, double per_point_ps, double *scale);
+			 int64_t step_ps, double *scale);
 const char *sim_calib_describe(const struct sim_calib *c);
 uint32_t sim_site_offset(const void *site);
 
@@ -149,6 +151,7 @@ struct sim_result {
 	double host_s;
 	/* recording: thread CPU time of the bodies (picoseconds) */
 	int64_t rec_body_ps;
+	int64_t tsc_step_ps; /* recording: two back-to-back TSC reads */
 };
 
 int sim_run(const struct sim_cfg *cfg, struct sim_result *res);
