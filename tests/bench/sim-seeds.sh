@@ -87,8 +87,8 @@ for w in fstat2 dup1; do
 	ratio_table "$OUT/fileref-$w.csv" fileref=inc-not-zero fileref=file-ref ""
 done
 echo
-echo "## 5b. fork_vma_lock (Cascade Lake, one forking task, 1000 VMAs): forks/s"
-sim -T $T/cascadelake-2x24x2.topo -w fork-vmas -p vmas=1000 -c 1 -d $((US * 500)) \
+echo "## 5b. fork_vma_lock (Cascade Lake, one single-threaded forking process, 1000 VMAs): forks/s"
+sim -T $T/cascadelake-2x24x2.topo -w fork-vmas -m processes -p vmas=1000 -c 1 -d $((US * 500)) \
 	--sweep fork_vma_lock=never,always,elide-single > "$OUT/fork.csv"
 ratio_table "$OUT/fork.csv" fork_vma_lock=never fork_vma_lock=always "~-5%"
 awk -F, 'NR > 1 { printf "  %-28s %12.0f forks/s\n", $2, $8 }' "$OUT/fork.csv"

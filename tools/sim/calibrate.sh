@@ -16,5 +16,5 @@ cal -w fstat2,dup1 --sweep fileref=inc-not-zero,file-ref
 cal -w exec1 --sweep rss_counters=group,single --calibrate-ops 5000
 cal -w bkl-mix --sweep bkl=spin,sem-fifo,sem-steal
 cal -w zero -m processes --sweep new_inode_prefetch=1,0 --calibrate-ops 5000
-cal -w fork-vmas -p vmas=1000 --sweep fork_vma_lock=always,never,elide-single --calibrate-ops 200
+cal -w fork-vmas -m processes -p vmas=1000 --sweep fork_vma_lock=always,never,elide-single --calibrate-ops 200
 { head -1 "$tmp/1.cal"; for f in $(ls "$tmp"/*.cal | sort -t/ -k2 -n); do grep -v '^# rcuvfs-sim calibration' "$f"; done; } > "$OUT"

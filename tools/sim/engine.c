@@ -421,7 +421,10 @@ static struct sim_task *choose(void)
 		enum sim_access a = sim_kind_access(best->kind);
 
 		best->charged = true;
-		if (a != SA_NONE && best->obj && !S.cfg->recording)
+		if (best->kind == RV_XP_PREFETCHW && best->obj && !S.cfg->recording)
+			/* the line moves here; the CPU does not wait for it */
+			(void)sim_coh_access(best->cpu, best->obj, SA_WRITE, best->clock);
+		else if (a != SA_NONE && best->obj && !S.cfg->recording)
 			best->clock = sim_coh_access(best->cpu, best->obj, a, best->clock);
 	}
 	return best;
@@ -441,6 +444,8 @@ static bool run_ahead(struct sim_task *t)
 	if (S.cfg->recording || t->state != T_RUN || S.cpu[t->cpu].cur != t ||
 	    t->clock > S.horizon + SIM_LOOKAHEAD_PS || (S.horizon == INT64_MAX && S.ndone < S.n))
 		return false;
+	if (t->kind == RV_XP_PREFETCHW)
+		return false; /* charged by choose() */
 	a = sim_kind_access(t->kind);
 	if (a != SA_NONE && t->obj) {
 		uintptr_t line = (uintptr_t)t->obj >> 6;

@@ -103,6 +103,7 @@ static const char *const kind_names[RV_XP_NKINDS] = {
 	[RV_XP_LOAD] = "load",
 	[RV_XP_ATOMIC] = "atomic",
 	[RV_XP_STORE] = "store",
+	[RV_XP_PREFETCHW] = "prefetchw",
 };
 
 const char *rv_xkind_name(int kind)

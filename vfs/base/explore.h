@@ -69,6 +69,7 @@ enum rv_xkind {
 	RV_XP_LOAD,        /* a load of a shared line */
 	RV_XP_ATOMIC,      /* a read-modify-write atomic on a shared line */
 	RV_XP_STORE,       /* a plain store to a shared line */
+	RV_XP_PREFETCHW,   /* a prefetch for writing: the line requested, not waited for */
 	RV_XP_NKINDS
 };
 const char *rv_xkind_name(int kind);
