@@ -50,7 +50,7 @@ for item in $WORKLOADS; do
 		k = d SUBSEP t; sum[k] += r; n[k]++
 		# per CPU-second of the run: what the tasks did while they ran (on a
 		# shared machine they wait for a CPU; the simulation does not)
-		cs = $col["cpu_s"]; if (cs > 0) { pc[k] += $col["ops"] / cs; } 
+		cs = $col["cpu_s"]; if (cs > 0) pc[k] += $col["ops"] / cs
 		next
 	}
 	file == 2 {
@@ -58,6 +58,6 @@ for item in $WORKLOADS; do
 		real = n[k] ? sum[k] / n[k] : 0
 		cpu = n[k] ? pc[k] / n[k] * $4 : 0
 		printf "%-9s %-28s %5s %14.0f %14.0f %14.0f %8s %8s\n", w, $2, $4, real, cpu, $8,
-			real > 0 ? sprintf("%.2f", $8 / real) : "-", cpu > 0 ? sprintf("%.2f", $8 / cpu) : "-"
+			(real > 0 ? sprintf("%.2f", $8 / real) : "-"), (cpu > 0 ? sprintf("%.2f", $8 / cpu) : "-")
 	}' "$OUT/real-$w.csv" "$OUT/sim-$w.csv"
 done
