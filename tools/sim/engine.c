@@ -477,10 +477,6 @@ static void yield_baton(struct sim_task *self)
 	S.decisions++;
 	if (S.dbg)
 		S.dbg_kind[self->kind < RV_XP_NKINDS + 1 ? self->kind : 0]++;
-	if (S.cfg->progress && S.decisions >= S.next_progress) {
-		S.next_progress = S.decisions + 200000;
-		progress();
-	}
 	run_callbacks();
 	next = choose();
 	if (!next) {
@@ -535,6 +531,10 @@ static void arrive(struct sim_task *t, int kind, const void *obj, const void *si
 	t->charged = false;
 	t->st.points++;
 	S.points++;
+	if (S.cfg->progress && S.points >= S.next_progress) {
+		S.next_progress = S.points + 2000000;
+		progress();
+	}
 	if (t->defer_obj) {
 		const void *o = t->defer_obj;
 
@@ -851,7 +851,7 @@ int sim_run(const struct sim_cfg *cfg, struct sim_result *res)
 	S.horizon = INT64_MAX;
 	S.dbg = getenv("RCUVFS_SIM_DEBUG") != NULL;
 	S.host_t0 = host_now();
-	S.next_progress = 200000;
+	S.next_progress = 2000000;
 	rv_xsim = &sim_ops;
 	{
 		struct sim_task *first = choose();
