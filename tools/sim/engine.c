@@ -442,7 +442,7 @@ static bool run_ahead(struct sim_task *t)
 	enum sim_access a;
 
 	if (S.cfg->recording || t->state != T_RUN || S.cpu[t->cpu].cur != t ||
-	    t->clock > S.horizon + SIM_LOOKAHEAD_PS || (S.horizon == INT64_MAX && S.ndone < S.n))
+	    t->clock - SIM_LOOKAHEAD_PS > S.horizon || (S.horizon == INT64_MAX && S.ndone < S.n))
 		return false;
 	if (t->kind == RV_XP_PREFETCHW)
 		return false; /* charged by choose() */
@@ -781,6 +781,7 @@ int sim_run(const struct sim_cfg *cfg, struct sim_result *res)
 	int n = cfg->ntasks;
 
 	memset(res, 0, sizeof(*res));
+	free(S.t); /* the previous run's tasks (sim_task_stats read them) */
 	memset(&S, 0, sizeof(S));
 	if (n < 1 || cfg->topo->ncpus < 1 || cfg->topo->ncpus > SIM_MAX_CPUS)
 		return -EINVAL;
