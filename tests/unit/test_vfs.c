@@ -820,6 +820,51 @@ static void test_open_flags_as_linux(void)
 	OK(do_rmdir("/ofl"));
 }
 
+/* lseek on a directory: offset_dir_llseek (fddiff found SEEK_END working) */
+static void test_dir_llseek(void)
+{
+	struct file *f;
+
+	OK(do_mkdir("/dls", 0755));
+	OK(filp_open("/dls", O_RDONLY, 0, &f));
+	CU_ASSERT_EQUAL(vfs_llseek(f, 4100, SEEK_END), -EINVAL);
+	CU_ASSERT_EQUAL(vfs_llseek(f, 0, SEEK_DATA), -EINVAL);
+	CU_ASSERT_EQUAL(vfs_llseek(f, -1, SEEK_SET), -EINVAL);
+	CU_ASSERT_EQUAL(vfs_llseek(f, 17, SEEK_SET), 17);
+	CU_ASSERT_EQUAL(vfs_llseek(f, 3, SEEK_CUR), 20);
+	CU_ASSERT_EQUAL(vfs_llseek(f, INT64_MAX, SEEK_CUR), -EINVAL);
+	CU_ASSERT_EQUAL(vfs_llseek(f, 0, SEEK_CUR), 20);
+	fput(f);
+	OK(do_rmdir("/dls"));
+}
+
+/*
+ * SEEK_DATA/SEEK_HOLE with data in the page that holds offset 2^63-1: Linux
+ * 6.18's mapping_seek_hole_data wraps that page's end to -2^63 (fddiff).
+ */
+static void test_seek_last_page(void)
+{
+	const int64_t last = INT64_MAX & ~(int64_t)(PAGE_SIZE - 1);
+	int64_t pos = INT64_MAX - 38;
+	struct file *f;
+
+	OK(create_file("/slp", NULL));
+	OK(filp_open("/slp", O_RDWR, 0, &f));
+	CU_ASSERT_EQUAL(vfs_write(f, "0123456789abc", 13, &pos), 13);
+	CU_ASSERT_EQUAL(vfs_llseek(f, 24, SEEK_DATA), -ENXIO);
+	CU_ASSERT_EQUAL(vfs_llseek(f, last + 5, SEEK_DATA), -ENXIO);
+	CU_ASSERT_EQUAL(vfs_llseek(f, 24, SEEK_HOLE), 24);
+	CU_ASSERT_EQUAL(vfs_llseek(f, last + 5, SEEK_HOLE), INT64_MIN);
+	CU_ASSERT_EQUAL(vfs_llseek(f, 0, SEEK_CUR), 24); /* f_pos stayed */
+	/* data below the last page is found as before */
+	pos = 8192;
+	CU_ASSERT_EQUAL(vfs_write(f, "x", 1, &pos), 1);
+	CU_ASSERT_EQUAL(vfs_llseek(f, 24, SEEK_DATA), 8192);
+	CU_ASSERT_EQUAL(vfs_llseek(f, 8192, SEEK_HOLE), 8192 + PAGE_SIZE);
+	fput(f);
+	OK(do_unlink("/slp"));
+}
+
 RVTEST_SUITE(vfs_namespace, rvtest_instance_init, rvtest_instance_cleanup,
 	     RVTEST(test_create_lookup_stat), RVTEST(test_name_too_long),
 	     RVTEST(test_unlink_rmdir_errors), RVTEST(test_link_counts), RVTEST(test_orphan),
@@ -827,4 +872,5 @@ RVTEST_SUITE(vfs_namespace, rvtest_instance_init, rvtest_instance_cleanup,
 	     RVTEST(test_setattr_statfs), RVTEST(test_mknod), RVTEST(test_inode_api), RVTEST(test_setgid_dir),
 	     RVTEST(test_negative_dentries_bounded), RVTEST(test_deep_tree),
 	     RVTEST(test_open_trunc_any_access_mode), RVTEST(test_open_flags_as_linux),
+	     RVTEST(test_dir_llseek), RVTEST(test_seek_last_page),
 	     RVTEST(test_teardown_frees_everything));
