@@ -94,7 +94,7 @@
 #define NOFILE	   10 /* RLIMIT_NOFILE of every script process */
 #define EXEC_SLACK 16 /* fds the new image's loader may use during exec */
 #define MAXIO	   48 /* largest read/write count */
-#define WAIT_S	   60 /* a script thread answers within this */
+#define WAIT_S	   20 /* a script thread answers within this */
 #define LINE	   2048
 
 #ifndef O_LARGEFILE_KERNEL
@@ -1405,7 +1405,21 @@ static int run_host(const char *dir, const struct step *st, int n, struct transc
 			ctl->live[s->c.q] = false;
 		sem_post(&mb->req);
 		if (sem_wait_bounded(&mb->rep)) {
-			run_fail("step %d p%d.t%d: no answer within %d s%s%s", i, s->p, s->t, WAIT_S,
+			int rq = -1, rp = -1;
+			char stat[128] = "?", path[64];
+			FILE *f;
+
+			sem_getvalue(&mb->req, &rq);
+			sem_getvalue(&mb->rep, &rp);
+			snprintf(path, sizeof(path), "/proc/%d/stat", (int)ctl->tid[s->p][s->t]);
+			f = fopen(path, "r");
+			if (f) {
+				if (!fgets(stat, sizeof(stat), f))
+					snprintf(stat, sizeof(stat), "?");
+				fclose(f);
+			}
+			run_fail("step %d p%d.t%d: no answer within %d s (tid %d: %s; req %d rep %d)%s%s",
+				 i, s->p, s->t, WAIT_S, (int)ctl->tid[s->p][s->t], stat, rq, rp,
 				 ctl->err[0] ? ": " : "", ctl->err);
 			goto out;
 		}
