@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tests/explore/main.c - rcuvfs-explore: systematic interleaving exploration
+ * tools/explore/main.c - rcuvfs-explore: systematic interleaving exploration
  * of the model's scenarios.
  *
  *   rcuvfs-explore --list
