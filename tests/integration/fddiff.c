@@ -94,7 +94,7 @@
 #define NOFILE	   10 /* RLIMIT_NOFILE of every script process */
 #define EXEC_SLACK 16 /* fds the new image's loader may use during exec */
 #define MAXIO	   48 /* largest read/write count */
-#define WAIT_S	   20 /* a script thread answers within this */
+#define WAIT_S	   60 /* a script thread answers within this */
 #define LINE	   2048
 
 #ifndef O_LARGEFILE_KERNEL
@@ -631,6 +631,7 @@ struct ctl {
 	char dir[4096];
 	char exe[4096];
 	char err[256]; /* a host process's own failure */
+	long lost_wakes; /* atomic: waits that found their semaphore posted */
 };
 
 static struct ctl *ctl;
@@ -712,6 +713,47 @@ found:
 	}
 }
 
+/*
+ * Wait for a mailbox semaphore in slices of SLICE_MS, up to max_s seconds
+ * (0: forever).  On the host this test was seen to lose wake-ups: a script
+ * thread of an execve'd image slept in FUTEX_WAIT on a process-shared
+ * semaphore whose value the driver had raised (sem_post saw waiters and
+ * woke).  A slice that times out with the semaphore posted is counted in
+ * ctl->lost_wakes and the wait goes on; the transcript does not depend on
+ * it.
+ */
+#define SLICE_MS 100
+static int sem_wait_sliced(sem_t *s, int max_s)
+{
+	for (long waited = 0; !max_s || waited < (long)max_s * 1000; waited += SLICE_MS) {
+		struct timespec ts;
+		int v = 0;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += SLICE_MS * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		if (!sem_timedwait(s, &ts))
+			return 0;
+		if (errno == EINTR) {
+			waited -= SLICE_MS;
+			continue;
+		}
+		if (errno != ETIMEDOUT)
+			return -1;
+		if (!sem_getvalue(s, &v) && v > 0)
+			__atomic_fetch_add(&ctl->lost_wakes, 1, __ATOMIC_RELAXED);
+	}
+	return -1;
+}
+
+static int sem_wait_bounded(sem_t *s)
+{
+	return sem_wait_sliced(s, WAIT_S);
+}
+
 static void host_exec_cmd(int p, int t, const struct cmd *c, struct reply *r);
 static __attribute__((noreturn)) void host_process(int p, int t, bool exec_answer);
 
@@ -738,8 +780,8 @@ static void *host_thread(void *arg)
 		sem_post(&mb->rep);
 	}
 	for (;;) {
-		while (sem_wait(&mb->req) && errno == EINTR)
-			;
+		if (sem_wait_sliced(&mb->req, 0))
+			break;
 		if (mb->c.op == OP_QUIT)
 			break;
 		memset(&mb->r, 0, sizeof(mb->r));
@@ -1254,6 +1296,7 @@ static void tr_free(struct transcript *tr)
 /* ---- runs --------------------------------------------------------------------- */
 
 static char run_err[512];
+static long host_lost_wakes; /* over every host run of this invocation */
 
 static void run_fail(const char *fmt, ...)
 {
@@ -1266,17 +1309,6 @@ static void run_fail(const char *fmt, ...)
 	va_end(ap);
 }
 
-static int sem_wait_bounded(sem_t *s)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += WAIT_S;
-	while (sem_timedwait(s, &ts))
-		if (errno != EINTR)
-			return -1;
-	return 0;
-}
 
 static int host_create_files(const char *dir)
 {
@@ -1418,6 +1450,10 @@ static int run_host(const char *dir, const struct step *st, int n, struct transc
 					snprintf(stat, sizeof(stat), "?");
 				fclose(f);
 			}
+			if (getenv("FDDIFF_HANG_PAUSE")) {
+				fprintf(stderr, "hang: tid %d; pausing\n", (int)ctl->tid[s->p][s->t]);
+				sleep(600);
+			}
 			run_fail("step %d p%d.t%d: no answer within %d s (tid %d: %s; req %d rep %d)%s%s",
 				 i, s->p, s->t, WAIT_S, (int)ctl->tid[s->p][s->t], stat, rq, rp,
 				 ctl->err[0] ? ": " : "", ctl->err);
@@ -1449,6 +1485,7 @@ static int run_host(const char *dir, const struct step *st, int n, struct transc
 	}
 out:
 	host_stop();
+	host_lost_wakes += ctl->lost_wakes;
 	host_remove_files();
 	unlink(ctl_path);
 	munmap(ctl, sizeof(*ctl));
@@ -1696,6 +1733,9 @@ int main(int argc, char **argv)
 			printf("%s\n", tr.line[i]);
 		if (status)
 			fprintf(stderr, "rcuvfs-fddiff: run failed: %s\n", run_err);
+		if (host_lost_wakes)
+			fprintf(stderr, "rcuvfs-fddiff: %ld lost semaphore wake-ups recovered\n",
+				host_lost_wakes);
 		tr_free(&tr);
 		free(st);
 		return status ? 2 : 0;
@@ -1753,6 +1793,9 @@ int main(int argc, char **argv)
 		printf("fddiff model: seeds %llu-%llu x %d steps x %d switch sets: %ld lines, %s\n",
 		       (unsigned long long)lo, (unsigned long long)hi, steps, nsw, lines,
 		       status ? "DIFFERENCES" : "identical");
+		if (host_lost_wakes)
+			printf("  host: %ld lost semaphore wake-ups recovered by the %d ms slices\n",
+			       host_lost_wakes, SLICE_MS);
 		return status;
 	}
 	bad_usage("unknown mode");
