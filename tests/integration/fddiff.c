@@ -134,17 +134,17 @@ static const char *const rel[NREL] = {"g", "nx", "", "../f1"};
 
 struct cmd {
 	int op;
-	int fd, fd2;	/* fd numbers as drawn (unsigned in the kernel) */
-	int dirfd;	/* OP_OPEN: AT_FDCWD or an fd */
-	int name;	/* names[] (AT_FDCWD) or rel[] (a dirfd) */
-	int flags;	/* open, dup3, close_range flags */
-	int cmd;	/* fcntl command */
-	int64_t arg;	/* fcntl argument */
-	int64_t off;	/* lseek, pread, pwrite, truncate */
-	int whence;	/* lseek */
-	int count;	/* read/write */
-	int q;		/* OP_FORK: the child's process slot */
-	int stepno;	/* write data and exec argv */
+	int fd, fd2; /* fd numbers as drawn (unsigned in the kernel) */
+	int dirfd;   /* OP_OPEN: AT_FDCWD or an fd */
+	int name;    /* names[] (AT_FDCWD) or rel[] (a dirfd) */
+	int flags;   /* open, dup3, close_range flags */
+	int cmd;     /* fcntl command */
+	int64_t arg; /* fcntl argument */
+	int64_t off; /* lseek, pread, pwrite, truncate */
+	int whence;  /* lseek */
+	int count;   /* read/write */
+	int q;	     /* OP_FORK: the child's process slot */
+	int stepno;  /* write data and exec argv */
 };
 
 struct fdent {
@@ -329,7 +329,8 @@ static int gen_script(uint64_t seed, int nsteps, struct step *st)
 			c->op = OP_DUP2;
 			c->fd2 = rn(100) < 15 ? c->fd : gen_fd();
 		} else if (r < 370) {
-			static const int fl[] = {0, 0, O_CLOEXEC, O_CLOEXEC, O_NONBLOCK, O_CLOEXEC | 1};
+			static const int fl[] = {0,	    0,		O_CLOEXEC,
+						 O_CLOEXEC, O_NONBLOCK, O_CLOEXEC | 1};
 
 			c->op = OP_DUP3;
 			c->fd2 = rn(100) < 10 ? c->fd : gen_fd();
@@ -337,17 +338,26 @@ static int gen_script(uint64_t seed, int nsteps, struct step *st)
 		} else if (r < 500) {
 			gen_fcntl(c);
 		} else if (r < 530) {
-			static const int fl[] = {0, 0, CLOSE_RANGE_CLOEXEC, CLOSE_RANGE_CLOEXEC,
-						 CLOSE_RANGE_UNSHARE, CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC,
-						 1, 8};
+			static const int fl[] = {0,
+						 0,
+						 CLOSE_RANGE_CLOEXEC,
+						 CLOSE_RANGE_CLOEXEC,
+						 CLOSE_RANGE_UNSHARE,
+						 CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC,
+						 1,
+						 8};
 			int k = rn(4);
 
 			c->op = OP_CLOSE_RANGE;
-			c->fd2 = k == 0 ? c->fd + rn(4) : k == 1 ? NOFILE - 1 : k == 2 ? -1 : c->fd - 1;
+			c->fd2 = k == 0	  ? c->fd + rn(4)
+				 : k == 1 ? NOFILE - 1
+				 : k == 2 ? -1
+					  : c->fd - 1;
 			c->flags = fl[rn(8)];
 		} else if (r < 620) {
-			static const int wh[] = {SEEK_SET, SEEK_SET, SEEK_CUR, SEEK_END, SEEK_DATA,
-						 SEEK_DATA, SEEK_HOLE, SEEK_HOLE, 5, -1};
+			static const int wh[] = {SEEK_SET,  SEEK_SET,  SEEK_CUR,  SEEK_END,
+						 SEEK_DATA, SEEK_DATA, SEEK_HOLE, SEEK_HOLE,
+						 5,	    -1};
 
 			c->op = OP_LSEEK;
 			c->whence = wh[rn(10)];
@@ -436,11 +446,14 @@ static void fmt_oflags(char *out, size_t len, int f)
 		int bit;
 		const char *name;
 	} b[] = {
-	    {O_CREAT, "CREAT"},	      {O_EXCL, "EXCL"},		  {O_NOCTTY, "NOCTTY"},
-	    {O_TRUNC, "TRUNC"},	      {O_APPEND, "APPEND"},	  {O_NONBLOCK, "NONBLOCK"},
-	    {O_DSYNC, "DSYNC"},	      {O_ASYNC, "ASYNC"},	  {O_DIRECT, "DIRECT"},
-	    {O_LARGEFILE_KERNEL, "LARGEFILE"}, {O_DIRECTORY, "DIRECTORY"}, {O_NOFOLLOW, "NOFOLLOW"},
-	    {O_NOATIME, "NOATIME"},   {O_CLOEXEC, "CLOEXEC"},	  {O_PATH, "PATH"},
+	    {O_CREAT, "CREAT"},		{O_EXCL, "EXCL"},
+	    {O_NOCTTY, "NOCTTY"},	{O_TRUNC, "TRUNC"},
+	    {O_APPEND, "APPEND"},	{O_NONBLOCK, "NONBLOCK"},
+	    {O_DSYNC, "DSYNC"},		{O_ASYNC, "ASYNC"},
+	    {O_DIRECT, "DIRECT"},	{O_LARGEFILE_KERNEL, "LARGEFILE"},
+	    {O_DIRECTORY, "DIRECTORY"}, {O_NOFOLLOW, "NOFOLLOW"},
+	    {O_NOATIME, "NOATIME"},	{O_CLOEXEC, "CLOEXEC"},
+	    {O_PATH, "PATH"},
 	};
 	static const char *const acc[] = {"RDONLY", "WRONLY", "RDWR", "ACC3"};
 	size_t n = (size_t)snprintf(out, len, "%s", acc[f & O_ACCMODE]);
@@ -575,11 +588,10 @@ static void fmt_reply(char *out, size_t len, const struct step *s, const struct 
 	if (r->ndata && n < len) {
 		n += (size_t)snprintf(out + n, len - n, " \"");
 		for (int i = 0; i < r->ndata && n + 3 < len; i++)
-			n += (size_t)snprintf(out + n, len - n, "%c",
-					      r->data[i] ? (r->data[i] >= 32 && r->data[i] < 127
-								? r->data[i]
-								: '?')
-							 : '.');
+			n += (size_t)snprintf(
+			    out + n, len - n, "%c",
+			    r->data[i] ? (r->data[i] >= 32 && r->data[i] < 127 ? r->data[i] : '?')
+				       : '.');
 		n += (size_t)snprintf(out + n, len - n, "\"");
 	}
 	if (s->c.op == OP_EXIT)
@@ -630,7 +642,7 @@ struct ctl {
 	bool live[NPROC];	/* the driver's view, read by summaries */
 	char dir[4096];
 	char exe[4096];
-	char err[256]; /* a host process's own failure */
+	char err[256];	 /* a host process's own failure */
 	long lost_wakes; /* atomic: waits that found their semaphore posted */
 };
 
@@ -708,7 +720,7 @@ static void host_summary(int p, int t, struct reply *r)
 				}
 			}
 		}
-found:
+	found:
 		r->nfds++;
 	}
 }
@@ -969,14 +981,12 @@ static int exec_child(const char *path, int p, int t)
 
 /* ---- model: the system-call layer -------------------------------------------- */
 
-
 static struct task_struct *mtask[NPROC][NTHR];
 static const char *const model_root = "";
 
 static int model_path_of(int name, char *buf, size_t len)
 {
-	return snprintf(buf, len, "%s/%s", model_root, names[name]) >= (int)len ? -ENAMETOOLONG
-										 : 0;
+	return snprintf(buf, len, "%s/%s", model_root, names[name]) >= (int)len ? -ENAMETOOLONG : 0;
 }
 
 /*
@@ -1067,11 +1077,11 @@ static int64_t model_rw(const struct cmd *c, unsigned char *buf)
 		break;
 	case OP_PREAD:
 		r = (f.file->f_mode & FMODE_PREAD) ? vfs_read(f.file, buf, (size_t)c->count, &pos)
-						     : -ESPIPE;
+						   : -ESPIPE;
 		break;
 	default:
 		r = (f.file->f_mode & FMODE_PWRITE) ? vfs_write(f.file, buf, (size_t)c->count, &pos)
-						      : -ESPIPE;
+						    : -ESPIPE;
 		break;
 	}
 	fdput(f);
@@ -1136,7 +1146,7 @@ static void model_summary(int p, int t, struct reply *r)
 				}
 			}
 		}
-found:
+	found:
 		r->nfds++;
 	}
 }
@@ -1200,7 +1210,8 @@ static void model_step(const struct step *s, struct reply *r)
 		r->ret = ksys_dup3((unsigned int)c->fd, (unsigned int)c->fd2, c->flags);
 		break;
 	case OP_FCNTL:
-		r->ret = ksys_fcntl((unsigned int)c->fd, (unsigned int)c->cmd, (unsigned long)c->arg);
+		r->ret =
+		    ksys_fcntl((unsigned int)c->fd, (unsigned int)c->cmd, (unsigned long)c->arg);
 		break;
 	case OP_CLOSE_RANGE:
 		r->ret = __close_range((unsigned int)c->fd, (unsigned int)c->fd2,
@@ -1309,7 +1320,6 @@ static void run_fail(const char *fmt, ...)
 	va_end(ap);
 }
 
-
 static int host_create_files(const char *dir)
 {
 	int fd;
@@ -1397,7 +1407,8 @@ static int run_host(const char *dir, const struct step *st, int n, struct transc
 	}
 	for (int p = 0; p < NPROC; p++)
 		for (int u = 0; u < NTHR; u++)
-			if (sem_init(&ctl->mb[p][u].req, 1, 0) || sem_init(&ctl->mb[p][u].rep, 1, 0)) {
+			if (sem_init(&ctl->mb[p][u].req, 1, 0) ||
+			    sem_init(&ctl->mb[p][u].rep, 1, 0)) {
 				run_fail("sem_init: %s", strerror(errno));
 				return -1;
 			}
@@ -1450,11 +1461,8 @@ static int run_host(const char *dir, const struct step *st, int n, struct transc
 					snprintf(stat, sizeof(stat), "?");
 				fclose(f);
 			}
-			if (getenv("FDDIFF_HANG_PAUSE")) {
-				fprintf(stderr, "hang: tid %d; pausing\n", (int)ctl->tid[s->p][s->t]);
-				sleep(600);
-			}
-			run_fail("step %d p%d.t%d: no answer within %d s (tid %d: %s; req %d rep %d)%s%s",
+			run_fail("step %d p%d.t%d: no answer within %d s (tid %d: %s; req %d rep "
+				 "%d)%s%s",
 				 i, s->p, s->t, WAIT_S, (int)ctl->tid[s->p][s->t], stat, rq, rp,
 				 ctl->err[0] ? ": " : "", ctl->err);
 			goto out;
@@ -1656,14 +1664,13 @@ static int parse_sw(const char *text, struct rv_switches *sw)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: rcuvfs-fddiff [-k MAXDIFFS] model DIR SEEDS STEPS SWITCHES...\n"
-		"       rcuvfs-fddiff print host DIR SEED STEPS\n"
-		"       rcuvfs-fddiff print model SWITCHES SEED STEPS\n"
-		"Runs seeded fd-table scripts in real processes (files in DIR, a tmpfs\n"
-		"directory) and in the model; every line must be identical.\n"
-		"SEEDS: N or A-B; SWITCHES: e.g. fileref=file-ref (\"\" = defaults).\n"
-		"Exit: 0 identical, 1 differences (printed), 2 the run failed or usage.\n");
+	fprintf(f, "usage: rcuvfs-fddiff [-k MAXDIFFS] model DIR SEEDS STEPS SWITCHES...\n"
+		   "       rcuvfs-fddiff print host DIR SEED STEPS\n"
+		   "       rcuvfs-fddiff print model SWITCHES SEED STEPS\n"
+		   "Runs seeded fd-table scripts in real processes (files in DIR, a tmpfs\n"
+		   "directory) and in the model; every line must be identical.\n"
+		   "SEEDS: N or A-B; SWITCHES: e.g. fileref=file-ref (\"\" = defaults).\n"
+		   "Exit: 0 identical, 1 differences (printed), 2 the run failed or usage.\n");
 }
 
 static __attribute__((noreturn)) void bad_usage(const char *why)
@@ -1794,8 +1801,9 @@ int main(int argc, char **argv)
 		       (unsigned long long)lo, (unsigned long long)hi, steps, nsw, lines,
 		       status ? "DIFFERENCES" : "identical");
 		if (host_lost_wakes)
-			printf("  host: %ld lost semaphore wake-ups recovered by the %d ms slices\n",
-			       host_lost_wakes, SLICE_MS);
+			printf(
+			    "  host: %ld lost semaphore wake-ups recovered by the %d ms slices\n",
+			    host_lost_wakes, SLICE_MS);
 		return status;
 	}
 	bad_usage("unknown mode");
