@@ -37,10 +37,11 @@
  *
  * The canonical line: step, acting thread, the call, its result (value or
  * errno; bytes read), then the acting thread's table: for each open fd
- * below NOFILE, the file (by name: f0 f1 d d/g l n, or "unlinked"), "c"
- * when close-on-exec, F_GETFL decoded, the offset (lseek(fd, 0, SEEK_CUR);
- * "-" when that fails, as for O_PATH), and the open file description as the
- * first (process, thread, fd) in script order that refers to it.  The host
+ * below NOFILE, the file (by name: f0 f1 d d/g l n x, or "unlinked"),
+ * "cx" when close-on-exec, F_GETFL decoded, the offset (lseek(fd, 0,
+ * SEEK_CUR); its errno when that fails, as for O_PATH), and the open file
+ * description as the first (process, thread, fd) in script order that
+ * refers to it ("=p0.t0:3", printed when that is not the fd itself).  The host
  * finds that with kcmp(KCMP_FILE) against every live thread; the model by
  * comparing struct file pointers.  Nothing is normalised (docs/fdtable.md).
  *
@@ -53,7 +54,8 @@
  * the other thread, unshares and closes the close-on-exec fds; the new image
  * maps the mailboxes again and starts thread 1.  So that the dynamic loader
  * of the new image finds free fds, the soft limit is raised by EXEC_SLACK
- * for the execve and set back first thing in the new image.
+ * for the execve and set back in the new image before it answers.  Waits
+ * are made in slices (sem_wait_sliced: lost wake-ups were seen).
  *
  * Execution in the model.  One host thread (the driver) attaches to the
  * acting model task for each step; the model's system-call layer below does
