@@ -69,6 +69,7 @@
  * the driver thread touches model objects.
  */
 #include "fdtable/fdtable.h"
+#include "tools/cli.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1677,7 +1678,7 @@ static void usage(FILE *f)
 
 static __attribute__((noreturn)) void bad_usage(const char *why)
 {
-	fprintf(stderr, "rcuvfs-fddiff: %s (--help for usage)\n", why);
+	fprintf(stderr, "rcuvfs-fddiff: %s (try --help)\n", why);
 	exit(2);
 }
 
@@ -1707,6 +1708,14 @@ int main(int argc, char **argv)
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		usage(stdout);
 		return 0;
+	}
+	if (argc == 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {
+		rv_cli_version("rcuvfs-fddiff");
+		return 0;
+	}
+	if (argc > 1 && argv[1][0] == '-' && strcmp(argv[1], "-k")) {
+		fprintf(stderr, "rcuvfs-fddiff: unknown option '%s' (try --help)\n", argv[1]);
+		return RV_CLI_USAGE_ERROR;
 	}
 	if (argc > 1 && !strcmp(argv[1], "-k")) {
 		char *end;
@@ -1808,5 +1817,7 @@ int main(int argc, char **argv)
 			    host_lost_wakes, SLICE_MS);
 		return status;
 	}
-	bad_usage("unknown mode");
+	fprintf(stderr, "rcuvfs-fddiff: unknown mode '%s' or wrong arguments (try --help)\n",
+		argv[1]);
+	return RV_CLI_USAGE_ERROR;
 }
