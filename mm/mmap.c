@@ -1163,7 +1163,9 @@ long vm_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int pr
 
 	mmap_write_lock(mm);
 	ret = do_mmap(mm, addr, len, prot, flags, file, pgoff);
-	populate = ret >= 0 && ((mm->def_flags & VM_LOCKED) || (flags & MAP_POPULATE));
+	/* do_mmap: a locked mapping is populated unless it locks on fault */
+	populate = ret >= 0 && ((mm->def_flags & VM_LOCKED_MASK) == VM_LOCKED ||
+				(flags & MAP_POPULATE));
 	mmap_write_unlock(mm);
 	/* vm_mmap_pgoff: mm_populate after dropping mmap_lock, errors ignored */
 	if (populate)
