@@ -236,6 +236,11 @@ void vm_area_free(struct vm_area_struct *vma);   /* per vm_area_cache (mmap.c) *
 void vm_area_free_unpublished(struct vm_area_struct *vma);
 void vma_link_file(struct vm_area_struct *vma);
 void vma_unlink_file(struct vm_area_struct *vma);
+/* mremap's helpers (mm/mmap.c); mmap_lock held for write */
+unsigned long mm_get_unmapped_area(struct mm_struct *mm, unsigned long hint, unsigned long len);
+int vma_insert(struct mm_struct *mm, struct vm_area_struct *vma);
+void vma_merge_around(struct mm_struct *mm, struct vm_area_struct *vma);
+void vma_expand_in_place(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long delta);
 /* Append a VMA at the end of the tree (fork builds the child this way). */
 int vma_tree_append(struct mm_struct *mm, struct vm_area_struct *vma);
 void exit_mmap(struct mm_struct *mm);

@@ -458,6 +458,17 @@ int vm_munlockall(struct mm_struct *mm);
  */
 int do_madvise(struct mm_struct *mm, unsigned long start, size_t len_in, int behavior);
 
+/*
+ * mremap (mm/mremap.c, after Linux 6.18): shrink, grow in place, move
+ * (MREMAP_MAYMOVE), to a fixed address (MREMAP_FIXED; with the same
+ * length, several VMAs at once), or keeping the source mapped and empty
+ * (MREMAP_DONTUNMAP).  Takes mmap_lock itself.  The new address, or
+ * -EINVAL, -EFAULT (no VMA at addr, a source past its VMA), -ENOMEM
+ * (cannot grow in place without MREMAP_MAYMOVE, no room, no memory).
+ */
+long do_mremap(struct mm_struct *mm, unsigned long addr, unsigned long old_len,
+	       unsigned long new_len, unsigned long flags, unsigned long new_addr);
+
 /* ------------------------------------------------------------------ */
 /* page tables                                                         */
 /* ------------------------------------------------------------------ */

@@ -1175,6 +1175,53 @@ long vm_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int pr
 }
 
 /* ------------------------------------------------------------------ */
+/* helpers for mremap (mm/mremap.c)                                    */
+/* ------------------------------------------------------------------ */
+
+unsigned long mm_get_unmapped_area(struct mm_struct *mm, unsigned long hint, unsigned long len)
+{
+	return get_unmapped_area(mm, hint & PAGE_MASK, len);
+}
+
+/* Put a new VMA (born write-locked, not overlapping any) into the tree. */
+int vma_insert(struct mm_struct *mm, struct vm_area_struct *vma)
+{
+	int ret = vma_tree_splice(mm, find_vma_idx(mm, vma->vm_start), 0, &vma, 1);
+
+	if (ret)
+		return ret;
+	vma_link_file(vma);
+	mm->map_count++;
+	return 0;
+}
+
+/* Merge vma with its neighbours where compatible (next first, then prev). */
+void vma_merge_around(struct mm_struct *mm, struct vm_area_struct *vma)
+{
+	int i = find_vma_idx(mm, vma->vm_start);
+
+	vma_merge_at(mm, i);
+	if (i > 0)
+		vma_merge_at(mm, i - 1);
+}
+
+/*
+ * mremap's expand_vma_in_place (mm/mremap.c, Linux 6.18, through
+ * vma_merge_extend): the VMA, write-locked, grows by delta over a hole,
+ * then merges with the next VMA if compatible.
+ */
+void vma_expand_in_place(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long delta)
+{
+	struct vma_prepare vp;
+
+	vma_start_write(vma);
+	vma_prepare(&vp, vma);
+	WRITE_ONCE(vma->vm_end, vma->vm_end + delta);
+	vma_complete(&vp);
+	vma_merge_at(mm, find_vma_idx(mm, vma->vm_start));
+}
+
+/* ------------------------------------------------------------------ */
 /* munmap                                                              */
 /* ------------------------------------------------------------------ */
 
