@@ -399,6 +399,10 @@ struct vm_area_struct *lock_vma_under_rcu(struct mm_struct *mm, unsigned long ad
 /* Test-only, explorer build: lock_vma_under_rcu without its range check
  * once the lock is held (vm_mm is still checked).  Reset by mm's init. */
 void lock_vma_under_rcu_norecheck_for_test(bool on);
+/* Test-only, explorer build: mremap moves a VMA without write-locking it
+ * first (before "mm/mremap: write-lock VMA while remapping it to a new
+ * address range", 6.4).  Reset by mm's init. */
+void mremap_nolock_for_test(bool on);
 #endif
 /* Lookup under RCU only (caller in rcu_read_lock; result may be stale). */
 struct vm_area_struct *find_vma_rcu(struct mm_struct *mm, unsigned long addr);

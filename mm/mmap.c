@@ -562,6 +562,14 @@ void lock_vma_under_rcu_norecheck_for_test(bool on)
 {
 	vma_norecheck_test = on;
 }
+
+/* mremap's move_vma without the source VMA's write lock (mm/mremap.c) */
+bool mremap_nolock_test;
+
+void mremap_nolock_for_test(bool on)
+{
+	mremap_nolock_test = on;
+}
 #else
 #define vma_range_recheck() true
 #endif
@@ -1531,6 +1539,7 @@ static int mm_subsys_init(void)
 	mm_live = 0;
 #ifdef RCUVFS_EXPLORE
 	vma_norecheck_test = false;
+	mremap_nolock_test = false;
 #endif
 	/*
 	 * vm_area_struct: 6.4-6.14 kernel/fork.c proc_caches_init (SLAB_HWCACHE_ALIGN,

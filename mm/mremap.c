@@ -50,6 +50,10 @@
 
 #include <sys/mman.h>
 
+#ifdef RCUVFS_EXPLORE
+extern bool mremap_nolock_test; /* mm/mmap.c: the explorer's test-only variant */
+#endif
+
 RV_STAT_DEFINE(mremap_moves, "VMAs moved by mremap (move_vma)");
 RV_STAT_DEFINE(mremap_ptes_moved, "PTEs moved by mremap (move_ptes)");
 
@@ -229,7 +233,12 @@ static long move_vma(struct vma_remap *vrm)
 
 	/* "We don't want racing faults." */
 	RV_INJECT("mremap_before_write_lock");
+#ifdef RCUVFS_EXPLORE
+	if (!mremap_nolock_test)
+		vma_start_write(vma);
+#else
 	vma_start_write(vma);
+#endif
 	new = copy_vma(vrm);
 	if (!new)
 		return -ENOMEM;
