@@ -21,6 +21,7 @@
  * Locking: none (runs once, single-threaded, before anything starts).
  */
 #include "fuse/daemon.h"
+#include "tools/cli.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,13 @@ static int rvf_opt_proc(void *data, const char *arg, int key, struct fuse_args *
 		cfg->nr_nonopt++;
 		return 0; /* given back below: the mountpoint alone */
 	case FUSE_OPT_KEY_OPT:
+		/* libfuse's command-line flags; any other "-..." is unknown */
+		if (arg[0] == '-') {
+			if (!strcmp(arg, "-f") || !strcmp(arg, "-d") || !strcmp(arg, "-s"))
+				return 1;
+			fprintf(stderr, "rcuvfs: unknown option '%s' (try --help)\n", arg);
+			return -1;
+		}
 		eq = strchr(arg, '=');
 		n = eq ? (size_t)(eq - arg) : strlen(arg);
 		if (n >= sizeof(name))
@@ -219,7 +227,7 @@ void rvf_print_help(FILE *out, const char *progname)
 
 void rvf_print_version(FILE *out)
 {
-	fprintf(out, "rcuvfs %s (libfuse %s, FUSE_USE_VERSION %d)\n", RCUVFS_VERSION,
-		fuse_pkgversion(), FUSE_USE_VERSION);
+	rv_cli_fversion(out, "rcuvfs");
+	fprintf(out, "libfuse %s, FUSE_USE_VERSION %d\n", fuse_pkgversion(), FUSE_USE_VERSION);
 	fprintf(out, "%s\n", rv_rcu_describe());
 }

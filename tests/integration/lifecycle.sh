@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # tests/integration/lifecycle.sh BIN_DIR: start-up and shutdown.
-#  - bad options and unusable mountpoints fail at start, exit 1, one line;
+#  - bad options and mountpoints that do not exist fail at start with
+#    exit 2 (a usage error) and one line;
 #  - --help lists every option with a default, --version works;
 #  - daemon mode: returns 0 once mounted; fusermount3 -u leaves no process;
 #  - SIGTERM and SIGINT unmount and exit 0 (no leaked model objects), with
@@ -22,18 +23,18 @@ it_setup
 # ---- bad starts
 mkdir -p "$IT_TMP/m"
 for bad in "-o nosuchoption" "-o filelock=nosuch" "-o attr_timeout=abc" "-o max_threads=0" \
-	"-o size=12q"; do
+	"-o size=12q" "--nosuchflag" "-x"; do
 	out=$("$BIN/rcuvfs" "$IT_TMP/m" $bad 2>&1)
 	rc=$?
 	lines=$(printf '%s\n' "$out" | grep -c .)
-	if [ "$rc" != 0 ] && [ "$lines" = 1 ] && ! grep -q " $IT_TMP/m fuse" /proc/self/mounts; then
+	if [ "$rc" = 2 ] && [ "$lines" = 1 ] && ! grep -q " $IT_TMP/m fuse" /proc/self/mounts; then
 		pass "bad option '$bad' refused: $out"
 	else
 		fail "bad option '$bad': rc $rc, output '$out'"
 	fi
 done
 out=$("$BIN/rcuvfs" "$IT_TMP/nonexistent" 2>&1)
-[ $? != 0 ] && [ "$(printf '%s\n' "$out" | grep -c .)" = 1 ] && pass "missing mountpoint refused: $out" ||
+[ $? = 2 ] && [ "$(printf '%s\n' "$out" | grep -c .)" = 1 ] && pass "missing mountpoint refused: $out" ||
 	fail "missing mountpoint: $out"
 "$BIN/rcuvfs" 2>/dev/null && fail "no mountpoint accepted" || pass "no mountpoint refused"
 
