@@ -248,11 +248,12 @@ void exit_mmap(struct mm_struct *mm);
  * Set and clear VM_ flags on [start, end) (mmap_lock held for write), VMA
  * by VMA as apply_vma_lock_flags: split at the ends, write-locked before
  * they change, merged back; a hole stops the walk with -ENOMEM, the VMAs
- * before it changed.  With start = 0 and end = TASK_SIZE, every VMA and
- * holes are allowed (mlockall).
+ * before it changed.  vma_modify_flags_all: every VMA, holes allowed
+ * (mlockall, munlockall).
  */
 int vma_modify_flags(struct mm_struct *mm, unsigned long start, unsigned long end,
 		     unsigned long set, unsigned long clear);
+int vma_modify_flags_all(struct mm_struct *mm, unsigned long set, unsigned long clear);
 
 /* mm/memory.c: fault in [start, start+len) under mmap_lock (read), as GUP does */
 int __mm_populate(struct mm_struct *mm, unsigned long start, unsigned long len,

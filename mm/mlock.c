@@ -41,7 +41,8 @@ static int mlock_posix_error(int err)
  * (mlock_fixup), so mlock() over an on-fault range makes it a plain
  * locked one.  A length that page rounding wraps to 0 locks nothing and
  * succeeds; a range whose end wraps past the top of the address space is
- * EINVAL; one past TASK_SIZE has no VMA there, ENOMEM.  (An unprivileged
+ * EINVAL; the part past TASK_SIZE has no VMA, ENOMEM after the VMAs
+ * before it were locked.  (An unprivileged
  * mlock checks RLIMIT_MEMLOCK first and answers ENOMEM for a wrapping
  * length; the model has no rlimit and answers as a caller with
  * CAP_IPC_LOCK, as munlock always does.)  The populate comes only after
@@ -58,8 +59,6 @@ static int mlock_range(struct mm_struct *mm, unsigned long start, unsigned long 
 	end = start + len;
 	if (end < start)
 		return -EINVAL;
-	if (end > TASK_SIZE)
-		return -ENOMEM;
 	if (!len)
 		return 0;
 	mmap_write_lock(mm);
@@ -110,7 +109,7 @@ int vm_mlockall(struct mm_struct *mm, int flags)
 	if (flags & MCL_FUTURE)
 		mm->def_flags |= to_add;
 	if (flags & MCL_CURRENT)
-		ret = vma_modify_flags(mm, 0, TASK_SIZE, to_add, VM_LOCKED_MASK & ~to_add);
+		ret = vma_modify_flags_all(mm, to_add, VM_LOCKED_MASK & ~to_add);
 	mmap_write_unlock(mm);
 	if (!ret && (flags & MCL_CURRENT))
 		__mm_populate(mm, 0, TASK_SIZE, true);
@@ -123,7 +122,7 @@ int vm_munlockall(struct mm_struct *mm)
 
 	mmap_write_lock(mm);
 	mm->def_flags &= ~VM_LOCKED_MASK;
-	ret = vma_modify_flags(mm, 0, TASK_SIZE, 0, VM_LOCKED_MASK);
+	ret = vma_modify_flags_all(mm, 0, VM_LOCKED_MASK);
 	mmap_write_unlock(mm);
 	return ret;
 }

@@ -1434,8 +1434,9 @@ static int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long 
 		return 0;
 	len = (len + PAGE_SIZE - 1) & PAGE_MASK;
 	end = start + len;
-	if (end <= start || end > TASK_SIZE)
+	if (end <= start)
 		return -ENOMEM;
+	/* past TASK_SIZE there is no VMA: the walk stops there, -ENOMEM */
 	return vma_apply_range(mm, start, end, mprotect_newflags, (unsigned long)prot,
 			       mprotect_fixup_ptes);
 }
@@ -1455,12 +1456,15 @@ int vma_modify_flags(struct mm_struct *mm, unsigned long start, unsigned long en
 		     unsigned long set, unsigned long clear)
 {
 	struct flags_change fc = { set, clear };
-	int last;
 
-	if (!(start == 0 && end >= TASK_SIZE))
-		return vma_apply_range(mm, start, end, modify_newflags, (unsigned long)&fc, NULL);
-	/* every VMA, holes allowed (mlockall, munlockall) */
-	last = vma_nr(mm) - 1;
+	return vma_apply_range(mm, start, end, modify_newflags, (unsigned long)&fc, NULL);
+}
+
+/* every VMA, holes allowed (mlockall, munlockall: apply_mlockall_flags) */
+int vma_modify_flags_all(struct mm_struct *mm, unsigned long set, unsigned long clear)
+{
+	int last = vma_nr(mm) - 1;
+
 	if (last < 0)
 		return 0;
 	for (int k = 0; k <= last; k++) {

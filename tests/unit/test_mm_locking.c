@@ -920,6 +920,9 @@ static void test_mlock_stops_at_hole(void)
 
 	CU_ASSERT(mmt_map(mm, BASE, 2 * PG, RW) == (long)BASE);
 	CU_ASSERT(mmt_map(mm, BASE + 3 * PG, PG, RW) == (long)(BASE + 3 * PG));
+	/* the whole address space, from 0: a hole at the start, nothing locked */
+	CU_ASSERT(vm_mlock(mm, 0, TASK_SIZE) == -ENOMEM);
+	CU_ASSERT(!(flags_at(mm, BASE) & VM_LOCKED));
 	CU_ASSERT(vm_mlock(mm, BASE + PG, 3 * PG) == -ENOMEM);
 	CU_ASSERT(!(flags_at(mm, BASE) & VM_LOCKED));
 	CU_ASSERT(flags_at(mm, BASE + PG) & VM_LOCKED);
