@@ -990,7 +990,11 @@ XSCENARIO(mremap_fault)
  * fault (do_anonymous_page) against the zap.  Seen from outside: both
  * return 0; page 1 reads 0x5a (the write came last) or 0 (the zap came
  * last); RSS, rmap and page tables agree (mm_check).  No test-only
- * variant: a fault without the PTE recheck is not a kernel that existed.
+ * variant: a fault without the PTE recheck is not a kernel that existed,
+ * and the historic MADV_DONTNEED vs fault race (DONTNEED under mmap_sem
+ * for read against a THP fault, "mm: thp: fix pmd_bad() triggering in
+ * code paths holding mmap_sem read mode", 3.4) was at the pmd level,
+ * which the model's two-level tables do not have.
  */
 static int dontneed_setup(struct xs_run *r)
 {
