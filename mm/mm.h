@@ -13,10 +13,15 @@
  * Locking (outermost first):
  *   mm->mmap_lock (rw_semaphore)   the VMA tree and every VMA's bounds, flags,
  *                                  pgoff and file; held for write by mmap,
- *                                  munmap, mprotect, fork (both mms), exit.
+ *                                  munmap, mprotect, mlock, mremap, madvise's
+ *                                  flag advice, fork (both mms), exit; for
+ *                                  read by faults (fallback), populate, and
+ *                                  madvise(DONTNEED/FREE) over several VMAs.
  *   per-VMA lock                   vma->vm_lock (vma_lock=rwsem) or
  *                                  vma->vm_refcnt (vma_lock=refcnt): a fault
- *                                  holds it for read instead of mmap_lock; a
+ *                                  holds it for read instead of mmap_lock
+ *                                  (so does madvise(DONTNEED/FREE) inside
+ *                                  one VMA); a
  *                                  writer of the VMA (holding mmap_lock for
  *                                  write) waits for its readers and marks it
  *                                  write-locked with vma_start_write():
