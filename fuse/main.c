@@ -274,6 +274,10 @@ int main(int argc, char **argv)
 		ret = rvf_list_counters(stdout);
 		goto out_args;
 	}
+	if (cfg->remount) {
+		ret = rvf_remount(cfg);
+		goto out_args;
+	}
 	if (!cfg->foreground && cfg->log_file) {
 		rvf_log_fd = open(cfg->log_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
 		if (rvf_log_fd < 0) {
