@@ -19,7 +19,7 @@ US=${US:-200}
 OUT=${OUT:-$SRC/out/sim}
 mkdir -p "$OUT"
 sim() { "$SIM" -C "$CAL" --csv "$@"; }
-# csv columns: 1 workload 2 switches 3 topology 4 cpus 5 tasks 6 us 7 ops 8 ops/s 9 idle%
+# csv columns: 1 workload 2 sweep (the switch) 3 topology 4 cpus 5 tasks 6 us 7 ops 8 ops/s 9 idle%
 #              10 vol/op 11 wake/op 12 xfer/op ...
 ratio_table() { # FILE A B SEEDS(space-separated, per row)
 	awk -F, -v a="$2" -v b="$3" -v seeds="$4" '

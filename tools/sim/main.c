@@ -319,7 +319,7 @@ static void print_row(const char *wl, const char *sw, const struct sim_topo *tp,
 {
 	if (O.format == FMT_CSV) {
 		if (!O.header_done)
-			printf("workload,switches,topology,cpus,tasks,virtual_us,ops,ops_per_s,"
+			printf("workload,sweep,topology,cpus,tasks,virtual_us,ops,ops_per_sec,"
 			       "idle_pct,vol_switches_per_op,wakeups_per_op,transfers_per_op,"
 			       "points_per_op,fallback_pct,bkl_handoffs,lockref_retries,"
 			       "lockref_fallbacks,verify,host_s\n");
@@ -329,8 +329,8 @@ static void print_row(const char *wl, const char *sw, const struct sim_topo *tp,
 		       idle, vol, wake, xfer, ppo, fb, (unsigned long long)ctr[0],
 		       (unsigned long long)ctr[2], (unsigned long long)ctr[1], verify, host_s);
 	} else if (O.format == FMT_JSON) {
-		printf("{\"workload\":\"%s\",\"switches\":\"%s\",\"topology\":\"%s\",\"cpus\":%d,"
-		       "\"tasks\":%d,\"virtual_us\":%.0f,\"ops\":%llu,\"ops_per_s\":%.0f,"
+		printf("{\"workload\":\"%s\",\"sweep\":\"%s\",\"topology\":\"%s\",\"cpus\":%d,"
+		       "\"tasks\":%d,\"virtual_us\":%.0f,\"ops\":%llu,\"ops_per_sec\":%.0f,"
 		       "\"idle_pct\":%.2f,\"vol_switches_per_op\":%.4f,\"wakeups_per_op\":%.4f,"
 		       "\"transfers_per_op\":%.3f,\"points_per_op\":%.1f,\"fallback_pct\":%.1f,"
 		       "\"bkl_handoffs\":%llu,\"lockref_retries\":%llu,\"lockref_fallbacks\":%llu,"
