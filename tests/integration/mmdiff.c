@@ -28,8 +28,8 @@
  * accesses in the child, then the parent, then the child again, after
  * which the script goes on in one of them and the other exits; byte reads
  * and writes; invalid arguments (unaligned, overflowing, bad flags).
- * Kinds the model does not have yet (mremap, madvise, msync) are listed by
- * --help and refused by --ops.
+ * mremap and madvise go through do_mremap and do_madvise; msync, which the
+ * model lacks, runs only with --print host.
  *
  * The line of a step: the operation, its return value (or errno; an mmap
  * address as a window offset), the outcome of each access (the byte read,
@@ -182,8 +182,8 @@ static const struct {
     [K_ACCESS] = {"access", 30, true, "byte reads and writes"},
     [K_INVALID] = {"invalid", 4, true, "invalid arguments to mmap/munmap/mprotect/mlock"},
     [K_MSYNC] = {"msync", 2, false, "msync (not in the model yet)"},
-    [K_MREMAP] = {"mremap", 4, false, "mremap (not in the model yet)"},
-    [K_MADVISE] = {"madvise", 4, false, "madvise (not in the model yet)"},
+    [K_MREMAP] = {"mremap", 4, true, "mremap: grow, shrink, move, fixed, dontunmap"},
+    [K_MADVISE] = {"madvise", 4, true, "madvise: DONTNEED, FREE, (DONT|DO)FORK, (WIPE|KEEP)ONFORK"},
 };
 
 struct acc {
@@ -1043,6 +1043,20 @@ static long model_mmap(struct mm_struct *mm, const struct step *s)
 	return r - (long)WIN;
 }
 
+/* mremap: the new address as a window offset, or -1000 (outside: unmapped). */
+static long model_mremap(struct mm_struct *mm, const struct step *s)
+{
+	long r = do_mremap(mm, s->addr, s->len, s->pgoff, (unsigned long)s->arg, s->addr2);
+
+	if (r < 0)
+		return r;
+	if ((unsigned long)r < WIN || (unsigned long)r + s->pgoff > WIN + WLEN) {
+		vm_munmap(mm, (unsigned long)r, s->pgoff);
+		return -1000;
+	}
+	return r - (long)WIN;
+}
+
 /* Checks mm_check after each step; a failure marks the line. */
 static void model_check(struct out *o, struct mm_struct *mm, const char *who)
 {
@@ -1204,15 +1218,15 @@ static int model_run(const struct rv_switches *sw, const struct step *st, int n,
 			model_fork(s, &o, &t);
 			mm = t->mm;
 			break;
-		case OP_MSYNC:
 		case OP_MREMAP:
+			put_mmap_ret(&o, model_mremap(mm, s));
+			break;
 		case OP_MADVISE:
-			/*
-			 * Refused by --ops: the model lacks them.  When it has
-			 * them: the call here (mremap's result through
-			 * put_mmap_ret, moved outside the window: unmapped, as
-			 * host_mremap does) and model_has in kinds[].
-			 */
+			put_ret(&o, do_madvise(mm, s->addr, s->len, s->arg));
+			break;
+		case OP_MSYNC:
+			/* refused by --ops: the model has no msync; when it has,
+			 * the call goes here and model_has in kinds[] */
 			put_ret(&o, -ENOSYS);
 			break;
 		}

@@ -6,8 +6,8 @@
 # The seeded mm scripts SEEDS x STEPS run in a real process, with its
 # scratch files on a tmpfs, and in a model process under each CONFIG
 # (rcuvfs switches, as "vma_lock=refcnt,vm_area_cache=typesafe"): every
-# transcript line must be identical.  The tmpfs is /dev/shm; without one
-# the test exits 77 (CTest SKIP).
+# transcript line must be identical.  MMDIFF_OPS, when set, is passed as
+# --ops.  The tmpfs is /dev/shm; without one the test exits 77 (CTest SKIP).
 BIN=$1
 SEEDS=$2
 STEPS=$3
@@ -22,6 +22,7 @@ fi
 D=$(mktemp -d /dev/shm/rcuvfs-mmdiff.XXXXXX) || exit 1
 trap 'rm -rf "$D"' EXIT
 args=()
+[ -n "$MMDIFF_OPS" ] && args+=(--ops "$MMDIFF_OPS")
 for cfg in "$@"; do
 	args+=(-o "$cfg")
 done
