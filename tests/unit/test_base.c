@@ -481,6 +481,47 @@ static void test_stats_sum_exact(void)
 	CU_ASSERT_EQUAL(rv_stat_get(test_base_events), 0);
 }
 
+/*
+ * A counter incremented by a thread-exit destructor that runs after the
+ * counters' own (a lazily created task's exit does that): the increment
+ * registers the thread's slot again and the counters' destructor runs a
+ * second time.  Each count must be folded once.  glibc runs destructors in
+ * key order, so the test's key, created after the counters' key, runs
+ * second; the destructor records that it did (the slot was unregistered).
+ */
+static pthread_key_t late_key;
+static int late_saw_folded;
+
+static void late_destructor(void *arg)
+{
+	late_saw_folded = !rv_stat_registered;
+	rv_stat_inc(test_base_events);
+}
+
+static void *late_bumper(void *arg)
+{
+	for (int i = 0; i < STAT_ITERS; i++)
+		rv_stat_inc(test_base_events);
+	pthread_setspecific(late_key, &late_key);
+	return NULL;
+}
+
+static void test_stats_increment_after_fold(void)
+{
+	pthread_t t;
+
+	rv_stat_inc(test_base_events); /* the counters' key exists first */
+	CU_ASSERT_EQUAL_FATAL(pthread_key_create(&late_key, late_destructor), 0);
+	rv_stats_reset();
+	late_saw_folded = 0;
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, late_bumper, NULL), 0);
+	pthread_join(t, NULL);
+	CU_ASSERT_EQUAL(late_saw_folded, 1);
+	CU_ASSERT_EQUAL(rv_stat_get(test_base_events), STAT_ITERS + 1ull);
+	pthread_key_delete(late_key);
+	rv_stats_reset();
+}
+
 /* ---------------- switches ---------------- */
 
 static void test_switches_parse_format(void)
@@ -700,7 +741,8 @@ RVTEST_SUITE(rwsem, NULL, NULL, RVTEST(test_rwsem_exclusion), RVTEST(test_rwsem_
 RVTEST_SUITE(wait, NULL, NULL, RVTEST(test_completion_and_signal), RVTEST(test_wait_event))
 RVTEST_SUITE(inject, NULL, NULL, RVTEST(test_inject_rendezvous_order),
 	     RVTEST(test_inject_pause_release_callback_count))
-RVTEST_SUITE(stats, NULL, NULL, RVTEST(test_stats_sum_exact))
+RVTEST_SUITE(stats, NULL, NULL, RVTEST(test_stats_sum_exact),
+	     RVTEST(test_stats_increment_after_fold))
 RVTEST_SUITE(switches, NULL, NULL, RVTEST(test_switches_parse_format),
 	     RVTEST(test_switches_vma_combinations))
 RVTEST_SUITE(instance, NULL, NULL, RVTEST(test_task_fork_clone_hooks), RVTEST(test_instance_cycle),
