@@ -805,4 +805,4 @@ static int fdtable_subsys_teardown(void)
 	return err ? err : err2;
 }
 
-RV_SUBSYS(fdtable, 20, fdtable_subsys_init, fdtable_subsys_teardown);
+RV_SUBSYS(fdtable, fdtable_subsys_init, fdtable_subsys_teardown);

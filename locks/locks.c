@@ -1915,4 +1915,4 @@ static int locks_teardown(void)
 	return ret;
 }
 
-RV_SUBSYS(locks, 20, locks_init, locks_teardown)
+RV_SUBSYS(locks, locks_init, locks_teardown);

@@ -1463,4 +1463,4 @@ static int mm_subsys_teardown(void)
 	return ret;
 }
 
-RV_SUBSYS(mm, 20, mm_subsys_init, mm_subsys_teardown)
+RV_SUBSYS(mm, mm_subsys_init, mm_subsys_teardown);

@@ -4,8 +4,11 @@
 # prefix, check the installed tree (tools in bin, benchmarks in
 # libexec/rcuvfs, librcuvfs.a, headers under include/rcuvfs, rcuvfs.pc, the
 # CMake package, the man pages and the bash completion when they were
-# built), then build tests/install/consumer against it twice, with
-# pkg-config and with find_package, and run both.
+# built), then build the programs of tests/install/consumer against it
+# twice, with pkg-config and with find_package, and run them: main.c (the
+# VFS) and locks_fork.c (tasks and POSIX locks only: a forked child's lock
+# on its parent's range must conflict, which needs every subsystem started
+# whatever the program links).
 set -eu
 build=$(cd "$1" && pwd) src=$(cd "$2" && pwd)
 tmp=$(mktemp -d)
@@ -43,15 +46,18 @@ fi
 PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 export PKG_CONFIG_PATH
 if flags=$(pkg-config --cflags --libs rcuvfs); then
-	# shellcheck disable=SC2086
-	cc -o "$tmp/consumer-pc" "$src/tests/install/consumer/main.c" $flags &&
-		"$tmp/consumer-pc" || bad "pkg-config build or run"
+	for p in main locks_fork; do
+		# shellcheck disable=SC2086
+		cc -o "$tmp/$p-pc" "$src/tests/install/consumer/$p.c" $flags &&
+			"$tmp/$p-pc" || bad "pkg-config build or run of consumer/$p.c"
+	done
 else
 	bad "pkg-config rcuvfs"
 fi
 # with find_package
 cmake -S "$src/tests/install/consumer" -B "$tmp/cb" -DCMAKE_PREFIX_PATH="$prefix" \
 	>"$tmp/cb.log" 2>&1 && cmake --build "$tmp/cb" >>"$tmp/cb.log" 2>&1 &&
-	"$tmp/cb/consumer" || { cat "$tmp/cb.log"; bad "find_package build or run"; }
+	"$tmp/cb/consumer" && "$tmp/cb/locks_fork" ||
+	{ cat "$tmp/cb.log"; bad "find_package build or run"; }
 [ $fail = 0 ] && echo "install: ok"
 exit $fail
