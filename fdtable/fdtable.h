@@ -160,12 +160,8 @@ void set_close_on_exec(unsigned int fd, bool flag);
 struct file *fget(unsigned int fd);
 /* The same, O_PATH files included. */
 struct file *fget_raw(unsigned int fd);
-/* fget whose __get_file_rcu is an out-of-line call (the seed's regression). */
-struct file *fget_ool(unsigned int fd);
 /* Shared-table lookup behind fdget (out of line, lookup inlined). */
 struct file *__fget_files(struct files_struct *files, unsigned int fd, unsigned int mask);
-/* TEST ONLY: fget without the slot reload (the broken design). */
-struct file *fget_norecheck_for_test(unsigned int fd);
 
 /* Entry without a reference: caller holds file_lock or is the only user. */
 static __always_inline struct file *files_lookup_fd_raw(struct files_struct *files, unsigned int fd)

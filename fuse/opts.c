@@ -40,7 +40,9 @@ static const struct fuse_opt rvf_opts[] = {RVF_OPT("attr_timeout=%lf", attr_time
 					   RVF_OPT("entry_timeout=%lf", entry_timeout),
 					   RVF_OPT("max_threads=%u", max_threads),
 					   RVF_OPT("max_idle_threads=%u", max_idle_threads),
+#ifdef RCUVFS_TEST_DAEMON
 					   RVF_OPT("test_skip_locks", test_skip_locks),
+#endif
 					   RVF_OPT("log=%s", log_file),
 					   FUSE_OPT_KEY("-h", KEY_HELP),
 					   FUSE_OPT_KEY("--help", KEY_HELP),
@@ -197,8 +199,10 @@ void rvf_print_help(FILE *out, const char *progname)
 		"    -o log=FILE            in daemon mode, append the daemon's messages\n"
 		"                           (run-time errors, the unmount report) to FILE\n"
 		"                           (default: syslog, facility daemon)\n"
+#ifdef RCUVFS_TEST_DAEMON
 		"    -o test_skip_locks     TEST ONLY: lock requests succeed without locking\n"
 		"                           (shows that lock verification catches it)\n"
+#endif
 		"    -o allow_other         let other users see the mount (default: only\n"
 		"                           the mounting user); default_permissions is\n"
 		"                           always on: the kernel checks the model's modes\n"

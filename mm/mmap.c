@@ -26,6 +26,7 @@
  *     space down (exit_mmap), the last mmdrop frees the struct.
  */
 #include "mm/internal.h"
+#include "mm/testing.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,7 +5,11 @@
 # - a file may include project headers only from its own layer or below;
 # - outside its folder, a file includes only the folder's public header
 #   (vfs/base/base.h, vfs/vfs.h, fdtable/fdtable.h, locks/locks.h, mm/mm.h),
-#   except white-box unit tests (tests/unit), which may include internals;
+#   except white-box unit tests (tests/unit), which may include internals,
+#   and a folder's testing.h (its test-only entry points: checkers and
+#   compared variants, in the test library rcuvfs_testing and never
+#   installed), which tests/ and tools/ may include and no library source
+#   outside the folder may;
 #   vfs/base keeps one header per primitive beside its .c (spinlock.h,
 #   lockref.h, ...): base.h includes every one of them, and each states its
 #   locking rules in its file-top comment (a line starting " * Locking");
@@ -55,6 +59,7 @@ for f in $files; do
 		# unit tests are white-box: they may include a folder's internal header
 		[ "$dir" = tests/unit ] && continue
 		case "$incdir" in vfs/base|vfs|fdtable|locks|mm) ;; *) continue ;; esac
+		case "$inc:$dir" in */testing.h:tests/*|*/testing.h:tools/*) continue ;; esac
 		if [ "$incdir" != "$dir" ] && ! echo " $public " | grep -q " $inc "; then
 			case "$dir/" in "$incdir"/*) ;; *)
 				echo "$f: includes $inc, not the folder's public header"

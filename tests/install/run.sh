@@ -48,6 +48,21 @@ if [ -f "$build/completion/rcuvfs" ]; then
 fi
 "$prefix/bin/rcuvfs-stress" --version >/dev/null || bad "installed rcuvfs-stress does not run"
 
+# Production code only: librcuvfs.a defines none of the functions a
+# folder's testing.h declares (the test library's), nothing of the
+# explorer's runtime (rv_x*), no *_for_test; no testing.h or internal.h is
+# installed.
+testonly=$(sed -n 's/^[a-z][a-z_ ]*[ *]\([a-z_][a-z0-9_]*\)(.*/\1/p' "$src"/*/testing.h | sort -u)
+[ "$(echo "$testonly" | wc -w)" -ge 5 ] || bad "found $(echo "$testonly" | wc -w) test-only functions in */testing.h"
+defined=$(nm -g --defined-only "$prefix/lib/librcuvfs.a" 2>/dev/null | awk 'NF == 3 { print $3 }')
+[ -n "$defined" ] || bad "nm lists nothing in the installed librcuvfs.a"
+for s in $testonly $(echo "$defined" | grep -E '^rv_x|_for_test$'); do
+	echo "$defined" | grep -qx "$s" && bad "the installed librcuvfs.a defines test-only $s"
+done
+for h in $(cd "$prefix/include/rcuvfs" && find . -name testing.h -o -name internal.h); do
+	bad "installed a header that is not public: include/rcuvfs/${h#./}"
+done
+
 # with pkg-config
 PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 export PKG_CONFIG_PATH

@@ -96,7 +96,8 @@ wait_gone() { # pid, bounded (60 s)
 }
 
 # mount_rcuvfs NAME [rcuvfs options...]: foreground daemon in the background;
-# sets MNT and PID; its stderr goes to $IT_TMP/NAME.log
+# sets MNT and PID; its stderr goes to $IT_TMP/NAME.log.  The daemon is
+# $BIN/rcuvfs, or $IT_DAEMON when set (the daemon's test build).
 mount_rcuvfs() {
 	local name=$1
 	shift
@@ -108,7 +109,7 @@ mount_rcuvfs() {
 		fail "an earlier mount is still at $MNT: $(grep " $MNT " /proc/self/mounts)"
 		return 1
 	fi
-	"$BIN/rcuvfs" "$MNT" -f "$@" >"$IT_TMP/$name.log" 2>&1 &
+	"${IT_DAEMON:-$BIN/rcuvfs}" "$MNT" -f "$@" >"$IT_TMP/$name.log" 2>&1 &
 	PID=$!
 	IT_PIDS+=("$PID")
 	IT_MOUNTS+=("$MNT")

@@ -19,6 +19,7 @@
  */
 #include "rvtest.h"
 #include "fdtable/fdtable.h"
+#include "fdtable/testing.h"
 
 #include <pthread.h>
 #include <stdint.h>

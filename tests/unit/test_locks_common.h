@@ -10,6 +10,7 @@
 
 #include "rvtest.h"
 #include "locks/locks.h"
+#include "locks/testing.h"
 
 #include <stdlib.h>
 #include <string.h>
