@@ -46,8 +46,8 @@ while [ $# -gt 0 ]; do
 	esac
 done
 stress=$build/bin/rcuvfs-stress
-ref=$build/bin/wis-lock1
-cputime=$build/bin/wis-cputime
+ref=$build/tests/wis-lock1
+cputime=$build/tests/wis-cputime
 for b in "$stress" "$ref" "$cputime"; do
 	[ -x "$b" ] || { echo "wis-compare: $b not built" >&2; exit 2; }
 done

@@ -30,6 +30,14 @@ done
 [ -x "$build/bin/rcuvfs-explore" ] &&
 	{ [ -x "$prefix/bin/rcuvfs-explore" ] || bad "not installed: bin/rcuvfs-explore"; }
 [ -x "$prefix/bin/rcuvfs-plot" ] || bad "not installed: bin/rcuvfs-plot"
+# build/bin holds only what users run; test and benchmark programs are in
+# build/tests (a copy left in build/bin by a build from before they moved,
+# with its current one in build/tests, is not counted)
+for f in "$build"/bin/*; do
+	case "${f##*/}" in rcuvfs|rcuvfs-stress|rcuvfs-explore|rcuvfs-plot|rcuvfs-sim) ;;
+	*) [ -e "$build/tests/${f##*/}" ] || bad "build/bin holds ${f##*/}, not a tool users run" ;;
+	esac
+done
 if [ -d "$build/man" ]; then
 	for m in rcuvfs rcuvfs-stress; do
 		[ -e "$prefix/share/man/man1/$m.1" ] || bad "not installed: share/man/man1/$m.1"

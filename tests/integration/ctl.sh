@@ -37,7 +37,7 @@ ctl.stat.mode: 100444
 ctl.snapshot_stable: 1
 ctl.hidden_in_root: 1
 EXP
-"$BIN/rcuvfs-battery" "$R" ctl >"$IT_TMP/ctl.out" 2>&1
+"$TBIN/rcuvfs-battery" "$R" ctl >"$IT_TMP/ctl.out" 2>&1
 if diff -u "$IT_TMP/ctl.expected" "$IT_TMP/ctl.out"; then
 	pass "control directory: parses, changes refused"
 else

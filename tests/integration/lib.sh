@@ -6,9 +6,12 @@
 # temporary directory, unmount, and check that no daemon is left.
 #
 # Every test script sources this, sets BIN (build/bin) and calls it_setup.
+# Test programs (rcuvfs-battery, rcuvfs-fuzz, ...) are in TBIN, build/tests
+# beside build/bin unless set.
 # A test that cannot run here (not root, no /dev/fuse) exits 77 (CTest SKIP),
 # except in CI (CI=true), where FUSE is there and a skip fails the run.
 
+TBIN=${TBIN:-$(dirname "${BIN:-.}")/tests}
 set -u
 IT_FAILS=0
 IT_PIDS=()

@@ -98,7 +98,7 @@ done
 for mode in "" map-only; do
 	what=${mode:-open+mapped}
 	mount_rcuvfs hold && R=$MNT && RPID=$PID
-	coproc HOLD { "$BIN/rcuvfs-holder" "$R/held" $mode 2>&1; }
+	coproc HOLD { "$TBIN/rcuvfs-holder" "$R/held" $mode 2>&1; }
 	hin=${HOLD[1]} hout=${HOLD[0]} hpid=$HOLD_PID
 	ask() { # [command]: the holder's answer line in $a, bounded
 		a=
@@ -147,7 +147,7 @@ unmount_rcuvfs "$R" "$RPID"
 # ---- kill -9 under load: every process gets an error (ENOTCONN), none hangs
 mount_rcuvfs k9load && R=$MNT && RPID=$PID
 mkdir "$R/load"
-"$BIN/rcuvfs-fuzz" "$R/load" 77 1000000 4 >"$IT_TMP/k9load.out" 2>&1 &
+"$TBIN/rcuvfs-fuzz" "$R/load" 77 1000000 4 >"$IT_TMP/k9load.out" 2>&1 &
 lpid=$!
 for i in $(seq 100); do [ -n "$(ls "$R/load" 2>/dev/null)" ] && break; sleep 0.05; done
 kill -9 "$RPID"
