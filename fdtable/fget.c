@@ -14,7 +14,7 @@
  * fd_install/do_dup2 (rcu_assign_pointer) and the release of the count in
  * alloc_file.
  *
- * Shape (issue 3's measurements): the inline attempt makes no call at all,
+ * Shape (measured with bench_fdtable_callgrind.sh): the inline attempt makes no call at all,
  * so the hot function is a leaf that saves no register.  Everything that
  * needs a call (dropping a speculative reference, __file_ref_get's decision,
  * the retry loop, the grace-period wake-up of rcu_read_unlock, creating
@@ -24,7 +24,8 @@
  * the race tests exercise the code the fast path runs.
  *
  * Variants from one always-inline template: fget/fget_raw/__fget_files with
- * the attempt inlined (the fix proposed in seeds/000), fget_ool with it as an
+ * the attempt inlined (the fix proposed for the regression of 6.7's
+ * SLAB_TYPESAFE_BY_RCU files, docs/history.md), fget_ool with it as an
  * out-of-line call (the regression), and a test-only variant without the
  * reload (the broken design the tests show failing).  This file compiles
  * the first three into librcuvfs.a; fdtable/fget_test.c includes it with

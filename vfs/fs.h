@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * vfs/fs.h - part of vfs/vfs.h: super_block, inode, dentry, namei, file ops.
- * Owned by the VFS-objects work (issue 4).  Do not include directly.
+ * Do not include directly.
  *
  * The API
  * -------
