@@ -25,6 +25,10 @@ int mm_check(struct mm_struct *mm);
 /* The explorer build only: lock_vma_under_rcu without its range check
  * once the lock is held (vm_mm is still checked).  Reset by mm's init. */
 void lock_vma_under_rcu_norecheck_for_test(bool on);
+/* The explorer build only: mremap moves a VMA without write-locking it
+ * first (before "mm/mremap: write-lock VMA while remapping it to a new
+ * address range", 6.4).  Reset by mm's init. */
+void mremap_nolock_for_test(bool on);
 #endif
 
 #endif /* RCUVFS_MM_TESTING_H */
