@@ -132,6 +132,12 @@ int get_unused_fd_flags(unsigned int flags);
 void put_unused_fd(unsigned int fd);
 /* Publish `file` (reference donated) in a reserved fd. */
 void fd_install(unsigned int fd, struct file *file);
+/*
+ * open(2): filp_open(path, flags, mode) installed at the lowest free fd of
+ * current->files (O_CLOEXEC in flags sets close-on-exec); the fd, or the
+ * error of either step with no fd left reserved (fdtable/open.c).
+ */
+int do_sys_open(const char *path, int flags, uint32_t mode);
 int close_fd(unsigned int fd);
 int ksys_dup(unsigned int fildes);
 int ksys_dup2(unsigned int oldfd, unsigned int newfd);

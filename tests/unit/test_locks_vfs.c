@@ -87,18 +87,7 @@ static const char *new_path(void)
 /* open(2) in current's table: reserve, open, install; the fd or -errno. */
 static int open_fd(const char *path, int flags)
 {
-	struct file *f;
-	int fd = get_unused_fd_flags(flags & O_CLOEXEC), r;
-
-	if (fd < 0)
-		return fd;
-	r = filp_open(path, flags & ~O_CLOEXEC, 0644, &f);
-	if (r) {
-		put_unused_fd((unsigned int)fd);
-		return r;
-	}
-	fd_install((unsigned int)fd, f);
-	return fd;
+	return do_sys_open(path, flags, 0644);
 }
 
 /* Create /name with vfs_create and open it with vfs_open_inode. */
