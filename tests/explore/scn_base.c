@@ -35,8 +35,7 @@ static void violation(struct base_priv *bp, const char *what, int task)
 			 what, task, bp->readers, bp->writers);
 }
 
-/* A critical section in mode `write` (exclusive) or shared. */
-static void section(struct base_priv *bp, int task, bool write, const char *point)
+static void enter(struct base_priv *bp, int task, bool write)
 {
 	if (bp->writers || (write && bp->readers))
 		violation(bp, write ? "exclusive section entered while held"
@@ -45,11 +44,22 @@ static void section(struct base_priv *bp, int task, bool write, const char *poin
 		bp->writers++;
 	else
 		bp->readers++;
-	rv_sched_point(point);
+}
+
+static void leave(struct base_priv *bp, bool write)
+{
 	if (write)
 		bp->writers--;
 	else
 		bp->readers--;
+}
+
+/* A critical section in mode `write` (exclusive) or shared. */
+static void section(struct base_priv *bp, int task, bool write, const char *point)
+{
+	enter(bp, task, write);
+	rv_sched_point(point);
+	leave(bp, write);
 }
 
 static int report_violations(struct base_priv *bp, char *why, size_t len)
@@ -261,12 +271,15 @@ static long bkl_op(struct xs_run *r, int task, int op)
 
 	(void)op;
 	lock_kernel();
-	section(bp, task, true, "bkl: held");
-	if (task == 1) {
+	if (task == 1) { /* its section spans the up() */
+		enter(bp, task, true);
 		up(&bp->sem);
+		rv_sched_point("bkl: held, the sleeper woken");
+		leave(bp, true);
 		unlock_kernel();
 		return 0;
 	}
+	section(bp, task, true, "bkl: held");
 	lock_kernel(); /* nested */
 	section(bp, task, true, "bkl: held twice");
 	down(&bp->sem); /* sleeps with the BKL released unless T1 was first */
