@@ -78,6 +78,13 @@ static int report_violations(struct base_priv *bp, char *why, size_t len)
  * reads on, up_read).  Whoever comes second or third queues, and the
  * releases hand the semaphore to the queue head (rwsem_grant): a writer
  * only once the readers are out, the readers at the head together.
+ *
+ * Shown to catch (a temporary edit): rwsem_grant handing a queued writer
+ * the semaphore while readers are still in, found after 16 schedules
+ * (rwsem-handoff/writer=plain@7.2,10.1).  rwsem_down_slow without its
+ * grant after queueing survives (1,000 schedules, exhausted): equivalent
+ * under the explorer's sequentially consistent steps, since a reader that
+ * leaves after the WAITERS bit is set takes wait_lock and grants itself.
  */
 static int rwsem_setup(struct xs_run *r)
 {
@@ -156,6 +163,13 @@ XSCENARIO(rwsem_handoff)
  * and must not then hold it: a hand-off that lands on an interrupted
  * waiter would leak the count, which the end state shows (count not back
  * to 1).
+ *
+ * Shown to catch (temporary edits): sem=fifo, __down_fifo honouring a
+ * pending signal after up() handed it the count (the count is lost, T2
+ * sleeps for ever: a deadlock), found after 213 schedules
+ * (sem-signal/sem=fifo@7.1,16.2); sem=steal, a woken waiter that takes
+ * the count without re-checking it, two holders, after 220
+ * (sem-signal/sem=steal@7.1,15.2,20.1).
  */
 static int sem_setup(struct xs_run *r)
 {
@@ -253,6 +267,10 @@ XSCENARIO(sem_signal)
  * or before or after T0's whole section: a re-take that did not wait for
  * T1, or a sleep that did not release it (a deadlock), fails.  Under each
  * `bkl` scheme (spin, sem-fifo, sem-steal).
+ *
+ * Shown to catch (a temporary edit): bkl_reacquire_after_sleep restoring
+ * the depth without re-taking the lock, found under every scheme after
+ * 16 to 26 schedules (bkl-sleep/bkl=spin@19.0, sem-fifo@24.0).
  */
 static int bkl_setup(struct xs_run *r)
 {

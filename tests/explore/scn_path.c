@@ -82,6 +82,14 @@ static void format_which(int task, int op, long v, char *buf, size_t len)
  * has completed before the walk began is not.  rename-walk (scn_vfs.c)
  * has only the first rename; here a serial order must explain a positive
  * and a negative result on both names.
+ *
+ * Mutations tried (each a temporary edit, not kept): step_rcu without the
+ * parent's d_seq recheck after __d_lookup_rcu, and d_lookup without its
+ * s_rename_lock retry of a miss, both survive K = 2 (9,185 schedules,
+ * exhausted).  Equivalent here: with a one-level parent a stale parent
+ * still names the dentry the path named at some instant of the stat, and
+ * a miss falls back to lookup_slow under the parent's i_rwsem, which the
+ * rename holds.
  */
 static int aba_setup(struct xs_run *r)
 {
@@ -151,6 +159,10 @@ XSCENARIO(rename_aba)
  * the walk came from the old one (the RCU walk's ".." step validates
  * s_rename_lock for that) would give file 2 for the first path, or file 1
  * for the second: no serial order does.
+ *
+ * Shown to catch (a temporary edit): step_rcu's ".." step without its
+ * d_seq and s_rename_lock validation gives file 2 for /xa/d/../f, found
+ * at K = 2 after 3,172 schedules (dotdot-rename@7.1, one preemption).
  */
 static int dotdot_setup(struct xs_run *r)
 {
@@ -212,6 +224,10 @@ XSCENARIO(dotdot_rename)
  * that, so linearizability rejects a stat that mixes two setattrs.
  * vfs_getattr has a scheduling point between its loads of the mode and
  * of the owner, where a writer can run a whole setattr.
+ *
+ * Shown to catch (a temporary edit): vfs_getattr without its
+ * read_seqcount_retry returns the initial mode with A's owner, found
+ * after 2 schedules (stat-setattr@6.1).
  */
 static const struct {
 	uint32_t mode;
@@ -305,6 +321,11 @@ XSCENARIO(stat_setattr)
  * listed exactly once, and that the moving entry is met at most once
  * (b and z together at most once).  A serial order is not required: the
  * walk may miss the moving entry entirely.
+ *
+ * Shown to catch (a temporary edit): readdir_walk bounding each call by
+ * the directory's current next offset instead of the end recorded when
+ * the walk started lists b twice (at its old offset, then at the one the
+ * rename back gave it), found after 22 schedules (readdir-rename@16.1).
  */
 static const char *const rd_names[] = {".", "..", "a", "b", "c", "z"};
 

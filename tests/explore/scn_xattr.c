@@ -13,6 +13,13 @@
  * throughout, two successful creates, all fail it.  The check adds the
  * end state: user.b holds the value of the create that succeeded.
  *
+ * Shown to catch (a temporary edit): __vfs_setxattr replacing in two
+ * critical sections (unlink the old entry, drop and retake i_xattr_lock,
+ * insert the new one) lets get(user.a) answer ENODATA, found after 157
+ * schedules (xattr-race@5.1).  Re-taking the lock between the existence
+ * check and the insert is equivalent (one critical section still holds
+ * both) and survives.
+ *
  * Locking: setup, check and teardown run on the driver while no task runs.
  */
 #include "explore.h"
