@@ -3,8 +3,8 @@
  * tests/explore/scn_path.c - path walk and inode attributes: a name renamed
  * away and back during RCU walks (ABA), ".." across a rename of the
  * directory it starts from, stat (the lockless i_attr_seq reader) vs two
- * setattrs, and readdir of an offset-map directory in small batches vs
- * renames in it.
+ * setattrs, readdir of an offset-map directory in small batches vs
+ * renames in it, and open vs unlink and re-creation of the name.
  *
  * Oracles are outside the code under test: results are
  * instance-independent (which of the files setup made a lookup found,
@@ -450,3 +450,85 @@ static struct xscenario readdir_rename = {
 	.teardown = rd_teardown,
 };
 XSCENARIO(readdir_rename)
+
+/* ---- unlink and re-create vs open ------------------------------------------------ */
+
+/*
+ * /xu is file 1.  T1 unlinks it and creates a new /xu (file 2); T0 opens
+ * /xu twice and reports which file it got (through the open file's
+ * inode, and the inode's link count: 0 once unlinked), or ENOENT.  A
+ * serial order explains every result: an open gives file 1, nothing, or
+ * file 2, never a file not linked at /xu during the open (a freed or
+ * recycled inode: -EXDEV, and ASan in the sanitizer build), and a second
+ * open never goes back to file 1 after the first saw file 2 or ENOENT
+ * following the unlink.  dput-lookup covers the last dput of the dentry
+ * against stat and open; this one adds the name's re-creation.
+ *
+ * Shown to catch (a temporary edit): the RCU walk's legitimize step
+ * without its final d_seq recheck hands open a dentry that the unlink
+ * made negative, and open dereferences its NULL inode (the schedule dies
+ * of SIGSEGV after 384 schedules, unlink-open@21.1,75.0).  step_rcu
+ * answering ENOENT for a negative child without the d_seq recheck
+ * survives: a name that was negative at some instant of the open is a
+ * linearizable ENOENT here.
+ */
+static int uo_setup(struct xs_run *r)
+{
+	struct path_priv *pp = r->priv;
+
+	if (!xs_process(r, 0, "opener") || !xs_process(r, 1, "unlinker"))
+		return -ENOMEM;
+	task_attach(r->task[0]);
+	return make_file(pp, 0, "/xu");
+}
+
+static long uo_op(struct xs_run *r, int task, int op)
+{
+	struct path_priv *pp = r->priv;
+	struct file *f = NULL;
+	long ret = -EXDEV;
+	int err;
+
+	if (task == 1) {
+		if (op == 0)
+			return do_unlink("/xu");
+		err = filp_open("/xu", O_RDWR | O_CREAT | O_EXCL, 0644, &f);
+		if (err)
+			return err;
+		fput(f);
+		return 0;
+	}
+	err = filp_open("/xu", O_RDONLY, 0, &f);
+	if (err)
+		return err == -ENOENT ? 0 : err;
+	if (f->f_inode->i_ino == pp->ino[0])
+		ret = 1;
+	else if (!pp->ino[0] || f->f_inode->i_nlink == 1)
+		ret = 2; /* a file other than the first, still linked: the new one */
+	fput(f);
+	return ret;
+}
+
+static void uo_teardown(struct xs_run *r)
+{
+	xs_exit_tasks(r);
+	do_unlink("/xu");
+}
+
+static struct xscenario unlink_open = {
+	.name = "unlink-open",
+	.summary = "open(/xu) twice vs unlink(/xu), then create /xu anew (O_EXCL)",
+	.ntasks = 2,
+	.nops = {2, 2},
+	.opname = {{"open(/xu)", "open(/xu)"}, {"unlink(/xu)", "create(/xu)"}},
+	.variants = {
+		{"", false},
+	},
+	.linearizable = true,
+	.priv_size = sizeof(struct path_priv),
+	.setup = uo_setup,
+	.op = uo_op,
+	.teardown = uo_teardown,
+	.format = format_which,
+};
+XSCENARIO(unlink_open)
