@@ -503,7 +503,7 @@ static long uo_op(struct xs_run *r, int task, int op)
 		return err == -ENOENT ? 0 : err;
 	if (f->f_inode->i_ino == pp->ino[0])
 		ret = 1;
-	else if (!pp->ino[0] || f->f_inode->i_nlink == 1)
+	else if (f->f_inode->i_nlink == 1)
 		ret = 2; /* a file other than the first, still linked: the new one */
 	fput(f);
 	return ret;
