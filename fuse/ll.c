@@ -70,6 +70,26 @@ static void lo_init(void *userdata, struct fuse_conn_info *conn)
 	/* stat/lookup must reach the daemon: no kernel-side caching of data
 	 * beyond what timeouts allow; writes go through (no writeback cache). */
 	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+	/*
+	 * The kernel's page cache of the mount is the only copy readers see,
+	 * and nothing but this kernel changes the model's files, so it is
+	 * never stale: keep it (keep_cache at open, below) and do not let
+	 * attribute replies drop it.  With auto_inval_data (libfuse's
+	 * default) every read after a write sent GETATTR, and the new mtime
+	 * made fuse_change_attributes() (fs/fuse/inode.c, Linux 6.x) call
+	 * invalidate_inode_pages2() on the whole file while other processes
+	 * were writing it through that cache: a folio dropped after a
+	 * writer's copy into it and read back (FUSE_READ) before the
+	 * writer's FUSE_WRITE reached the model held the old record, and one
+	 * read back while the model was copying the write held half of it;
+	 * a reader that skipped GETATTR (attributes fresh within the jiffy)
+	 * or met the new mtime already cached while the invalidating reply's
+	 * walk had not reached that folio yet read it under a lock that
+	 * excluded the writer: stale and torn locked reads
+	 * (rcuvfs-tornread, integration.apps).  Without auto_inval_data a
+	 * size change still drops the cache past the new size.
+	 */
+	conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
 	/* locks go to the model (the kernel then stops handling them locally) */
 	if (conn->capable & FUSE_CAP_POSIX_LOCKS)
 		conn->want |= FUSE_CAP_POSIX_LOCKS;
@@ -226,6 +246,8 @@ static void lo_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return;
 	}
 	fi->direct_io = direct_io;
+	/* the cache is this kernel's own writes (lo_init): an open keeps it */
+	fi->keep_cache = !direct_io;
 	if (fuse_reply_open(req, fi) == -ENOENT) /* interrupted: undo the open */
 		rvf_op_release(&c, ino, fi->fh);
 }
@@ -243,6 +265,7 @@ static void lo_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 		fuse_reply_err(req, -err);
 		return;
 	}
+	fi->keep_cache = 1;
 	if (fuse_reply_create(req, &e, fi) == -ENOENT) {
 		rvf_op_release(&c, e.ino, fi->fh);
 		rvf_op_forget(e.ino, 1);
