@@ -48,6 +48,9 @@
 
 #define RVF_DEFAULT_MAX_THREADS 64
 
+/* -o apps: attr_timeout and entry_timeout unless given */
+#define RVF_APPS_TIMEOUT 1.0
+
 struct rvf_config {
 	struct rv_switches sw;	       /* the model switches (-o name=value) */
 	double attr_timeout;	       /* seconds; default 0 */
@@ -59,6 +62,9 @@ struct rvf_config {
 	int singlethread;	       /* -s */
 	int clone_fd;		       /* -o clone_fd */
 	int test_skip_locks;	       /* -o test_skip_locks: lock requests succeed, lock nothing */
+	int apps;		       /* -o apps: kernel caching for running applications */
+	int attr_timeout_set;	       /* attr_timeout= given (else 0, or 1 with apps) */
+	int entry_timeout_set;
 	int show_help;
 	int show_version;
 	char *mountpoint; /* malloc'ed by fuse_parse_cmdline */
@@ -81,6 +87,9 @@ bool rvf_switch_acts(const char *name);
 void rvf_print_version(FILE *out);
 
 /* ---- the daemon ---------------------------------------------------------- */
+
+/* the kernel caches writes (FUSE_CAP_WRITEBACK_CACHE, -o apps): set at INIT */
+extern int rvf_writeback_cache;
 
 struct rvf_daemon {
 	struct rvf_config cfg;
