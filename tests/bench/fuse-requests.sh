@@ -12,7 +12,8 @@
 # temporary directory and run with its defaults (cache=auto: 1 s attribute
 # and entry timeouts, no writeback cache, no xattrs, locks left to the
 # kernel), and as passthrough_ll0 with timeout=0 (rcuvfs's default
-# timeouts).  Workloads (each against a fresh directory on every target):
+# timeouts); passthrough_ll0dp (not run unless named in TARGETS) adds
+# default_permissions, which rcuvfs always has.  Workloads (each against a fresh directory on every target):
 #
 #   write        N writes of 100 bytes to one open file (dd bs=100)
 #   sqlite       N single-row INSERT commits, rollback journal (sqlite3)
@@ -100,8 +101,12 @@ for t in $TARGETS; do
 		"$BIN/rcuvfs" "$m" -f -o apps >"$TMP/$t.log" 2>&1 &
 		DPIDS+=($!)
 		CNT[$t]=$m ;;
-	passthrough_ll | passthrough_ll0)
-		o=; [ "$t" = passthrough_ll0 ] && o=,timeout=0
+	passthrough_ll | passthrough_ll0 | passthrough_ll0dp)
+		case $t in
+		passthrough_ll) o= ;;
+		passthrough_ll0) o=,timeout=0 ;;
+		*) o=,timeout=0,default_permissions ;;
+		esac
 		mkdir -p "$TMP/back/$t" "$TMP/backc/$t" "$TMP/$t-count"
 		"$TMP/pll-bin" -f -o source="$TMP/back/$t$o" "$m" >"$TMP/$t.log" 2>&1 &
 		DPIDS+=($!)
