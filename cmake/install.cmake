@@ -9,11 +9,16 @@
 #     find_package(rcuvfs REQUIRED) + target_link_libraries(t rcuvfs::rcuvfs)
 include(CMakePackageConfigHelpers)
 
-# rcuvfs-plot: a script, copied into build/bin with its version filled in.
-set(RCUVFS_VERSION ${PROJECT_VERSION})
-configure_file(${PROJECT_SOURCE_DIR}/scripts/rcuvfs-plot ${PROJECT_BINARY_DIR}/bin/rcuvfs-plot
-               @ONLY FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ
-               GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+# rcuvfs-plot: a script, copied into build/bin at every build with its
+# version and git commit filled in (cmake/plot-version.cmake).
+add_custom_target(rcuvfs_plot ALL
+  COMMAND ${CMAKE_COMMAND} -DIN=${PROJECT_SOURCE_DIR}/tools/plot/rcuvfs-plot
+          -DOUT=${PROJECT_BINARY_DIR}/bin/rcuvfs-plot -DVERSION=${PROJECT_VERSION}
+          -DGIT=${PROJECT_BINARY_DIR}/gen/rcuvfs_git.h
+          -P ${PROJECT_SOURCE_DIR}/cmake/plot-version.cmake
+  BYPRODUCTS ${PROJECT_BINARY_DIR}/bin/rcuvfs-plot
+  COMMENT "rcuvfs-plot")
+add_dependencies(rcuvfs_plot rcuvfs_git)
 install(PROGRAMS ${PROJECT_BINARY_DIR}/bin/rcuvfs-plot DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 install(TARGETS rcuvfs EXPORT rcuvfsTargets
@@ -54,13 +59,25 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR
 find_program(SCDOC scdoc)
 file(GLOB RCUVFS_MAN_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/docs/man/*.1.scd)
 if(SCDOC)
+  # A page's line "%%SWITCHES%%" becomes the switch reference that
+  # rcuvfs-gendoc prints from vfs/base/switches.c (cmake/man-switches.cmake).
   set(_man_pages "")
+  set(_sw_scd ${PROJECT_BINARY_DIR}/gen/switches.scd)
+  add_custom_command(OUTPUT ${_sw_scd}
+                     COMMAND $<TARGET_FILE:rcuvfs-gendoc> switches scd > ${_sw_scd}
+                     DEPENDS rcuvfs-gendoc VERBATIM)
   foreach(scd ${RCUVFS_MAN_SOURCES})
     get_filename_component(page ${scd} NAME_WLE)
     add_custom_command(OUTPUT ${PROJECT_BINARY_DIR}/man/${page}
                        COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/man
-                       COMMAND ${SCDOC} < ${scd} > ${PROJECT_BINARY_DIR}/man/${page}
-                       DEPENDS ${scd} VERBATIM)
+                       COMMAND ${CMAKE_COMMAND} -DIN=${scd} -DSWITCHES=${_sw_scd}
+                               -DDOCDIR=${CMAKE_INSTALL_FULL_DOCDIR}
+                               -DOUT=${PROJECT_BINARY_DIR}/gen/${page}.scd
+                               -P ${PROJECT_SOURCE_DIR}/cmake/man-switches.cmake
+                       COMMAND ${SCDOC} < ${PROJECT_BINARY_DIR}/gen/${page}.scd
+                               > ${PROJECT_BINARY_DIR}/man/${page}
+                       DEPENDS ${scd} ${_sw_scd} ${PROJECT_SOURCE_DIR}/cmake/man-switches.cmake
+                       VERBATIM)
     list(APPEND _man_pages ${PROJECT_BINARY_DIR}/man/${page})
   endforeach()
   add_custom_target(rcuvfs_man ALL DEPENDS ${_man_pages})

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Checks the layering of DESIGN.md:  vfs/base <- vfs <- fdtable, locks, mm <- fuse, tests
+# Checks the layering of DESIGN.md:  vfs/base <- vfs <- fdtable, locks, mm <- fuse, tools, tests
 # - a file may include project headers only from its own layer or below;
 # - outside its folder, a file includes only the folder's public header
 #   (vfs/base/base.h, vfs/vfs.h, fdtable/fdtable.h, locks/locks.h, mm/mm.h),
@@ -20,12 +20,12 @@ allowed_dirs() { # folder -> project folders it may include from
 	vfs/base) echo "vfs/base" ;;
 	vfs) echo "vfs vfs/base" ;;
 	fdtable|locks|mm) echo "$1 vfs vfs/base" ;;
-	*) echo "vfs/base vfs fdtable locks mm fuse tests" ;;
+	*) echo "vfs/base vfs fdtable locks mm fuse tools tests" ;;
 	esac
 }
 
 files=$(git ls-files '*.c' '*.h' 2>/dev/null) ||
-	files=$(find vfs fdtable locks mm fuse tests -name '*.[ch]' 2>/dev/null)
+	files=$(find vfs fdtable locks mm fuse tools tests -name '*.[ch]' 2>/dev/null)
 for f in $files; do
 	dir=$(dirname "$f")
 	case "$dir" in vfs/base|vfs|fdtable|locks|mm) layer=$dir ;; *) layer=other ;; esac

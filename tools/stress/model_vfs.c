@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tests/stress/model_vfs.c - model implementations of the fd and file-lock
+ * tools/stress/model_vfs.c - model implementations of the fd and file-lock
  * workloads: fstat1/2, stat1/2, open1/3, dup1 (fdtable + vfs) and flock1/2,
  * lock1/2, ofd2, lock-verify (locks).
  *

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tests/explore/strategy.c - schedule ids and the strategies.
+ * tools/explore/strategy.c - schedule ids and the strategies.
  *
  * A schedule is named by its non-default choices: at decision `step` task
  * `task` ran although the default (keep the current task while it can run,

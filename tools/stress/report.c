@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tests/stress/report.c - the end-of-run table, --json and --csv.
+ * tools/stress/report.c - the end-of-run table, --json and --csv.
  *
  * The JSON and CSV formats are documented in docs/stress.md ("Output formats") and are kept
  * stable: fields are only ever added.  Runs only in the parent, after every

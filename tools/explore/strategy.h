@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * tests/explore/strategy.h - the explorer's strategies (strategy.c).
+ * tools/explore/strategy.h - the explorer's strategies (strategy.c).
  *
  * Locking: a strategy's state belongs to one schedule at a time; its chooser
  * is called only by the task holding the baton.

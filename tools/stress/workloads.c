@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tests/stress/workloads.c - the workload table.
+ * tools/stress/workloads.c - the workload table.
  *
  * Each row names a workload and its two implementations.  The --path one is
  * in wl_path.c.  The --model one is the weak symbol stress_model_<name>
  * (dashes as underscores): it is NULL until some file defines it, so the
- * subsystems wire their model workloads by adding tests/stress/model_*.c
+ * subsystems wire their model workloads by adding tools/stress/model_*.c
  * (picked up by the CMake glob) without touching this table.  bkl-mix is
  * defined in wl_model.c.  Each row also says how an op counts: workloads
  * named after will-it-scale tests count as those do.  The table is

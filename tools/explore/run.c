@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tests/explore/run.c - one schedule of a scenario in a fresh instance, its
+ * tools/explore/run.c - one schedule of a scenario in a fresh instance, its
  * oracles (the scenario's check, linearizability against serial orders, the
  * leak check of teardown), and the printed trace.
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * tests/explore/explore.h - rcuvfs-explore: scenarios, strategies, runs.
+ * tools/explore/explore.h - rcuvfs-explore: scenarios, strategies, runs.
  *
  * A scenario is a setup, two or three model tasks each running a short list
  * of operations, and oracles: a postcondition (check), the instance's leak

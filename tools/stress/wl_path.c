@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tests/stress/wl_path.c - the --path implementations: real system calls
+ * tools/stress/wl_path.c - the --path implementations: real system calls
  * against files in a directory (an rcuvfs mount, tmpfs, any filesystem).
  *
  * Files: setup (parent) creates the run's shared file and the lock-verify

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tests/stress/model_mm.c - model implementations of the mm workloads:
+ * tools/stress/model_mm.c - model implementations of the mm workloads:
  * page_fault1/2/3 (will-it-scale's loops), fork-vmas, and the two mm races
  * of docs/history.md (numa-race: the filemap_fault PTE recheck; fork-race:
  * copy-on-fork against parent faults).
@@ -1111,7 +1111,7 @@ const struct stress_impl stress_model_numa_race = {
 
 RV_STAT_DEFINE(fork_lost_writes,
 	       "fork-race: parent writes that returned and then read back older (lost)");
-RV_STAT_DEFINE(fork_child_check_failures, "fork-race: forked children mm_check failed on");
+RV_STAT_DEFINE(fork_child_check_failures, "fork-race: forked children that failed mm_check");
 
 /* The forker: fork the process (from inside it, as a thread calling
  * fork()), check the child from the outside, let it exit. */

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * tests/stress/stress.h - rcuvfs-stress internals: the workload table, the
+ * tools/stress/stress.h - rcuvfs-stress internals: the workload table, the
  * per-run and per-task contexts, the shared (fork-visible) memory.
  *
  * A workload has up to two implementations (struct stress_impl): one that
  * drives real system calls against a directory (--path) and one that drives
  * the in-process model (--model).  Model implementations are looked up by a
  * weak symbol named stress_model_<name> (dashes become underscores), so a
- * subsystem wires its workloads by adding tests/stress/model_<area>.c that
+ * subsystem wires its workloads by adding tools/stress/model_<area>.c that
  * defines them; nothing in the table has to change.
  *
  * Concurrency rules:
@@ -253,6 +253,7 @@ void stress_model_task_attach(struct task_struct *t);
 void stress_model_task_exit(struct task_struct *t);
 void stress_model_run_end(struct stress_run *run);
 void stress_model_switches_help(void);
+int stress_model_list_counters(void); /* --list-counters; exit status */
 /* name/value iteration for reports: fn called once per switch / counter. */
 void stress_model_foreach_switch(const void *sw,
 				 void (*fn)(const char *name, const char *value, void *arg),

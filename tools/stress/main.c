@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tests/stress/main.c - rcuvfs-stress: options and the runner.
+ * tools/stress/main.c - rcuvfs-stress: options and the runner.
  *
  * For each workload x task count the runner (the parent) sets the workload
  * up, starts the tasks (threads, or forked processes for --path), waits for
@@ -30,8 +30,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rcuvfs_git.h"
+#include "tools/cli.h"
 #include "stress.h"
+
+static const char stress_shortopts[] = "o:w:t:m:d:p:r:qhV";
 
 static volatile sig_atomic_t interrupted;
 
@@ -880,6 +882,18 @@ out:
 		if (res->idle_frac < 0)
 			res->idle_frac = 0;
 		res->sys_idle_frac = have_sys && st1 > st0 ? (double)(si1 - si0) / (st1 - st0) : -1;
+		/*
+		 * The run's own idle share is what its CPUs would have had
+		 * free if it were alone; when the machine's was much lower,
+		 * other work took CPU time during the window and the ops/s
+		 * figure is not the run's alone (ratios within a run still
+		 * compare like with like when rounds alternate).
+		 */
+		if (res->sys_idle_frac >= 0 && res->idle_frac - res->sys_idle_frac > 0.10)
+			fprintf(stderr,
+				"rcuvfs-stress: warning: %s: the machine was busy during the "
+				"measurement (machine idle %.0f%%, this run's %.0f%%)\n",
+				wl->name, res->sys_idle_frac * 100, res->idle_frac * 100);
 		counters_delta(&res->counters, &c0, &c1);
 	}
 	res->failed = failed || interrupted;
@@ -970,6 +984,7 @@ static void usage(FILE *out)
 		"                       (default 60)\n"
 		"  -q, --quiet          no progress line (shown only on a terminal anyway)\n"
 		"      --list           describe every workload and how it counts\n"
+		"      --list-counters  every model counter the runs report, with its help\n"
 		"  -V, --version        version and git commit\n"
 		"      --summarize      read \"KEY... VALUE\" lines from stdin, print\n"
 		"                       \"KEY n median min max stddev\" per key (the\n"
@@ -1158,6 +1173,7 @@ enum {
 	OPT_CSV,
 	OPT_VERIFY,
 	OPT_LIST,
+	OPT_LIST_COUNTERS,
 	OPT_MODEL,
 	OPT_PATH,
 	OPT_OPS,
@@ -1356,6 +1372,7 @@ int main(int argc, char **argv)
 	    {"timeout", required_argument, NULL, OPT_TIMEOUT},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"list", no_argument, NULL, OPT_LIST},
+	    {"list-counters", no_argument, NULL, OPT_LIST_COUNTERS},
 	    {"help", no_argument, NULL, 'h'},
 	    {"test-skip-lock", no_argument, NULL, OPT_SKIP_LOCK},
 	    {"test-race-window", no_argument, NULL, OPT_RACE_WINDOW},
@@ -1406,7 +1423,8 @@ int main(int argc, char **argv)
 	if (opt.ncpus < 1)
 		opt.ncpus = 1;
 
-	while ((c = getopt_long(argc, argv, "o:w:t:m:d:p:r:qhV", longopts, NULL)) != -1) {
+	opterr = 0; /* usage errors are one line of ours (rv_cli_bad_option) */
+	while ((c = getopt_long(argc, argv, stress_shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_PATH:
 			opt.path = optarg;
@@ -1472,6 +1490,8 @@ int main(int argc, char **argv)
 		case OPT_LIST:
 			list_workloads();
 			return 0;
+		case OPT_LIST_COUNTERS:
+			return stress_model_list_counters();
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -1510,11 +1530,10 @@ int main(int argc, char **argv)
 		case OPT_SUMMARIZE:
 			return stress_summarize(stdin, stdout);
 		case 'V':
-			printf("rcuvfs-stress %s (git %s)\n", RCUVFS_VERSION, RCUVFS_GIT_COMMIT);
+			rv_cli_version("rcuvfs-stress");
 			return 0;
 		default:
-			usage(stderr);
-			exit(2);
+			exit(rv_cli_bad_option("rcuvfs-stress", stress_shortopts, argv));
 		}
 	}
 	if (optind < argc) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tests/stress/wl_model.c - the --model glue (instance, switches, model tasks,
+ * tools/stress/wl_model.c - the --model glue (instance, switches, model tasks,
  * counters) and the bkl-mix workload.
  *
  * One model instance per run (workload x task count): the counters start
@@ -57,6 +57,27 @@ int stress_model_check_switches(const void *sw)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * --list-counters: the model's counters and gauges with their help text
+ * (the gauges register when an instance starts: start one with the default
+ * switches and run nothing).  Exit status for main.
+ */
+int stress_model_list_counters(void)
+{
+	struct rv_switches sw;
+	int ret;
+
+	rv_switches_default(&sw);
+	ret = rv_instance_create(&sw);
+	if (ret) {
+		fprintf(stderr, "rcuvfs-stress: %s\n", strerror(-ret));
+		return 1;
+	}
+	ret = rv_stats_doc(stdout, RV_DOC_TEXT);
+	rv_instance_destroy();
+	return ret ? 1 : 0;
 }
 
 void stress_model_switches_help(void)
