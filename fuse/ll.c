@@ -134,7 +134,6 @@ static void lo_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct rvf_ctx c = req_ctx(req);
 	struct fuse_entry_param e;
-
 	int err;
 
 	rv_stat_inc(req_lookup);
