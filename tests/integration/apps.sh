@@ -173,8 +173,10 @@ done
 if [ $LONG = 1 ]; then
 	B=$IT_TMP/build-here
 	mkdir -p "$B" "$IT_TMP/objs"
+	# one copy of the sources for both builds (the tree may change meanwhile)
+	git -C "$SRC" ls-files -z | tar -C "$SRC" --null -T - -cf "$IT_TMP/src.tar"
 	build_at() { # name: build the sources at $B, keep the objects
-		git -C "$SRC" ls-files -z | tar -C "$SRC" --null -T - -cf - | tar -C "$B" -xf - &&
+		tar -C "$B" -xf "$IT_TMP/src.tar" &&
 			cmake -S "$B" -B "$B/build" >/dev/null &&
 			cmake --build "$B/build" -j2 >"$IT_TMP/build-$1.log" 2>&1 &&
 			(cd "$B/build" && find . -name '*.o' -print0 | sort -z | xargs -0 sha256sum) >"$IT_TMP/objs/$1"
