@@ -24,12 +24,14 @@
 # Requests are counted on rcuvfs from /.rcuvfs/stats (req_* before and
 # after), on passthrough_ll from libfuse's debug output (-d: one "unique:
 # N, opcode: OP" line per request) of a second passthrough_ll mount used
-# only for counting; ops/s are timed on the mounts without -d.  Prints the
+# only for counting; ops/s are timed on the mounts without -d (median of
+# ROUNDS runs, the targets alternating).  Prints the
 # requests per operation and ops/s per target, then each target's requests
 # per operation by type.  No pass/fail on time.
 #
 # Environment: WRITES [20000] COMMITS [500] STATUS [20] MAKES [20]
 #   FILES [200] (the git tree, in 10 dirs)  OBJS [100] (the make tree)
+#   ROUNDS [3]: timed runs per cell, targets alternating; the median is shown
 #   SETTLE [1.1]: seconds between a tree's setup and its runs (git status
 #   and make then see timestamps in the past, as on a real tree)
 #   TARGETS ["rcuvfs apps passthrough_ll0 passthrough_ll tmpfs"]
@@ -44,6 +46,7 @@ MAKES=${MAKES:-20}
 SETTLE=${SETTLE:-1.1}
 FILES=${FILES:-200}
 OBJS=${OBJS:-100}
+ROUNDS=${ROUNDS:-3}
 TARGETS=${TARGETS:-rcuvfs apps passthrough_ll0 passthrough_ll tmpfs}
 EX=/usr/share/doc/libfuse3-dev/examples
 
@@ -206,34 +209,43 @@ declare -A REQ RATE
 for w in $WORKLOADS; do
 	for t in $TARGETS; do
 		c=${CNT[$t]}
-		if [ "$c" != - ]; then
-			d=$c/$w.count
-			mkdir "$d"
-			"setup_$w" "$d"
-			snapshot "$c" >"$TMP/snap0"
-			snapshot "$c" >"$TMP/snap1"
-			(cd "$d" && "run_$w" "$d")
-			snapshot "$c" >"$TMP/snap2"
-			delta "$TMP/snap0" "$TMP/snap1" "$TMP/snap2" "${OPS[$w]}" >"$TMP/$w.$t.req"
-			REQ[$w.$t]=$(awk '$1 == "total" { print $2 }' "$TMP/$w.$t.req")
-			rm -rf "$d"
-		else
-			REQ[$w.$t]=-
-		fi
-		d=${MNT[$t]}/$w.time
+		REQ[$w.$t]=-
+		[ "$c" != - ] || continue
+		d=$c/$w.count
 		mkdir "$d"
 		"setup_$w" "$d"
-		s=$(date +%s.%N)
+		snapshot "$c" >"$TMP/snap0"
+		snapshot "$c" >"$TMP/snap1"
 		(cd "$d" && "run_$w" "$d")
-		e=$(date +%s.%N)
-		RATE[$w.$t]=$(awk -v s="$s" -v e="$e" -v n="${OPS[$w]}" 'BEGIN { printf "%.0f", n / (e - s) }')
+		snapshot "$c" >"$TMP/snap2"
+		delta "$TMP/snap0" "$TMP/snap1" "$TMP/snap2" "${OPS[$w]}" >"$TMP/$w.$t.req"
+		REQ[$w.$t]=$(awk '$1 == "total" { print $2 }' "$TMP/$w.$t.req")
 		rm -rf "$d"
 	done
 done
+# timed runs: ROUNDS rounds, the targets alternating within each
+: >"$TMP/rates"
+for ((r = 0; r < ROUNDS; r++)); do
+	for w in $WORKLOADS; do
+		for t in $TARGETS; do
+			d=${MNT[$t]}/$w.time
+			mkdir "$d"
+			"setup_$w" "$d"
+			s=$(date +%s.%N)
+			(cd "$d" && "run_$w" "$d")
+			e=$(date +%s.%N)
+			awk -v s="$s" -v e="$e" -v n="${OPS[$w]}" -v k="$w.$t" \
+				'BEGIN { printf "%s %.0f\n", k, n / (e - s) }' >>"$TMP/rates"
+			rm -rf "$d"
+		done
+	done
+done
+while read -r k v; do RATE[$k]=$v; done < <(sort -k1,1 -k2,2n "$TMP/rates" |
+	awk '{ v[$1, ++n[$1]] = $2 } END { for (k in n) print k, v[k, int((n[k] + 1) / 2)] }')
 
 echo "# rcuvfs FUSE requests per operation: $(nproc) CPUs, $(date -u +%Y-%m-%d)," \
 	"commit $(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo unknown)"
-echo "# write: $WRITES x 100 B; sqlite: $COMMITS commits; git-status: $STATUS runs, $FILES files;" \
+echo "# ops/s: median of $ROUNDS; write: $WRITES x 100 B; sqlite: $COMMITS commits; git-status: $STATUS runs, $FILES files;" \
 	"make: $MAKES runs, $OBJS objects"
 printf '%-11s' workload
 for t in $TARGETS; do [ "$t" = tmpfs ] || printf ' %16s' "$t req/op"; done
