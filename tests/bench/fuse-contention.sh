@@ -14,8 +14,8 @@
 # compete for exactly the CPUs the daemons and the load use.  Prints per
 # mode and state the median ops/s of each daemon and rcuvfs/floor, then
 # loaded/quiet per daemon, then the daemons' context switches per
-# operation (voluntary and involuntary, summed over their threads) and
-# rcuvfs's spin_yields per operation.  Ratios only: never a pass/fail on
+# operation (voluntary and involuntary, summed over their threads),
+# rcuvfs's spin_yields per operation and each daemon's thread count.  Ratios only: never a pass/fail on
 # time.
 #
 # Environment: MODES [fstat flock] SECS [2] ROUNDS [3] HOGS [8]
@@ -113,6 +113,7 @@ for state in quiet loaded; do
 	done
 	[ $state = loaded ] && hogs_stop
 done
+THREADS="rcuvfs $(ls /proc/"${PID[rcuvfs]}"/task | wc -l), floor $(ls /proc/"${PID[floor]}"/task | wc -l)"
 
 # medians per cell (rcuvfs-stress --summarize: "cell target n median ...")
 med() { # column -> "cell target median" lines
@@ -157,3 +158,5 @@ END {
 			       vol[c, "rcuvfs"], inv[c, "rcuvfs"], vol[c, "floor"], inv[c, "floor"], yld[c, "rcuvfs"]
 		}
 }' "$TMP/ops" "$TMP/vol" "$TMP/inv" "$TMP/yld"
+echo
+echo "# daemon threads after the run: $THREADS"
