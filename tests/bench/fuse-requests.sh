@@ -32,6 +32,7 @@
 # Environment: WRITES [20000] COMMITS [500] STATUS [20] MAKES [20]
 #   FILES [200] (the git tree, in 10 dirs)  OBJS [100] (the make tree)
 #   ROUNDS [3]: timed runs per cell, targets alternating; the median is shown
+#   WORKLOADS ["write sqlite sqlite-wal git-status make"]: which to run
 #   SETTLE [1.1]: seconds between a tree's setup and its runs (git status
 #   and make then see timestamps in the past, as on a real tree)
 #   TARGETS ["rcuvfs apps passthrough_ll0 passthrough_ll tmpfs"]
@@ -204,7 +205,7 @@ run_make() {
 
 mksql "$COMMITS" "$TMP/ins.sql"
 declare -A OPS=([write]=$WRITES [sqlite]=$COMMITS [sqlite-wal]=$COMMITS [git-status]=$STATUS [make]=$MAKES)
-WORKLOADS="write sqlite sqlite-wal git-status make"
+WORKLOADS=${WORKLOADS:-write sqlite sqlite-wal git-status make}
 declare -A REQ RATE
 for w in $WORKLOADS; do
 	for t in $TARGETS; do
