@@ -142,6 +142,11 @@ for prof in default apps; do
 		mount_rcuvfs "r-$prof" -o size=2g || continue
 	fi
 	R=$MNT RPID=$PID
+	if [ $prof = apps ]; then
+		for kv in apps=1 writeback_cache=1 attr_timeout=1 entry_timeout=1; do
+			grep -qx "$kv" "$R/.rcuvfs/config" || fail "-o apps: config lacks $kv"
+		done
+	fi
 	for m in DELETE WAL; do
 		# the row counts may differ from tmpfs's (a busy error is a
 		# reported failure): each must match its own commits
