@@ -142,6 +142,11 @@ for prof in default apps; do
 		mount_rcuvfs "r-$prof" -o size=2g || continue
 	fi
 	R=$MNT RPID=$PID
+	if [ $prof = apps ]; then
+		for kv in apps=1 writeback_cache=1 attr_timeout=1 entry_timeout=1; do
+			grep -qx "$kv" "$R/.rcuvfs/config" || fail "-o apps: config lacks $kv"
+		done
+	fi
 	for m in DELETE WAL; do
 		# the row counts may differ from tmpfs's (a busy error is a
 		# reported failure): each must match its own commits
@@ -173,8 +178,10 @@ done
 if [ $LONG = 1 ]; then
 	B=$IT_TMP/build-here
 	mkdir -p "$B" "$IT_TMP/objs"
+	# one copy of the sources for both builds (the tree may change meanwhile)
+	git -C "$SRC" ls-files -z | tar -C "$SRC" --null -T - -cf "$IT_TMP/src.tar"
 	build_at() { # name: build the sources at $B, keep the objects
-		git -C "$SRC" ls-files -z | tar -C "$SRC" --null -T - -cf - | tar -C "$B" -xf - &&
+		tar -C "$B" -xf "$IT_TMP/src.tar" &&
 			cmake -S "$B" -B "$B/build" >/dev/null &&
 			cmake --build "$B/build" -j2 >"$IT_TMP/build-$1.log" 2>&1 &&
 			(cd "$B/build" && find . -name '*.o' -print0 | sort -z | xargs -0 sha256sum) >"$IT_TMP/objs/$1"
