@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # tests/install/cli-test.sh BIN PROGRAM...: the command-line grammar every
 # user-facing PROGRAM in BIN shares (tools/cli.h):
-#   --help            exit 0, the usage on stdout;
+#   --help            exit 0, the usage on stdout (a line "usage: ...");
 #   -V, --version     exit 0, first line "PROGRAM VERSION (git COMMIT)";
 #   a bad option      (long or short, or a missing value) exit 2 with one
 #                     line on stderr naming it and nothing on stdout;
@@ -39,7 +39,7 @@ for name in "$@"; do
 	timeout 30 "$p" --help >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	[ $rc = 0 ] || bad "$name --help: exit $rc"
-	grep -qi 'usage' "$tmp/out" || bad "$name --help: no usage on stdout"
+	grep -qi '^usage:' "$tmp/out" || bad "$name --help: no 'usage:' line on stdout"
 	for v in -V --version; do
 		timeout 30 "$p" $v >"$tmp/out" 2>"$tmp/err"
 		rc=$?
