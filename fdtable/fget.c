@@ -268,7 +268,13 @@ static __noinline __attribute__((cold)) struct file *fget_rcu_unlock_wake(struct
 
 static __always_inline struct file *fget_rcu_read_unlock(struct file *file)
 {
-	unsigned long tmp = URCU_TLS(urcu_memb_reader).ctr;
+	unsigned long tmp;
+
+	if (RV_XSIM()) { /* a simulated task: the section's end is a point */
+		rcu_read_unlock();
+		return file;
+	}
+	tmp = URCU_TLS(urcu_memb_reader).ctr;
 
 	if (unlikely((tmp & URCU_GP_CTR_NEST_MASK) != URCU_GP_COUNT ||
 		     !CMM_LOAD_SHARED(urcu_memb_has_sys_membarrier)))
@@ -297,8 +303,10 @@ static __always_inline struct file *__fget_files_variant(struct files_struct *fi
 
 	rcu_read_lock();
 	/* one load and branch for both injection points of the protocol (an
-	 * explored task, too, runs the loop whose points it can be switched at) */
-	if (unlikely(__atomic_load_n(&rv_inject_armed, __ATOMIC_RELAXED)) || RV_XACTIVE())
+	 * explored task, too, runs the loop whose points it can be switched at;
+	 * a simulated one runs the fast path, whose cost is what it measures) */
+	if (unlikely(__atomic_load_n(&rv_inject_armed, __ATOMIC_RELAXED)) ||
+	    (RV_XACTIVE() && !RV_XSIM()))
 		return fget_slow(files, fd, mask, v, NULL, GET_FILE_START, 0);
 	fdt = rcu_dereference_raw(files->fdt);
 	if (unlikely(fd >= fdt->max_fds))

@@ -55,6 +55,7 @@
 #define FMODE_PREAD  0x8u
 #define FMODE_PWRITE 0x10u
 #define FMODE_PATH   0x4000u /* O_PATH: fget() refuses it, fget_raw() not */
+#define FMODE_CAN_ODIRECT 0x400000u /* F_SETFL may set O_DIRECT (shmem: regular files) */
 
 /* file_ref zones (file-ref scheme; see the comment at the top) */
 #define FILE_REF_ONEREF	   0x0000000000000000UL
@@ -140,6 +141,7 @@ bool __file_ref_put(file_ref_t *ref, unsigned long cnt);
 static __always_inline bool file_ref_get(file_ref_t *ref)
 {
 	/* fully ordered: the fd-slot reload after it must not pass it */
+	RV_SPOINT(RV_XP_ATOMIC, ref); /* the simulator charges the line */
 	unsigned long cnt = __atomic_add_fetch(&ref->refcnt, 1, __ATOMIC_SEQ_CST);
 
 	if (likely((long)cnt >= 0))
@@ -151,6 +153,7 @@ static __always_inline bool file_ref_get(file_ref_t *ref)
 static __always_inline bool file_ref_put(file_ref_t *ref)
 {
 	/* release: our accesses to the file happen before a freer's */
+	RV_SPOINT(RV_XP_ATOMIC, ref);
 	unsigned long cnt = __atomic_sub_fetch(&ref->refcnt, 1, __ATOMIC_RELEASE);
 
 	if (likely((long)cnt >= 0))
@@ -161,12 +164,14 @@ static __always_inline bool file_ref_put(file_ref_t *ref)
 /* inc-not-zero: atomic_long_inc_not_zero, a cmpxchg loop. */
 static __always_inline bool file_count_inc_not_zero(file_ref_t *ref)
 {
+	RV_SPOINT(RV_XP_LOAD, ref); /* the simulator: a read, then the cmpxchg */
 	unsigned long c = __atomic_load_n(&ref->refcnt, __ATOMIC_RELAXED);
 
 	do {
 		if (unlikely(c == 0))
 			return false;
 		/* fully ordered on success, as atomic_long_inc_not_zero */
+		RV_SPOINT(RV_XP_ATOMIC, ref);
 	} while (unlikely(!__atomic_compare_exchange_n(&ref->refcnt, &c, c + 1, false,
 						       __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)));
 	return true;
@@ -189,6 +194,7 @@ static __always_inline bool file_put_ref(struct file *f)
 {
 	if (rv_sw.fileref == FILEREF_FILE_REF)
 		return file_ref_put(&f->f_ref);
+	RV_SPOINT(RV_XP_ATOMIC, &f->f_ref);
 	return __atomic_sub_fetch(&f->f_ref.refcnt, 1, __ATOMIC_ACQ_REL) == 0;
 }
 

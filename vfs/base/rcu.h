@@ -49,7 +49,11 @@
 	do {                                                             \
 		if (RV_XACTIVE())                                        \
 			rv_xsync_rcu_wait();                             \
-		urcu_memb_synchronize_rcu();                             \
+		/* the simulator waited for a grace period of its tasks  \
+		 * (each reader left its section): liburcu's would wait  \
+		 * for readers parked inside theirs */                   \
+		if (!RV_XSIM())                                          \
+			urcu_memb_synchronize_rcu();                     \
 	} while (0)
 #endif
 #ifndef RCUVFS_EXPLORE
