@@ -43,7 +43,10 @@ enum {
 	}
 
 static const struct fuse_opt rvf_opts[] = {RVF_OPT("attr_timeout=%lf", attr_timeout),
+					   RVF_OPT("attr_timeout=", attr_timeout_set),
 					   RVF_OPT("entry_timeout=%lf", entry_timeout),
+					   RVF_OPT("entry_timeout=", entry_timeout_set),
+					   RVF_OPT("apps", apps),
 					   RVF_OPT("max_threads=%u", max_threads),
 					   RVF_OPT("max_idle_threads=%u", max_idle_threads),
 					   RVF_OPT("test_skip_locks", test_skip_locks),
@@ -198,6 +201,12 @@ int rvf_parse_args(struct fuse_args *args, struct rvf_config *cfg)
 		fprintf(stderr, "rcuvfs: -o log= needs a file name\n");
 		return -1;
 	}
+	/* -o apps: the kernel keeps attributes and names for a second, as
+	 * libfuse's passthrough_ll does by default (cache=auto) */
+	if (cfg->apps && !cfg->attr_timeout_set)
+		cfg->attr_timeout = RVF_APPS_TIMEOUT;
+	if (cfg->apps && !cfg->entry_timeout_set)
+		cfg->entry_timeout = RVF_APPS_TIMEOUT;
 	if (cfg->attr_timeout < 0 || cfg->entry_timeout < 0) {
 		fprintf(stderr, "rcuvfs: attr_timeout and entry_timeout must be >= 0\n");
 		return -1;
@@ -338,6 +347,11 @@ void rvf_print_help(FILE *out, const char *progname)
 		"    -o attr_timeout=SEC    attribute cache timeout (default: 0, every stat\n"
 		"                           reaches the model)\n"
 		"    -o entry_timeout=SEC   name lookup cache timeout (default: 0)\n"
+		"    -o apps                for running applications: the kernel caches\n"
+		"                           attributes and names (timeouts 1 s unless given),\n"
+		"                           missing names, symlink targets, and writes\n"
+		"                           (writeback cache); requests no longer show each\n"
+		"                           stat, lookup and write (default: off)\n"
 		"    -o max_threads=N       most libfuse worker threads (default: %d)\n"
 		"    -o max_idle_threads=N  idle workers kept (default: max_threads, all)\n"
 		"    -o clone_fd            one /dev/fuse fd per worker (default: off)\n"

@@ -43,7 +43,8 @@ if diff -u "$IT_TMP/ctl.expected" "$IT_TMP/ctl.out"; then
 else
 	fail "control directory results differ (diff above)"
 fi
-for kv in filelock=inode bkl=sem-fifo fileref=file-ref attr_timeout=0 entry_timeout=0; do
+for kv in filelock=inode bkl=sem-fifo fileref=file-ref attr_timeout=0 entry_timeout=0 apps=0 \
+	writeback_cache=0; do
 	grep -qx "$kv" "$R/.rcuvfs/config" || fail "config lacks $kv"
 done
 pass "config shows the switches in force"

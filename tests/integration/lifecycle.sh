@@ -52,7 +52,7 @@ fi
 "$BIN/rcuvfs" 2>/dev/null && fail "no mountpoint accepted" || pass "no mountpoint refused"
 
 help=$("$BIN/rcuvfs" --help 2>&1) || fail "--help exit status"
-for opt in attr_timeout entry_timeout max_threads size filelock bkl bkl_ops fileref lockref_relax \
+for opt in attr_timeout entry_timeout apps max_threads size filelock bkl bkl_ops fileref lockref_relax \
 	clone_fd allow_other list-counters; do
 	grep -q "$opt" <<<"$help" || fail "--help does not list $opt"
 done
