@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/vfs.h>
 
 enum {
@@ -176,6 +177,7 @@ static int add_fsname(struct fuse_args *args, const struct rvf_config *cfg)
 int rvf_parse_args(struct fuse_args *args, struct rvf_config *cfg)
 {
 	struct fuse_cmdline_opts fo;
+	struct stat st;
 
 	memset(cfg, 0, sizeof(*cfg));
 	rv_switches_default(&cfg->sw);
@@ -233,6 +235,15 @@ int rvf_parse_args(struct fuse_args *args, struct rvf_config *cfg)
 		return 0;
 	if (!cfg->mountpoint) {
 		fprintf(stderr, "rcuvfs: no mountpoint given (try --help)\n");
+		return -1;
+	}
+	/*
+	 * The model's root is a directory. libfuse mounts on a regular file
+	 * too (rootmode= copies the file's type), and the kernel then finds a
+	 * root of another type and answers EIO to everything.
+	 */
+	if (stat(cfg->mountpoint, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "rcuvfs: %s: not a directory\n", cfg->mountpoint);
 		return -1;
 	}
 	/* the kernel checks permissions from the attributes the model returns */
@@ -328,6 +339,8 @@ void rvf_print_help(FILE *out, const char *progname)
 		"General options:\n"
 		"    -h, --help             print this help and exit\n"
 		"    -V, --version          print version and exit\n"
+		"    --list-counters        print every counter and gauge of .rcuvfs/stats\n"
+		"                           with what it counts, and exit\n"
 		"    -f                     stay in the foreground (default: daemonize)\n"
 		"    -d, -o debug           print every request (implies -f)\n"
 		"    -s                     single-threaded loop (default: multithreaded)\n"
