@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * vfs/file.h - part of vfs/vfs.h: struct file and its reference count.
- * Owned by the fd-table work (issue 3).  Do not include directly.
+ * Do not include directly.
  *
  * struct file objects come from a SLAB_TYPESAFE_BY_RCU cache ("filp"): a
  * file freed by its last fput() may be handed out again at once for another

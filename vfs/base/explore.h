@@ -72,6 +72,14 @@ enum rv_xkind {
 	RV_XP_PREFETCHW,   /* a prefetch for writing: the line requested, not waited for */
 	RV_XP_NKINDS
 };
+
+#ifdef RCUVFS_EXPLORE
+/*
+ * The explorer's runtime (explore.c) exists only in its build of the model;
+ * librcuvfs.a has none of it.  In the ordinary build every call into it sits
+ * behind RV_XACTIVE(), a constant 0, and the hooks the primitives name are
+ * empty macros (after this block).
+ */
 const char *rv_xkind_name(int kind);
 
 struct rv_xtask;
@@ -105,6 +113,13 @@ void rv_xrcu_barrier(void);
 /* spinlock_t bookkeeping of the explorer build (a task holding one). */
 void rv_xspin_acquired(void);
 void rv_xspin_released(void);
+#else
+#define rv_xspin_acquired()		do { } while (0)
+#define rv_xspin_released()		do { } while (0)
+#define rv_xrelax()			do { } while (0)
+#define rv_xblock(kind, obj, ready, arg, site) \
+	do { (void)(ready); } while (0)
+#endif
 
 /*
  * The simulator (rcuvfs-sim, tools/sim) runs the same points as a
@@ -159,6 +174,7 @@ void rv_xrcu_run_callbacks(void);
 #define rv_sched_point(name) RV_XPOINT(RV_XP_POINT, 0, (name))
 
 /* ---- the scheduler core, driven by rcuvfs-explore ------------------------ */
+#ifdef RCUVFS_EXPLORE
 
 #define RV_XMAX_TASKS 8
 
@@ -241,5 +257,6 @@ void rv_xrun_snapshot(struct rv_xresult *res);
 uint64_t rv_xsteps(void);
 /* The explored task index of the caller, or -1. */
 int rv_xtask_index(void);
+#endif /* RCUVFS_EXPLORE: the scheduler core */
 
 #endif /* RCUVFS_VFS_BASE_EXPLORE_H */
