@@ -66,6 +66,7 @@
  * by the model calls.
  */
 #include "mm/mm.h"
+#include "mm/testing.h"
 
 #include <errno.h>
 #include <fcntl.h>

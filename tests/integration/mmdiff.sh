@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# tests/integration/mmdiff.sh BIN_DIR SEEDS STEPS CONFIG...: the
+# tests/integration/mmdiff.sh TESTS_DIR SEEDS STEPS CONFIG...: the
 # differential address-space test (rcuvfs-mmdiff) against the host kernel.
 # The seeded mm scripts SEEDS x STEPS run in a real process, with its
 # scratch files on a tmpfs, and in a model process under each CONFIG
@@ -11,8 +11,8 @@
 BIN=$1
 SEEDS=$2
 STEPS=$3
-shift 3 || { echo "usage: $0 BIN_DIR SEEDS STEPS CONFIG..."; exit 2; }
-[ $# -gt 0 ] || { echo "usage: $0 BIN_DIR SEEDS STEPS CONFIG... (at least one CONFIG)"; exit 2; }
+shift 3 || { echo "usage: $0 TESTS_DIR SEEDS STEPS CONFIG..."; exit 2; }
+[ $# -gt 0 ] || { echo "usage: $0 TESTS_DIR SEEDS STEPS CONFIG... (at least one CONFIG)"; exit 2; }
 MD=$BIN/rcuvfs-mmdiff
 [ -x "$MD" ] || { echo "FAIL: $MD not built"; exit 1; }
 if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" != tmpfs ]; then
