@@ -109,6 +109,7 @@ static void usage(FILE *f)
 		"  -r, --rounds R   rounds (default 5)\n"
 		"  -o, --only CFG   one configuration: none, open+release, setattr, ioctl\n"
 		"                   or all (for callgrind: bench_bkl_ops_callgrind.sh)\n"
+		"  -V, --version    version and git commit\n"
 		"  -h, --help       this text\n");
 }
 
@@ -119,13 +120,15 @@ int main(int argc, char **argv)
 	enum { NCFG = sizeof(cfg) / sizeof(cfg[0]) };
 	static const struct option opts[] = {
 		{"iters", required_argument, NULL, 'n'}, {"rounds", required_argument, NULL, 'r'},
-		{"only", required_argument, NULL, 'o'},	 {"help", no_argument, NULL, 'h'},
+		{"only", required_argument, NULL, 'o'},	 {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0}};
 	double best[NCFG][NR_OPS];
 	int opt;
 
 	bench_prog = "bench_bkl_ops";
-	while ((opt = getopt_long(argc, argv, "n:r:o:h", opts, NULL)) != -1) {
+	bench_argv = argv;
+	opterr = 0; /* one line of ours per usage error */
+	while ((opt = getopt_long(argc, argv, bench_shortopts = "n:r:o:hV", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
 			iters = bench_opt_long("--iters", optarg, 1, 1L << 40);
@@ -136,6 +139,9 @@ int main(int argc, char **argv)
 		case 'o':
 			only = optarg;
 			break;
+		case 'V':
+			rv_cli_version(bench_prog);
+			return 0;
 		case 'h':
 			usage(stdout);
 			return 0;

@@ -166,6 +166,7 @@ static void usage(FILE *f)
 		"  -s, --scheme NAME  inc-not-zero or file-ref only\n"
 		"      --once         each loop once, N pairs, no timing (for callgrind:\n"
 		"                     bench_fdtable_callgrind.sh)\n"
+		"  -V, --version      version and git commit\n"
 		"  -h, --help         this text\n");
 }
 
@@ -174,13 +175,15 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{"iters", required_argument, NULL, 'n'}, {"rounds", required_argument, NULL, 'r'},
 		{"scheme", required_argument, NULL, 's'}, {"once", no_argument, NULL, 'O'},
-		{"help", no_argument, NULL, 'h'},	  {NULL, 0, NULL, 0}};
+		{"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'},	  {NULL, 0, NULL, 0}};
 	long iters = 20 * 1000 * 1000;
 	int rounds = 5, only = -1, c;
 	bool once = false;
 
 	bench_prog = "bench_fdtable";
-	while ((c = getopt_long(argc, argv, "n:r:s:h", opts, NULL)) != -1) {
+	bench_argv = argv;
+	opterr = 0; /* one line of ours per usage error */
+	while ((c = getopt_long(argc, argv, bench_shortopts = "n:r:s:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			iters = bench_opt_long("--iters", optarg, 1, 1L << 40);
@@ -198,6 +201,9 @@ int main(int argc, char **argv)
 		case 'O':
 			once = true;
 			break;
+		case 'V':
+			rv_cli_version(bench_prog);
+			return 0;
 		case 'h':
 			usage(stdout);
 			return 0;

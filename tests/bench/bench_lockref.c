@@ -85,6 +85,7 @@ static void usage(FILE *f)
 		"  -n, --iters N     pairs per thread and round (default 2000000)\n"
 		"  -t, --threads T   the contended thread count (default 2)\n"
 		"  -r, --rounds R    rounds (default 5)\n"
+		"  -V, --version     version and git commit\n"
 		"  -h, --help        this text\n");
 }
 
@@ -92,13 +93,15 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"iters", required_argument, NULL, 'n'}, {"threads", required_argument, NULL, 't'},
-		{"rounds", required_argument, NULL, 'r'}, {"help", no_argument, NULL, 'h'},
+		{"rounds", required_argument, NULL, 'r'}, {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0}};
 	int maxthreads = 2, rounds = 5, c, bad = 0;
 
 	bench_prog = "bench_lockref";
+	bench_argv = argv;
+	opterr = 0; /* one line of ours per usage error */
 	iters = 2000000;
-	while ((c = getopt_long(argc, argv, "n:t:r:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, bench_shortopts = "n:t:r:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			iters = bench_opt_long("--iters", optarg, 1, 1L << 40);
@@ -109,6 +112,9 @@ int main(int argc, char **argv)
 		case 'r':
 			rounds = (int)bench_opt_long("--rounds", optarg, 1, 1000000);
 			break;
+		case 'V':
+			rv_cli_version(bench_prog);
+			return 0;
 		case 'h':
 			usage(stdout);
 			return 0;

@@ -353,6 +353,7 @@ static void usage(FILE *out)
 		"  -u, --uncontended  part 1 only\n"
 		"      --callgrind    only the model's uncontended loops, no system calls, no\n"
 		"                     timing (for bench_locks_callgrind.sh)\n"
+		"  -V, --version      version and git commit\n"
 		"  -h, --help         this text\n");
 }
 
@@ -366,13 +367,15 @@ int main(int argc, char **argv)
 		{"schemes", required_argument, NULL, 's'},
 		{"uncontended", no_argument, NULL, 'u'},
 		{"callgrind", no_argument, NULL, 'C'},
-		{"help", no_argument, NULL, 'h'},
+		{"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0}};
 	char *tok, *save;
 	int c;
 
 	bench_prog = "bench_locks";
-	while ((c = getopt_long(argc, argv, "d:t:n:s:uh", opts, NULL)) != -1) {
+	bench_argv = argv;
+	opterr = 0; /* one line of ours per usage error */
+	while ((c = getopt_long(argc, argv, bench_shortopts = "d:t:n:s:uhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			opt_duration = bench_opt_secs("--duration", optarg, 3600);
@@ -413,6 +416,9 @@ int main(int argc, char **argv)
 		case 'C':
 			opt_callgrind = true;
 			break;
+		case 'V':
+			rv_cli_version(bench_prog);
+			return 0;
 		case 'h':
 			usage(stdout);
 			return 0;

@@ -591,6 +591,7 @@ static void usage(FILE *f)
 		"      --pte-recheck V  pf with this pte_recheck value only (0, 1 or rfc; for\n"
 		"                     callgrind: instructions per major fault)\n"
 		"      --passes N     pf: passes over the file per round (default 200)\n"
+		"  -V, --version      version and git commit\n"
 		"  -h, --help         this text\n");
 }
 
@@ -603,11 +604,13 @@ int main(int argc, char **argv)
 		{"mode", required_argument, NULL, 'm'},	    {"iters", required_argument, NULL, 'n'},
 		{"pte-recheck", required_argument, NULL, 'P'},
 		{"passes", required_argument, NULL, 'p'},
-		{"help", no_argument, NULL, 'h'},	    {NULL, 0, NULL, 0}};
+		{"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'},	    {NULL, 0, NULL, 0}};
 	int c;
 
 	bench_prog = "bench_mm";
-	while ((c = getopt_long(argc, argv, "v:f:r:o:m:n:h", opts, NULL)) != -1) {
+	bench_argv = argv;
+	opterr = 0; /* one line of ours per usage error */
+	while ((c = getopt_long(argc, argv, bench_shortopts = "v:f:r:o:m:n:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'v':
 			nvmas = (int)bench_opt_long("--vmas", optarg, 1, 100000);
@@ -650,6 +653,9 @@ int main(int argc, char **argv)
 			if (pf_only < 0)
 				bench_bad("--pte-recheck", optarg, "0, 1 or rfc");
 			break;
+		case 'V':
+			rv_cli_version(bench_prog);
+			return 0;
 		case 'h':
 			usage(stdout);
 			return 0;

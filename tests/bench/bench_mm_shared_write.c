@@ -58,6 +58,7 @@ static void usage(FILE *f)
 		"  -n, --writes N   writes per kind and round (default 2000000)\n"
 		"  -r, --rounds R   rounds (default 5)\n"
 		"  -o, --only KIND  shared or anon only (for callgrind)\n"
+		"  -V, --version    version and git commit\n"
 		"  -h, --help       this text\n");
 }
 
@@ -65,7 +66,7 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"writes", required_argument, NULL, 'n'}, {"rounds", required_argument, NULL, 'r'},
-		{"only", required_argument, NULL, 'o'},	  {"help", no_argument, NULL, 'h'},
+		{"only", required_argument, NULL, 'o'},	  {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0}};
 	long n = 2000000;
 	int rounds = 5, c;
@@ -77,7 +78,9 @@ int main(int argc, char **argv)
 	int64_t pos = 0;
 
 	bench_prog = "bench_mm_shared_write";
-	while ((c = getopt_long(argc, argv, "n:r:o:h", opts, NULL)) != -1) {
+	bench_argv = argv;
+	opterr = 0; /* one line of ours per usage error */
+	while ((c = getopt_long(argc, argv, bench_shortopts = "n:r:o:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			n = bench_opt_long("--writes", optarg, 1, 1L << 40);
@@ -90,6 +93,9 @@ int main(int argc, char **argv)
 				bench_bad("--only", optarg, "shared or anon");
 			only = optarg;
 			break;
+		case 'V':
+			rv_cli_version(bench_prog);
+			return 0;
 		case 'h':
 			usage(stdout);
 			return 0;

@@ -14,8 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* The program's name for messages; set by the program before parsing. */
+#include "tools/cli.h"
+
+/* The program's name, arguments and short options for messages; set by
+ * the program before and as it parses (opterr = 0: the messages are ours). */
 static const char *bench_prog = "bench";
+static char **bench_argv;
+static const char *bench_shortopts = "";
 
 static inline void bench_bad(const char *opt, const char *arg, const char *want)
 {
@@ -54,19 +59,22 @@ static inline double bench_opt_secs(const char *opt, const char *arg, double max
 	return v;
 }
 
-/* getopt_long's answer for an unknown option or a stray argument. */
+/* getopt_long's answer for an unknown option or a missing value: one
+ * line naming it, exit 2 (tools/cli.h's grammar). */
 static inline void bench_usage_error(void (*usage)(FILE *))
 {
-	usage(stderr);
-	exit(2);
+	(void)usage;
+	exit(rv_cli_bad_option(bench_prog, bench_shortopts, bench_argv));
 }
 
 /* After getopt_long: the bench programs take no operands. */
 static inline void bench_no_operands(int argc, char **argv, void (*usage)(FILE *))
 {
+	(void)usage;
 	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument %s\n", bench_prog, argv[optind]);
-		bench_usage_error(usage);
+		fprintf(stderr, "%s: unexpected argument '%s' (try --help)\n", bench_prog,
+			argv[optind]);
+		exit(RV_CLI_USAGE_ERROR);
 	}
 }
 

@@ -254,6 +254,7 @@ static void usage(FILE *f)
 		"  -n, --iters N    stats per task and round (default 200000)\n"
 		"  -t, --tasks T    the second task count, 1..64 (default 2)\n"
 		"  -r, --rounds R   rounds (default 3)\n"
+		"  -V, --version    version and git commit\n"
 		"  -h, --help       this text\n");
 }
 
@@ -261,14 +262,16 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"iters", required_argument, NULL, 'n'}, {"tasks", required_argument, NULL, 't'},
-		{"rounds", required_argument, NULL, 'r'}, {"help", no_argument, NULL, 'h'},
+		{"rounds", required_argument, NULL, 'r'}, {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0}};
 	struct cfg cfgs[32];
 	int n = 0, have_real, opt;
 	int task_counts[2];
 
 	bench_prog = "bench_vfs";
-	while ((opt = getopt_long(argc, argv, "n:t:r:h", opts, NULL)) != -1) {
+	bench_argv = argv;
+	opterr = 0; /* one line of ours per usage error */
+	while ((opt = getopt_long(argc, argv, bench_shortopts = "n:t:r:hV", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
 			iters = bench_opt_long("--iters", optarg, 1, 1L << 40);
@@ -279,6 +282,9 @@ int main(int argc, char **argv)
 		case 'r':
 			rounds = (int)bench_opt_long("--rounds", optarg, 1, 1000000);
 			break;
+		case 'V':
+			rv_cli_version(bench_prog);
+			return 0;
 		case 'h':
 			usage(stdout);
 			return 0;
