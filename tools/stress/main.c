@@ -9,6 +9,12 @@
  * end of the measured window (will-it-scale style), stops the tasks, joins
  * them with a bound, verifies and tears down.
  *
+ * main reads as its steps: parse_options, validate, open_outputs,
+ * select_workloads, plan_runs, run_all (the rounds x workloads x task
+ * counts x --sweep configurations loop) and report.  run_one is one run:
+ * setup_run, start_tasks, measure_window, stop_and_join_tasks, verify_run,
+ * teardown_run and collect_results, sharing a struct run_ctx.
+ *
  * Locking: see stress.h.  The parent writes `phase` and `stop`; tasks write
  * only their own slot.  Op counters are read racily (relaxed) by the parent:
  * the window is as exact as the sampling instant.
@@ -515,28 +521,55 @@ static uint64_t sum_ops(const struct stress_run *run, uint64_t *per)
 	return sum;
 }
 
-static int run_one(const struct stress_opts *opt, const struct stress_workload *wl, int ntasks,
-		   const void *switches, struct stress_result *res)
+/*
+ * One run in the parent, from set-up to its result: run_one calls the
+ * steps below in order; each leaves what it learns in struct run_ctx.
+ */
+struct run_ctx {
+	const struct stress_opts *opt;
+	const struct stress_workload *wl;
+	int ntasks;
+	struct stress_result *res;
+	struct stress_run *run;
+	size_t shsize;
+	struct stress_task *tasks;
+	pthread_t *tids;
+	pid_t *pids;
+	uint64_t *ops0, *ops1;
+	bool *started;
+	bool use_fork;
+	struct stress_kvset c0, c1;
+	struct rusage ru0, ru1, rt0, rt1;
+	double t0, t1;
+	uint64_t si0, st0, si1, st1;
+	bool have_sys;
+	bool model_live, failed, measured;
+	char errbuf[256];
+};
+
+enum { SETUP_OK, SETUP_FAILED, SETUP_ABORTED /* nothing to tear down */ };
+
+/* allocate the run's state and the shared slots; fill in what the result knows already */
+static void run_ctx_init(struct run_ctx *x, const struct stress_opts *opt,
+			 const struct stress_workload *wl, int ntasks, struct stress_result *res)
 {
 	struct stress_run *run = calloc(1, sizeof(*run));
-	size_t shsize = sizeof(struct stress_shared) + ntasks * sizeof(struct stress_slot);
-	struct stress_task *tasks = calloc(ntasks, sizeof(*tasks));
-	pthread_t *tids = calloc(ntasks, sizeof(*tids));
-	pid_t *pids = calloc(ntasks, sizeof(*pids));
-	uint64_t *ops0 = calloc(ntasks, sizeof(*ops0)), *ops1 = calloc(ntasks, sizeof(*ops1));
-	bool *started = calloc(ntasks, sizeof(*started));
-	bool use_fork = opt->target == TARGET_PATH && opt->mode == MODE_PROCESSES;
-	struct stress_kvset c0 = {0}, c1 = {0};
-	struct rusage ru0, ru1, rt0, rt1;
-	double t0 = 0, t1 = 0, deadline;
-	uint64_t si0 = 0, st0 = 0, si1 = 0, st1 = 0;
-	bool have_sys = false;
-	bool model_live = false, failed = false, measured = false;
-	uint64_t total = 0;
-	char errbuf[256];
-	int r;
 
-	if (!run || !tasks || !tids || !pids || !ops0 || !ops1 || !started) {
+	memset(x, 0, sizeof(*x));
+	x->opt = opt;
+	x->wl = wl;
+	x->ntasks = ntasks;
+	x->res = res;
+	x->run = run;
+	x->shsize = sizeof(struct stress_shared) + ntasks * sizeof(struct stress_slot);
+	x->tasks = calloc(ntasks, sizeof(*x->tasks));
+	x->tids = calloc(ntasks, sizeof(*x->tids));
+	x->pids = calloc(ntasks, sizeof(*x->pids));
+	x->ops0 = calloc(ntasks, sizeof(*x->ops0));
+	x->ops1 = calloc(ntasks, sizeof(*x->ops1));
+	x->started = calloc(ntasks, sizeof(*x->started));
+	x->use_fork = opt->target == TARGET_PATH && opt->mode == MODE_PROCESSES;
+	if (!run || !x->tasks || !x->tids || !x->pids || !x->ops0 || !x->ops1 || !x->started) {
 		perror("rcuvfs-stress: calloc");
 		exit(2);
 	}
@@ -560,23 +593,30 @@ static int run_one(const struct stress_opts *opt, const struct stress_workload *
 	run->wl = wl;
 	run->impl = opt->target == TARGET_MODEL ? wl->model : wl->path;
 	run->ntasks = ntasks;
-	run->sh = mmap(NULL, shsize, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	run->sh = mmap(NULL, x->shsize, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (run->sh == MAP_FAILED) {
 		perror("rcuvfs-stress: mmap");
 		exit(2);
 	}
+}
 
-	if (opt->target == TARGET_PATH) {
-		snprintf(run->dir, sizeof(run->dir), "%s/%s.%d", base_dir, wl->name, ntasks);
+/* the run directory (--path) or the model instance (--model), then the workload's setup */
+static int setup_run(struct run_ctx *x, const void *switches)
+{
+	struct stress_run *run = x->run;
+	const char *name = x->wl->name;
+
+	if (x->opt->target == TARGET_PATH) {
+		snprintf(run->dir, sizeof(run->dir), "%s/%s.%d", base_dir, name, x->ntasks);
 		if (mkdir(run->dir, 0755) && errno != EEXIST) {
 			stress_setup_fail(run, "mkdir(run directory)", errno);
-			goto setup_failed;
+			return SETUP_FAILED;
 		}
 		if (ctl_dir[0]) {
 			char file[PATH_MAX + 32];
 
 			snprintf(file, sizeof(file), "%s/config", ctl_dir);
-			read_kv_file(file, &res->switches, false);
+			read_kv_file(file, &x->res->switches, false);
 		}
 	} else {
 		/* this run's switches: the user's, then the workload's defaults */
@@ -587,47 +627,54 @@ static int run_one(const struct stress_opts *opt, const struct stress_workload *
 		}
 		if (run->impl->switches && run->impl->switches(run)) {
 			fprintf(stderr, "rcuvfs-stress: %s: setting the run's switches failed\n",
-				wl->name);
-			failed = true;
-			goto out;
+				name);
+			x->failed = true;
+			return SETUP_ABORTED;
 		}
-		if (stress_model_instance_create(run->switches, errbuf, sizeof(errbuf))) {
-			fprintf(stderr, "rcuvfs-stress: %s: %s\n", wl->name, errbuf);
-			failed = true;
-			goto out;
+		if (stress_model_instance_create(run->switches, x->errbuf, sizeof(x->errbuf))) {
+			fprintf(stderr, "rcuvfs-stress: %s: %s\n", name, x->errbuf);
+			x->failed = true;
+			return SETUP_ABORTED;
 		}
-		model_live = true;
-		stress_model_foreach_switch(run->switches, add_switch_cb, &res->switches);
+		x->model_live = true;
+		stress_model_foreach_switch(run->switches, add_switch_cb, &x->res->switches);
 		if (stress_model_run_begin(run))
-			goto setup_failed;
+			return SETUP_FAILED;
 	}
 	if (run->impl->setup && run->impl->setup(run))
-		goto setup_failed;
+		return SETUP_FAILED;
+	return SETUP_OK;
+}
 
-	/* start the tasks */
-	for (int i = 0; i < ntasks; i++) {
-		struct stress_task *t = &tasks[i];
+/* start the tasks; -1 when one could not be started (the started ones are joined later) */
+static int start_tasks(struct run_ctx *x)
+{
+	struct stress_run *run = x->run;
+	int r;
+
+	for (int i = 0; i < x->ntasks; i++) {
+		struct stress_task *t = &x->tasks[i];
 
 		t->run = run;
 		t->sh = run->sh;
 		t->slot = &run->sh->slot[i];
 		t->id = i;
-		if (opt->target == TARGET_MODEL) {
+		if (x->opt->target == TARGET_MODEL) {
 			t->mtask = stress_model_task_new(run);
 			if (!t->mtask) {
 				stress_setup_fail(run, "task_fork/task_clone_thread",
 						  errno ? errno : ENOMEM);
-				goto start_failed;
+				return -1;
 			}
 		}
-		if (use_fork) {
+		if (x->use_fork) {
 			fflush(NULL);
-			pids[i] = fork();
-			if (pids[i] < 0) {
+			x->pids[i] = fork();
+			if (x->pids[i] < 0) {
 				stress_setup_fail(run, "fork", errno);
-				goto start_failed;
+				return -1;
 			}
-			if (pids[i] == 0) {
+			if (x->pids[i] == 0) {
 				signal(SIGINT, SIG_IGN);
 				signal(SIGTERM, SIG_DFL);
 				task_body(t);
@@ -638,24 +685,96 @@ static int run_one(const struct stress_opts *opt, const struct stress_workload *
 
 			pthread_attr_init(&attr);
 			pthread_attr_setstacksize(&attr, 256 * 1024);
-			r = pthread_create(&tids[i], &attr, task_thread, t);
+			r = pthread_create(&x->tids[i], &attr, task_thread, t);
 			pthread_attr_destroy(&attr);
 			if (r) {
 				if (t->mtask)
 					stress_model_task_exit(t->mtask);
 				stress_setup_fail(run, "pthread_create", r);
-				goto start_failed;
+				return -1;
 			}
 		}
-		started[i] = true;
+		x->started[i] = true;
 	}
+	return 0;
+}
+
+/* --ops-per-task: until every task has done its share, one failed, or the bound */
+static void wait_fixed_work(struct run_ctx *x)
+{
+	const struct stress_opts *opt = x->opt;
+	struct stress_run *run = x->run;
+	double pdue = x->t0 + 0.25;
+	double deadline = x->t0 + opt->hang_timeout_s;
+
+	while (!interrupted) {
+		bool all = true;
+
+		for (int i = 0; i < x->ntasks; i++) {
+			int s = __atomic_load_n(&run->sh->slot[i].state, __ATOMIC_ACQUIRE);
+
+			if (s == SLOT_FAILED)
+				return;
+			if (s != SLOT_DONE &&
+			    __atomic_load_n(&run->sh->slot[i].ops, __ATOMIC_RELAXED) <
+				(uint64_t)opt->ops_per_task)
+				all = false;
+		}
+		if (all)
+			break;
+		if (stress_now() > deadline) {
+			fprintf(stderr, "rcuvfs-stress: %s: fixed work not done after %.0f s\n",
+				x->wl->name, opt->hang_timeout_s);
+			x->failed = true;
+			break;
+		}
+		if (opt->progress && stress_now() > pdue) {
+			progress(run, stress_now() - x->t0, 0, sum_ops(run, NULL) - 0);
+			pdue += 0.25;
+		}
+		sleep_s(0.002);
+	}
+}
+
+/* --duration: until the window ends, a task fails or the user interrupts */
+static void wait_duration(struct run_ctx *x)
+{
+	const struct stress_opts *opt = x->opt;
+	double pdue = x->t0 + 0.25;
+	double deadline = x->t0 + opt->duration_s;
+
+	for (;;) {
+		double now = stress_now();
+
+		if (now >= deadline || any_failed(x->run) || interrupted)
+			break;
+		if (opt->progress && now > pdue) {
+			uint64_t s = 0;
+
+			sum_ops(x->run, x->ops1);
+			for (int i = 0; i < x->ntasks; i++)
+				s += x->ops1[i] - x->ops0[i];
+			progress(x->run, now - x->t0, opt->duration_s, s);
+			pdue += 0.25;
+		}
+		sleep_s(deadline - now < 0.05 ? deadline - now : 0.05);
+	}
+}
+
+/* wait for the tasks at the start gate, warm up, and sample both ends of the window */
+static void measure_window(struct run_ctx *x)
+{
+	const struct stress_opts *opt = x->opt;
+	struct stress_run *run = x->run;
+	double deadline;
+	int r;
 
 	r = wait_slots(run, SLOT_READY, opt->hang_timeout_s);
 	if (r == -2 && !interrupted)
-		fprintf(stderr, "rcuvfs-stress: %s: tasks not ready after %.0f s\n", wl->name,
+		fprintf(stderr, "rcuvfs-stress: %s: tasks not ready after %.0f s\n", x->wl->name,
 			opt->hang_timeout_s);
 	if (r)
-		goto stop;
+		return;
 
 	/* warm-up, then the measured window */
 	if (!opt->ops_per_task) {
@@ -664,132 +783,95 @@ static int run_one(const struct stress_opts *opt, const struct stress_workload *
 		while (stress_now() < deadline && !any_failed(run) && !interrupted)
 			sleep_s(0.01);
 	}
-	snapshot_counters(opt, &c0);
-	have_sys = read_proc_stat(&si0, &st0);
-	getrusage(RUSAGE_SELF, &ru0);
-	getrusage(RUSAGE_THREAD, &rt0);
-	sum_ops(run, ops0);
-	t0 = stress_now();
+	snapshot_counters(opt, &x->c0);
+	x->have_sys = read_proc_stat(&x->si0, &x->st0);
+	getrusage(RUSAGE_SELF, &x->ru0);
+	getrusage(RUSAGE_THREAD, &x->rt0);
+	sum_ops(run, x->ops0);
+	x->t0 = stress_now();
 	__atomic_store_n(&run->sh->phase, PHASE_MEASURE, __ATOMIC_RELEASE);
 
-	if (opt->ops_per_task) {
-		double pdue = t0 + 0.25;
+	if (opt->ops_per_task)
+		wait_fixed_work(x);
+	else
+		wait_duration(x);
 
-		deadline = t0 + opt->hang_timeout_s;
-		while (!interrupted) {
-			bool all = true;
-
-			for (int i = 0; i < ntasks; i++) {
-				int s = __atomic_load_n(&run->sh->slot[i].state, __ATOMIC_ACQUIRE);
-
-				if (s == SLOT_FAILED)
-					goto measured;
-				if (s != SLOT_DONE &&
-				    __atomic_load_n(&run->sh->slot[i].ops, __ATOMIC_RELAXED) <
-					(uint64_t)opt->ops_per_task)
-					all = false;
-			}
-			if (all)
-				break;
-			if (stress_now() > deadline) {
-				fprintf(stderr,
-					"rcuvfs-stress: %s: fixed work not done after %.0f s\n",
-					wl->name, opt->hang_timeout_s);
-				failed = true;
-				break;
-			}
-			if (opt->progress && stress_now() > pdue) {
-				progress(run, stress_now() - t0, 0, sum_ops(run, NULL) - 0);
-				pdue += 0.25;
-			}
-			sleep_s(0.002);
-		}
-	} else {
-		double pdue = t0 + 0.25;
-
-		deadline = t0 + opt->duration_s;
-		for (;;) {
-			double now = stress_now();
-
-			if (now >= deadline || any_failed(run) || interrupted)
-				break;
-			if (opt->progress && now > pdue) {
-				uint64_t s = 0;
-
-				sum_ops(run, ops1);
-				for (int i = 0; i < ntasks; i++)
-					s += ops1[i] - ops0[i];
-				progress(run, now - t0, opt->duration_s, s);
-				pdue += 0.25;
-			}
-			sleep_s(deadline - now < 0.05 ? deadline - now : 0.05);
-		}
-	}
-measured:
-	t1 = stress_now();
-	sum_ops(run, ops1);
-	getrusage(RUSAGE_SELF, &ru1);
-	getrusage(RUSAGE_THREAD, &rt1);
-	have_sys = have_sys && read_proc_stat(&si1, &st1);
-	snapshot_counters(opt, &c1);
-	measured = true;
+	x->t1 = stress_now();
+	sum_ops(run, x->ops1);
+	getrusage(RUSAGE_SELF, &x->ru1);
+	getrusage(RUSAGE_THREAD, &x->rt1);
+	x->have_sys = x->have_sys && read_proc_stat(&x->si1, &x->st1);
+	snapshot_counters(opt, &x->c1);
+	x->measured = true;
 	if (opt->progress)
 		fprintf(stderr, "\r\033[K");
+}
 
-stop:
-	__atomic_store_n(&run->sh->phase, PHASE_STOP, __ATOMIC_RELEASE);
-start_failed:
+/* wait for forked task i until the deadline; kill it after */
+static void join_process(struct run_ctx *x, int i, double deadline)
+{
+	int status;
+	pid_t p;
+
+	while ((p = waitpid(x->pids[i], &status, WNOHANG)) == 0 && stress_now() < deadline)
+		sleep_s(0.002);
+	if (p == 0) {
+		fprintf(stderr,
+			"rcuvfs-stress: %s: task %d (pid %d) did not stop within "
+			"%.0f s; killed\n",
+			x->wl->name, i, (int)x->pids[i], x->opt->hang_timeout_s);
+		kill(x->pids[i], SIGKILL);
+		waitpid(x->pids[i], &status, 0);
+		x->failed = true;
+	} else if (p > 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+		fprintf(stderr, "rcuvfs-stress: %s: task %d (pid %d) died (%s %d)\n", x->wl->name,
+			i, (int)x->pids[i], WIFSIGNALED(status) ? "signal" : "exit status",
+			WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+		x->failed = true;
+	}
+}
+
+/* join task thread i until the deadline; the whole program ends after */
+static void join_thread(struct run_ctx *x, int i, double deadline)
+{
+	struct timespec ts;
+	double d = deadline;
+
+	ts.tv_sec = 0;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	d = ts.tv_sec + ts.tv_nsec * 1e-9 + (deadline - stress_now());
+	if (d < ts.tv_sec)
+		d = ts.tv_sec;
+	ts.tv_sec = (time_t)d;
+	ts.tv_nsec = (long)((d - ts.tv_sec) * 1e9);
+	if (pthread_timedjoin_np(x->tids[i], NULL, &ts)) {
+		fprintf(stderr,
+			"rcuvfs-stress: %s: task %d did not stop within %.0f s "
+			"(blocked in the workload's call?)\n",
+			x->wl->name, i, x->opt->hang_timeout_s);
+		fflush(NULL);
+		_exit(3); /* a thread cannot be killed; nothing else is safe */
+	}
+}
+
+/* stop the started tasks, join them, and report the ones that failed */
+static void stop_and_join_tasks(struct run_ctx *x)
+{
+	struct stress_run *run = x->run;
+	double deadline;
+
 	__atomic_store_n(&run->sh->stop, 1, __ATOMIC_RELEASE);
 	/* join every started task, bounded */
-	deadline = stress_now() + opt->hang_timeout_s;
-	for (int i = 0; i < ntasks; i++) {
-		if (!started[i])
+	deadline = stress_now() + x->opt->hang_timeout_s;
+	for (int i = 0; i < x->ntasks; i++) {
+		if (!x->started[i])
 			continue;
-		if (use_fork) {
-			int status;
-			pid_t p;
-
-			while ((p = waitpid(pids[i], &status, WNOHANG)) == 0 &&
-			       stress_now() < deadline)
-				sleep_s(0.002);
-			if (p == 0) {
-				fprintf(stderr,
-					"rcuvfs-stress: %s: task %d (pid %d) did not stop within "
-					"%.0f s; killed\n",
-					wl->name, i, (int)pids[i], opt->hang_timeout_s);
-				kill(pids[i], SIGKILL);
-				waitpid(pids[i], &status, 0);
-				failed = true;
-			} else if (p > 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-				fprintf(
-				    stderr, "rcuvfs-stress: %s: task %d (pid %d) died (%s %d)\n",
-				    wl->name, i, (int)pids[i],
-				    WIFSIGNALED(status) ? "signal" : "exit status",
-				    WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-				failed = true;
-			}
-		} else {
-			struct timespec ts;
-			double d = deadline;
-
-			ts.tv_sec = 0;
-			clock_gettime(CLOCK_REALTIME, &ts);
-			d = ts.tv_sec + ts.tv_nsec * 1e-9 + (deadline - stress_now());
-			if (d < ts.tv_sec)
-				d = ts.tv_sec;
-			ts.tv_sec = (time_t)d;
-			ts.tv_nsec = (long)((d - ts.tv_sec) * 1e9);
-			if (pthread_timedjoin_np(tids[i], NULL, &ts)) {
-				fprintf(stderr,
-					"rcuvfs-stress: %s: task %d did not stop within %.0f s "
-					"(blocked in the workload's call?)\n",
-					wl->name, i, opt->hang_timeout_s);
-				fflush(NULL);
-				_exit(3); /* a thread cannot be killed; nothing else is safe */
-			}
-		}
+		if (x->use_fork)
+			join_process(x, i, deadline);
+		else
+			join_thread(x, i, deadline);
 	}
-	for (int i = 0; i < ntasks; i++) {
+	for (int i = 0; i < x->ntasks; i++) {
 		struct stress_slot *s = &run->sh->slot[i];
 		char who[32];
 
@@ -797,117 +879,173 @@ start_failed:
 			continue;
 		snprintf(who, sizeof(who), "task %d", i);
 		report_failure(run, who, s->call, s->err, s->vfail ? s->msg : NULL);
-		failed = true;
+		x->failed = true;
 		if (s->vfail)
-			res->verify = "fail";
+			x->res->verify = "fail";
 	}
-	if (record_cpus(run, res))
-		failed = true;
-	if (run->setup_call[0])
-		goto setup_failed;
-	total = sum_ops(run, NULL);
-	if (!failed && !interrupted && opt->verify && (wl->flags & WL_VERIFIES)) {
-		res->verify = "pass";
-		if (run->impl->verify) {
-			r = run->impl->verify(run, total);
-			if (r < 0) {
-				report_failure(run, "verify", run->setup_call, run->setup_err,
-					       NULL);
-				failed = true;
-			} else if (r == 0) {
-				report_failure(run, "verify", NULL, 0, run->verify_msg);
-				res->verify = "fail";
-				failed = true;
-			}
-		}
-	}
-	goto teardown;
+	if (record_cpus(run, x->res))
+		x->failed = true;
+}
 
-setup_failed:
-	report_failure(run, "setup", run->setup_call, run->setup_err, NULL);
-	failed = true;
-	__atomic_store_n(&run->sh->stop, 1, __ATOMIC_RELEASE);
-teardown:
+/* --verify: the workload checks what the tasks left behind */
+static void verify_run(struct run_ctx *x)
+{
+	struct stress_run *run = x->run;
+	uint64_t total = sum_ops(run, NULL);
+	int r;
+
+	if (x->failed || interrupted || !x->opt->verify || !(x->wl->flags & WL_VERIFIES))
+		return;
+	x->res->verify = "pass";
+	if (!run->impl->verify)
+		return;
+	r = run->impl->verify(run, total);
+	if (r < 0) {
+		report_failure(run, "verify", run->setup_call, run->setup_err, NULL);
+		x->failed = true;
+	} else if (r == 0) {
+		report_failure(run, "verify", NULL, 0, run->verify_msg);
+		x->res->verify = "fail";
+		x->failed = true;
+	}
+}
+
+/* undo setup_run: the workload's teardown, the run directory, the model instance */
+static void teardown_run(struct run_ctx *x)
+{
+	struct stress_run *run = x->run;
+
 	if (run->impl->teardown)
 		run->impl->teardown(run);
-	if (opt->target == TARGET_PATH && run->dir[0])
+	if (x->opt->target == TARGET_PATH && run->dir[0])
 		rmdir(run->dir);
 	if (run->model_parent)
 		stress_model_run_end(run);
-	if (model_live && stress_model_instance_destroy(errbuf, sizeof(errbuf))) {
-		fprintf(stderr, "rcuvfs-stress: %s: %s\n", wl->name, errbuf);
-		failed = true;
+	if (x->model_live && stress_model_instance_destroy(x->errbuf, sizeof(x->errbuf))) {
+		fprintf(stderr, "rcuvfs-stress: %s: %s\n", x->wl->name, x->errbuf);
+		x->failed = true;
 	}
-out:
-	if (measured) {
-		double wall = t1 - t0;
-		double cpu;
+}
 
-		res->wall_s = wall;
-		/* slots count op calls; results count as the workload does */
-		for (int i = 0; i < ntasks; i++) {
-			uint64_t d = (ops1[i] - ops0[i]) * res->count_per_op;
-			double rate = wall > 0 ? d / wall : 0;
+/* CPU time the tasks spent in the window (and their context switches) */
+static double window_cpu(struct run_ctx *x)
+{
+	struct stress_result *res = x->res;
+	double cpu;
 
-			res->ops += d;
-			if (i == 0 || rate < res->task_min)
-				res->task_min = rate;
-			if (i == 0 || rate > res->task_max)
-				res->task_max = rate;
+	if (x->use_fork) {
+		cpu = 0;
+		for (int i = 0; i < x->ntasks; i++) {
+			struct stress_slot *s = &x->run->sh->slot[i];
+
+			cpu += tv_s(&s->ru_stop.ru_utime) + tv_s(&s->ru_stop.ru_stime) -
+			       tv_s(&s->ru_measure.ru_utime) - tv_s(&s->ru_measure.ru_stime);
+			res->nvcsw += s->ru_stop.ru_nvcsw - s->ru_measure.ru_nvcsw;
+			res->nivcsw += s->ru_stop.ru_nivcsw - s->ru_measure.ru_nivcsw;
 		}
-		res->ops_per_sec = wall > 0 ? res->ops / wall : 0;
-		if (use_fork) {
-			cpu = 0;
-			for (int i = 0; i < ntasks; i++) {
-				struct stress_slot *s = &run->sh->slot[i];
-
-				cpu += tv_s(&s->ru_stop.ru_utime) + tv_s(&s->ru_stop.ru_stime) -
-				       tv_s(&s->ru_measure.ru_utime) -
-				       tv_s(&s->ru_measure.ru_stime);
-				res->nvcsw += s->ru_stop.ru_nvcsw - s->ru_measure.ru_nvcsw;
-				res->nivcsw += s->ru_stop.ru_nivcsw - s->ru_measure.ru_nivcsw;
-			}
-		} else {
-			/* the whole process minus the parent thread's own share */
-			cpu = tv_s(&ru1.ru_utime) + tv_s(&ru1.ru_stime) - tv_s(&ru0.ru_utime) -
-			      tv_s(&ru0.ru_stime);
-			cpu -= tv_s(&rt1.ru_utime) + tv_s(&rt1.ru_stime) - tv_s(&rt0.ru_utime) -
-			       tv_s(&rt0.ru_stime);
-			res->nvcsw = (ru1.ru_nvcsw - ru0.ru_nvcsw) - (rt1.ru_nvcsw - rt0.ru_nvcsw);
-			res->nivcsw =
-			    (ru1.ru_nivcsw - ru0.ru_nivcsw) - (rt1.ru_nivcsw - rt0.ru_nivcsw);
-		}
-		res->cpu_s = cpu < 0 ? 0 : cpu;
-		res->idle_frac = wall > 0 ? 1.0 - res->cpu_s / (wall * opt->ncpus) : 0;
-		if (res->idle_frac < 0)
-			res->idle_frac = 0;
-		res->sys_idle_frac = have_sys && st1 > st0 ? (double)(si1 - si0) / (st1 - st0) : -1;
-		/*
-		 * The run's own idle share is what its CPUs would have had
-		 * free if it were alone; when the machine's was much lower,
-		 * other work took CPU time during the window and the ops/s
-		 * figure is not the run's alone (ratios within a run still
-		 * compare like with like when rounds alternate).
-		 */
-		if (res->sys_idle_frac >= 0 && res->idle_frac - res->sys_idle_frac > 0.10)
-			fprintf(stderr,
-				"rcuvfs-stress: warning: %s: the machine was busy during the "
-				"measurement (machine idle %.0f%%, this run's %.0f%%)\n",
-				wl->name, res->sys_idle_frac * 100, res->idle_frac * 100);
-		counters_delta(&res->counters, &c0, &c1);
+	} else {
+		/* the whole process minus the parent thread's own share */
+		cpu = tv_s(&x->ru1.ru_utime) + tv_s(&x->ru1.ru_stime) - tv_s(&x->ru0.ru_utime) -
+		      tv_s(&x->ru0.ru_stime);
+		cpu -= tv_s(&x->rt1.ru_utime) + tv_s(&x->rt1.ru_stime) - tv_s(&x->rt0.ru_utime) -
+		       tv_s(&x->rt0.ru_stime);
+		res->nvcsw =
+		    (x->ru1.ru_nvcsw - x->ru0.ru_nvcsw) - (x->rt1.ru_nvcsw - x->rt0.ru_nvcsw);
+		res->nivcsw =
+		    (x->ru1.ru_nivcsw - x->ru0.ru_nivcsw) - (x->rt1.ru_nivcsw - x->rt0.ru_nivcsw);
 	}
+	return cpu;
+}
+
+/* the measured window's figures into the result */
+static void collect_results(struct run_ctx *x)
+{
+	struct stress_result *res = x->res;
+	double wall = x->t1 - x->t0;
+	double cpu;
+
+	res->wall_s = wall;
+	/* slots count op calls; results count as the workload does */
+	for (int i = 0; i < x->ntasks; i++) {
+		uint64_t d = (x->ops1[i] - x->ops0[i]) * res->count_per_op;
+		double rate = wall > 0 ? d / wall : 0;
+
+		res->ops += d;
+		if (i == 0 || rate < res->task_min)
+			res->task_min = rate;
+		if (i == 0 || rate > res->task_max)
+			res->task_max = rate;
+	}
+	res->ops_per_sec = wall > 0 ? res->ops / wall : 0;
+	cpu = window_cpu(x);
+	res->cpu_s = cpu < 0 ? 0 : cpu;
+	res->idle_frac = wall > 0 ? 1.0 - res->cpu_s / (wall * x->opt->ncpus) : 0;
+	if (res->idle_frac < 0)
+		res->idle_frac = 0;
+	res->sys_idle_frac =
+	    x->have_sys && x->st1 > x->st0 ? (double)(x->si1 - x->si0) / (x->st1 - x->st0) : -1;
+	/*
+	 * The run's own idle share is what its CPUs would have had
+	 * free if it were alone; when the machine's was much lower,
+	 * other work took CPU time during the window and the ops/s
+	 * figure is not the run's alone (ratios within a run still
+	 * compare like with like when rounds alternate).
+	 */
+	if (res->sys_idle_frac >= 0 && res->idle_frac - res->sys_idle_frac > 0.10)
+		fprintf(stderr,
+			"rcuvfs-stress: warning: %s: the machine was busy during the "
+			"measurement (machine idle %.0f%%, this run's %.0f%%)\n",
+			x->wl->name, res->sys_idle_frac * 100, res->idle_frac * 100);
+	counters_delta(&res->counters, &x->c0, &x->c1);
+}
+
+static void run_ctx_free(struct run_ctx *x)
+{
+	kvset_free(&x->c0);
+	kvset_free(&x->c1);
+	munmap(x->run->sh, x->shsize);
+	free(x->run->switches);
+	free(x->run);
+	free(x->tasks);
+	free(x->tids);
+	free(x->pids);
+	free(x->ops0);
+	free(x->ops1);
+	free(x->started);
+}
+
+static int run_one(const struct stress_opts *opt, const struct stress_workload *wl, int ntasks,
+		   const void *switches, struct stress_result *res)
+{
+	struct run_ctx x;
+	int setup;
+	bool failed;
+
+	run_ctx_init(&x, opt, wl, ntasks, res);
+	setup = setup_run(&x, switches);
+	if (setup == SETUP_OK) {
+		if (!start_tasks(&x)) {
+			measure_window(&x);
+			__atomic_store_n(&x.run->sh->phase, PHASE_STOP, __ATOMIC_RELEASE);
+		}
+		stop_and_join_tasks(&x);
+		if (x.run->setup_call[0])
+			setup = SETUP_FAILED;
+		else
+			verify_run(&x);
+	}
+	if (setup == SETUP_FAILED) {
+		report_failure(x.run, "setup", x.run->setup_call, x.run->setup_err, NULL);
+		x.failed = true;
+		__atomic_store_n(&x.run->sh->stop, 1, __ATOMIC_RELEASE);
+	}
+	if (setup != SETUP_ABORTED)
+		teardown_run(&x);
+	if (x.measured)
+		collect_results(&x);
+	failed = x.failed;
 	res->failed = failed || interrupted;
-	kvset_free(&c0);
-	kvset_free(&c1);
-	munmap(run->sh, shsize);
-	free(run->switches);
-	free(run);
-	free(tasks);
-	free(tids);
-	free(pids);
-	free(ops0);
-	free(ops1);
-	free(started);
+	run_ctx_free(&x);
 	return failed ? -1 : 0;
 }
 
@@ -1354,314 +1492,374 @@ static int close_output(const char *opt, const char *file, FILE *f)
  * Usage errors leave with exit(2), not return: main's frame, and so what it
  * allocated, stays reachable while LeakSanitizer checks at exit.
  */
-int main(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-	    {"path", required_argument, NULL, OPT_PATH},
-	    {"model", no_argument, NULL, OPT_MODEL},
-	    {"workload", required_argument, NULL, 'w'},
-	    {"tasks", required_argument, NULL, 't'},
-	    {"mode", required_argument, NULL, 'm'},
-	    {"duration", required_argument, NULL, 'd'},
-	    {"warmup", required_argument, NULL, OPT_WARMUP},
-	    {"ops-per-task", required_argument, NULL, OPT_OPS},
-	    {"param", required_argument, NULL, 'p'},
-	    {"json", required_argument, NULL, OPT_JSON},
-	    {"csv", required_argument, NULL, OPT_CSV},
-	    {"verify", no_argument, NULL, OPT_VERIFY},
-	    {"timeout", required_argument, NULL, OPT_TIMEOUT},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"list", no_argument, NULL, OPT_LIST},
-	    {"list-counters", no_argument, NULL, OPT_LIST_COUNTERS},
-	    {"help", no_argument, NULL, 'h'},
-	    {"test-skip-lock", no_argument, NULL, OPT_SKIP_LOCK},
-	    {"test-race-window", no_argument, NULL, OPT_RACE_WINDOW},
-	    {"expect-race", no_argument, NULL, OPT_EXPECT_RACE},
-	    {"repeat", required_argument, NULL, 'r'},
-	    {"sweep", required_argument, NULL, OPT_SWEEP},
-	    {"cpus", required_argument, NULL, OPT_CPUS},
-	    {"pin", no_argument, NULL, OPT_PIN},
-	    {"version", no_argument, NULL, 'V'},
-	    {"summarize", no_argument, NULL, OPT_SUMMARIZE},
-	    {NULL, 0, NULL, 0},
-	};
-	struct stress_opts opt = {
-	    .mode = MODE_THREADS,
-	    .duration_s = 5,
-	    .warmup_s = 1,
-	    .hang_timeout_s = 60,
-	    .repeat = 1,
-	    .params =
-		{.work_us = 20, .cs_ns = 1000, .vmas = 10000, .pages = 128, .window_ns = 1000,
-		 .areas = 5, .pause_us = 500},
-	};
-	const char *workloads = NULL, *tasks_arg = NULL, *json = NULL, *csv = NULL;
-	const char *cpus_arg = NULL;
-	char *sweep_arg = NULL, *sweep_name = NULL;
-	char **sweep_vals = NULL, **sweep_labels = NULL;
-	int nsweep = 0;
-	void **configs = NULL;
-	int nconfigs = 1;
-	FILE *json_f = NULL, *csv_f = NULL, *table_f = stdout;
-	struct stress_meta meta = {0};
-	struct stress_result *agg = NULL;
-	int nagg = 0;
-	cpu_set_t allowed;
-	char **swargs = NULL;
-	int nswargs = 0, c, nres = 0, capres = 0, rc = 0;
-	bool model = false;
-	struct stress_result *res = NULL;
-	const struct stress_workload **wls;
-	int nwl = 0;
-	char *copy, *save = NULL, *tok;
-	double ops_d;
+static const struct option stress_longopts[] = {
+    {"path", required_argument, NULL, OPT_PATH},
+    {"model", no_argument, NULL, OPT_MODEL},
+    {"workload", required_argument, NULL, 'w'},
+    {"tasks", required_argument, NULL, 't'},
+    {"mode", required_argument, NULL, 'm'},
+    {"duration", required_argument, NULL, 'd'},
+    {"warmup", required_argument, NULL, OPT_WARMUP},
+    {"ops-per-task", required_argument, NULL, OPT_OPS},
+    {"param", required_argument, NULL, 'p'},
+    {"json", required_argument, NULL, OPT_JSON},
+    {"csv", required_argument, NULL, OPT_CSV},
+    {"verify", no_argument, NULL, OPT_VERIFY},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"quiet", no_argument, NULL, 'q'},
+    {"list", no_argument, NULL, OPT_LIST},
+    {"list-counters", no_argument, NULL, OPT_LIST_COUNTERS},
+    {"help", no_argument, NULL, 'h'},
+    {"test-skip-lock", no_argument, NULL, OPT_SKIP_LOCK},
+    {"test-race-window", no_argument, NULL, OPT_RACE_WINDOW},
+    {"expect-race", no_argument, NULL, OPT_EXPECT_RACE},
+    {"repeat", required_argument, NULL, 'r'},
+    {"sweep", required_argument, NULL, OPT_SWEEP},
+    {"cpus", required_argument, NULL, OPT_CPUS},
+    {"pin", no_argument, NULL, OPT_PIN},
+    {"version", no_argument, NULL, 'V'},
+    {"summarize", no_argument, NULL, OPT_SUMMARIZE},
+    {NULL, 0, NULL, 0},
+};
 
-	opt.ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	CPU_ZERO(&allowed);
-	if (!sched_getaffinity(0, sizeof(allowed), &allowed) && CPU_COUNT(&allowed) > 0)
-		opt.ncpus = CPU_COUNT(&allowed);
-	if (opt.ncpus < 1)
-		opt.ncpus = 1;
+/*
+ * What main works with: the command line as parsed, then what validate(),
+ * open_outputs() and plan_runs() make of it, then the results of run_all().
+ */
+struct stress_cmd {
+	const char *workloads, *tasks_arg, *json, *csv, *cpus_arg;
+	char *sweep_arg, *sweep_name;
+	char **swargs;
+	int nswargs;
+	bool model;
+	cpu_set_t allowed;
+	char **sweep_vals, **sweep_labels;
+	int nsweep;
+	void **configs;
+	int nconfigs;
+	FILE *json_f, *csv_f, *table_f;
+	struct stress_meta meta;
+	const struct stress_workload **wls;
+	int nwl;
+	int **counts, *ncounts;
+	struct stress_result *res;
+	int nres, capres;
+};
+
+/* an option that takes a number or a keyword; false if @c is not one of them */
+static bool parse_value_option(struct stress_opts *opt, int c)
+{
+	double v;
+
+	switch (c) {
+	case 'm':
+		if (!strcmp(optarg, "threads")) {
+			opt->mode = MODE_THREADS;
+		} else if (!strcmp(optarg, "processes")) {
+			opt->mode = MODE_PROCESSES;
+		} else {
+			fprintf(stderr, "rcuvfs-stress: --mode: threads or processes\n");
+			exit(2);
+		}
+		return true;
+	case 'd':
+		if (parse_double("--duration", optarg, &opt->duration_s, 0.001))
+			exit(2);
+		return true;
+	case OPT_WARMUP:
+		if (parse_double("--warmup", optarg, &opt->warmup_s, 0))
+			exit(2);
+		return true;
+	case OPT_OPS:
+		if (parse_double("--ops-per-task", optarg, &v, 1))
+			exit(2);
+		opt->ops_per_task = (long)v;
+		return true;
+	case OPT_TIMEOUT:
+		if (parse_double("--timeout", optarg, &opt->hang_timeout_s, 0.1))
+			exit(2);
+		return true;
+	case 'p':
+		if (parse_params(opt, optarg))
+			exit(2);
+		if (opt->params.cycles >= 1)
+			opt->ops_per_task = (long)opt->params.cycles; /* -p cycles=N */
+		return true;
+	case 'r':
+		if (parse_double("--repeat", optarg, &v, 1) || v != (int)v || v > 10000) {
+			if (v != (int)v || v > 10000)
+				fprintf(stderr, "rcuvfs-stress: --repeat: a count from 1 "
+						"to 10000\n");
+			exit(2);
+		}
+		opt->repeat = (int)v;
+		return true;
+	}
+	return false;
+}
+
+/* an option that is a flag or keeps its argument for later; false if @c is not one */
+static bool parse_plain_option(struct stress_cmd *cmd, struct stress_opts *opt, int c)
+{
+	switch (c) {
+	case OPT_PATH:
+		opt->path = optarg;
+		break;
+	case OPT_MODEL:
+		cmd->model = true;
+		break;
+	case 'o':
+		cmd->swargs = realloc(cmd->swargs, (cmd->nswargs + 1) * sizeof(*cmd->swargs));
+		cmd->swargs[cmd->nswargs++] = optarg;
+		break;
+	case 'w':
+		cmd->workloads = optarg;
+		break;
+	case 't':
+		cmd->tasks_arg = optarg;
+		break;
+	case OPT_JSON:
+		cmd->json = optarg;
+		break;
+	case OPT_CSV:
+		cmd->csv = optarg;
+		break;
+	case OPT_VERIFY:
+		opt->verify = true;
+		break;
+	case 'q':
+		opt->quiet = true;
+		break;
+	case OPT_SKIP_LOCK:
+		opt->test_skip_lock = true;
+		break;
+	case OPT_EXPECT_RACE:
+		opt->expect_race = true;
+		opt->verify = true;
+		break;
+	case OPT_RACE_WINDOW:
+		opt->test_race_window = true;
+		break;
+	case OPT_SWEEP:
+		cmd->sweep_arg = optarg;
+		break;
+	case OPT_CPUS:
+		cmd->cpus_arg = optarg;
+		opt->cpus_given = true;
+		break;
+	case OPT_PIN:
+		opt->pin = true;
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The command line into @cmd and @opt.  True when an option was an action
+ * of its own (--help, --list, ...): main returns *@rc then.
+ */
+static bool parse_options(struct stress_cmd *cmd, struct stress_opts *opt, int argc, char **argv,
+			  int *rc)
+{
+	int c;
+
+	opt->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	CPU_ZERO(&cmd->allowed);
+	if (!sched_getaffinity(0, sizeof(cmd->allowed), &cmd->allowed) &&
+	    CPU_COUNT(&cmd->allowed) > 0)
+		opt->ncpus = CPU_COUNT(&cmd->allowed);
+	if (opt->ncpus < 1)
+		opt->ncpus = 1;
 
 	opterr = 0; /* usage errors are one line of ours (rv_cli_bad_option) */
-	while ((c = getopt_long(argc, argv, stress_shortopts, longopts, NULL)) != -1) {
+	*rc = 0;
+	while ((c = getopt_long(argc, argv, stress_shortopts, stress_longopts, NULL)) != -1) {
 		switch (c) {
-		case OPT_PATH:
-			opt.path = optarg;
-			break;
-		case OPT_MODEL:
-			model = true;
-			break;
-		case 'o':
-			swargs = realloc(swargs, (nswargs + 1) * sizeof(*swargs));
-			swargs[nswargs++] = optarg;
-			break;
-		case 'w':
-			workloads = optarg;
-			break;
-		case 't':
-			tasks_arg = optarg;
-			break;
-		case 'm':
-			if (!strcmp(optarg, "threads")) {
-				opt.mode = MODE_THREADS;
-			} else if (!strcmp(optarg, "processes")) {
-				opt.mode = MODE_PROCESSES;
-			} else {
-				fprintf(stderr, "rcuvfs-stress: --mode: threads or processes\n");
-				exit(2);
-			}
-			break;
-		case 'd':
-			if (parse_double("--duration", optarg, &opt.duration_s, 0.001))
-				exit(2);
-			break;
-		case OPT_WARMUP:
-			if (parse_double("--warmup", optarg, &opt.warmup_s, 0))
-				exit(2);
-			break;
-		case OPT_OPS:
-			if (parse_double("--ops-per-task", optarg, &ops_d, 1))
-				exit(2);
-			opt.ops_per_task = (long)ops_d;
-			break;
-		case OPT_TIMEOUT:
-			if (parse_double("--timeout", optarg, &opt.hang_timeout_s, 0.1))
-				exit(2);
-			break;
-		case 'p':
-			if (parse_params(&opt, optarg))
-				exit(2);
-			if (opt.params.cycles >= 1)
-				opt.ops_per_task = (long)opt.params.cycles; /* -p cycles=N */
-			break;
-		case OPT_JSON:
-			json = optarg;
-			break;
-		case OPT_CSV:
-			csv = optarg;
-			break;
-		case OPT_VERIFY:
-			opt.verify = true;
-			break;
-		case 'q':
-			opt.quiet = true;
-			break;
 		case OPT_LIST:
 			list_workloads();
-			return 0;
+			return true;
 		case OPT_LIST_COUNTERS:
-			return stress_model_list_counters();
+			*rc = stress_model_list_counters();
+			return true;
 		case 'h':
 			usage(stdout);
-			return 0;
-		case OPT_SKIP_LOCK:
-			opt.test_skip_lock = true;
-			break;
-		case OPT_EXPECT_RACE:
-			opt.expect_race = true;
-			opt.verify = true;
-			break;
-		case OPT_RACE_WINDOW:
-			opt.test_race_window = true;
-			break;
-		case 'r': {
-			double v;
-
-			if (parse_double("--repeat", optarg, &v, 1) || v != (int)v || v > 10000) {
-				if (v != (int)v || v > 10000)
-					fprintf(stderr, "rcuvfs-stress: --repeat: a count from 1 "
-							"to 10000\n");
-				exit(2);
-			}
-			opt.repeat = (int)v;
-			break;
-		}
-		case OPT_SWEEP:
-			sweep_arg = optarg;
-			break;
-		case OPT_CPUS:
-			cpus_arg = optarg;
-			opt.cpus_given = true;
-			break;
-		case OPT_PIN:
-			opt.pin = true;
-			break;
+			return true;
 		case OPT_SUMMARIZE:
-			return stress_summarize(stdin, stdout);
+			*rc = stress_summarize(stdin, stdout);
+			return true;
 		case 'V':
 			rv_cli_version("rcuvfs-stress");
-			return 0;
+			return true;
 		default:
-			exit(rv_cli_bad_option("rcuvfs-stress", stress_shortopts, argv));
+			if (!parse_plain_option(cmd, opt, c) && !parse_value_option(opt, c))
+				exit(rv_cli_bad_option("rcuvfs-stress", stress_shortopts, argv));
 		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "rcuvfs-stress: unexpected argument '%s'\n", argv[optind]);
 		exit(2);
 	}
-	if (model == !!opt.path) {
-		fprintf(stderr, "rcuvfs-stress: give exactly one of --path DIR and --model\n");
+	return false;
+}
+
+/* --sweep NAME=V1,V2: one configuration per value, on top of -o */
+static void parse_sweep(struct stress_cmd *cmd, struct stress_opts *opt)
+{
+	char *eq = strchr(cmd->sweep_arg, '='), *sv = NULL, *v;
+	int n = 0;
+
+	if (!cmd->model) {
+		fprintf(stderr, "rcuvfs-stress: --sweep varies model switches and needs "
+				"--model\n");
 		exit(2);
 	}
-	if (!workloads) {
-		fprintf(stderr, "rcuvfs-stress: --workload is required (--list shows them)\n");
+	if (!eq || eq == cmd->sweep_arg || !eq[1]) {
+		fprintf(stderr, "rcuvfs-stress: --sweep: expected NAME=V1,V2,...\n");
 		exit(2);
 	}
-	opt.target = model ? TARGET_MODEL : TARGET_PATH;
-	if (nswargs && !model) {
-		fprintf(stderr, "rcuvfs-stress: -o sets model switches and needs --model; for a "
-				"mount, give them to the rcuvfs daemon\n");
-		exit(2);
-	}
-	if (model) {
-		opt.switches = stress_model_switches_new();
-		if (!opt.switches) {
+	*eq = '\0';
+	cmd->sweep_name = cmd->sweep_arg;
+	for (v = strtok_r(eq + 1, ",", &sv); v; v = strtok_r(NULL, ",", &sv)) {
+		void *cfg = stress_model_switches_dup(opt->switches);
+		char *label;
+
+		if (!cfg) {
 			perror("rcuvfs-stress");
 			exit(2);
 		}
-		for (int i = 0; i < nswargs; i++)
-			if (parse_switches(&opt, swargs[i]))
-				exit(2);
-		if (!sweep_arg && stress_model_check_switches(opt.switches))
+		if (stress_model_parse_switch(cfg, cmd->sweep_name, v) ||
+		    stress_model_check_switches(cfg))
 			exit(2);
-	}
-	/* --sweep NAME=V1,V2: one configuration per value, on top of -o */
-	if (sweep_arg) {
-		char *eq = strchr(sweep_arg, '='), *sv = NULL, *v;
-
-		if (!model) {
-			fprintf(stderr, "rcuvfs-stress: --sweep varies model switches and needs "
-					"--model\n");
-			exit(2);
-		}
-		if (!eq || eq == sweep_arg || !eq[1]) {
-			fprintf(stderr, "rcuvfs-stress: --sweep: expected NAME=V1,V2,...\n");
-			exit(2);
-		}
-		*eq = '\0';
-		sweep_name = sweep_arg;
-		for (v = strtok_r(eq + 1, ",", &sv); v; v = strtok_r(NULL, ",", &sv)) {
-			void *cfg = stress_model_switches_dup(opt.switches);
-			char *label;
-
-			if (!cfg) {
-				perror("rcuvfs-stress");
-				exit(2);
-			}
-			if (stress_model_parse_switch(cfg, sweep_name, v) ||
-			    stress_model_check_switches(cfg))
-				exit(2);
-			configs = realloc(configs, (nsweep + 1) * sizeof(*configs));
-			sweep_vals = realloc(sweep_vals, (nsweep + 1) * sizeof(*sweep_vals));
-			sweep_labels = realloc(sweep_labels, (nsweep + 1) * sizeof(*sweep_labels));
-			label = malloc(strlen(sweep_name) + strlen(v) + 2);
-			if (!configs || !sweep_vals || !sweep_labels || !label) {
-				perror("rcuvfs-stress: realloc");
-				exit(2);
-			}
-			sprintf(label, "%s=%s", sweep_name, v);
-			configs[nsweep] = cfg;
-			sweep_vals[nsweep] = v;
-			sweep_labels[nsweep++] = label;
-		}
-		nconfigs = nsweep;
-		/* the sweep's switch counts as given: workloads keep their hands off it */
-		opt.switches_given = realloc(opt.switches_given,
-					     (opt.nswitches_given + 1) * sizeof(*opt.switches_given));
-		if (!opt.switches_given) {
+		cmd->configs = realloc(cmd->configs, (n + 1) * sizeof(*cmd->configs));
+		cmd->sweep_vals = realloc(cmd->sweep_vals, (n + 1) * sizeof(*cmd->sweep_vals));
+		cmd->sweep_labels =
+		    realloc(cmd->sweep_labels, (n + 1) * sizeof(*cmd->sweep_labels));
+		label = malloc(strlen(cmd->sweep_name) + strlen(v) + 2);
+		if (!cmd->configs || !cmd->sweep_vals || !cmd->sweep_labels || !label) {
 			perror("rcuvfs-stress: realloc");
 			exit(2);
 		}
-		opt.switches_given[opt.nswitches_given++] = sweep_name;
+		sprintf(label, "%s=%s", cmd->sweep_name, v);
+		cmd->configs[n] = cfg;
+		cmd->sweep_vals[n] = v;
+		cmd->sweep_labels[n++] = label;
 	}
-	/* --cpus / --pin */
-	if (cpus_arg) {
-		if (parse_cpus(cpus_arg, &allowed, &opt.cpu_list, &opt.ncpu_list))
-			exit(2);
-	} else {
-		opt.cpu_list = calloc(CPU_SETSIZE, sizeof(int));
-		if (!opt.cpu_list) {
+	cmd->nsweep = n;
+	cmd->nconfigs = n;
+	/* the sweep's switch counts as given: workloads keep their hands off it */
+	opt->switches_given =
+	    realloc(opt->switches_given, (opt->nswitches_given + 1) * sizeof(*opt->switches_given));
+	if (!opt->switches_given) {
+		perror("rcuvfs-stress: realloc");
+		exit(2);
+	}
+	opt->switches_given[opt->nswitches_given++] = cmd->sweep_name;
+}
+
+/* --cpus / --pin */
+static void set_cpus(struct stress_cmd *cmd, struct stress_opts *opt)
+{
+	cpu_set_t set;
+
+	if (!cmd->cpus_arg) {
+		opt->cpu_list = calloc(CPU_SETSIZE, sizeof(int));
+		if (!opt->cpu_list) {
 			perror("rcuvfs-stress: calloc");
 			exit(2);
 		}
 		for (int i = 0; i < CPU_SETSIZE; i++)
-			if (CPU_ISSET(i, &allowed))
-				opt.cpu_list[opt.ncpu_list++] = i;
-		if (!opt.ncpu_list)
-			opt.cpu_list[opt.ncpu_list++] = 0;
+			if (CPU_ISSET(i, &cmd->allowed))
+				opt->cpu_list[opt->ncpu_list++] = i;
+		if (!opt->ncpu_list)
+			opt->cpu_list[opt->ncpu_list++] = 0;
+		return;
 	}
-	if (cpus_arg) {
-		cpu_set_t set;
+	if (parse_cpus(cmd->cpus_arg, &cmd->allowed, &opt->cpu_list, &opt->ncpu_list))
+		exit(2);
+	CPU_ZERO(&set);
+	for (int i = 0; i < opt->ncpu_list; i++)
+		CPU_SET(opt->cpu_list[i], &set);
+	/* tasks (threads and children) inherit the parent's mask */
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		fprintf(stderr, "rcuvfs-stress: --cpus: %s\n", strerror(errno));
+		exit(2);
+	}
+	opt->ncpus = opt->ncpu_list;
+}
 
-		CPU_ZERO(&set);
-		for (int i = 0; i < opt.ncpu_list; i++)
-			CPU_SET(opt.cpu_list[i], &set);
-		/* tasks (threads and children) inherit the parent's mask */
-		if (sched_setaffinity(0, sizeof(set), &set)) {
-			fprintf(stderr, "rcuvfs-stress: --cpus: %s\n", strerror(errno));
+/* the options that need each other; a usage error exits 2 with one line */
+static void validate(struct stress_cmd *cmd, struct stress_opts *opt)
+{
+	if (cmd->model == !!opt->path) {
+		fprintf(stderr, "rcuvfs-stress: give exactly one of --path DIR and --model\n");
+		exit(2);
+	}
+	if (!cmd->workloads) {
+		fprintf(stderr, "rcuvfs-stress: --workload is required (--list shows them)\n");
+		exit(2);
+	}
+	opt->target = cmd->model ? TARGET_MODEL : TARGET_PATH;
+	if (cmd->nswargs && !cmd->model) {
+		fprintf(stderr, "rcuvfs-stress: -o sets model switches and needs --model; for a "
+				"mount, give them to the rcuvfs daemon\n");
+		exit(2);
+	}
+	if (cmd->model) {
+		opt->switches = stress_model_switches_new();
+		if (!opt->switches) {
+			perror("rcuvfs-stress");
 			exit(2);
 		}
-		opt.ncpus = opt.ncpu_list;
+		for (int i = 0; i < cmd->nswargs; i++)
+			if (parse_switches(opt, cmd->swargs[i]))
+				exit(2);
+		if (!cmd->sweep_arg && stress_model_check_switches(opt->switches))
+			exit(2);
 	}
-	/* output files: opened before the first run, so a bad path fails now */
+	if (cmd->sweep_arg)
+		parse_sweep(cmd, opt);
+	if (!cmd->configs) {
+		cmd->configs = calloc(1, sizeof(*cmd->configs));
+		if (!cmd->configs) {
+			perror("rcuvfs-stress: calloc");
+			exit(2);
+		}
+		cmd->configs[0] = opt->switches;
+	}
+	set_cpus(cmd, opt);
+}
+
+/* output files: opened before the first run, so a bad path fails now */
+static void open_outputs(struct stress_cmd *cmd, struct stress_opts *opt)
+{
+	const char *json = cmd->json, *csv = cmd->csv;
+
 	if (json && csv && !strcmp(json, "-") && !strcmp(csv, "-")) {
 		fprintf(stderr, "rcuvfs-stress: --json - and --csv - cannot share stdout\n");
 		exit(2);
 	}
-	json_f = open_output("--json", json);
-	if (json && !json_f)
+	cmd->json_f = open_output("--json", json);
+	if (json && !cmd->json_f)
 		exit(2);
-	csv_f = open_output("--csv", csv);
-	if (csv && !csv_f)
+	cmd->csv_f = open_output("--csv", csv);
+	if (csv && !cmd->csv_f)
 		exit(2);
-	if (json_f == stdout || csv_f == stdout)
-		table_f = stderr;
-	opt.progress = !opt.quiet && isatty(STDERR_FILENO);
+	cmd->table_f = stdout;
+	if (cmd->json_f == stdout || cmd->csv_f == stdout)
+		cmd->table_f = stderr;
+	opt->progress = !opt->quiet && isatty(STDERR_FILENO);
+}
 
-	/* workloads */
-	wls = calloc(stress_nworkloads + strlen(workloads) + 1, sizeof(*wls));
-	copy = strdup(workloads);
+/* -w: the workloads to run, checked against the target */
+static void select_workloads(struct stress_cmd *cmd)
+{
+	char *copy, *save = NULL, *tok;
+	bool model = cmd->model;
+
+	cmd->wls = calloc(stress_nworkloads + strlen(cmd->workloads) + 1, sizeof(*cmd->wls));
+	copy = strdup(cmd->workloads);
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		const struct stress_workload *wl;
 
@@ -1669,7 +1867,7 @@ int main(int argc, char **argv)
 			for (int i = 0; i < stress_nworkloads; i++) {
 				wl = &stress_workloads[i];
 				if (model ? wl->model != NULL : wl->path != NULL)
-					wls[nwl++] = wl;
+					cmd->wls[cmd->nwl++] = wl;
 			}
 			continue;
 		}
@@ -1691,149 +1889,206 @@ int main(int argc, char **argv)
 			    tok, wl->model_note);
 			exit(2);
 		}
-		wls[nwl++] = wl;
+		cmd->wls[cmd->nwl++] = wl;
 	}
 	free(copy);
-	if (!nwl) {
+	if (!cmd->nwl) {
 		fprintf(stderr, "rcuvfs-stress: no workload to run\n");
 		exit(2);
 	}
+}
 
-	/* the scratch directory and the control directory of a mount */
-	if (!model) {
-		struct stat st;
-		char root[PATH_MAX];
+/* the scratch directory and the control directory of a mount; 1 if mkdir fails */
+static int make_scratch_dir(const struct stress_opts *opt)
+{
+	struct stat st;
+	char root[PATH_MAX];
 
-		if (strlen(opt.path) > sizeof(base_dir) - 32) {
-			fprintf(stderr, "rcuvfs-stress: --path: name too long\n");
-			exit(2);
-		}
-		if (stat(opt.path, &st) || !S_ISDIR(st.st_mode)) {
-			fprintf(stderr, "rcuvfs-stress: --path %s: not a directory\n", opt.path);
-			exit(2);
-		}
-		snprintf(base_dir, sizeof(base_dir), "%s/rcuvfs-stress.%d", opt.path,
-			 (int)getpid());
-		if (mkdir(base_dir, 0755)) {
-			fprintf(stderr, "rcuvfs-stress: mkdir %s: %s\n", base_dir, strerror(errno));
-			return 1;
-		}
-		mount_root(opt.path, root, sizeof(root));
-		snprintf(ctl_dir, sizeof(ctl_dir), "%s/.rcuvfs", root);
-		if (stat(ctl_dir, &st) || !S_ISDIR(st.st_mode))
-			ctl_dir[0] = '\0';
+	if (strlen(opt->path) > sizeof(base_dir) - 32) {
+		fprintf(stderr, "rcuvfs-stress: --path: name too long\n");
+		exit(2);
 	}
-
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-
-	if (!configs) {
-		configs = calloc(1, sizeof(*configs));
-		if (!configs) {
-			perror("rcuvfs-stress: calloc");
-			exit(2);
-		}
-		configs[0] = opt.switches;
+	if (stat(opt->path, &st) || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "rcuvfs-stress: --path %s: not a directory\n", opt->path);
+		exit(2);
 	}
-	meta_fill(&meta, argc, argv, &opt);
+	snprintf(base_dir, sizeof(base_dir), "%s/rcuvfs-stress.%d", opt->path, (int)getpid());
+	if (mkdir(base_dir, 0755)) {
+		fprintf(stderr, "rcuvfs-stress: mkdir %s: %s\n", base_dir, strerror(errno));
+		return 1;
+	}
+	mount_root(opt->path, root, sizeof(root));
+	snprintf(ctl_dir, sizeof(ctl_dir), "%s/.rcuvfs", root);
+	if (stat(ctl_dir, &st) || !S_ISDIR(st.st_mode))
+		ctl_dir[0] = '\0';
+	return 0;
+}
 
-	/* task counts per workload */
-	int **counts = calloc(nwl, sizeof(*counts)), *ncounts = calloc(nwl, sizeof(*ncounts));
-
-	if (!counts || !ncounts) {
+/* task counts per workload, and so the number of runs */
+static void plan_runs(struct stress_cmd *cmd, struct stress_opts *opt)
+{
+	cmd->counts = calloc(cmd->nwl, sizeof(*cmd->counts));
+	cmd->ncounts = calloc(cmd->nwl, sizeof(*cmd->ncounts));
+	if (!cmd->counts || !cmd->ncounts) {
 		perror("rcuvfs-stress: calloc");
 		exit(2);
 	}
-	for (int w = 0; w < nwl; w++) {
+	for (int w = 0; w < cmd->nwl; w++) {
 		char deflist[64];
 
-		if (tasks_arg) {
-			if (parse_tasks(tasks_arg, &counts[w], &ncounts[w]))
+		if (cmd->tasks_arg) {
+			if (parse_tasks(cmd->tasks_arg, &cmd->counts[w], &cmd->ncounts[w]))
 				exit(2);
 		} else {
-			if (wls[w]->default_tasks)
-				snprintf(deflist, sizeof(deflist), "%d", wls[w]->default_tasks);
-			else if (opt.ncpus > 1)
-				snprintf(deflist, sizeof(deflist), "1,%d", opt.ncpus);
+			if (cmd->wls[w]->default_tasks)
+				snprintf(deflist, sizeof(deflist), "%d",
+					 cmd->wls[w]->default_tasks);
+			else if (opt->ncpus > 1)
+				snprintf(deflist, sizeof(deflist), "1,%d", opt->ncpus);
 			else
 				snprintf(deflist, sizeof(deflist), "1");
-			parse_tasks(deflist, &counts[w], &ncounts[w]);
+			parse_tasks(deflist, &cmd->counts[w], &cmd->ncounts[w]);
 		}
-		opt.runs_total += ncounts[w] * nconfigs * opt.repeat;
+		opt->runs_total += cmd->ncounts[w] * cmd->nconfigs * opt->repeat;
 	}
+}
 
-	/*
-	 * Rounds outermost, configurations innermost: the runs of one round
-	 * alternate the designs being compared, and each round measures every
-	 * configuration once.
-	 */
-	opt.runs_started_at = stress_now();
-	for (int round = 1; round <= opt.repeat && !interrupted; round++) {
-		opt.round = round;
-		for (int w = 0; w < nwl && !interrupted; w++) {
-			for (int i = 0; i < ncounts[w] && !interrupted; i++) {
-				for (int k = 0; k < nconfigs && !interrupted; k++) {
-					if (nres == capres) {
-						capres = capres ? capres * 2 : 16;
-						res = realloc(res, capres * sizeof(*res));
-						if (!res) {
-							perror("rcuvfs-stress: realloc");
-							exit(2);
-						}
-					}
-					if (run_one(&opt, wls[w], counts[w][i], configs[k], &res[nres]))
+/* one run of workload @w with @ntasks tasks under configuration @k, into cmd->res */
+static int run_config(struct stress_cmd *cmd, struct stress_opts *opt, int w, int ntasks, int k)
+{
+	struct stress_result *r;
+	int rc = 0;
+
+	if (cmd->nres == cmd->capres) {
+		cmd->capres = cmd->capres ? cmd->capres * 2 : 16;
+		cmd->res = realloc(cmd->res, cmd->capres * sizeof(*cmd->res));
+		if (!cmd->res) {
+			perror("rcuvfs-stress: realloc");
+			exit(2);
+		}
+	}
+	r = &cmd->res[cmd->nres];
+	if (run_one(opt, cmd->wls[w], ntasks, cmd->configs[k], r))
+		rc = 1;
+	r->config = k;
+	r->sweep = cmd->sweep_labels ? cmd->sweep_labels[k] : "";
+	cmd->nres++;
+	opt->run_index++;
+	return rc;
+}
+
+/*
+ * Rounds outermost, configurations innermost: the runs of one round
+ * alternate the designs being compared, and each round measures every
+ * configuration once.  Returns 1 if a run failed.
+ */
+static int run_all(struct stress_cmd *cmd, struct stress_opts *opt)
+{
+	int rc = 0;
+
+	opt->runs_started_at = stress_now();
+	for (int round = 1; round <= opt->repeat && !interrupted; round++) {
+		opt->round = round;
+		for (int w = 0; w < cmd->nwl && !interrupted; w++)
+			for (int i = 0; i < cmd->ncounts[w] && !interrupted; i++)
+				for (int k = 0; k < cmd->nconfigs && !interrupted; k++)
+					if (run_config(cmd, opt, w, cmd->counts[w][i], k))
 						rc = 1;
-					res[nres].config = k;
-					res[nres].sweep = sweep_labels ? sweep_labels[k] : "";
-					nres++;
-					opt.run_index++;
-				}
-			}
-		}
 	}
-	for (int w = 0; w < nwl; w++)
-		free(counts[w]);
-	free(counts);
-	free(ncounts);
-	if (!model)
-		rmdir(base_dir);
-	if (interrupted) {
-		fprintf(stderr, "rcuvfs-stress: interrupted\n");
-		rc = 130;
-	}
+	for (int w = 0; w < cmd->nwl; w++)
+		free(cmd->counts[w]);
+	free(cmd->counts);
+	free(cmd->ncounts);
+	return rc;
+}
 
-	nagg = report_aggregate(res, nres, &agg);
-	report_table(table_f, agg, nagg, opt.ncpus);
-	if (json_f && (report_json(json_f, json, &meta, agg, nagg, opt.ncpus) ||
-		       close_output("--json", json, json_f)))
+/* the table, --json and --csv; returns @rc, or 1 if an output failed */
+static int report(struct stress_cmd *cmd, const struct stress_opts *opt, int rc)
+{
+	struct stress_result *agg = NULL;
+	int nagg;
+
+	nagg = report_aggregate(cmd->res, cmd->nres, &agg);
+	report_table(cmd->table_f, agg, nagg, opt->ncpus);
+	if (cmd->json_f &&
+	    (report_json(cmd->json_f, cmd->json, &cmd->meta, agg, nagg, opt->ncpus) ||
+	     close_output("--json", cmd->json, cmd->json_f)))
 		rc = rc ? rc : 1;
-	if (csv_f && (report_csv(csv_f, csv, &meta, agg, nagg) ||
-		      close_output("--csv", csv, csv_f)))
+	if (cmd->csv_f && (report_csv(cmd->csv_f, cmd->csv, &cmd->meta, agg, nagg) ||
+			   close_output("--csv", cmd->csv, cmd->csv_f)))
 		rc = rc ? rc : 1;
 	for (int i = 0; i < nagg; i++) {
 		free(agg[i].samples);
 		free(agg[i].task_cpus);
 	}
 	free(agg);
-	kvset_free(&meta.switches);
-	free(meta.cmdline);
-	for (int k = 0; k < nsweep; k++) {
-		free(configs[k]);
-		free(sweep_labels[k]);
+	return rc;
+}
+
+static void free_all(struct stress_cmd *cmd, struct stress_opts *opt)
+{
+	kvset_free(&cmd->meta.switches);
+	free(cmd->meta.cmdline);
+	for (int k = 0; k < cmd->nsweep; k++) {
+		free(cmd->configs[k]);
+		free(cmd->sweep_labels[k]);
 	}
-	free(configs);
-	free(sweep_vals);
-	free(sweep_labels);
-	free(opt.cpu_list);
-	for (int i = 0; i < nres; i++) {
-		kvset_free(&res[i].switches);
-		kvset_free(&res[i].counters);
-		free(res[i].task_cpus);
+	free(cmd->configs);
+	free(cmd->sweep_vals);
+	free(cmd->sweep_labels);
+	free(opt->cpu_list);
+	for (int i = 0; i < cmd->nres; i++) {
+		kvset_free(&cmd->res[i].switches);
+		kvset_free(&cmd->res[i].counters);
+		free(cmd->res[i].task_cpus);
 	}
-	free(res);
-	free(wls);
-	free(swargs);
-	free(opt.switches_given);
-	free(opt.switches);
+	free(cmd->res);
+	free(cmd->wls);
+	free(cmd->swargs);
+	free(opt->switches_given);
+	free(opt->switches);
+}
+
+int main(int argc, char **argv)
+{
+	struct stress_opts opt = {
+	    .mode = MODE_THREADS,
+	    .duration_s = 5,
+	    .warmup_s = 1,
+	    .hang_timeout_s = 60,
+	    .repeat = 1,
+	    .params = {.work_us = 20,
+		       .cs_ns = 1000,
+		       .vmas = 10000,
+		       .pages = 128,
+		       .window_ns = 1000,
+		       .areas = 5,
+		       .pause_us = 500},
+	};
+	struct stress_cmd cmd = {.nconfigs = 1};
+	int rc;
+
+	if (parse_options(&cmd, &opt, argc, argv, &rc))
+		return rc;
+	validate(&cmd, &opt);
+	open_outputs(&cmd, &opt);
+	select_workloads(&cmd);
+	if (!cmd.model && make_scratch_dir(&opt))
+		return 1;
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	meta_fill(&cmd.meta, argc, argv, &opt);
+	plan_runs(&cmd, &opt);
+
+	rc = run_all(&cmd, &opt);
+	if (!cmd.model)
+		rmdir(base_dir);
+	if (interrupted) {
+		fprintf(stderr, "rcuvfs-stress: interrupted\n");
+		rc = 130;
+	}
+	rc = report(&cmd, &opt, rc);
+	free_all(&cmd, &opt);
 	return rc;
 }
