@@ -99,6 +99,7 @@ static const char *const kind_names[RV_XP_NKINDS] = {
 	[RV_XP_RCU_UNLOCK] = "rcu_read_unlock",
 	[RV_XP_SYNC_RCU] = "synchronize_rcu",
 	[RV_XP_RELAX] = "cpu_relax",
+	[RV_XP_JOIN] = "pthread_join",
 };
 
 const char *rv_xkind_name(int kind)

@@ -65,6 +65,7 @@ enum rv_xkind {
 	RV_XP_RCU_UNLOCK,  /* just left a read-side section */
 	RV_XP_SYNC_RCU,    /* parked in synchronize_rcu for a reader */
 	RV_XP_RELAX,       /* parked in a cpu_relax() loop */
+	RV_XP_JOIN,        /* a unit test's thread joining another (watchdog only) */
 	RV_XP_NKINDS
 };
 const char *rv_xkind_name(int kind);

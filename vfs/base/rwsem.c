@@ -119,7 +119,7 @@ static void rwsem_grant(struct rw_semaphore *sem)
 		__atomic_fetch_and(&sem->count, ~RWSEM_WAITERS, __ATOMIC_RELAXED);
 }
 
-static void rwsem_down_slow(struct rw_semaphore *sem, int type)
+static void rwsem_down_slow(struct rw_semaphore *sem, int type, const void *site)
 {
 	struct rwsem_waiter w = { .task = current, .type = type };
 	long c;
@@ -148,6 +148,9 @@ static void rwsem_down_slow(struct rw_semaphore *sem, int type)
 		set_current_state(TASK_UNINTERRUPTIBLE);
 		if (smp_load_acquire(&w.granted))
 			break;
+		rv_wait_note(type == RWSEM_WAITING_FOR_READ ? RV_XP_RWSEM_DOWN_READ
+							    : RV_XP_RWSEM_DOWN_WRITE,
+			     sem, site);
 		schedule();
 	}
 	__set_current_state(TASK_RUNNING);
@@ -158,7 +161,7 @@ void down_read(struct rw_semaphore *sem)
 	RV_XPOINT_CALLER(RV_XP_RWSEM_DOWN_READ, sem);
 	if (likely(rwsem_try_read_fast(sem)))
 		return;
-	rwsem_down_slow(sem, RWSEM_WAITING_FOR_READ);
+	rwsem_down_slow(sem, RWSEM_WAITING_FOR_READ, __builtin_return_address(0));
 }
 
 int down_read_trylock(struct rw_semaphore *sem)
@@ -172,7 +175,7 @@ void down_write(struct rw_semaphore *sem)
 	RV_XPOINT_CALLER(RV_XP_RWSEM_DOWN_WRITE, sem);
 	if (likely(rwsem_try_write_fast(sem)))
 		return;
-	rwsem_down_slow(sem, RWSEM_WAITING_FOR_WRITE);
+	rwsem_down_slow(sem, RWSEM_WAITING_FOR_WRITE, __builtin_return_address(0));
 }
 
 int down_write_trylock(struct rw_semaphore *sem)

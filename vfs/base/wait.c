@@ -126,6 +126,7 @@ static int __wait_for_completion(struct completion *c, int state)
 			ret = -EINTR;
 			break;
 		}
+		rv_wait_note(RV_XP_SLEEP, c, NULL);
 		schedule();
 	}
 	finish_wait(&c->wait, &w);
