@@ -324,7 +324,7 @@ void vfs_getattr(struct inode *inode, struct kstat *st)
 		st->mtime = inode->i_mtime;
 		st->ctime = inode->i_ctime;
 		st->btime = inode->i_btime;
-		if (!read_seqcount_retry(&inode->i_attr_seq, seq))
+		if (RV_MUTANT(getattr_no_seq_retry) || !read_seqcount_retry(&inode->i_attr_seq, seq))
 			break;
 		rv_stat_inc(getattr_retries);
 	}

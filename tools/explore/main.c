@@ -56,6 +56,7 @@ static struct {
 	double time_limit;
 	int expect;
 	bool matrix, quiet, trace, progress, keep_going, partial_ok, cross_first, iterative;
+	bool stop_unexpected;
 	const char *json;
 } opt = {
 	.preemptions = 2,
@@ -106,6 +107,8 @@ static void usage(FILE *f)
 		"                      vm_area_cache)\n"
 		"  --end-checks-only   run the invariant checks only after each schedule,\n"
 		"                      not also between critical sections during it\n"
+		"  --stop-unexpected   stop after the first configuration whose result is\n"
+		"                      not the expected one (mutation runs)\n"
 		"  --keep-going        explore on after a failure and count the failing\n"
 		"                      schedules (the first is reported; a deadlock or a\n"
 		"                      hang still ends the configuration)\n"
@@ -349,6 +352,9 @@ static void explore_child(struct row *r, const struct xs_config *cfg)
 static struct row *rows;
 static int nrows, caprows;
 
+static bool as_expected(const struct row *r);
+static bool stopped; /* --stop-unexpected: a row was not as expected */
+
 static struct row *run_config(const struct xscenario *sc, const char *options, int expect)
 {
 	struct xs_config cfg;
@@ -357,6 +363,8 @@ static struct row *run_config(const struct xscenario *sc, const char *options, i
 	pid_t pid;
 	int status;
 
+	if (stopped)
+		return NULL;
 	if (xs_config_parse(&cfg, sc, options, err, sizeof(err))) {
 		fprintf(stderr, "rcuvfs-explore: %s: %s\n", sc->name, err);
 		exit(2);
@@ -403,6 +411,8 @@ static struct row *run_config(const struct xscenario *sc, const char *options, i
 			snprintf(r->why, sizeof(r->why), "the schedule exited with %d (ASan?)",
 				 WEXITSTATUS(status));
 	}
+	if (opt.stop_unexpected && !as_expected(r))
+		stopped = true;
 	return r;
 }
 
@@ -519,7 +529,8 @@ static int write_json(const char *path)
 		json_str(f, r->result == RES_CLEAN ? "" : r->id);
 		fprintf(f, ", \"reason\": ");
 		json_str(f, r->result == RES_CLEAN ? "" : r->why);
-		fprintf(f, "}%s\n", i + 1 < nrows ? "," : "");
+		fprintf(f, ", \"as_expected\": %s}%s\n", as_expected(r) ? "true" : "false",
+			i + 1 < nrows ? "," : "");
 	}
 	fprintf(f, "]\n");
 	return fclose(f);
@@ -629,6 +640,7 @@ int main(int argc, char **argv)
 		{"iterative", no_argument, NULL, 'I'},
 		{"end-checks-only", no_argument, NULL, 'E'},
 		{"cross-first", no_argument, NULL, 'C'},
+		{"stop-unexpected", no_argument, NULL, 'U'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -715,6 +727,9 @@ int main(int argc, char **argv)
 			break;
 		case 'C':
 			opt.cross_first = true;
+			break;
+		case 'U':
+			opt.stop_unexpected = true;
 			break;
 		case 'q':
 			opt.quiet = true;

@@ -93,7 +93,8 @@ static int __down_fifo(struct semaphore *sem, int state, unsigned int *slept, co
 	list_add_tail(&w.list, &sem->wait_list);
 	for (;;) {
 		if (state == TASK_INTERRUPTIBLE && signal_pending(task)) {
-			list_del_init(&w.list);
+			if (!RV_MUTANT(sem_fifo_eintr_stays_queued))
+				list_del_init(&w.list);
 			return -EINTR;
 		}
 		set_current_state(state);
@@ -138,7 +139,7 @@ static int __down_steal(struct semaphore *sem, int state, unsigned int *slept,
 	if (!ret)
 		sem->count--;
 	/* "fix #2": a count is still free and someone sleeps: pass the wake on */
-	if (sem->count > 0 && !list_empty(&sem->wait_list))
+	if (sem->count > 0 && !list_empty(&sem->wait_list) && !RV_MUTANT(sem_steal_no_pass_on))
 		__up_steal(sem);
 	return ret;
 }
