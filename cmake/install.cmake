@@ -54,13 +54,25 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR
 find_program(SCDOC scdoc)
 file(GLOB RCUVFS_MAN_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/docs/man/*.1.scd)
 if(SCDOC)
+  # A page's line "%%SWITCHES%%" becomes the switch reference that
+  # rcuvfs-gendoc prints from vfs/base/switches.c (cmake/man-switches.cmake).
   set(_man_pages "")
+  set(_sw_scd ${PROJECT_BINARY_DIR}/gen/switches.scd)
+  add_custom_command(OUTPUT ${_sw_scd}
+                     COMMAND $<TARGET_FILE:rcuvfs-gendoc> switches scd > ${_sw_scd}
+                     DEPENDS rcuvfs-gendoc VERBATIM)
   foreach(scd ${RCUVFS_MAN_SOURCES})
     get_filename_component(page ${scd} NAME_WLE)
     add_custom_command(OUTPUT ${PROJECT_BINARY_DIR}/man/${page}
                        COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/man
-                       COMMAND ${SCDOC} < ${scd} > ${PROJECT_BINARY_DIR}/man/${page}
-                       DEPENDS ${scd} VERBATIM)
+                       COMMAND ${CMAKE_COMMAND} -DIN=${scd} -DSWITCHES=${_sw_scd}
+                               -DDOCDIR=${CMAKE_INSTALL_FULL_DOCDIR}
+                               -DOUT=${PROJECT_BINARY_DIR}/gen/${page}.scd
+                               -P ${PROJECT_SOURCE_DIR}/cmake/man-switches.cmake
+                       COMMAND ${SCDOC} < ${PROJECT_BINARY_DIR}/gen/${page}.scd
+                               > ${PROJECT_BINARY_DIR}/man/${page}
+                       DEPENDS ${scd} ${_sw_scd} ${PROJECT_SOURCE_DIR}/cmake/man-switches.cmake
+                       VERBATIM)
     list(APPEND _man_pages ${PROJECT_BINARY_DIR}/man/${page})
   endforeach()
   add_custom_target(rcuvfs_man ALL DEPENDS ${_man_pages})

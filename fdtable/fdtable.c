@@ -23,7 +23,6 @@ static struct kmem_cache *files_cachep;
 static long nr_fdtables; /* atomic: allocated (non-embedded) fdtables */
 
 RV_STAT_DEFINE(fdtable_expansions, "fd tables replaced by a larger one (expand_files)");
-RV_STAT_DEFINE(fcntl_close_races, "POSIX locks dropped by fcntl because the fd was closed meanwhile (-EBADF)");
 
 #define BITBIT_NR(nr) BITS_TO_LONGS(BITS_TO_LONGS(nr))
 
@@ -422,11 +421,6 @@ out:
 	return error;
 }
 
-static unsigned int files_nofile(struct files_struct *files)
-{
-	return READ_ONCE(files->nofile);
-}
-
 int alloc_fd(unsigned int start, unsigned int end, unsigned int flags)
 {
 	return __alloc_fd(current->files, start, end, flags);
@@ -615,7 +609,7 @@ int f_dupfd(unsigned int from, struct file *file, unsigned int flags)
 	return err;
 }
 
-static void set_close_on_exec(unsigned int fd, bool flag)
+void set_close_on_exec(unsigned int fd, bool flag)
 {
 	struct files_struct *files = current->files;
 	struct fdtable *fdt;
@@ -642,90 +636,6 @@ bool get_close_on_exec(unsigned int fd)
 	res = fd < fdt->max_fds && test_bit(fd, fdt->close_on_exec);
 	rcu_read_unlock();
 	return res;
-}
-
-/*
- * fcntl(fd, F_SETLK/F_SETLKW/F_OFD_SETLK/F_OFD_SETLKW, fl), as Linux's
- * fcntl_setlk (fs/locks.c; the recovery as of 6.10, "filelock: Remove locks
- * reliably when fcntl/close race is detected"): once a POSIX lock (not an
- * unlock, not OFD) is granted, check that fd still names filp.  Another
- * thread of the owner may have closed it while this one slept in F_SETLKW;
- * that close's locks_remove_posix ran before the lock existed, so the lock
- * would outlive every fd of its owner on the file.  The lookup is under
- * files->file_lock, which orders it against close_fd's pick of the file
- * (the file is then flushed, locks_remove_posix included); on a mismatch
- * every POSIX lock of this owner on the file goes, as at that close, and
- * the call fails with -EBADF.  Before 6.10 the kernel unlocked only the
- * range just granted.
- */
-static int fcntl_setlk_fd(unsigned int fd, struct file *filp, unsigned int cmd,
-			  struct flock *fl)
-{
-	struct files_struct *files = current->files;
-	struct file *now;
-	int err;
-
-	if (!vfs_file_hooks.fcntl_setlk)
-		return -EINVAL;
-	err = vfs_file_hooks.fcntl_setlk(filp, cmd, fl, files, current->tgid);
-	if (err || fl->l_type == F_UNLCK || cmd == F_OFD_SETLK || cmd == F_OFD_SETLKW)
-		return err;
-	spin_lock(&files->file_lock);
-	now = files_lookup_fd_raw(files, fd);
-	spin_unlock(&files->file_lock);
-	if (now != filp && !RV_MUTANT(setlk_close_race_ignored)) {
-		rv_stat_inc(fcntl_close_races);
-		if (vfs_file_hooks.locks_remove_posix)
-			vfs_file_hooks.locks_remove_posix(filp, files);
-		err = -EBADF;
-	}
-	return err;
-}
-
-int ksys_fcntl(unsigned int fd, unsigned int cmd, unsigned long arg)
-{
-	struct fd f = fdget_raw(fd);
-	int err;
-
-	if (!f.file)
-		return -EBADF;
-	switch (cmd) {
-	case F_DUPFD:
-	case F_DUPFD_CLOEXEC:
-		if (arg >= files_nofile(current->files)) {
-			err = -EINVAL;
-			break;
-		}
-		err = f_dupfd((unsigned int)arg, f.file, cmd == F_DUPFD_CLOEXEC ? O_CLOEXEC : 0);
-		break;
-	case F_GETFD:
-		err = get_close_on_exec(fd) ? FD_CLOEXEC : 0;
-		break;
-	case F_SETFD:
-		set_close_on_exec(fd, arg & FD_CLOEXEC);
-		err = 0;
-		break;
-	case F_GETFL:
-		err = (int)READ_ONCE(f.file->f_flags);
-		break;
-	case F_GETLK:
-	case F_OFD_GETLK:
-		err = vfs_file_hooks.fcntl_getlk
-			      ? vfs_file_hooks.fcntl_getlk(f.file, cmd, (struct flock *)arg, current->files)
-			      : -EINVAL;
-		break;
-	case F_SETLK:
-	case F_SETLKW:
-	case F_OFD_SETLK:
-	case F_OFD_SETLKW:
-		err = fcntl_setlk_fd(fd, f.file, cmd, (struct flock *)arg);
-		break;
-	default:
-		err = -EINVAL;
-		break;
-	}
-	fdput(f);
-	return err;
 }
 
 /* ---- close_range and exec --------------------------------------------------- */

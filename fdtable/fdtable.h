@@ -114,6 +114,11 @@ void put_files_struct(struct files_struct *files);
 void exit_files(struct task_struct *t);
 /* Set the nofile limit (<= NR_OPEN_MAX); 0 or -EINVAL. */
 int files_set_nofile(struct files_struct *files, unsigned int nofile);
+/* The table's nofile limit: its fds are below it. */
+static inline unsigned int files_nofile(struct files_struct *files)
+{
+	return READ_ONCE(files->nofile);
+}
 /* Current table size (tests watch expansion). */
 unsigned int files_max_fds(struct files_struct *files);
 /* fdtables allocated beyond the embedded ones and not yet freed. */
@@ -146,6 +151,8 @@ int __close_range(unsigned int fd, unsigned int max_fd, unsigned int flags);
 void do_close_on_exec(struct files_struct *files);
 /* Whether fd has close-on-exec set in current->files. */
 bool get_close_on_exec(unsigned int fd);
+/* Set or clear fd's close-on-exec bit in current->files (F_SETFD). */
+void set_close_on_exec(unsigned int fd, bool flag);
 
 /* ---- lookups -------------------------------------------------------------- */
 

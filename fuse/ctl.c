@@ -4,6 +4,7 @@
  *
  *   config    the switches in force and the daemon's settings, name=value
  *   stats     every counter and gauge of the stats registry, "name value"
+ *   stats-help  the same names with what each counts, "name kind help"
  *   slabinfo  the model's kmem_caches (/proc/slabinfo-like)
  *   locks     the model's file locks (/proc/locks format)
  *
@@ -39,6 +40,7 @@ static const struct rvf_ctl_file rvf_ctl_files[] = {
     {RVF_INO_CTL_STATS, "stats"},
     {RVF_INO_CTL_SLABINFO, "slabinfo"},
     {RVF_INO_CTL_LOCKS, "locks"},
+    {RVF_INO_CTL_STATS_HELP, "stats-help"},
 };
 
 struct rvf_snapshot {
@@ -144,9 +146,34 @@ static size_t fmt_slabinfo(char *buf, size_t len)
 	return n;
 }
 
-static size_t fmt_switches(char *buf, size_t len)
+/* The switches the mount accepts (rvf_switch_acts), name=value. */
+static void text_switches(struct rvf_text *t)
 {
-	return rv_switches_format(&rv_sw, buf, len);
+	for (int i = 0; rv_switch_name(i); i++) {
+		const char *name = rv_switch_name(i);
+		char v[256];
+
+		if (!rvf_switch_acts(name))
+			continue;
+		rv_switch_format(&rv_sw, name, v, sizeof(v));
+		text_printf(t, "%s=%s\n", name, v);
+	}
+}
+
+/* The stats registry's glossary (rv_stats_doc), through a memory stream. */
+static void text_stats_help(struct rvf_text *t)
+{
+	char *doc = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&doc, &n);
+
+	if (!f)
+		return;
+	rv_stats_doc(f, RV_DOC_TEXT);
+	fclose(f);
+	if (doc)
+		text_printf(t, "%s", doc);
+	free(doc);
 }
 
 char *rvf_ctl_render(fuse_ino_t ino, size_t *len)
@@ -158,7 +185,7 @@ char *rvf_ctl_render(fuse_ino_t ino, size_t *len)
 	t.buf[0] = '\0';
 	switch (ino) {
 	case RVF_INO_CTL_CONFIG:
-		text_format(&t, fmt_switches);
+		text_switches(&t);
 		text_printf(&t, "attr_timeout=%g\nentry_timeout=%g\n", cfg->attr_timeout,
 			    cfg->entry_timeout);
 		text_printf(&t, "max_threads=%u\nmax_idle_threads=%u\n", cfg->max_threads,
@@ -176,6 +203,9 @@ char *rvf_ctl_render(fuse_ino_t ino, size_t *len)
 		break;
 	case RVF_INO_CTL_LOCKS:
 		text_format(&t, rvf_locks_format);
+		break;
+	case RVF_INO_CTL_STATS_HELP:
+		text_stats_help(&t);
 		break;
 	default:
 		free(t.buf);

@@ -61,6 +61,7 @@ struct rvf_config {
 	int test_skip_locks;	       /* -o test_skip_locks: lock requests succeed, lock nothing */
 	int show_help;
 	int show_version;
+	int list_counters; /* --list-counters: print the counter glossary */
 	char *mountpoint; /* malloc'ed by fuse_parse_cmdline */
 	char *log_file;	  /* -o log=FILE: daemon mode's stderr (else syslog) */
 	/* the arguments that are not options: MOUNTPOINT, or SOURCE MOUNTPOINT
@@ -79,6 +80,9 @@ void rvf_print_help(FILE *out, const char *progname);
 /* Whether a model switch has an effect on a mount (else -o refuses it). */
 bool rvf_switch_acts(const char *name);
 void rvf_print_version(FILE *out);
+/* --list-counters: every counter and gauge of a mount with its help text */
+int rvf_list_counters(FILE *out);
+void rvf_register_gauges(void);
 
 /* ---- the daemon ---------------------------------------------------------- */
 
@@ -128,7 +132,8 @@ enum {
 	RVF_INO_CTL_STATS,
 	RVF_INO_CTL_SLABINFO,
 	RVF_INO_CTL_LOCKS,
-	RVF_INO_CTL_LAST = RVF_INO_CTL_LOCKS,
+	RVF_INO_CTL_STATS_HELP,
+	RVF_INO_CTL_LAST = RVF_INO_CTL_STATS_HELP,
 };
 #define RVF_CTL_NAME ".rcuvfs"
 

@@ -269,6 +269,10 @@ int main(int argc, char **argv)
 		ret = 0;
 		goto out_args;
 	}
+	if (cfg->list_counters) {
+		ret = rvf_list_counters(stdout);
+		goto out_args;
+	}
 	if (!cfg->foreground && cfg->log_file) {
 		rvf_log_fd = open(cfg->log_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
 		if (rvf_log_fd < 0) {

@@ -88,10 +88,38 @@ int rvf_fs_init(const struct rvf_config *cfg)
 		rvf.task = NULL;
 		return -ENOENT;
 	}
-	rv_stat_register_gauge("rss_bytes", "the daemon's resident memory (bytes)",
-			       gauge_rss_bytes);
+	rvf_register_gauges();
 	rvf.live = 1;
 	return 0;
+}
+
+/* The daemon's own gauges, beside the model's. */
+void rvf_register_gauges(void)
+{
+	rv_stat_register_gauge("rss_bytes", "the daemon's resident memory (bytes)",
+			       gauge_rss_bytes);
+}
+
+/*
+ * --list-counters: the counters a mount's .rcuvfs/stats shows, with their
+ * help (the gauges register when an instance starts: start one with the
+ * default switches, mount nothing).
+ */
+int rvf_list_counters(FILE *out)
+{
+	struct rv_switches sw;
+	int ret;
+
+	rv_switches_default(&sw);
+	ret = rv_instance_create(&sw);
+	if (ret) {
+		fprintf(stderr, "rcuvfs: %s\n", strerror(-ret));
+		return 1;
+	}
+	rvf_register_gauges();
+	ret = rv_stats_doc(out, RV_DOC_TEXT);
+	rv_instance_destroy();
+	return ret ? 1 : 0;
 }
 
 static uintptr_t *nlookup_of(struct inode *inode)

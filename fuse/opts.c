@@ -28,6 +28,7 @@
 enum {
 	KEY_HELP,
 	KEY_VERSION,
+	KEY_LIST_COUNTERS,
 };
 
 #define RVF_OPT(t, p)                                                                              \
@@ -45,25 +46,20 @@ static const struct fuse_opt rvf_opts[] = {RVF_OPT("attr_timeout=%lf", attr_time
 					   FUSE_OPT_KEY("--help", KEY_HELP),
 					   FUSE_OPT_KEY("-V", KEY_VERSION),
 					   FUSE_OPT_KEY("--version", KEY_VERSION),
+					   FUSE_OPT_KEY("--list-counters", KEY_LIST_COUNTERS),
 					   FUSE_OPT_END};
 
 /*
  * Switches of the model's mm (its processes' page tables, faults, fork):
  * the daemon is one model process that maps nothing, since processes map
  * the mount's files in the kernel's own mm; the daemon refuses them rather
- * than accept a switch that does nothing.  cache_pages and io_latency_us
- * concern the page cache and do act (mm's reclaim is linked in).
+ * than accept a switch that does nothing (the switch table marks them,
+ * rv_switch_mm_only).  cache_pages and io_latency_us concern the page
+ * cache and do act (mm's reclaim is linked in).
  */
-static const char *const rvf_mm_only_switches[] = {"pte_recheck",   "fork_vma_lock",
-						   "anon_vma_fault", "rss_counters",
-						   "vma_lock",      "vm_area_cache"};
-
 bool rvf_switch_acts(const char *name)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(rvf_mm_only_switches); i++)
-		if (!strcmp(name, rvf_mm_only_switches[i]))
-			return false;
-	return true;
+	return !rv_switch_mm_only(name);
 }
 
 static int rvf_opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
@@ -76,6 +72,9 @@ static int rvf_opt_proc(void *data, const char *arg, int key, struct fuse_args *
 	switch (key) {
 	case KEY_HELP:
 		cfg->show_help = 1;
+		return 0;
+	case KEY_LIST_COUNTERS:
+		cfg->list_counters = 1;
 		return 0;
 	case KEY_VERSION:
 		cfg->show_version = 1;
@@ -128,7 +127,7 @@ int rvf_parse_args(struct fuse_args *args, struct rvf_config *cfg)
 	cfg->max_threads = RVF_DEFAULT_MAX_THREADS;
 	if (fuse_opt_parse(args, cfg, rvf_opts, rvf_opt_proc) != 0)
 		return -1;
-	if (cfg->show_help || cfg->show_version)
+	if (cfg->show_help || cfg->show_version || cfg->list_counters)
 		return 0;
 	/* MOUNTPOINT, or SOURCE MOUNTPOINT (mount.fuse3): hand libfuse the last */
 	if (cfg->nr_nonopt &&
@@ -207,9 +206,12 @@ void rvf_print_help(FILE *out, const char *progname)
 		"Model switches (-o name=value), fixed for the life of the mount:\n",
 		progname, progname, RVF_DEFAULT_MAX_THREADS);
 	rv_switches_help_if(out, "    ", rvf_switch_acts);
-	fprintf(out, "    (pte_recheck, fork_vma_lock, anon_vma_fault, rss_counters, vma_lock,\n"
-		     "    vm_area_cache: model address spaces only, refused here; the mount's files\n"
-		     "    are mapped by the kernel's mm)\n");
+	fprintf(out, "    (refused here, model address spaces only: the mount's files are mapped\n"
+		     "    by the kernel's mm):");
+	for (int i = 0; rv_switch_name(i); i++)
+		if (!rvf_switch_acts(rv_switch_name(i)))
+			fprintf(out, " %s", rv_switch_name(i));
+	fprintf(out, "\n");
 	fprintf(out, "\nlibfuse mount options (-o name[=value]):\n");
 	fflush(out);
 	fuse_lowlevel_help();

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * locks/locks.c - the lock engine: flock, POSIX and OFD locks, the blocker
- * tree, deadlock detection, sleeping and deferred waits, the global listing.
+ * tree, deadlock detection, sleeping and deferred waits, the global list of
+ * held locks.  It follows fs/locks.c; the model's own parts are beside it:
+ * owner.c (per-owner ENOLCK accounting), grant.c (the per-thread queue that
+ * runs deferred grants), proc.c (the /proc/locks listing and the counts)
+ * and check.c (the invariant checker); internal.h is what they share.
  *
  * Data.  Each inode that ever had a lock has a file_lock_context with two
  * lists of held locks, flc_flock and flc_posix (OFD locks are POSIX locks
@@ -71,10 +75,8 @@
  * the tree only after re-reading WAITING under the blocked lock, so a
  * cancelled request is never re-queued.
  */
-#include "locks/locks.h"
+#include "locks/internal.h"
 
-#include <sys/sysmacros.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,61 +90,16 @@ RV_STAT_DEFINE(locks_deadlocks, "lock requests refused with EDEADLK");
 RV_STAT_DEFINE(locks_enolck, "lock requests refused with ENOLCK (owner limit or memory)");
 RV_STAT_DEFINE(locks_interrupted, "lock waits ended by a signal or a cancel (EINTR)");
 
-struct file_lock_context {
-	spinlock_t flc_lock;	    /* inode scheme: the two lists below */
-	spinlock_t *flc_lockp;	    /* the lists' spinlock: &flc_lock (inode),
-				       &file_lock_lock (global); NULL: the BKL */
-	struct list_head flc_flock; /* held flock locks; flc */
-	struct list_head flc_posix; /* held POSIX and OFD locks; flc */
-	struct file_lock *flc_spare; /* a free flock record (constructed); flc */
-	uint64_t flc_ino;	    /* the inode's number, for the listing */
-	struct list_head flc_all;   /* lk_ctx_list; lk_ctx_lock */
-};
-
-#define LOCK_SHARDS	      16
-#define BLOCKED_HASH_SIZE     128
-#define MAX_DEADLK_ITERATIONS 10 /* as Linux: longer cycles are not detected */
-#define OWNER_HASH_SIZE	      256
-
-struct lock_shard {
-	spinlock_t lock;       /* inode scheme; else the scheme's lock */
-	struct list_head list; /* held locks */
-	long nr;	       /* held locks on list */
-} __cacheline_aligned;
-
-struct owner_acct {
-	struct list_head link; /* on owner_hash[], under its lock */
-	fl_owner_t owner;
-	long count;		  /* lock records charged */
-	struct file_lock *spare; /* a free record (constructed state) for the
-				    owner's next lock; bucket lock */
-};
-
-struct owner_bucket {
-	spinlock_t lock;
-	struct list_head head; /* owner_acct records; lock */
-	int idle;	       /* records on head with count 0; lock */
-} __cacheline_aligned;
-
-/*
- * Records whose count dropped to 0 stay in their bucket, up to this many
- * per bucket, so an owner that locks and unlocks over and over (the common
- * case: one lock at a time) does not allocate and free its record each time.
- */
-#define OWNER_IDLE_MAX 2
-
-static int lk_scheme;	     /* enum filelock_scheme of the live instance */
-static bool lk_bkl_ops_lock; /* bkl_ops contains `lock` */
-static DEFINE_SPINLOCK(file_lock_lock);
-static DEFINE_SPINLOCK(blocked_lock_lock);
-static struct list_head blocked_hash[BLOCKED_HASH_SIZE]; /* blocked lock */
-static long nr_blocked;					 /* blocked lock */
-static struct lock_shard lock_shards[LOCK_SHARDS];
-static struct owner_bucket owner_hash[OWNER_HASH_SIZE];
-static long lk_owner_limit = LOCKS_OWNER_LIMIT_DEFAULT;
-static struct kmem_cache *filelock_cache;
+int lk_scheme;	     /* enum filelock_scheme of the live instance */
+bool lk_bkl_ops_lock; /* bkl_ops contains `lock` */
+DEFINE_SPINLOCK(file_lock_lock);
+DEFINE_SPINLOCK(blocked_lock_lock);
+struct list_head blocked_hash[BLOCKED_HASH_SIZE]; /* blocked lock */
+long nr_blocked;					 /* blocked lock */
+struct lock_shard lock_shards[LOCK_SHARDS];
+struct kmem_cache *filelock_cache;
 static struct kmem_cache *flreq_cache;
-static long lk_nr_ctx; /* atomic: contexts allocated */
+long lk_nr_ctx; /* atomic: contexts allocated */
 /* Every context, so teardown can free their spare records before the cache
  * goes (contexts themselves go with their inodes, after the teardown). */
 static DEFINE_SPINLOCK(lk_ctx_lock);
@@ -159,9 +116,8 @@ static bool lk_move_blocks_unfixed;
  * exchange (no lock: a lock would add scheduling points); the check runs
  * while every explored task is parked.
  */
-#define LK_XREQ_MAX 64
-static struct file_lock *lk_xreq[LK_XREQ_MAX];
-static int lk_xreq_lost; /* atomic: requests that found no slot */
+struct file_lock *lk_xreq[LK_XREQ_MAX];
+int lk_xreq_lost; /* atomic: requests that found no slot */
 
 static void lk_xreq_add(struct file_lock *fl)
 {
@@ -312,273 +268,6 @@ static inline void shard_lock_nested(struct lock_shard *s)
 static inline void shard_unlock_nested(struct lock_shard *s)
 {
 	__shard_unlock_nested(s, LK_ANY);
-}
-
-/* ------------------------------------------------------------------ */
-/* entry points: BKL for bkl_ops=lock, and the grant queue              */
-/* ------------------------------------------------------------------ */
-
-/*
- * This thread's queue of deferred requests to retry (see the top): a FIFO
- * through req->grant_next, empty when lk_grant_head is NULL (so an entry
- * point initialises nothing).
- */
-static __thread struct file_lock_req *lk_grant_head, *lk_grant_tail;
-static __thread int lk_depth; /* nesting of entry points */
-
-static __noinline void locks_run_grants(void);
-
-static inline void lk_queue_grant(struct file_lock_req *req)
-{
-	req->grant_next = NULL;
-	if (lk_grant_head)
-		lk_grant_tail->grant_next = req;
-	else
-		lk_grant_head = req;
-	lk_grant_tail = req;
-}
-
-/* Inlined: every entry point pays these on its fast path.  bkl_ops, like
- * the scheme, is fixed for an instance's life. */
-static __always_inline void lk_enter(void)
-{
-	lk_depth++;
-	if (unlikely(lk_bkl_ops_lock))
-		lock_kernel();
-}
-
-static __always_inline void lk_exit(void)
-{
-	if (unlikely(lk_bkl_ops_lock))
-		unlock_kernel();
-	/* the outermost exit runs the queue; calls made by grant callbacks
-	 * see lk_depth > 1 and only append to it */
-	if (unlikely(lk_grant_head != NULL) && lk_depth == 1)
-		locks_run_grants();
-	lk_depth--;
-}
-
-/* ------------------------------------------------------------------ */
-/* per-owner accounting (ENOLCK)                                       */
-/* ------------------------------------------------------------------ */
-
-static inline struct owner_bucket *owner_bucket(fl_owner_t owner)
-{
-	uintptr_t h = (uintptr_t)owner;
-
-	h ^= h >> 17;
-	h *= 0x9E3779B97F4A7C15ull;
-	return &owner_hash[(h >> 32) % OWNER_HASH_SIZE];
-}
-
-static __always_inline struct owner_acct *owner_find(struct owner_bucket *b, fl_owner_t owner)
-{
-	struct owner_acct *a;
-
-	list_for_each_entry(a, &b->head, link) if (a->owner == owner) return a;
-	return NULL;
-}
-
-/*
- * This thread's last owner, its record and bucket: a lock+unlock loop
- * looks the same owner up twice per pair.  owner_gen is bumped, under the
- * record's bucket lock, whenever a record leaves its bucket; a cached
- * record is used only after owner_gen was re-read under that bucket's lock
- * and found unchanged (so it is still linked there, for the same owner).
- */
-static unsigned long owner_gen; /* atomic; written under a bucket lock */
-static __thread struct {
-	fl_owner_t owner;
-	struct owner_acct *a;
-	struct owner_bucket *b;
-	unsigned long gen;
-} lk_owner_last;
-
-static inline void owner_gen_bump(void)
-{
-	__atomic_store_n(&owner_gen, owner_gen + 1, __ATOMIC_RELAXED);
-}
-
-/* Lock owner's bucket (*bp) and find its record (NULL: none). */
-static __always_inline struct owner_acct *owner_find_lock(fl_owner_t owner,
-							  struct owner_bucket **bp)
-{
-	bool hit = lk_owner_last.a && lk_owner_last.owner == owner;
-	struct owner_bucket *b = hit ? lk_owner_last.b : owner_bucket(owner);
-	struct owner_acct *a;
-
-	spin_lock(&b->lock);
-	*bp = b;
-	if (likely(hit && lk_owner_last.gen == __atomic_load_n(&owner_gen, __ATOMIC_RELAXED)))
-		return lk_owner_last.a;
-	a = owner_find(b, owner);
-	if (a) {
-		lk_owner_last.owner = owner;
-		lk_owner_last.a = a;
-		lk_owner_last.b = b;
-		lk_owner_last.gen = __atomic_load_n(&owner_gen, __ATOMIC_RELAXED);
-	}
-	return a;
-}
-
-/* Records come from a cache; idle ones are kept (OWNER_IDLE_MAX). */
-static struct kmem_cache *owner_cache;
-
-static void owner_free(struct owner_acct *a)
-{
-	if (a) {
-		if (a->spare)
-			kmem_cache_free(filelock_cache, a->spare);
-		kmem_cache_free(owner_cache, a);
-	}
-}
-
-/*
- * Charge n lock records to owner; -ENOLCK over the limit or without memory.
- * On success *rec (if non-NULL) gets the owner's spare record, or NULL.
- */
-static int owner_charge(fl_owner_t owner, long n, struct file_lock **rec)
-{
-	struct owner_bucket *b = owner_bucket(owner);
-	struct owner_acct *a, *spare = NULL;
-	int ret = 0;
-
-	spin_lock(&b->lock);
-	a = owner_find(b, owner);
-	if (!a) {
-		/* allocate outside the bucket lock, then look again */
-		spin_unlock(&b->lock);
-		spare = kmem_cache_alloc(owner_cache);
-		if (!spare)
-			return -ENOLCK;
-		/* a recycled record still holds its last owner's freed spare;
-		 * owner_free() below must not free that again when another
-		 * thread inserted this owner meanwhile */
-		spare->spare = NULL;
-		RV_INJECT("owner_charge_unlocked");
-		spin_lock(&b->lock);
-		a = owner_find(b, owner);
-		if (!a) {
-			a = spare;
-			spare = NULL;
-			a->owner = owner;
-			a->count = 0;
-			list_add(&a->link, &b->head);
-			b->idle++;
-		}
-	}
-	if (a->count + n > READ_ONCE(lk_owner_limit)) {
-		ret = -ENOLCK;
-		if (!a->count && b->idle > OWNER_IDLE_MAX) {
-			list_del_init(&a->link);
-			owner_gen_bump();
-			b->idle--;
-			spare = a;
-		}
-	} else {
-		if (!a->count)
-			b->idle--;
-		a->count += n;
-		if (rec) {
-			*rec = a->spare;
-			a->spare = NULL;
-		}
-	}
-	spin_unlock(&b->lock);
-	owner_free(spare);
-	return ret;
-}
-
-/*
- * Uncharge n records; rec (if non-NULL) is a freed record of the owner, in
- * the constructed state, kept as its spare when it has none (so an owner
- * that locks and unlocks in turn reuses one record), else freed.
- */
-static void owner_uncharge(fl_owner_t owner, long n, struct file_lock *rec)
-{
-	struct owner_bucket *b = owner_bucket(owner);
-	struct owner_acct *a, *dead = NULL;
-
-	if (!n)
-		return;
-	spin_lock(&b->lock);
-	a = owner_find(b, owner);
-	if (a) {
-		a->count -= n;
-		if (a->count <= 0) {
-			a->count = 0;
-			if (b->idle < OWNER_IDLE_MAX) {
-				b->idle++;
-			} else {
-				list_del_init(&a->link);
-				owner_gen_bump();
-				dead = a;
-			}
-		}
-		if (rec && !dead && !a->spare) {
-			a->spare = rec;
-			rec = NULL;
-		}
-	}
-	spin_unlock(&b->lock);
-	if (rec)
-		kmem_cache_free(filelock_cache, rec);
-	if (!a)
-		fprintf(stderr, "rcuvfs: locks: uncharge of unknown owner %p\n", owner);
-	owner_free(dead);
-}
-
-/*
- * The common cases of owner_charge(owner, 1, rec) and owner_uncharge(owner,
- * 1, rec), inlined into the uncontended lock path: the owner's record is
- * in its bucket and has a spare (charge) or none (uncharge), under the
- * limit, and the uncharge keeps the record.  Same effect as the general
- * functions, which handle everything else.
- */
-static __always_inline struct file_lock *owner_charge_spare(fl_owner_t owner)
-{
-	struct owner_bucket *b;
-	struct owner_acct *a;
-	struct file_lock *rec = NULL;
-
-	a = owner_find_lock(owner, &b);
-	if (likely(a && a->spare && a->count < READ_ONCE(lk_owner_limit))) {
-		if (!a->count)
-			b->idle--;
-		a->count++;
-		rec = a->spare;
-		a->spare = NULL;
-	}
-	spin_unlock(&b->lock);
-	return rec;
-}
-
-static __always_inline void owner_uncharge_one(fl_owner_t owner, struct file_lock *rec)
-{
-	struct owner_bucket *b;
-	struct owner_acct *a;
-
-	a = owner_find_lock(owner, &b);
-	if (likely(a && !a->spare &&
-		   (a->count == 1 ? b->idle < OWNER_IDLE_MAX : a->count > 1))) {
-		if (!--a->count)
-			b->idle++;
-		a->spare = rec;
-		spin_unlock(&b->lock);
-		return;
-	}
-	spin_unlock(&b->lock);
-	owner_uncharge(owner, 1, rec);
-}
-
-long locks_set_owner_limit(long limit)
-{
-	return __atomic_exchange_n(&lk_owner_limit, limit, __ATOMIC_RELAXED);
-}
-
-long locks_owner_limit(void)
-{
-	return READ_ONCE(lk_owner_limit);
 }
 
 /* ------------------------------------------------------------------ */
@@ -761,31 +450,6 @@ static void locks_dispose_list(struct list_head *dispose)
 }
 
 /* ------------------------------------------------------------------ */
-/* conflicts                                                           */
-/* ------------------------------------------------------------------ */
-
-static inline bool locks_overlap(const struct file_lock *a, const struct file_lock *b)
-{
-	return a->fl_end >= b->fl_start && b->fl_end >= a->fl_start;
-}
-
-static bool posix_locks_conflict(const struct file_lock *caller, const struct file_lock *sys)
-{
-	if (caller->fl_owner == sys->fl_owner)
-		return false;
-	if (!locks_overlap(caller, sys))
-		return false;
-	return caller->fl_type == F_WRLCK || sys->fl_type == F_WRLCK;
-}
-
-static bool flock_locks_conflict(const struct file_lock *caller, const struct file_lock *sys)
-{
-	if (caller->fl_file == sys->fl_file)
-		return false;
-	return caller->fl_type == F_WRLCK || sys->fl_type == F_WRLCK;
-}
-
-/* ------------------------------------------------------------------ */
 /* global list of held locks                                           */
 /* ------------------------------------------------------------------ */
 
@@ -851,13 +515,6 @@ static void locks_set_range(struct file_lock *fl, int64_t start, int64_t end)
 /* ------------------------------------------------------------------ */
 /* the blocker tree                                                    */
 /* ------------------------------------------------------------------ */
-
-static inline unsigned int blocked_hash_key(fl_owner_t owner)
-{
-	uintptr_t h = (uintptr_t)owner;
-
-	return (unsigned int)((h >> 4) ^ (h >> 12)) % BLOCKED_HASH_SIZE;
-}
 
 /* Unlink a waiter from its blocker and the hash.  Blocked lock held. */
 static void __locks_delete_block(struct file_lock *waiter)
@@ -1632,7 +1289,7 @@ void locks_put_req(struct file_lock_req *req)
 }
 
 /* Retry a woken deferred request; complete it through grant() if done. */
-static void locks_retry_req(struct file_lock_req *req)
+void locks_retry_req(struct file_lock_req *req)
 {
 	struct file_lock *fl = &req->fl;
 	int error;
@@ -1662,19 +1319,6 @@ static void locks_retry_req(struct file_lock_req *req)
 		return;
 	rv_stat_inc(locks_grants);
 	req->grant(req, error);
-}
-
-/* Run this thread's grant queue; nested grants are appended to it. */
-static void locks_run_grants(void)
-{
-	struct file_lock_req *req;
-
-	while ((req = lk_grant_head) != NULL) {
-		lk_grant_head = req->grant_next;
-		req->grant_next = NULL;
-		locks_retry_req(req);
-		locks_put_req(req);
-	}
 }
 
 static int locks_submit_ctx(struct file_lock_context *ctx, struct file_lock_req *req)
@@ -2191,452 +1835,6 @@ void locks_remove_file(struct file *filp)
 	lk_exit();
 }
 
-/* ------------------------------------------------------------------ */
-/* listing                                                             */
-/* ------------------------------------------------------------------ */
-
-struct lk_buf {
-	char *buf;
-	size_t len;
-	size_t pos; /* bytes the whole text needs so far */
-};
-
-static void __attribute__((format(printf, 2, 3))) lk_printf(struct lk_buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	size_t room = b->pos < b->len ? b->len - b->pos : 0;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(room ? b->buf + b->pos : NULL, room, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		b->pos += (size_t)n;
-}
-
-/* One line in Linux's /proc/locks format (fs/locks.c lock_get_status). */
-static void lk_show(struct lk_buf *b, const struct file_lock_context *ctx,
-		    const struct file_lock *fl, long id, int level)
-{
-	pid_t pid = (fl->fl_flags & FL_OFDLCK) ? -1 : fl->fl_pid;
-
-	lk_printf(b, "%ld: ", id);
-	if (level)
-		lk_printf(b, "%*s-> ", (level > 8 ? 8 : level) - 1, "");
-	if (fl->fl_flags & FL_POSIX)
-		lk_printf(b, "%s ADVISORY  ", (fl->fl_flags & FL_OFDLCK) ? "OFDLCK" : "POSIX ");
-	else
-		lk_printf(b, "FLOCK  ADVISORY  ");
-	lk_printf(b, "%s ",
-		  fl->fl_type == F_WRLCK   ? "WRITE"
-		  : fl->fl_type == F_RDLCK ? "READ "
-					   : "UNLCK");
-	/* fs/locks.c lock_get_status: "%02x:%02x:%lu", MAJOR:MINOR of i_sb->s_dev */
-	lk_printf(b, "%d %02x:%02x:%llu ", pid, rv_sb ? major(rv_sb->s_dev) : 0,
-		  rv_sb ? minor(rv_sb->s_dev) : 0,
-		  ctx ? (unsigned long long)ctx->flc_ino : 0ULL);
-	if (fl->fl_flags & FL_POSIX) {
-		if (fl->fl_end == OFFSET_MAX)
-			lk_printf(b, "%lld EOF\n", (long long)fl->fl_start);
-		else
-			lk_printf(b, "%lld %lld\n", (long long)fl->fl_start, (long long)fl->fl_end);
-	} else {
-		lk_printf(b, "0 EOF\n");
-	}
-}
-
-/* Pre-order walk of the requests blocked behind a held lock. */
-static void lk_show_blocked(struct lk_buf *b, struct file_lock *root, long id)
-{
-	struct file_lock *fl = root;
-	int level = 0;
-
-	for (;;) {
-		if (!list_empty(&fl->fl_blocked_requests)) {
-			fl = list_first_entry(&fl->fl_blocked_requests, struct file_lock,
-					      fl_blocked_member);
-			level++;
-			lk_show(b, root->fl_ctx, fl, id, level);
-			continue;
-		}
-		for (;;) {
-			struct file_lock *parent;
-
-			if (fl == root)
-				return;
-			parent = fl->fl_blocker;
-			if (fl->fl_blocked_member.next != &parent->fl_blocked_requests) {
-				fl = list_entry(fl->fl_blocked_member.next, struct file_lock,
-						fl_blocked_member);
-				lk_show(b, root->fl_ctx, fl, id, level);
-				break;
-			}
-			fl = parent;
-			level--;
-		}
-	}
-}
-
-size_t locks_format_proc(char *buf, size_t len)
-{
-	struct lk_buf b = {buf, len, 0};
-	long id = 0;
-
-	if (len)
-		buf[0] = 0;
-	lk_enter();
-	if (lk_scheme == FILELOCK_BKL)
-		lock_kernel();
-	else if (lk_scheme == FILELOCK_GLOBAL)
-		spin_lock(&file_lock_lock);
-	for (int i = 0; i < LOCK_SHARDS; i++) {
-		struct lock_shard *s = &lock_shards[i];
-		struct file_lock *fl;
-
-		if (lk_scheme == FILELOCK_INODE) {
-			spin_lock(&s->lock);
-			spin_lock(&blocked_lock_lock);
-		}
-		list_for_each_entry(fl, &s->list, fl_link)
-		{
-			lk_show(&b, fl->fl_ctx, fl, ++id, 0);
-			lk_show_blocked(&b, fl, id);
-		}
-		if (lk_scheme == FILELOCK_INODE) {
-			spin_unlock(&blocked_lock_lock);
-			spin_unlock(&s->lock);
-		}
-	}
-	if (lk_scheme == FILELOCK_BKL)
-		unlock_kernel();
-	else if (lk_scheme == FILELOCK_GLOBAL)
-		spin_unlock(&file_lock_lock);
-	lk_exit();
-	return b.pos;
-}
-
-long locks_count_held(void)
-{
-	long n = 0;
-
-	for (int i = 0; i < LOCK_SHARDS; i++)
-		n += __atomic_load_n(&lock_shards[i].nr, __ATOMIC_RELAXED);
-	return n;
-}
-
-long locks_count_blocked(void)
-{
-	return __atomic_load_n(&nr_blocked, __ATOMIC_RELAXED);
-}
-
-long locks_count_contexts(void)
-{
-	return __atomic_load_n(&lk_nr_ctx, __ATOMIC_RELAXED);
-}
-
-int locks_scheme(void)
-{
-	return lk_scheme;
-}
-
-/* ------------------------------------------------------------------ */
-/* locks_check: the invariants of the lists and the tree (locks.h)     */
-/* ------------------------------------------------------------------ */
-
-#define LK_CHECK_REPORT_MAX 8
-
-struct lk_checker {
-	char *why;
-	size_t len;
-	int errors;
-	long waiters, hashed; /* found in the trees */
-	long budget;	      /* nodes left to visit (a cycle stops here) */
-	struct file_lock_context **ctx;
-	size_t nctx, capctx;
-};
-
-static void lk_check_fail(struct lk_checker *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void lk_check_fail(struct lk_checker *c, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (c->errors == 0 && c->len) {
-		va_start(ap, fmt);
-		vsnprintf(c->why, c->len, fmt, ap);
-		va_end(ap);
-	}
-	if (c->errors++ >= LK_CHECK_REPORT_MAX)
-		return;
-	fputs("locks_check: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-static bool lk_on_hash_bucket(const struct file_lock *w)
-{
-	const struct file_lock *fl;
-
-	list_for_each_entry(fl, &blocked_hash[blocked_hash_key(w->fl_owner)], fl_link)
-	{
-		if (fl == w)
-			return true;
-	}
-	return false;
-}
-
-/* The waiters below node (a held lock or a waiter), recursively. */
-static void lk_check_waiters(struct lk_checker *c, struct file_lock *node, bool posix)
-{
-	bool (*conflict)(const struct file_lock *, const struct file_lock *) =
-	    posix ? posix_locks_conflict : flock_locks_conflict;
-	struct file_lock *w;
-
-	list_for_each_entry(w, &node->fl_blocked_requests, fl_blocked_member)
-	{
-		bool want_hash = (node->fl_flags & (FL_POSIX | FL_OFDLCK)) == FL_POSIX;
-		bool hashed = !list_empty(&w->fl_link);
-
-		if (--c->budget < 0) {
-			lk_check_fail(c, "the blocker tree has more waiters than nr_blocked "
-					 "(%ld): a cycle?", nr_blocked);
-			return;
-		}
-		c->waiters++;
-		if (w->fl_blocker != node)
-			lk_check_fail(c, "waiter %p hangs under %p but fl_blocker is %p", (void *)w,
-				      (void *)node, (void *)w->fl_blocker);
-		if (!!(w->fl_flags & FL_POSIX) != posix)
-			lk_check_fail(c, "waiter %p (flags %#x) under a %s lock", (void *)w,
-				      w->fl_flags, posix ? "POSIX" : "flock");
-		else if (!conflict(node, w))
-			lk_check_fail(c, "waiter %p (type %d, %lld-%lld) does not conflict with its "
-					 "blocker %p (type %d, %lld-%lld)",
-				      (void *)w, w->fl_type, (long long)w->fl_start,
-				      (long long)w->fl_end, (void *)node, node->fl_type,
-				      (long long)node->fl_start, (long long)node->fl_end);
-		if (hashed != want_hash)
-			lk_check_fail(c, "waiter %p is %s blocked_hash but its blocker %p is %s",
-				      (void *)w, hashed ? "on" : "not on", (void *)node,
-				      want_hash ? "a POSIX non-OFD lock" : "not one");
-		else if (hashed && !lk_on_hash_bucket(w))
-			lk_check_fail(c, "waiter %p is hashed outside its owner's bucket", (void *)w);
-		c->hashed += hashed;
-		lk_check_waiters(c, w, posix);
-	}
-}
-
-static void lk_check_held(struct lk_checker *c, struct file_lock_context *ctx,
-			  struct file_lock *fl, bool posix)
-{
-	if (fl->fl_ctx != ctx)
-		lk_check_fail(c, "held lock %p on inode %llu's list has fl_ctx %p", (void *)fl,
-			      (unsigned long long)ctx->flc_ino, (void *)fl->fl_ctx);
-	if (fl->fl_blocker || !list_empty(&fl->fl_blocked_member))
-		lk_check_fail(c, "held lock %p waits (fl_blocker %p)", (void *)fl,
-			      (void *)fl->fl_blocker);
-	if (list_empty(&fl->fl_link))
-		lk_check_fail(c, "held lock %p is not on the global list", (void *)fl);
-	if ((fl->fl_type != F_RDLCK && fl->fl_type != F_WRLCK) ||
-	    !(fl->fl_flags & (posix ? FL_POSIX : FL_FLOCK)) || fl->fl_start < 0 ||
-	    fl->fl_end < fl->fl_start)
-		lk_check_fail(c, "held lock %p: flags %#x type %d range %lld-%lld", (void *)fl,
-			      fl->fl_flags, fl->fl_type, (long long)fl->fl_start,
-			      (long long)fl->fl_end);
-	lk_check_waiters(c, fl, posix);
-}
-
-/* Consecutive records of one owner, a before b in flc_posix. */
-static void lk_check_posix_pair(struct lk_checker *c, const struct file_lock *a,
-				const struct file_lock *b, unsigned long long ino)
-{
-	if (b->fl_start <= a->fl_end)
-		lk_check_fail(c, "inode %llu: owner %p's records %lld-%lld and %lld-%lld out of "
-				 "order or overlapping",
-			      ino, a->fl_owner, (long long)a->fl_start, (long long)a->fl_end,
-			      (long long)b->fl_start, (long long)b->fl_end);
-	else if (a->fl_type == b->fl_type && a->fl_end + 1 == b->fl_start)
-		lk_check_fail(c, "inode %llu: owner %p's adjacent %s records %lld-%lld and "
-				 "%lld-%lld were not merged",
-			      ino, a->fl_owner, a->fl_type == F_WRLCK ? "write" : "read",
-			      (long long)a->fl_start, (long long)a->fl_end,
-			      (long long)b->fl_start, (long long)b->fl_end);
-}
-
-static long lk_check_ctx(struct lk_checker *c, struct file_lock_context *ctx)
-{
-	unsigned long long ino = (unsigned long long)ctx->flc_ino;
-	struct file_lock *fl, *g;
-	long n = 0;
-
-	list_for_each_entry(fl, &ctx->flc_flock, fl_list)
-	{
-		n++;
-		lk_check_held(c, ctx, fl, false);
-		for (g = list_entry((fl)->fl_list.next, struct file_lock, fl_list); &g->fl_list != &ctx->flc_flock;
-		     g = list_entry((g)->fl_list.next, struct file_lock, fl_list))
-			if (g->fl_file == fl->fl_file || flock_locks_conflict(fl, g))
-				lk_check_fail(c, "inode %llu: flock records %p and %p %s", ino,
-					      (void *)fl, (void *)g,
-					      g->fl_file == fl->fl_file ? "of one open file"
-									: "conflict");
-	}
-	list_for_each_entry(fl, &ctx->flc_posix, fl_list)
-	{
-		struct file_lock *next = list_entry((fl)->fl_list.next, struct file_lock, fl_list);
-		bool last = &next->fl_list == &ctx->flc_posix;
-
-		n++;
-		lk_check_held(c, ctx, fl, true);
-		if (!last && next->fl_owner == fl->fl_owner)
-			lk_check_posix_pair(c, fl, next, ino);
-		for (g = next; &g->fl_list != &ctx->flc_posix; g = list_entry((g)->fl_list.next, struct file_lock, fl_list)) {
-			if (posix_locks_conflict(fl, g))
-				lk_check_fail(c, "inode %llu: held locks %p and %p conflict", ino,
-					      (void *)fl, (void *)g);
-			/* an owner that reappears after another owner's records */
-			if (g->fl_owner == fl->fl_owner && g != next &&
-			    list_entry((g)->fl_list.prev, struct file_lock, fl_list)->fl_owner != fl->fl_owner)
-				lk_check_fail(c, "inode %llu: owner %p's records are not contiguous",
-					      ino, fl->fl_owner);
-		}
-	}
-	return n;
-}
-
-static bool lk_check_add_ctx(struct lk_checker *c, struct file_lock_context *ctx)
-{
-	for (size_t i = 0; i < c->nctx; i++)
-		if (c->ctx[i] == ctx)
-			return false;
-	if (c->nctx == c->capctx) {
-		size_t cap = c->capctx ? 2 * c->capctx : 16;
-		void *p = realloc(c->ctx, cap * sizeof(*c->ctx));
-
-		if (!p)
-			return false;
-		c->ctx = p;
-		c->capctx = cap;
-	}
-	c->ctx[c->nctx++] = ctx;
-	return true;
-}
-
-/* Records the owner holds on every list (POSIX and OFD only). */
-static long lk_check_owner_records(struct lk_checker *c, fl_owner_t owner)
-{
-	long n = 0;
-
-	for (size_t i = 0; i < c->nctx; i++) {
-		struct file_lock *fl;
-
-		list_for_each_entry(fl, &c->ctx[i]->flc_posix, fl_list) n += fl->fl_owner == owner;
-	}
-	return n;
-}
-
-/* locks_check_live: the waiters of requests that hang in no tree. */
-static void lk_check_detached(struct lk_checker *c)
-{
-#ifdef RCUVFS_EXPLORE
-	if (__atomic_load_n(&lk_xreq_lost, __ATOMIC_RELAXED)) {
-		/* a request we cannot see may hold waiters: count only up to */
-		c->waiters = nr_blocked;
-		return;
-	}
-	for (int i = 0; i < LK_XREQ_MAX; i++) {
-		struct file_lock *req = lk_xreq[i];
-
-		if (!req || req->fl_blocker)
-			continue; /* in a tree: walked from its held lock */
-		lk_check_waiters(c, req, (req->fl_flags & FL_POSIX) != 0);
-	}
-#else
-	(void)c;
-#endif
-}
-
-static int lk_check(char *why, size_t len, bool live)
-{
-	struct lk_checker c = {.why = why, .len = len, .budget = nr_blocked};
-	long global = 0, on_lists = 0, hash_entries = 0;
-
-	if (len)
-		why[0] = '\0';
-	for (int i = 0; i < LOCK_SHARDS; i++) {
-		struct file_lock *fl;
-		long n = 0;
-
-		list_for_each_entry(fl, &lock_shards[i].list, fl_link)
-		{
-			n++;
-			if (!fl->fl_ctx)
-				lk_check_fail(&c,
-					      "lock %p on the global list has no context", (void *)fl);
-			else
-				lk_check_add_ctx(&c, fl->fl_ctx);
-		}
-		if (n != lock_shards[i].nr)
-			lk_check_fail(&c, "global list shard %d holds %ld locks, counts %ld", i, n,
-				      lock_shards[i].nr);
-		global += n;
-	}
-	for (size_t i = 0; i < c.nctx; i++)
-		on_lists += lk_check_ctx(&c, c.ctx[i]);
-	if (live)
-		lk_check_detached(&c);
-	if (on_lists != global)
-		lk_check_fail(&c, "%ld locks on the inodes' lists, %ld on the global list", on_lists,
-			      global);
-	if (c.waiters != nr_blocked)
-		lk_check_fail(&c, "%ld waiters in the blocker trees, nr_blocked %ld", c.waiters,
-			      nr_blocked);
-	for (int i = 0; i < BLOCKED_HASH_SIZE; i++) {
-		struct file_lock *fl;
-
-		list_for_each_entry(fl, &blocked_hash[i], fl_link)
-		{
-			hash_entries++;
-			if (!fl->fl_blocker)
-				lk_check_fail(&c, "request %p is on blocked_hash with no blocker",
-					      (void *)fl);
-			if (hash_entries > nr_blocked + 1)
-				break; /* a broken bucket; reported below */
-		}
-	}
-	if (hash_entries != c.hashed)
-		lk_check_fail(&c, "blocked_hash holds %ld requests, the trees' hashed waiters %ld",
-			      hash_entries, c.hashed);
-	for (int i = 0; i < OWNER_HASH_SIZE; i++) {
-		struct owner_acct *a;
-
-		list_for_each_entry(a, &owner_hash[i].head, link)
-		{
-			long n = lk_check_owner_records(&c, a->owner);
-
-			/* live: a record is charged before it is inserted and
-			 * uncharged after it is taken off, outside the list lock */
-			if (live ? n > a->count : n != a->count)
-				lk_check_fail(&c, "owner %p is charged %ld records and holds %ld",
-					      a->owner, a->count, n);
-		}
-	}
-	free(c.ctx);
-	return c.errors ? -EINVAL : 0;
-}
-
-int locks_check(char *why, size_t len)
-{
-	return lk_check(why, len, false);
-}
-
-int locks_check_live(char *why, size_t len)
-{
-	return lk_check(why, len, true);
-}
-
 /* The fd-level fcntl (ksys_fcntl, fdtable/) reaches the lock commands
  * through vfs_file_hooks: plain (blocking) requests, no deferral. */
 static int lk_fcntl_getlk_hook(struct file *file, unsigned int cmd, struct flock *fl, void *owner)
@@ -2669,16 +1867,10 @@ static int locks_init(void)
 		INIT_LIST_HEAD(&lock_shards[i].list);
 		lock_shards[i].nr = 0;
 	}
-	for (int i = 0; i < OWNER_HASH_SIZE; i++) {
-		spin_lock_init(&owner_hash[i].lock);
-		INIT_LIST_HEAD(&owner_hash[i].head);
-		owner_hash[i].idle = 0;
-	}
 	filelock_cache =
 	    kmem_cache_create("file_lock_cache", sizeof(struct file_lock), 0, 0, locks_ctor);
 	flreq_cache = kmem_cache_create("file_lock_req", sizeof(struct file_lock_req), 0, 0, NULL);
-	owner_cache = kmem_cache_create("file_lock_owner", sizeof(struct owner_acct), 0, 0, NULL);
-	if (!filelock_cache || !flreq_cache || !owner_cache)
+	if (owner_init() || !filelock_cache || !flreq_cache)
 		return -ENOMEM;
 	vfs_file_hooks.locks_remove_posix = locks_remove_posix;
 	vfs_file_hooks.locks_remove_file = locks_remove_file;
@@ -2704,19 +1896,8 @@ static int locks_teardown(void)
 			blocked);
 		ret = -EBUSY;
 	}
-	for (int i = 0; i < OWNER_HASH_SIZE; i++) {
-		while (!list_empty(&owner_hash[i].head)) {
-			struct owner_acct *a =
-			    list_first_entry(&owner_hash[i].head, struct owner_acct, link);
-
-			if (!held && a->count)
-				fprintf(stderr, "rcuvfs: locks: owner %p still charged %ld\n",
-					a->owner, a->count);
-			list_del_init(&a->link);
-			owner_gen_bump();
-			owner_free(a);
-		}
-	}
+	if (owner_teardown(!held))
+		ret = -EBUSY;
 	spin_lock(&lk_ctx_lock);
 	list_for_each_entry(ctx, &lk_ctx_list, flc_all)
 	{
@@ -2726,9 +1907,6 @@ static int locks_teardown(void)
 		}
 	}
 	spin_unlock(&lk_ctx_lock);
-	if (owner_cache && kmem_cache_destroy(owner_cache))
-		ret = -EBUSY;
-	owner_cache = NULL;
 	if (filelock_cache && kmem_cache_destroy(filelock_cache))
 		ret = -EBUSY;
 	if (flreq_cache && kmem_cache_destroy(flreq_cache))

@@ -206,7 +206,29 @@ static inline void anon_vma_unlock_write(struct anon_vma *av)
 }
 bool pte_maps_folio(struct mm_struct *mm, unsigned long addr, struct folio *folio);
 
+/*
+ * vma_is_fork_child (mm/vma.c, Linux 6.18; vma_had_uncowed_parents in
+ * 6.16): a VMA with an anon_vma whose chain has more than one link was
+ * forked from a parent (it may map the parent's folios).  Its anon_vma is
+ * not spread over more memory by a merge, nor reused by a neighbour:
+ * that would widen what the tree's root lock covers.  Stable under
+ * mmap_lock (read): the chain grows only under mmap_lock for write (fork,
+ * split) or, in anon_vma_prepare, before anon_vma is published.
+ */
+static inline bool vma_is_fork_child(const struct vm_area_struct *vma)
+{
+	const struct list_head *h;
+
+	if (!vma || !smp_load_acquire(&vma->anon_vma))
+		return false;
+	h = &vma->anon_vma_chain;
+	return !(h->next != h && h->next == h->prev); /* !list_is_singular */
+}
+
 /* mm/mmap.c */
+/* The VMAs before and after vma in the tree (NULL at the ends); mmap_lock held. */
+struct vm_area_struct *vma_prev_of(struct vm_area_struct *vma);
+struct vm_area_struct *vma_next_of(struct vm_area_struct *vma);
 struct vm_area_struct *vm_area_alloc(struct mm_struct *mm);
 struct vm_area_struct *vm_area_dup(struct vm_area_struct *orig);
 void vm_area_free(struct vm_area_struct *vma);   /* per vm_area_cache (mmap.c) */
@@ -218,10 +240,11 @@ void vma_unlink_file(struct vm_area_struct *vma);
 int vma_tree_append(struct mm_struct *mm, struct vm_area_struct *vma);
 void exit_mmap(struct mm_struct *mm);
 /*
- * Set and clear VM_ flags on [start, end) (mmap_lock held for write):
- * every page must be mapped (-ENOMEM), VMAs are split at the ends,
- * write-locked before they change, and merged back.  With start = 0 and
- * end = TASK_SIZE, holes are allowed (mlockall).
+ * Set and clear VM_ flags on [start, end) (mmap_lock held for write), VMA
+ * by VMA as apply_vma_lock_flags: split at the ends, write-locked before
+ * they change, merged back; a hole stops the walk with -ENOMEM, the VMAs
+ * before it changed.  With start = 0 and end = TASK_SIZE, every VMA and
+ * holes are allowed (mlockall).
  */
 int vma_modify_flags(struct mm_struct *mm, unsigned long start, unsigned long end,
 		     unsigned long set, unsigned long clear);

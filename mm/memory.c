@@ -401,9 +401,12 @@ static int fault_remote(struct mm_struct *mm, unsigned long address, unsigned in
  * __mm_populate (mm/gup.c, Linux 6.9): fault in every page of the VMAs in
  * [start, start+len) under mmap_lock for read, as populate_vma_page_range
  * does: a write fault for a private writable mapping (its COW happens now,
- * so locked memory takes no fault later), a read fault otherwise;
- * PROT_NONE VMAs are skipped.  With ignore_errors a failing VMA is left
- * and the next one tried; else the first error is returned.
+ * so locked memory takes no fault later), a read fault otherwise.  A
+ * PROT_NONE VMA is an error, -EFAULT: populate_vma_page_range (Linux 6.12)
+ * asks __get_user_pages without FOLL_FORCE for a VMA that is not
+ * accessible, and check_vma_flags refuses it (mlock(2) reports it as
+ * -ENOMEM).  With ignore_errors (MAP_POPULATE, mlockall) a failing VMA
+ * is left and the next one tried; else the first error is returned.
  */
 int __mm_populate(struct mm_struct *mm, unsigned long start, unsigned long len,
 		  bool ignore_errors)
@@ -425,6 +428,10 @@ int __mm_populate(struct mm_struct *mm, unsigned long start, unsigned long len,
 			addr = vma->vm_start;
 		vend = vma->vm_end < end ? vma->vm_end : end;
 		if (!vma_is_accessible(vma)) {
+			ret = -EFAULT;
+			if (!ignore_errors)
+				break;
+			ret = 0;
 			addr = vend;
 			continue;
 		}

@@ -158,7 +158,8 @@ struct vm_area_struct {
 	unsigned long vm_flags;
 	struct mm_struct *vm_mm;
 	struct file *vm_file;              /* NULL for anonymous; holds a reference */
-	struct address_space *vm_mapping;  /* vm_file's mapping (i_mmap member) */
+	struct address_space *vm_mapping;  /* vm_file's mapping (i_mmap member); NULL
+					    * if anonymous (private /dev/zero too) */
 	/* set once: under mmap_lock (write), or under mmap_lock (read) plus
 	 * mm->page_table_lock (anon_vma_prepare; never under the VMA read lock
 	 * alone: vmf_anon_prepare); cleared under mmap_lock (write) */
@@ -205,9 +206,14 @@ static inline bool vma_is_detached(const struct vm_area_struct *vma)
 	return READ_ONCE(vma->detached);
 }
 
+/*
+ * The kernel's test is vm_ops == NULL; the model's is no page cache behind
+ * the VMA: anonymous memory, and a private /dev/zero mapping, which keeps
+ * its vm_file (mm/shmem.c mmap_zero).
+ */
 static inline bool vma_is_anonymous(const struct vm_area_struct *vma)
 {
-	return vma->vm_file == NULL;
+	return vma->vm_mapping == NULL;
 }
 static inline bool is_cow_mapping(unsigned long flags)
 {

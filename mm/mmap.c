@@ -401,6 +401,20 @@ int mm_map_count(struct mm_struct *mm)
 	return vma_nr(mm);
 }
 
+struct vm_area_struct *vma_prev_of(struct vm_area_struct *vma)
+{
+	struct mm_struct *mm = vma->vm_mm;
+
+	return mm_vma_at(mm, find_vma_idx(mm, vma->vm_start) - 1);
+}
+
+struct vm_area_struct *vma_next_of(struct vm_area_struct *vma)
+{
+	struct mm_struct *mm = vma->vm_mm;
+
+	return mm_vma_at(mm, find_vma_idx(mm, vma->vm_start) + 1);
+}
+
 struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr)
 {
 	return mm_vma_at(mm, find_vma_idx(mm, addr));
@@ -886,6 +900,27 @@ static bool vma_mergeable_layout(struct vm_area_struct *a, struct vm_area_struct
 }
 
 /*
+ * is_mergeable_anon_vma (mm/vma.c, Linux 6.18), for a pair: one anon_vma
+ * must be able to describe both, so two different ones never merge; when
+ * only one of them has an anon_vma, the merged VMA takes it (the kernel's
+ * dup_anon_vma, or the target's own), which is refused for a fork child:
+ * whether it is the VMA that changed (case 1) or the neighbour (case 2),
+ * the result is the same.  So in a forked child an untouched VMA does not
+ * merge with an inherited one that has anonymous pages, where the parent's
+ * would.  (6.12's version also refused an anon_vma-less target: Jann
+ * Horn's report, fixed in 6.16 by "mm/vma: fix incorrectly disallowed
+ * anonymous VMA merges".)
+ */
+static bool is_mergeable_anon_vma(struct vm_area_struct *a, struct vm_area_struct *b)
+{
+	if (!a->anon_vma && b->anon_vma)
+		return !vma_is_fork_child(b);
+	if (a->anon_vma && !b->anon_vma)
+		return !vma_is_fork_child(a);
+	return a->anon_vma == b->anon_vma;
+}
+
+/*
  * Merge v[i] and v[i+1] if compatible; returns true if merged.  Both VMAs
  * are write-locked before their anon_vmas are read (vma_merge's
  * vma_start_write of every VMA it changes or removes), then the kept VMA
@@ -901,8 +936,7 @@ static bool vma_merge_at(struct mm_struct *mm, int i)
 	vma_start_write(a);
 	if (!RV_MUTANT(vma_merge_no_write_lock_next))
 		vma_start_write(b);
-	/* one anon_vma must be able to describe both (is_mergeable_anon_vma) */
-	if (a->anon_vma && b->anon_vma && a->anon_vma != b->anon_vma)
+	if (!is_mergeable_anon_vma(a, b))
 		return false;
 	if (!a->anon_vma && b->anon_vma) {
 		/* keep b (it owns the anon pages): it grows downward */
@@ -1049,19 +1083,23 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int pr
 	vm_flags |= mm->def_flags; /* mlockall(MCL_FUTURE) */
 	/*
 	 * A new object behind the mapping (a shmem file for a shared
-	 * anonymous one, whatever a file's mmap sets up) has no neighbour
-	 * to extend: mmap_region/__mmap_region try vma_merge only with the
-	 * file the caller passed, which no existing VMA of such a mapping
-	 * holds.
+	 * anonymous one or a shared /dev/zero one) has no neighbour to
+	 * extend: __mmap_region (Linux 6.18) merges with the file that
+	 * mmap_prepare left, which no existing VMA holds.  A private
+	 * /dev/zero mapping keeps the caller's file and pgoff, and merges
+	 * with a neighbour of the same open file at the adjacent offset.
 	 */
-	new_object = (file && file->f_op && file->f_op->mmap) || (!file && (vm_flags & VM_SHARED));
+	new_object = (vm_flags & VM_SHARED) && (!file || (file->f_op && file->f_op->mmap));
 
 	i = find_vma_idx(mm, addr); /* the first VMA after the new range */
 	prev = mm_vma_at(mm, i - 1);
 	next = mm_vma_at(mm, i);
 	/* extend a compatible neighbour instead of adding a VMA */
+	/* a new range has no anon_vma: the neighbour's must not be a fork
+	 * child's (is_mergeable_anon_vma case 2, Linux 6.18) */
 	if (!new_object && prev && prev->vm_end == addr && prev->vm_flags == vm_flags &&
-	    prev->vm_file == file && prev->vm_pgoff + vma_pages(prev) == pgoff) {
+	    prev->vm_file == file && prev->vm_pgoff + vma_pages(prev) == pgoff &&
+	    !vma_is_fork_child(prev)) {
 		struct vma_prepare vp;
 
 		if (!RV_MUTANT(mmap_extend_no_write_lock))
@@ -1074,7 +1112,8 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int pr
 		return (long)addr;
 	}
 	if (!new_object && next && next->vm_start == end && next->vm_flags == vm_flags &&
-	    next->vm_file == file && next->vm_pgoff == pgoff + (len >> PAGE_SHIFT)) {
+	    next->vm_file == file && next->vm_pgoff == pgoff + (len >> PAGE_SHIFT) &&
+	    !vma_is_fork_child(next)) {
 		struct vma_prepare vp;
 
 		vma_start_write(next);
@@ -1245,13 +1284,98 @@ int vm_munmap(struct mm_struct *mm, unsigned long addr, unsigned long len)
 /* mprotect                                                            */
 /* ------------------------------------------------------------------ */
 
+/*
+ * Apply a VM_ flags change to [start, end) VMA by VMA, in address order,
+ * as do_mprotect_pkey (mm/mprotect.c) and apply_vma_lock_flags
+ * (mm/mlock.c) do in Linux 6.12: each VMA is split at the range's ends and
+ * changed before the next is looked at, so a hole (-ENOMEM) or a refused
+ * VMA (newflags returns an errno: mprotect's -EACCES) stops the walk with
+ * the VMAs before it already changed.  A hole at start changes nothing.
+ * newflags(v, arg) gives the VMA's new flags or a negative errno; fixup,
+ * if set, runs on each changed VMA (mprotect's change_protection).  The
+ * changed VMAs are merged with each other and their neighbours at the
+ * end, whether or not the walk stopped early (the kernel merges as it
+ * goes, vma_modify_flags; for flag changes the result is the same).
+ */
+static int vma_apply_range(struct mm_struct *mm, unsigned long start, unsigned long end,
+			   long (*newflags)(struct vm_area_struct *v, unsigned long arg),
+			   unsigned long arg, void (*fixup)(struct vm_area_struct *v))
+{
+	int i = find_vma_idx(mm, start), first = -1, last = -1, ret = 0;
+	struct vm_area_struct *v = mm_vma_at(mm, i);
+	unsigned long addr = start;
+
+	if (!v || v->vm_start > start)
+		return -ENOMEM;
+	while (addr < end) {
+		unsigned long vend;
+		long nf;
+		int f, l;
+
+		v = mm_vma_at(mm, i);
+		if (!v || v->vm_start > addr) {
+			ret = -ENOMEM;
+			break;
+		}
+		nf = newflags(v, arg);
+		if (nf < 0) {
+			ret = (int)nf;
+			break;
+		}
+		vend = v->vm_end < end ? v->vm_end : end;
+		if ((unsigned long)nf != v->vm_flags) {
+			ret = split_range(mm, addr, vend, &f, &l);
+			if (ret)
+				break;
+			i = f;
+			v = mm_vma_at(mm, i);
+			if (!RV_MUTANT(vma_flags_no_write_lock))
+				vma_start_write(v);
+			WRITE_ONCE(v->vm_flags, (unsigned long)nf);
+			if (fixup)
+				fixup(v);
+		}
+		if (first < 0)
+			first = i;
+		last = i;
+		addr = vend;
+		i++;
+	}
+	if (first < 0)
+		return ret;
+	/* merge back with the neighbours, right to left */
+	vma_merge_at(mm, last);
+	for (int k = last - 1; k >= first - 1 && k >= 0; k--)
+		vma_merge_at(mm, k);
+	return ret;
+}
+
+/* do_mprotect_pkey: every VM_READ/WRITE/EXEC needs its VM_MAY*, else -EACCES */
+static long mprotect_newflags(struct vm_area_struct *v, unsigned long prot)
+{
+	unsigned long nf = (v->vm_flags & ~VM_ACCESS_FLAGS) |
+			   (calc_vm_flags((int)prot, 0) & VM_ACCESS_FLAGS);
+
+	if ((nf & ~(nf >> 4)) & VM_ACCESS_FLAGS)
+		return -EACCES;
+	return (long)nf;
+}
+
+static void mprotect_fixup_ptes(struct vm_area_struct *v)
+{
+	change_protection(v, v->vm_start, v->vm_end);
+}
+
+/*
+ * do_mprotect_pkey (mm/mprotect.c, Linux 6.12): len 0 is done; one that
+ * PAGE_ALIGN wraps to 0 (or whose end wraps) is -ENOMEM; then VMA by VMA
+ * (vma_apply_range): a hole or a VMA that may not get the protection stops
+ * it, and the VMAs before stay changed.
+ */
 static int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len, int prot)
 {
-	unsigned long end, addr;
-	int first, last, ret;
+	unsigned long end;
 
-	/* do_mprotect_pkey: len 0 is done; one that PAGE_ALIGN wraps to 0
-	 * (or whose end wraps) is -ENOMEM */
 	if (start & ~PAGE_MASK)
 		return -EINVAL;
 	if (!len)
@@ -1260,68 +1384,34 @@ static int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long 
 	end = start + len;
 	if (end <= start || end > TASK_SIZE)
 		return -ENOMEM;
-	/* the whole range must be mapped */
-	addr = start;
-	for (int i = find_vma_idx(mm, start); addr < end; i++) {
-		struct vm_area_struct *v = mm_vma_at(mm, i);
+	return vma_apply_range(mm, start, end, mprotect_newflags, (unsigned long)prot,
+			       mprotect_fixup_ptes);
+}
 
-		if (!v || v->vm_start > addr)
-			return -ENOMEM;
-		/* do_mprotect_pkey: every VM_READ/WRITE/EXEC needs its VM_MAY* */
-		unsigned long nf = (v->vm_flags & ~VM_ACCESS_FLAGS) |
-				   (calc_vm_flags(prot, 0) & VM_ACCESS_FLAGS);
+struct flags_change {
+	unsigned long set, clear;
+};
 
-		if ((nf & ~(nf >> 4)) & VM_ACCESS_FLAGS)
-			return -EACCES;
-		addr = v->vm_end;
-	}
-	ret = split_range(mm, start, end, &first, &last);
-	if (ret)
-		return ret;
-	for (int k = first; k <= last; k++) {
-		struct vm_area_struct *v = mm_vma_at(mm, k);
-		unsigned long nf = (v->vm_flags & ~VM_ACCESS_FLAGS) |
-				   (calc_vm_flags(prot, 0) & VM_ACCESS_FLAGS);
+static long modify_newflags(struct vm_area_struct *v, unsigned long arg)
+{
+	const struct flags_change *fc = (const void *)arg;
 
-		if (nf == v->vm_flags)
-			continue;
-		if (!RV_MUTANT(mprotect_no_write_lock))
-			vma_start_write(v);
-		v->vm_flags = nf;
-		change_protection(v, v->vm_start, v->vm_end);
-	}
-	/* merge back with the neighbours, right to left */
-	vma_merge_at(mm, last);
-	for (int k = last - 1; k >= first - 1 && k >= 0; k--)
-		vma_merge_at(mm, k);
-	return 0;
+	return (long)((v->vm_flags & ~fc->clear) | fc->set);
 }
 
 int vma_modify_flags(struct mm_struct *mm, unsigned long start, unsigned long end,
 		     unsigned long set, unsigned long clear)
 {
-	bool all = start == 0 && end >= TASK_SIZE;
-	unsigned long addr = start;
-	int first, last, ret;
+	struct flags_change fc = { set, clear };
+	int last;
 
-	if (!all) {
-		for (int i = find_vma_idx(mm, start); addr < end; i++) {
-			struct vm_area_struct *v = mm_vma_at(mm, i);
-
-			if (!v || v->vm_start > addr)
-				return -ENOMEM;
-			addr = v->vm_end;
-		}
-		ret = split_range(mm, start, end, &first, &last);
-		if (ret)
-			return ret;
-	} else {
-		first = 0;
-		last = vma_nr(mm) - 1;
-	}
-	if (first > last)
+	if (!(start == 0 && end >= TASK_SIZE))
+		return vma_apply_range(mm, start, end, modify_newflags, (unsigned long)&fc, NULL);
+	/* every VMA, holes allowed (mlockall, munlockall) */
+	last = vma_nr(mm) - 1;
+	if (last < 0)
 		return 0;
-	for (int k = first; k <= last; k++) {
+	for (int k = 0; k <= last; k++) {
 		struct vm_area_struct *v = mm_vma_at(mm, k);
 		unsigned long nf = (v->vm_flags & ~clear) | set;
 
@@ -1330,8 +1420,7 @@ int vma_modify_flags(struct mm_struct *mm, unsigned long start, unsigned long en
 		vma_start_write(v);
 		WRITE_ONCE(v->vm_flags, nf);
 	}
-	vma_merge_at(mm, last);
-	for (int k = last - 1; k >= first - 1 && k >= 0; k--)
+	for (int k = last - 1; k >= 0; k--)
 		vma_merge_at(mm, k);
 	return 0;
 }

@@ -225,16 +225,22 @@ void free_pgtables(struct mm_struct *mm, unsigned long floor, unsigned long ceil
  * is write-protected in both parent and child and the folio shared (one
  * more reference and map count); the first write on either side then
  * takes a write-protect fault that copies (or reuses, if alone by then).
+ *
+ * The child's RSS counters grow per page table, as copy_pte_range
+ * (mm/memory.c, Linux 6.12) calls add_mm_rss_vec once per table it
+ * filled: when a later table cannot be allocated (-ENOMEM), the PTEs
+ * already copied are counted, and the failed fork's exit_mmap, which
+ * subtracts every PTE it zaps, leaves the counters at zero.
  */
 int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma)
 {
 	struct mm_struct *dst_mm = dst_vma->vm_mm, *src_mm = src_vma->vm_mm;
 	bool cow = is_cow_mapping(src_vma->vm_flags);
 	unsigned long end = src_vma->vm_end;
-	long rss[NR_MM_COUNTERS] = { 0 };
 
 	for (unsigned long addr = src_vma->vm_start, next; addr < end; addr = next) {
 		struct pt_page *src_pt = pt_lookup(src_mm, addr), *dst_pt;
+		long rss[NR_MM_COUNTERS] = { 0 };
 
 		next = pgd_addr_end(addr, end);
 		if (!src_pt)
@@ -268,8 +274,8 @@ int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_v
 		}
 		spin_unlock(&dst_pt->ptl);
 		spin_unlock(&src_pt->ptl);
+		add_mm_rss_vec(dst_mm, rss);
 	}
-	add_mm_rss_vec(dst_mm, rss);
 	return 0;
 }
 

@@ -86,18 +86,76 @@ static void anon_vma_chain_link(struct vm_area_struct *vma, struct anon_vma_chai
 	list_add(&avc->same_vma, &vma->anon_vma_chain);
 }
 
+/*
+ * anon_vma_compatible (mm/vma.c, Linux 6.18): b continues a (adjacent,
+ * same file, contiguous pgoff) and their flags differ at most in the
+ * access bits, so a later mprotect could merge them.
+ */
+static bool anon_vma_compatible(struct vm_area_struct *a, struct vm_area_struct *b)
+{
+	return a->vm_end == b->vm_start && a->vm_file == b->vm_file &&
+	       !((a->vm_flags ^ b->vm_flags) & ~VM_ACCESS_FLAGS) &&
+	       b->vm_pgoff == a->vm_pgoff + ((b->vm_start - a->vm_start) >> PAGE_SHIFT);
+}
+
+/* reusable_anon_vma: old's anon_vma, if a and b are compatible and old is no fork child */
+static struct anon_vma *reusable_anon_vma(struct vm_area_struct *old, struct vm_area_struct *a,
+					  struct vm_area_struct *b)
+{
+	struct anon_vma *av;
+
+	if (!anon_vma_compatible(a, b))
+		return NULL;
+	av = smp_load_acquire(&old->anon_vma); /* a fault may be preparing it */
+	return av && !vma_is_fork_child(old) ? av : NULL;
+}
+
+/*
+ * find_mergeable_anon_vma (mm/vma.c, Linux 6.18): the anon_vma of a
+ * neighbour, next first, then prev, that vma could later merge with, so
+ * that an mprotect making them equal again merges them (two different
+ * anon_vmas never merge).  mmap_lock held (read at least).
+ */
+static struct anon_vma *find_mergeable_anon_vma(struct vm_area_struct *vma)
+{
+	struct vm_area_struct *next = vma_next_of(vma), *prev;
+	struct anon_vma *av = NULL;
+
+	if (next)
+		av = reusable_anon_vma(next, vma, next);
+	if (av)
+		return av;
+	prev = vma_prev_of(vma);
+	if (prev)
+		av = reusable_anon_vma(prev, prev, vma);
+	return av;
+}
+
+/*
+ * __anon_vma_prepare (mm/rmap.c, Linux 6.18): reuse a compatible
+ * neighbour's anon_vma (find_mergeable_anon_vma) or allocate one, and link
+ * it under its root's lock and page_table_lock, unless another fault of
+ * the VMA (also under mmap_lock for read) got there first.
+ */
 int anon_vma_prepare(struct vm_area_struct *vma)
 {
 	struct mm_struct *mm = vma->vm_mm;
-	struct anon_vma *av;
+	struct anon_vma *av, *allocated = NULL;
 	struct anon_vma_chain *avc;
 
 	if (likely(smp_load_acquire(&vma->anon_vma)))
 		return 0;
-	av = anon_vma_alloc();
 	avc = kmem_cache_alloc(anon_vma_chain_cachep);
-	if (!av || !avc)
-		goto nomem;
+	if (!avc)
+		return -ENOMEM;
+	av = find_mergeable_anon_vma(vma);
+	if (!av) {
+		av = allocated = anon_vma_alloc();
+		if (!av) {
+			kmem_cache_free(anon_vma_chain_cachep, avc);
+			return -ENOMEM;
+		}
+	}
 	anon_vma_lock_write(av);
 	spin_lock(&mm->page_table_lock);
 	if (!vma->anon_vma) {
@@ -106,20 +164,15 @@ int anon_vma_prepare(struct vm_area_struct *vma)
 		 * (pairs with the acquire above and in anon_vma_fork) */
 		smp_store_release(&vma->anon_vma, av);
 		avc = NULL;
+		allocated = NULL;
 	}
 	spin_unlock(&mm->page_table_lock);
 	anon_vma_unlock_write(av);
-	if (avc) { /* lost the race: another fault prepared it */
+	if (avc) /* lost the race: another fault prepared it */
 		kmem_cache_free(anon_vma_chain_cachep, avc);
-		kmem_cache_free(anon_vma_cachep, av);
-	}
+	if (allocated)
+		kmem_cache_free(anon_vma_cachep, allocated);
 	return 0;
-nomem:
-	if (av)
-		kmem_cache_free(anon_vma_cachep, av);
-	if (avc)
-		kmem_cache_free(anon_vma_chain_cachep, avc);
-	return -ENOMEM;
 }
 
 /* Give dst a link to every anon_vma src is linked to (split, fork). */

@@ -36,10 +36,15 @@
  * The model: the VMA's vm_file is the shmem file and vm_mapping its page
  * cache, so faults, fork (dup_mmap shares the file: the child sees the
  * parent's writes and the parent the child's), reclaim and rmap are those
- * of a shared file mapping.  A VMA made anonymous drops its file reference
- * (the kernel keeps vm_file for /proc/PID/maps and clears vm_ops; the
- * model's vma_is_anonymous is vm_file == NULL) and gets the anonymous
- * pgoff (vm_start >> PAGE_SHIFT).
+ * of a shared file mapping.  A private mapping made anonymous
+ * (vma_set_anonymous: the kernel clears vm_ops only) keeps vm_file, its
+ * reference and the caller's vm_pgoff, as in mainline (mmap_zero up to
+ * 6.16, mmap_prepare_zero in 6.17, mmap_zero_prepare's success hook in
+ * 6.18): /proc/PID/maps shows it as /dev/zero at that offset, and it
+ * merges as a file mapping does, with a neighbour mapping the same open
+ * file at the adjacent offset, never with an anonymous one.  The model's
+ * vm_ops == NULL is vm_mapping == NULL (vma_is_anonymous): no page cache,
+ * not on any i_mmap, anonymous faults.
  *
  * Locking: shmem_zero_setup and mmap_zero run under mmap_lock held for
  * write on a VMA not yet in the tree; they take shm_mnt's
@@ -66,17 +71,14 @@ int shmem_zero_setup(struct vm_area_struct *vma)
 	return 0;
 }
 
-/* drivers/char/mem.c mmap_zero (Linux 6.x) */
+/* drivers/char/mem.c mmap_zero (Linux 6.x; mmap_zero_prepare in 6.18) */
 static int mmap_zero(struct file *file, struct vm_area_struct *vma)
 {
 	(void)file;
 	if (vma->vm_flags & VM_SHARED)
 		return shmem_zero_setup(vma);
-	/* vma_set_anonymous: see the top of the file */
-	mm_file_put_deferred(vma->vm_file);
-	vma->vm_file = NULL;
+	/* vma_set_anonymous: vm_file and vm_pgoff stay (the top of the file) */
 	vma->vm_mapping = NULL;
-	vma->vm_pgoff = vma->vm_start >> PAGE_SHIFT;
 	return 0;
 }
 

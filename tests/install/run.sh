@@ -32,6 +32,12 @@ if [ -d "$build/man" ]; then
 		[ -e "$prefix/share/man/man1/$m.1" ] || bad "not installed: share/man/man1/$m.1"
 	done
 	MANPATH=$prefix/share/man man -w rcuvfs >/dev/null 2>&1 || bad "man rcuvfs finds no page"
+	# the documentation directory rcuvfs(1) points at exists under the
+	# install prefix (the page names the configured prefix's)
+	docdir=$(sed -n 's/.*documentation installed in \([^ ]*\)\/docs .*/\1/p' "$build/man/rcuvfs.1")
+	[ -n "$docdir" ] || bad "rcuvfs(1) names no documentation directory"
+	rel=${docdir#"$(sed -n 's/^CMAKE_INSTALL_PREFIX:PATH=//p' "$build/CMakeCache.txt")"/}
+	[ -e "$prefix/$rel/docs/daemon.md" ] || bad "rcuvfs(1) points at $docdir/docs/daemon.md: not installed"
 fi
 if [ -f "$build/completion/rcuvfs" ]; then
 	[ -e "$prefix/share/bash-completion/completions/rcuvfs-stress" ] ||

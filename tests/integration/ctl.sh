@@ -47,6 +47,24 @@ for kv in filelock=inode bkl=sem-fifo fileref=file-ref attr_timeout=0 entry_time
 	grep -qx "$kv" "$R/.rcuvfs/config" || fail "config lacks $kv"
 done
 pass "config shows the switches in force"
+# config lists only what the mount accepts: the switches of model address
+# spaces are refused at mount, so they are not shown as if in force
+sw=
+for sw in $("$BIN/rcuvfs" --help | sed -n "s/.*by the kernel.s mm)://p"); do
+	grep -q "^$sw=" "$R/.rcuvfs/config" && fail "config lists $sw, which the mount refuses"
+done
+[ -n "$sw" ] || fail "rcuvfs --help names no refused switch"
+pass "config omits the switches the mount refuses"
+# stats-help names every counter of stats with its kind and help text, the
+# same glossary rcuvfs --list-counters prints
+awk '{print $1}' "$R/.rcuvfs/stats" | sort >"$IT_TMP/stats.names"
+awk '$2 == "counter" || $2 == "gauge" {print $1}' "$R/.rcuvfs/stats-help" | sort >"$IT_TMP/help.names"
+diff -u "$IT_TMP/stats.names" "$IT_TMP/help.names" && pass "stats-help names every counter of stats" ||
+	fail "stats and stats-help name different counters (diff above)"
+awk 'NF < 3 {bad = 1} END {exit bad}' "$R/.rcuvfs/stats-help" || fail "stats-help: a line without help text"
+"$BIN/rcuvfs" --list-counters | diff -u - "$R/.rcuvfs/stats-help" &&
+	pass "rcuvfs --list-counters prints the mount's stats-help" ||
+	fail "rcuvfs --list-counters and stats-help differ (diff above)"
 before=$(awk '$1 == "req_mkdir" {print $2}' "$R/.rcuvfs/stats")
 mkdir "$R/a" "$R/b" "$R/c"
 after=$(awk '$1 == "req_mkdir" {print $2}' "$R/.rcuvfs/stats")

@@ -131,6 +131,29 @@ done
 	bad "--list: not every workload says how it counts"
 "$stress" --list | grep -A1 '^lock1 ' | grep -q 'counts: 2 per lock+unlock pair' ||
 	bad "--list: lock1 does not count 2 per pair"
+# --list-counters: every counter with a kind and a help text
+"$stress" --list-counters >"$tmp/lc.out" || bad "--list-counters: exit $?"
+awk '($2 != "counter" && $2 != "gauge") || NF < 3 {bad = 1} END {exit bad || NR < 50}' \
+	"$tmp/lc.out" || bad "--list-counters: a line without kind or help, or too few lines"
+grep -q '^fget_retries counter ' "$tmp/lc.out" || bad "--list-counters lacks fget_retries"
+
+# a run while every CPU is taken by other work warns that the machine was
+# busy (a 1-task run leaves at least half of 2 CPUs idle on its own account,
+# the machine's idle share is near 0 while the hogs run)
+if [ "$(nproc)" -ge 2 ]; then
+	hogs=""
+	for i in $(seq "$(nproc)"); do
+		sh -c 'while :; do :; done' &
+		hogs="$hogs $!"
+	done
+	"$stress" --model --workload fstat1 --tasks 1 --duration 0.5 --warmup 0.1 --quiet \
+		>/dev/null 2>"$tmp/busy.err"
+	kill $hogs
+	wait $hogs 2>/dev/null
+	grep -q 'warning: fstat1: the machine was busy during the measurement' "$tmp/busy.err" ||
+		bad "no busy-machine warning with every CPU taken: $(cat "$tmp/busy.err")"
+fi
+
 for code in 0 1 2 3 130; do
 	"$stress" --help | grep -Eq "^  $code +[a-z]" || bad "--help does not list exit status $code"
 done

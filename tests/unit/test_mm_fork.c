@@ -315,6 +315,140 @@ static void test_fork_with_concurrent_writer(void)
 	CU_ASSERT(mmt_all_freed());
 }
 
+/*
+ * A fork whose page-table allocation fails part way through a VMA: the
+ * parent's VMA spans two page tables, the child's first table is
+ * allocated (fail_alloc counts pt_page allocations: two for the parent,
+ * the child's first is the third) and its second fails.  The child's
+ * counters must cover the PTEs copied into the first table, so that the
+ * failed fork's teardown brings them back to zero (copy_pte_range's
+ * add_mm_rss_vec per table); counted for the whole VMA after the loop, the
+ * error return skips them and teardown leaves them negative.
+ */
+static void test_fork_pt_alloc_fails_rss(void)
+{
+	struct task_struct *p = mmt_new_proc(), *c;
+	struct mm_struct *pm = p->mm;
+	unsigned long base = 4 * PGDIR_SIZE;
+	uint64_t bad = mmt_stat("mm_bad_rss");
+
+	CU_ASSERT(mmt_map(pm, base, 2 * PGDIR_SIZE, RW) == (long)base);
+	mmt_fill(base, 3 * PG, 1);
+	mmt_fill(base + PGDIR_SIZE, 2 * PG, 4);
+	CU_ASSERT(mm_nr_ptes(pm) == 2);
+	c = task_fork(p); /* the child's second page table: fail_alloc nth:4 */
+	CU_ASSERT(c == NULL);
+	CU_ASSERT(rv_fail_alloc_injected() == 1);
+	if (c)
+		mmt_exit(c);
+	CU_ASSERT_EQUAL(mmt_stat("mm_bad_rss"), bad);
+	CU_ASSERT(get_mm_counter(pm, MM_ANONPAGES) == 5);
+	CU_ASSERT(mmt_check(base, 3 * PG, 1) && mmt_check(base + PGDIR_SIZE, 2 * PG, 4));
+	mmt_exit(p);
+	CU_ASSERT(mmt_all_freed());
+}
+
+/*
+ * In a forked child, an inherited VMA with anonymous pages is a fork child
+ * (two anon_vma_chain links): an anon_vma-less neighbour does not merge
+ * with it, neither one made compatible by mprotect nor a new mmap next to
+ * it (is_mergeable_anon_vma, Linux 6.18).  The parent, whose VMAs have one
+ * link, merges both.  The host kernel runs the same script when it can.
+ *   [X1 rw, written][Y1 r]  ..  [X2 rw, written]  then
+ *   mprotect(Y1, rw); mmap(rw, fixed, right after X2)
+ * out: VMAs in [X1, Y1 end) and [X2, new end), in the child then the parent.
+ */
+static void fork_merge_script_setup(unsigned long w, bool host, struct mm_struct *mm)
+{
+	if (host) {
+		mmap((void *)w, 2 * PG, RW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		mmap((void *)(w + 2 * PG), 2 * PG, PROT_READ,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		mmap((void *)(w + 8 * PG), 2 * PG, RW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
+		     0);
+		memset((void *)w, 1, 2 * PG);
+		memset((void *)(w + 8 * PG), 2, 2 * PG);
+		return;
+	}
+	CU_ASSERT(mmt_map(mm, w, 2 * PG, RW) == (long)w);
+	CU_ASSERT(mmt_map(mm, w + 2 * PG, 2 * PG, PROT_READ) == (long)(w + 2 * PG));
+	CU_ASSERT(mmt_map(mm, w + 8 * PG, 2 * PG, RW) == (long)(w + 8 * PG));
+	mmt_fill_mm(mm, w, 2 * PG, 1);
+	mmt_fill_mm(mm, w + 8 * PG, 2 * PG, 2);
+}
+
+static void fork_merge_script_ops(unsigned long w, bool host, struct mm_struct *mm, long *out)
+{
+	if (host) {
+		mprotect((void *)(w + 2 * PG), 2 * PG, RW);
+		mmap((void *)(w + 10 * PG), PG, RW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		out[0] = mmt_host_count_vmas(w, w + 4 * PG);
+		out[1] = mmt_host_count_vmas(w + 8 * PG, w + 11 * PG);
+		return;
+	}
+	CU_ASSERT(vm_mprotect(mm, w + 2 * PG, 2 * PG, RW) == 0);
+	CU_ASSERT(mmt_map(mm, w + 10 * PG, PG, RW) == (long)(w + 10 * PG));
+	out[0] = mmt_count_vmas(mm, w, w + 4 * PG);
+	out[1] = mmt_count_vmas(mm, w + 8 * PG, w + 11 * PG);
+}
+
+static int host_fork_merge(long *out, int n)
+{
+	unsigned long w = mmt_host_window(16);
+	long *shared = mmap(NULL, PG, RW, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pid_t c;
+	int st;
+
+	if (!w || shared == MAP_FAILED || n != 4)
+		return 1;
+	fork_merge_script_setup(w, true, NULL);
+	c = fork();
+	if (c == 0) {
+		fork_merge_script_ops(w, true, NULL, shared);
+		_exit(0);
+	}
+	if (c < 0 || waitpid(c, &st, 0) != c || !WIFEXITED(st) || WEXITSTATUS(st))
+		return 1;
+	out[0] = shared[0];
+	out[1] = shared[1];
+	fork_merge_script_ops(w, true, NULL, out + 2);
+	return 0;
+}
+
+static void test_fork_child_no_merge(void)
+{
+	struct task_struct *p = mmt_new_proc(), *c;
+	long m[4], h[4];
+
+	fork_merge_script_setup(BASE, false, p->mm);
+	c = task_fork(p);
+	CU_ASSERT_FATAL(c != NULL);
+	fork_merge_script_ops(BASE, false, c->mm, m);
+	fork_merge_script_ops(BASE, false, p->mm, m + 2);
+	/* the model's own answer, whatever the host */
+	CU_ASSERT(m[0] == 2 && m[1] == 2); /* child: kept apart */
+	CU_ASSERT(m[2] == 1 && m[3] == 1); /* parent: merged */
+	if (mmt_host_run(host_fork_merge, h, 4) == 0) {
+		if (memcmp(h, m, sizeof(h)))
+			printf("\n  host %ld %ld %ld %ld, model %ld %ld %ld %ld\n", h[0], h[1], h[2],
+			       h[3], m[0], m[1], m[2], m[3]);
+		CU_ASSERT(memcmp(h, m, sizeof(h)) == 0);
+	} else {
+		printf("\n  host oracle unavailable: model only\n");
+	}
+	CU_ASSERT(mmt_check_mm(c->mm, BASE, 2 * PG, 1) && mmt_check_mm(c->mm, BASE + 8 * PG, 2 * PG, 2));
+	mmt_exit(c);
+	mmt_exit(p);
+	CU_ASSERT(mmt_all_freed());
+}
+
+static int init_fail_pt(void)
+{
+	static const char *const s[] = { "fail_alloc=nth:4:pt_page", NULL };
+
+	return rvtest_instance_with(s) ? -1 : 0;
+}
+
 static int init_single(void)
 {
 	static const char *const s[] = { "rss_counters=single", NULL };
@@ -330,7 +464,10 @@ static int init_group(void)
 
 RVTEST_SUITE(mm_fork, rvtest_instance_init, rvtest_instance_cleanup, RVTEST(test_cow_isolation),
 	     RVTEST(test_rmap_walk_fork), RVTEST(test_fork_lazy_vmas),
-	     RVTEST(test_threads_share_mm), RVTEST(test_fork_with_concurrent_writer))
+	     RVTEST(test_threads_share_mm), RVTEST(test_fork_with_concurrent_writer),
+	     RVTEST(test_fork_child_no_merge))
+RVTEST_SUITE(mm_fork_fail_pt, init_fail_pt, rvtest_instance_cleanup,
+	     RVTEST(test_fork_pt_alloc_fails_rss))
 RVTEST_SUITE(mm_rss_single, init_single, rvtest_instance_cleanup, RVTEST(test_rss_exact))
 RVTEST_SUITE(mm_rss_group, init_group, rvtest_instance_cleanup, RVTEST(test_rss_exact))
 MMT_VMA_SUITES(mm_fork_lock_always, "fork_vma_lock=always", RVTEST(test_fork_vma_lock_mode))

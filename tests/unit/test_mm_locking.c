@@ -855,6 +855,114 @@ static void test_mlock(void)
 	CU_ASSERT(mmt_all_freed());
 }
 
+/* vm_flags of the VMA at addr (0: none). */
+static unsigned long flags_at(struct mm_struct *mm, unsigned long addr)
+{
+	struct vm_area_struct *v;
+	unsigned long f;
+
+	mmap_read_lock(mm);
+	v = vma_lookup(mm, addr);
+	f = v ? v->vm_flags : 0;
+	mmap_read_unlock(mm);
+	return f;
+}
+
+/*
+ * [A][hole][B]: mprotect over all of it changes A before it meets the
+ * hole (do_mprotect_pkey walks VMA by VMA), returns -ENOMEM, and leaves B;
+ * a range starting in the hole changes nothing.  A refused VMA (-EACCES:
+ * a read-only shared file mapping asked for PROT_WRITE) likewise leaves
+ * the VMAs before it changed.
+ */
+static void test_mprotect_stops_at_hole(void)
+{
+	struct task_struct *t = mmt_new_proc();
+	struct mm_struct *mm = t->mm;
+	struct file *f = mmt_make_file("/mprot_ro", 2, 0x20), *ro = NULL;
+	unsigned char b = 0;
+
+	CU_ASSERT(mmt_map(mm, BASE, 2 * PG, RW) == (long)BASE);
+	CU_ASSERT(mmt_map(mm, BASE + 3 * PG, 2 * PG, RW) == (long)(BASE + 3 * PG));
+	mmt_fill(BASE, 2 * PG, 1);
+	CU_ASSERT(vm_mprotect(mm, BASE, 5 * PG, PROT_READ) == -ENOMEM);
+	CU_ASSERT((flags_at(mm, BASE) & VM_ACCESS_FLAGS) == VM_READ);
+	CU_ASSERT((flags_at(mm, BASE + PG) & VM_ACCESS_FLAGS) == VM_READ);
+	CU_ASSERT((flags_at(mm, BASE + 3 * PG) & VM_ACCESS_FLAGS) == (VM_READ | VM_WRITE));
+	CU_ASSERT(rv_mm_write(BASE, &b, 1) == -EFAULT); /* the PTEs too */
+	/* starting in the hole: nothing changes */
+	CU_ASSERT(vm_mprotect(mm, BASE + 2 * PG, 2 * PG, PROT_NONE) == -ENOMEM);
+	CU_ASSERT((flags_at(mm, BASE + 3 * PG) & VM_ACCESS_FLAGS) == (VM_READ | VM_WRITE));
+	/* -EACCES on the second VMA: the first is changed already */
+	CU_ASSERT_FATAL(filp_open("/mprot_ro", O_RDONLY, 0, &ro) == 0);
+	CU_ASSERT(vm_mmap(mm, BASE + 5 * PG, PG, PROT_READ, MAP_SHARED | MAP_FIXED, ro, 0) ==
+		  (long)(BASE + 5 * PG));
+	CU_ASSERT(vm_mprotect(mm, BASE + 3 * PG, 3 * PG, RW | PROT_EXEC) == -EACCES);
+	CU_ASSERT((flags_at(mm, BASE + 3 * PG) & VM_ACCESS_FLAGS) == (VM_ACCESS_FLAGS));
+	CU_ASSERT((flags_at(mm, BASE + 5 * PG) & VM_ACCESS_FLAGS) == VM_READ);
+	CU_ASSERT(mm_validate(mm) == 0);
+	mmt_exit(t);
+	fput(ro);
+	fput(f);
+	CU_ASSERT(do_unlink("/mprot_ro") == 0);
+	CU_ASSERT(mmt_all_freed());
+}
+
+/*
+ * mlock([A][hole]) and munlock likewise (apply_vma_lock_flags): A gets
+ * VM_LOCKED, the call returns -ENOMEM and populates nothing (do_mlock
+ * populates only after the flags were applied everywhere).
+ */
+static void test_mlock_stops_at_hole(void)
+{
+	struct task_struct *t = mmt_new_proc();
+	struct mm_struct *mm = t->mm;
+
+	CU_ASSERT(mmt_map(mm, BASE, 2 * PG, RW) == (long)BASE);
+	CU_ASSERT(mmt_map(mm, BASE + 3 * PG, PG, RW) == (long)(BASE + 3 * PG));
+	CU_ASSERT(vm_mlock(mm, BASE + PG, 3 * PG) == -ENOMEM);
+	CU_ASSERT(!(flags_at(mm, BASE) & VM_LOCKED));
+	CU_ASSERT(flags_at(mm, BASE + PG) & VM_LOCKED);
+	CU_ASSERT(!(flags_at(mm, BASE + 3 * PG) & VM_LOCKED));
+	CU_ASSERT(mm_map_count(mm) == 3);
+	CU_ASSERT(get_mm_counter(mm, MM_ANONPAGES) == 0);
+	CU_ASSERT(vm_mlock(mm, BASE + 2 * PG, PG) == -ENOMEM); /* in the hole: nothing */
+	CU_ASSERT(vm_mlock(mm, BASE, 4 * PG) == -ENOMEM);
+	CU_ASSERT(flags_at(mm, BASE) & VM_LOCKED);
+	CU_ASSERT(mm_map_count(mm) == 2); /* [BASE, +2) merged back, locked */
+	CU_ASSERT(vm_munlock(mm, BASE, 4 * PG) == -ENOMEM);
+	CU_ASSERT(!(flags_at(mm, BASE + PG) & VM_LOCKED));
+	CU_ASSERT(mm_validate(mm) == 0);
+	mmt_exit(t);
+	CU_ASSERT(mmt_all_freed());
+}
+
+/*
+ * mlock of a PROT_NONE VMA: the VMA gets VM_LOCKED, the populate that
+ * follows fails on it (populate_vma_page_range: -EFAULT, no FOLL_FORCE for
+ * an inaccessible VMA) and mlock(2) answers -ENOMEM; the accessible VMA
+ * before it is populated.  mlockall ignores the error.
+ */
+static void test_mlock_prot_none(void)
+{
+	struct task_struct *t = mmt_new_proc();
+	struct mm_struct *mm = t->mm;
+
+	CU_ASSERT(mmt_map(mm, BASE, PG, RW) == (long)BASE);
+	CU_ASSERT(mmt_map(mm, BASE + PG, 2 * PG, PROT_NONE) == (long)(BASE + PG));
+	CU_ASSERT(vm_mlock(mm, BASE + PG, 2 * PG) == -ENOMEM);
+	CU_ASSERT(flags_at(mm, BASE + PG) & VM_LOCKED);
+	CU_ASSERT(vm_munlock(mm, BASE + PG, 2 * PG) == 0);
+	CU_ASSERT(vm_mlock(mm, BASE, 3 * PG) == -ENOMEM);
+	CU_ASSERT(get_mm_counter(mm, MM_ANONPAGES) == 1);
+	CU_ASSERT(vm_munlock(mm, BASE, 3 * PG) == 0);
+	CU_ASSERT(vm_mlockall(mm, MCL_CURRENT) == 0);
+	CU_ASSERT(flags_at(mm, BASE + PG) & VM_LOCKED);
+	CU_ASSERT(vm_munlockall(mm) == 0);
+	mmt_exit(t);
+	CU_ASSERT(mmt_all_freed());
+}
+
 static int init_elide(void)
 {
 	static const char *const s[] = { "fork_vma_lock=elide-single", NULL };
@@ -865,7 +973,9 @@ static int init_elide(void)
 RVTEST_SUITE(mm_locking, rvtest_instance_init, rvtest_instance_cleanup,
 	     RVTEST(test_exit_mmap_vs_fsync), RVTEST(test_cow_fault_vs_truncate),
 	     RVTEST(test_shared_rdonly_mprotect), RVTEST(test_wipeonfork_no_anon_vma),
-	     RVTEST(test_get_task_mm_vs_exit), RVTEST(test_mlock))
+	     RVTEST(test_get_task_mm_vs_exit), RVTEST(test_mlock),
+	     RVTEST(test_mprotect_stops_at_hole), RVTEST(test_mlock_stops_at_hole),
+	     RVTEST(test_mlock_prot_none))
 MMT_VMA_SUITES(mm_vma_reuse, NULL, RVTEST(test_lock_vma_retry_replaced),
 	       RVTEST(test_vma_reuse_same_mm), RVTEST(test_vma_reuse_other_mm))
 RVTEST_SUITE(mm_locking_elide, init_elide, rvtest_instance_cleanup,

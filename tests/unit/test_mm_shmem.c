@@ -216,8 +216,8 @@ static void test_dev_zero_private_cow(void)
 
 	CU_ASSERT_FATAL(dev_zero_open(O_RDWR, &z) == 0);
 	CU_ASSERT(vm_mmap(pm, BASE, 2 * PG, RW, MAP_PRIVATE | MAP_FIXED, z, 3) == (long)BASE);
-	fput(z); /* the mapping needs no file: vma_set_anonymous */
-	CU_ASSERT(vma_inode(pm, BASE) == NULL);
+	fput(z); /* vma_set_anonymous: the VMA keeps its reference */
+	CU_ASSERT(vma_inode(pm, BASE) && S_ISCHR(vma_inode(pm, BASE)->i_mode));
 	CU_ASSERT(shmem_inodes_live() == 0 && mmt_stat("shmem_zero_setups") == setups);
 	CU_ASSERT(read_byte(pm, BASE, &x) == 0 && x == 0); /* zero-filled */
 	CU_ASSERT(write_byte(pm, BASE, 5) == 0);
@@ -231,6 +231,99 @@ static void test_dev_zero_private_cow(void)
 	CU_ASSERT(read_byte(c->mm, BASE, &x) == 0 && x == 6);
 	mmt_exit(c);
 	mmt_exit(p);
+	CU_ASSERT(mmt_all_freed());
+}
+
+/*
+ * A private /dev/zero mapping keeps vm_file and vm_pgoff (mmap_zero's
+ * vma_set_anonymous clears vm_ops only), so it lays out as a file mapping:
+ * it merges with a mapping of the same open /dev/zero at the adjacent
+ * offset, not with an anonymous neighbour, not across an offset gap, not
+ * with another open of /dev/zero.  The host kernel runs the same script.
+ *   z1 page 0 at +0, z1 page 1 at +1, anon at +2;
+ *   z1 page 7 at +4, z1 page 9 at +5, z2 page 10 at +6
+ * out: VMAs in [+0, +2), [+1, +3) and [+4, +7), the offset (pages) of the
+ * VMA at +4, and what a write then a read at +1 leaves (anonymous: 5).
+ */
+static int zmerge_host(long *out, int n)
+{
+	unsigned long w = mmt_host_window(8);
+	int z1 = open("/dev/zero", O_RDWR), z2 = open("/dev/zero", O_RDWR);
+	char line[512];
+	FILE *maps;
+
+	if (!w || z1 < 0 || z2 < 0 || n != 5)
+		return 1;
+	mmap((void *)w, PG, RW, MAP_PRIVATE | MAP_FIXED, z1, 0);
+	mmap((void *)(w + PG), PG, RW, MAP_PRIVATE | MAP_FIXED, z1, PG);
+	mmap((void *)(w + 2 * PG), PG, RW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	mmap((void *)(w + 4 * PG), PG, RW, MAP_PRIVATE | MAP_FIXED, z1, 7 * PG);
+	mmap((void *)(w + 5 * PG), PG, RW, MAP_PRIVATE | MAP_FIXED, z1, 9 * PG);
+	mmap((void *)(w + 6 * PG), PG, RW, MAP_PRIVATE | MAP_FIXED, z2, 10 * PG);
+	out[0] = mmt_host_count_vmas(w, w + 2 * PG);
+	out[1] = mmt_host_count_vmas(w + PG, w + 3 * PG);
+	out[2] = mmt_host_count_vmas(w + 4 * PG, w + 7 * PG);
+	out[3] = -1;
+	maps = fopen("/proc/self/maps", "r");
+	if (!maps)
+		return 1;
+	while (fgets(line, sizeof(line), maps)) {
+		unsigned long st, off;
+
+		if (sscanf(line, "%lx-%*x %*s %lx", &st, &off) == 2 && st == w + 4 * PG)
+			out[3] = (long)(off / PG);
+	}
+	fclose(maps);
+	*(volatile char *)(w + PG) = 5;
+	out[4] = *(volatile char *)(w + PG);
+	return 0;
+}
+
+static void test_dev_zero_private_merge(void)
+{
+	struct task_struct *t = mmt_new_proc();
+	struct mm_struct *mm = t->mm;
+	struct file *z1, *z2;
+	struct vm_area_struct *v;
+	unsigned char x = 0;
+	long m[5], h[5];
+
+	CU_ASSERT_FATAL(dev_zero_open(O_RDWR, &z1) == 0);
+	CU_ASSERT_FATAL(dev_zero_open(O_RDWR, &z2) == 0);
+	CU_ASSERT(vm_mmap(mm, BASE, PG, RW, MAP_PRIVATE | MAP_FIXED, z1, 0) == (long)BASE);
+	CU_ASSERT(vm_mmap(mm, BASE + PG, PG, RW, MAP_PRIVATE | MAP_FIXED, z1, 1) ==
+		  (long)(BASE + PG));
+	CU_ASSERT(vm_mmap(mm, BASE + 2 * PG, PG, RW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL,
+			  0) == (long)(BASE + 2 * PG));
+	CU_ASSERT(vm_mmap(mm, BASE + 4 * PG, PG, RW, MAP_PRIVATE | MAP_FIXED, z1, 7) ==
+		  (long)(BASE + 4 * PG));
+	CU_ASSERT(vm_mmap(mm, BASE + 5 * PG, PG, RW, MAP_PRIVATE | MAP_FIXED, z1, 9) ==
+		  (long)(BASE + 5 * PG));
+	CU_ASSERT(vm_mmap(mm, BASE + 6 * PG, PG, RW, MAP_PRIVATE | MAP_FIXED, z2, 10) ==
+		  (long)(BASE + 6 * PG));
+	fput(z1);
+	fput(z2);
+	m[0] = mmt_count_vmas(mm, BASE, BASE + 2 * PG);
+	m[1] = mmt_count_vmas(mm, BASE + PG, BASE + 3 * PG);
+	m[2] = mmt_count_vmas(mm, BASE + 4 * PG, BASE + 7 * PG);
+	mmap_read_lock(mm);
+	v = vma_lookup(mm, BASE + 4 * PG);
+	m[3] = v ? (long)v->vm_pgoff : -1;
+	mmap_read_unlock(mm);
+	CU_ASSERT(write_byte(mm, BASE + PG, 5) == 0);
+	CU_ASSERT(read_byte(mm, BASE + PG, &x) == 0);
+	m[4] = x;
+	CU_ASSERT(m[0] == 1 && m[1] == 2 && m[2] == 3 && m[3] == 7 && m[4] == 5);
+	if (mmt_host_run(zmerge_host, h, 5) == 0) {
+		if (memcmp(h, m, sizeof(h)))
+			printf("\n  host %ld %ld %ld %ld %ld, model %ld %ld %ld %ld %ld\n", h[0],
+			       h[1], h[2], h[3], h[4], m[0], m[1], m[2], m[3], m[4]);
+		CU_ASSERT(memcmp(h, m, sizeof(h)) == 0);
+	} else {
+		printf("\n  host oracle unavailable: model only\n");
+	}
+	CU_ASSERT(shmem_inodes_live() == 0);
+	mmt_exit(t);
 	CU_ASSERT(mmt_all_freed());
 }
 
@@ -592,6 +685,7 @@ static int init_fail_filp(void)
 RVTEST_SUITE(mm_shmem, rvtest_instance_init, rvtest_instance_cleanup,
 	     RVTEST(test_shared_anon_inode_lifetime), RVTEST(test_shared_anon_fork),
 	     RVTEST(test_shared_anon_exit), RVTEST(test_dev_zero_private_cow),
+	     RVTEST(test_dev_zero_private_merge),
 	     RVTEST(test_dev_zero_vs_host), RVTEST(test_list_lock_contention_counted),
 	     RVTEST(test_prefetch_off), RVTEST(test_evict_outside_mmap_lock))
 RVTEST_SUITE(mm_shmem_prefetch, init_prefetch, rvtest_instance_cleanup, RVTEST(test_prefetch_on),

@@ -227,4 +227,85 @@ static inline bool mmt_vma_typesafe(void)
 	       rv_sw.vm_area_cache == VM_AREA_CACHE_TYPESAFE_SHEAVES;
 }
 
+/* ---- the host kernel as an oracle ------------------------------------ */
+
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/*
+ * Run fn in a forked host process (so that its mappings and forks leave
+ * the test alone); fn fills out[0..n) and returns 0, or non-zero when the
+ * host cannot run the case.  Returns 0 with out filled, -1 when the host
+ * gave no answer (the caller then checks the model alone).
+ */
+static inline int mmt_host_run(int (*fn)(long *out, int n), long *out, int n)
+{
+	int pfd[2], st;
+	ssize_t got;
+	pid_t pid;
+
+	if (pipe(pfd))
+		return -1;
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		close(pfd[0]);
+		if (fn(out, n) || write(pfd[1], out, (size_t)n * sizeof(*out)) !=
+					  (ssize_t)((size_t)n * sizeof(*out)))
+			_exit(3);
+		_exit(0);
+	}
+	close(pfd[1]);
+	got = pid > 0 ? read(pfd[0], out, (size_t)n * sizeof(*out)) : -1;
+	close(pfd[0]);
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0 ||
+	    got != (ssize_t)((size_t)n * sizeof(*out)))
+		return -1;
+	return 0;
+}
+
+/* A PROT_NONE reservation of `pages` pages on the host, or 0. */
+static inline unsigned long mmt_host_window(unsigned long pages)
+{
+	void *p = mmap(NULL, pages * PG, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		       -1, 0);
+
+	return p == MAP_FAILED ? 0 : (unsigned long)p;
+}
+
+/* Host VMAs (lines of /proc/self/maps) that intersect [start, end), or -1. */
+static inline long mmt_host_count_vmas(unsigned long start, unsigned long end)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	long n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long s, e;
+
+		if (sscanf(line, "%lx-%lx", &s, &e) == 2 && s < end && e > start)
+			n++;
+	}
+	fclose(f);
+	return n;
+}
+
+/* Model VMAs that intersect [start, end). */
+static inline long mmt_count_vmas(struct mm_struct *mm, unsigned long start, unsigned long end)
+{
+	struct vm_area_struct *v;
+	long n = 0;
+	int i;
+
+	mmap_read_lock(mm);
+	for_each_vma_idx(mm, i, v)
+		if (v->vm_start < end && v->vm_end > start)
+			n++;
+	mmap_read_unlock(mm);
+	return n;
+}
+
 #endif

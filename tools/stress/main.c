@@ -880,6 +880,18 @@ out:
 		if (res->idle_frac < 0)
 			res->idle_frac = 0;
 		res->sys_idle_frac = have_sys && st1 > st0 ? (double)(si1 - si0) / (st1 - st0) : -1;
+		/*
+		 * The run's own idle share is what its CPUs would have had
+		 * free if it were alone; when the machine's was much lower,
+		 * other work took CPU time during the window and the ops/s
+		 * figure is not the run's alone (ratios within a run still
+		 * compare like with like when rounds alternate).
+		 */
+		if (res->sys_idle_frac >= 0 && res->idle_frac - res->sys_idle_frac > 0.10)
+			fprintf(stderr,
+				"rcuvfs-stress: warning: %s: the machine was busy during the "
+				"measurement (machine idle %.0f%%, this run's %.0f%%)\n",
+				wl->name, res->sys_idle_frac * 100, res->idle_frac * 100);
 		counters_delta(&res->counters, &c0, &c1);
 	}
 	res->failed = failed || interrupted;
@@ -970,6 +982,7 @@ static void usage(FILE *out)
 		"                       (default 60)\n"
 		"  -q, --quiet          no progress line (shown only on a terminal anyway)\n"
 		"      --list           describe every workload and how it counts\n"
+		"      --list-counters  every model counter the runs report, with its help\n"
 		"  -V, --version        version and git commit\n"
 		"      --summarize      read \"KEY... VALUE\" lines from stdin, print\n"
 		"                       \"KEY n median min max stddev\" per key (the\n"
@@ -1158,6 +1171,7 @@ enum {
 	OPT_CSV,
 	OPT_VERIFY,
 	OPT_LIST,
+	OPT_LIST_COUNTERS,
 	OPT_MODEL,
 	OPT_PATH,
 	OPT_OPS,
@@ -1356,6 +1370,7 @@ int main(int argc, char **argv)
 	    {"timeout", required_argument, NULL, OPT_TIMEOUT},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"list", no_argument, NULL, OPT_LIST},
+	    {"list-counters", no_argument, NULL, OPT_LIST_COUNTERS},
 	    {"help", no_argument, NULL, 'h'},
 	    {"test-skip-lock", no_argument, NULL, OPT_SKIP_LOCK},
 	    {"test-race-window", no_argument, NULL, OPT_RACE_WINDOW},
@@ -1472,6 +1487,8 @@ int main(int argc, char **argv)
 		case OPT_LIST:
 			list_workloads();
 			return 0;
+		case OPT_LIST_COUNTERS:
+			return stress_model_list_counters();
 		case 'h':
 			usage(stdout);
 			return 0;

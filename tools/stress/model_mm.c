@@ -1111,7 +1111,7 @@ const struct stress_impl stress_model_numa_race = {
 
 RV_STAT_DEFINE(fork_lost_writes,
 	       "fork-race: parent writes that returned and then read back older (lost)");
-RV_STAT_DEFINE(fork_child_check_failures, "fork-race: forked children mm_check failed on");
+RV_STAT_DEFINE(fork_child_check_failures, "fork-race: forked children that failed mm_check");
 
 /* The forker: fork the process (from inside it, as a thread calling
  * fork()), check the child from the outside, let it exit. */

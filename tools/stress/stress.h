@@ -253,6 +253,7 @@ void stress_model_task_attach(struct task_struct *t);
 void stress_model_task_exit(struct task_struct *t);
 void stress_model_run_end(struct stress_run *run);
 void stress_model_switches_help(void);
+int stress_model_list_counters(void); /* --list-counters; exit status */
 /* name/value iteration for reports: fn called once per switch / counter. */
 void stress_model_foreach_switch(const void *sw,
 				 void (*fn)(const char *name, const char *value, void *arg),

@@ -59,6 +59,27 @@ int stress_model_check_switches(const void *sw)
 	return 0;
 }
 
+/*
+ * --list-counters: the model's counters and gauges with their help text
+ * (the gauges register when an instance starts: start one with the default
+ * switches and run nothing).  Exit status for main.
+ */
+int stress_model_list_counters(void)
+{
+	struct rv_switches sw;
+	int ret;
+
+	rv_switches_default(&sw);
+	ret = rv_instance_create(&sw);
+	if (ret) {
+		fprintf(stderr, "rcuvfs-stress: %s\n", strerror(-ret));
+		return 1;
+	}
+	ret = rv_stats_doc(stdout, RV_DOC_TEXT);
+	rv_instance_destroy();
+	return ret ? 1 : 0;
+}
+
 void stress_model_switches_help(void)
 {
 	rv_switches_help(stdout, "  ");

@@ -251,3 +251,44 @@ void rv_stats_reset(void)
 			__atomic_store_n(&t->v[i], 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&rv_stat_lock);
 }
+
+struct rv_stat_doc {
+	const char *name, *help;
+	bool gauge;
+};
+
+static int doc_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct rv_stat_doc *)a)->name, ((const struct rv_stat_doc *)b)->name);
+}
+
+int rv_stats_doc(FILE *out, int fmt)
+{
+	struct rv_stat_doc docs[RV_STAT_MAX + RV_GAUGE_MAX];
+	int n = 0, missing = 0;
+
+	pthread_mutex_lock(&rv_stat_lock);
+	for (int i = 0; i < rv_nstats; i++)
+		docs[n++] = (struct rv_stat_doc){ rv_stats[i]->name, rv_stats[i]->help, false };
+	for (int i = 0; i < rv_ngauges; i++)
+		docs[n++] = (struct rv_stat_doc){ rv_gauges[i].name, rv_gauges[i].help, true };
+	pthread_mutex_unlock(&rv_stat_lock);
+	/* registration order follows the link order: sort for stable output */
+	qsort(docs, (size_t)n, sizeof(docs[0]), doc_cmp);
+	if (fmt == RV_DOC_MD)
+		fprintf(out, "| name | kind | what it counts |\n|---|---|---|\n");
+	for (int i = 0; i < n; i++) {
+		const char *kind = docs[i].gauge ? "gauge" : "counter";
+
+		if (!docs[i].help || !*docs[i].help) {
+			fprintf(stderr, "rcuvfs: counter %s has no help text\n", docs[i].name);
+			missing++;
+			continue;
+		}
+		if (fmt == RV_DOC_MD)
+			fprintf(out, "| `%s` | %s | %s |\n", docs[i].name, kind, docs[i].help);
+		else
+			fprintf(out, "%s %s %s\n", docs[i].name, kind, docs[i].help);
+	}
+	return missing ? -EINVAL : 0;
+}

@@ -78,5 +78,11 @@ size_t rv_stats_format_text(char *buf, size_t len);
 /* {"name": value, ...}; returns bytes needed (like snprintf). */
 size_t rv_stats_format_json(char *buf, size_t len);
 void rv_stats_reset(void);
+/*
+ * Every registered counter and gauge, sorted by name, with its help text:
+ * "name kind help" per line (RV_DOC_TEXT) or a Markdown table (RV_DOC_MD);
+ * -EINVAL (after naming each on stderr) if one has no help text.
+ */
+int rv_stats_doc(FILE *out, int fmt);
 
 #endif /* RCUVFS_VFS_BASE_STATS_H */

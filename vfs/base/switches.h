@@ -97,5 +97,19 @@ void rv_switches_help(FILE *out, const char *prefix);
 void rv_switches_help_if(FILE *out, const char *prefix, bool (*keep)(const char *name));
 /* Iterate switch names in table order. */
 const char *rv_switch_name(int i); /* NULL past the end */
+/*
+ * Whether a switch acts only on model address spaces (page tables,
+ * faults, fork): the FUSE daemon maps nothing of its own and refuses it.
+ */
+bool rv_switch_mm_only(const char *name);
+
+/* Reference documentation generated from the tables' own strings. */
+enum rv_doc_format { RV_DOC_TEXT, RV_DOC_MD, RV_DOC_SCD };
+/*
+ * Every switch with what it selects, each value with the kernels that had
+ * it, the default, and whether the mount accepts it; -EINVAL (after
+ * naming each on stderr) if a switch or a value lacks its text.
+ */
+int rv_switches_doc(FILE *out, int fmt);
 
 #endif /* RCUVFS_VFS_BASE_SWITCHES_H */

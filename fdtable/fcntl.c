@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * fdtable/fcntl.c - fcntl(2) on a model fd (Linux: fs/fcntl.c do_fcntl):
+ * F_DUPFD, F_GETFD/F_SETFD, F_GETFL, and the lock commands, which reach
+ * locks/ through vfs_file_hooks (fdtable/ sits beside locks/ and does not
+ * include it; locks/ fills the hooks in at its init).
+ *
+ * Locking: the fd is looked up with fdget_raw (RCU, no file_lock); the
+ * close-on-exec bit is written under files->file_lock (set_close_on_exec,
+ * fdtable.c).  fcntl_setlk_fd re-reads the fd under files->file_lock after
+ * a lock is granted, which orders it against close_fd (see there); no lock
+ * of fdtable/ is held across a call into locks/.
+ */
+#include "fdtable/fdtable.h"
+
+RV_STAT_DEFINE(fcntl_close_races, "POSIX locks dropped by fcntl because the fd was closed meanwhile (-EBADF)");
+
+/*
+ * fcntl(fd, F_SETLK/F_SETLKW/F_OFD_SETLK/F_OFD_SETLKW, fl), as Linux's
+ * fcntl_setlk (fs/locks.c; the recovery as of 6.10, "filelock: Remove locks
+ * reliably when fcntl/close race is detected"): once a POSIX lock (not an
+ * unlock, not OFD) is granted, check that fd still names filp.  Another
+ * thread of the owner may have closed it while this one slept in F_SETLKW;
+ * that close's locks_remove_posix ran before the lock existed, so the lock
+ * would outlive every fd of its owner on the file.  The lookup is under
+ * files->file_lock, which orders it against close_fd's pick of the file
+ * (the file is then flushed, locks_remove_posix included); on a mismatch
+ * every POSIX lock of this owner on the file goes, as at that close, and
+ * the call fails with -EBADF.  Before 6.10 the kernel unlocked only the
+ * range just granted.
+ */
+static int fcntl_setlk_fd(unsigned int fd, struct file *filp, unsigned int cmd,
+			  struct flock *fl)
+{
+	struct files_struct *files = current->files;
+	struct file *now;
+	int err;
+
+	if (!vfs_file_hooks.fcntl_setlk)
+		return -EINVAL;
+	err = vfs_file_hooks.fcntl_setlk(filp, cmd, fl, files, current->tgid);
+	if (err || fl->l_type == F_UNLCK || cmd == F_OFD_SETLK || cmd == F_OFD_SETLKW)
+		return err;
+	spin_lock(&files->file_lock);
+	now = files_lookup_fd_raw(files, fd);
+	spin_unlock(&files->file_lock);
+	if (now != filp && !RV_MUTANT(setlk_close_race_ignored)) {
+		rv_stat_inc(fcntl_close_races);
+		if (vfs_file_hooks.locks_remove_posix)
+			vfs_file_hooks.locks_remove_posix(filp, files);
+		err = -EBADF;
+	}
+	return err;
+}
+
+int ksys_fcntl(unsigned int fd, unsigned int cmd, unsigned long arg)
+{
+	struct fd f = fdget_raw(fd);
+	int err;
+
+	if (!f.file)
+		return -EBADF;
+	switch (cmd) {
+	case F_DUPFD:
+	case F_DUPFD_CLOEXEC:
+		if (arg >= files_nofile(current->files)) {
+			err = -EINVAL;
+			break;
+		}
+		err = f_dupfd((unsigned int)arg, f.file, cmd == F_DUPFD_CLOEXEC ? O_CLOEXEC : 0);
+		break;
+	case F_GETFD:
+		err = get_close_on_exec(fd) ? FD_CLOEXEC : 0;
+		break;
+	case F_SETFD:
+		set_close_on_exec(fd, arg & FD_CLOEXEC);
+		err = 0;
+		break;
+	case F_GETFL:
+		err = (int)READ_ONCE(f.file->f_flags);
+		break;
+	case F_GETLK:
+	case F_OFD_GETLK:
+		err = vfs_file_hooks.fcntl_getlk
+			      ? vfs_file_hooks.fcntl_getlk(f.file, cmd, (struct flock *)arg, current->files)
+			      : -EINVAL;
+		break;
+	case F_SETLK:
+	case F_SETLKW:
+	case F_OFD_SETLK:
+	case F_OFD_SETLKW:
+		err = fcntl_setlk_fd(fd, f.file, cmd, (struct flock *)arg);
+		break;
+	default:
+		err = -EINVAL;
+		break;
+	}
+	fdput(f);
+	return err;
+}
