@@ -21,12 +21,16 @@
 # but no oracle saw it; equivalent, as argued in the catalogue).
 #
 # Usage: mutate.sh [--src DIR] [--build DIR] [--only NAME[,NAME...]]
-#                  [--area AREA] [--no-unit] [--no-build] [--check]
-#                  [--explore-timeout SEC] [--unit-timeout SEC] [--markdown]
-#   --check    only check that the catalogue and the sources agree (fast)
-#   --markdown print the table as Markdown (docs/explore.md)
+#                  [--area AREA] [--no-unit | --unit-if-missed] [--no-build]
+#                  [--check] [--expect-explorer] [--explore-timeout SEC]
+#                  [--unit-timeout SEC] [--markdown]
+#   --check            only check that the catalogue and the sources agree
+#   --unit-if-missed   run the unit tests only for mutants the explorer missed
+#   --expect-explorer  exit 1 unless the explorer found every mutant not
+#                      argued equivalent (long mode)
+#   --markdown         print the table as Markdown (docs/explore.md)
 # Exit: 0 done (the table is the result), 1 the catalogue and the sources
-# disagree, 2 usage.
+# disagree (or --expect-explorer and a mutant was missed), 2 usage.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
@@ -34,6 +38,8 @@ build=
 only=
 area=
 unit=1
+unit_missed=0
+expect_x=0
 dobuild=1
 checkonly=0
 markdown=0
@@ -50,6 +56,8 @@ while [ $# -gt 0 ]; do
 	--only) only=$2; shift ;;
 	--area) area=$2; shift ;;
 	--no-unit) unit=0 ;;
+	--unit-if-missed) unit_missed=1 ;;
+	--expect-explorer) expect_x=1 ;;
 	--no-build) dobuild=0 ;;
 	--check) checkonly=1 ;;
 	--markdown) markdown=1 ;;
@@ -107,11 +115,11 @@ field() { # json-line key
 	printf '%s\n' "$1" | sed -n "s/.*\"$2\": \"\([^\"]*\)\".*/\1/p"
 }
 
-nfound_x=0
-nfound_u=0
-nmissed=0
-nequiv=0
-n=0
+
+
+
+
+
 if [ $markdown = 1 ]; then
 	echo "| mutant | area | explorer (CI settings) | unit tests | result |"
 	echo "|---|---|---|---|---|"
@@ -154,7 +162,7 @@ grep -v '^#' "$cat" | grep -v '^[[:space:]]*$' | while IFS='|' read -r name mare
 	# the area's unit tests
 	ures=-
 	uwhy=
-	if [ $unit = 1 ]; then
+	if [ $unit = 1 ] && { [ $unit_missed = 0 ] || [ $xres != found ]; }; then
 		(cd "$build" && RCUVFS_MUTANT=$name RCUVFS_MUTANT_HIT=$hit \
 			timeout -s KILL "$utimeout" ctest -L unit -LE long -R "$regex" -j2 \
 			--timeout 300 >"$tmp/u.out" 2>&1)
@@ -185,9 +193,15 @@ grep -v '^#' "$cat" | grep -v '^[[:space:]]*$' | while IFS='|' read -r name mare
 		verdict="missed: ran, no oracle saw it"
 	fi
 	[ $xres != found ] || [ $ures != found ] || verdict="$verdict; unit tests: $uwhy"
+	[ $xres = found ] || [ $equiv = 1 ] || echo "$name" >>"$tmp/missed"
 	if [ $markdown = 1 ]; then
 		echo "| \`$name\` | $marea | $xres | $ures | $(echo "$verdict" | sed 's/|/\\|/g') |"
 	else
 		printf '%-34s %-8s %-9s %-9s %s\n' "$name" "$marea" "$xres" "$ures" "$verdict"
 	fi
 done
+if [ $expect_x = 1 ] && [ -s "$tmp/missed" ]; then
+	echo "mutate.sh: the explorer missed $(wc -l <"$tmp/missed") mutants: $(tr '\n' ' ' <"$tmp/missed")"
+	exit 1
+fi
+exit 0
