@@ -317,6 +317,8 @@ void vfs_getattr(struct inode *inode, struct kstat *st)
 		st->mode = READ_ONCE(inode->i_mode);
 		st->nlink = READ_ONCE(inode->i_nlink);
 		st->uid = READ_ONCE(inode->i_uid);
+		/* explorer: a writer may run between the two loads */
+		rv_sched_point("getattr: uid read, gid not yet");
 		st->gid = READ_ONCE(inode->i_gid);
 		st->rdev = inode->i_rdev;
 		st->size = __atomic_load_n(&inode->i_size, __ATOMIC_RELAXED);
@@ -396,6 +398,8 @@ int vfs_setattr(struct inode *inode, const struct iattr *attr)
 		WRITE_ONCE(inode->i_mode, (inode->i_mode & S_IFMT) | (attr->ia_mode & 07777));
 	if (v & ATTR_UID)
 		WRITE_ONCE(inode->i_uid, attr->ia_uid);
+	/* explorer: a lockless reader may run between the two stores */
+	rv_sched_point("setattr: uid stored, gid not yet");
 	if (v & ATTR_GID)
 		WRITE_ONCE(inode->i_gid, attr->ia_gid);
 	if (v & ATTR_ATIME)
