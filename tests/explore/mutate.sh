@@ -12,7 +12,10 @@
 #   - runs the explorer at CI settings: what the explore label runs
 #     (every scenario's matrix, exit-fsync at K = 3), stopping at the first
 #     configuration whose result is not the expected one; a clean design
-#     that fails is the mutant found, with its schedule id;
+#     that fails is the mutant found, with its schedule id.  The scenarios
+#     of the mutant's area run first (the same matrix lines and bounds, a
+#     subset of the label: a mutant they find, the label finds), the whole
+#     label only when they find nothing;
 #   - runs the unit tests of the mutant's area (the catalogue's regex; the
 #     harness's watchdog turns a hang into a failure within seconds);
 #   - records whether the mutated code ran at all (RCUVFS_MUTANT_HIT).
@@ -139,7 +142,16 @@ grep -v '^#' "$cat" | grep -v '^[[:space:]]*$' | while IFS='|' read -r name mare
 	# the explorer at CI settings: the explore label's two explorer runs
 	xres=missed
 	xwhy=
-	for args in "--scenario all --matrix --max-schedules 100000" \
+	case $marea in
+	fdtable) first=fget-reopen,fget-dup2,fget-expand,fget-expand-reopen,fd-install-expand,open-close-range,open-dup2,close-setlkw ;;
+	mm) first=touched-fault,tlb-mprotect,split-fault,fork-cow,fork-write,vma-reuse,truncate-cow,numa-fault ;;
+	locks) first=posix-deadlock,close-setlkw,posix-deadlock-nested,posix-reblock,lock-exclusion ;;
+	vfs) first=stat-setattr,rename-walk,rename-walk-rev,dput-lookup ;;
+	*) first=rwsem-handoff,rwsem-downgrade,sem-handoff,sem-signal,completion-signal,stat-setattr ;;
+	esac
+	"$x" --list | grep -q "^${first%%,*}\$" || first=
+	for args in ${first:+"--scenario $first --matrix --max-schedules 100000"} \
+		    "--scenario all --matrix --max-schedules 100000" \
 		    "--scenario exit-fsync --matrix --preemptions 3"; do
 		RCUVFS_MUTANT=$name RCUVFS_MUTANT_HIT=$hit timeout -s KILL "$xtimeout" \
 			"$x" $args --stop-unexpected --quiet --json "$tmp/x.json" \
