@@ -96,7 +96,7 @@ static struct xscenario rwsem_handoff = {
 	.ntasks = 3,
 	.nops = {1, 1, 1},
 	.opname = {{"read section"}, {"write section"}, {"read section"}},
-	.matrix_k = 2,
+	.matrix_k = 3, /* K = 3 exhausts in seconds (docs/explore.md, Depth) */
 	.variants = {
 		{"", false},
 	},
@@ -130,6 +130,7 @@ static struct xscenario rwsem_downgrade = {
 	.ntasks = 2,
 	.nops = {1, 1},
 	.opname = {{"read, signal"}, {"write, downgrade, wait"}},
+	.matrix_k = 3, /* K = 3 exhausts in seconds (docs/explore.md, Depth) */
 	.variants = {
 		{"", false},
 	},
@@ -226,7 +227,7 @@ static struct xscenario sem_signal = {
 	.ntasks = 3,
 	.nops = {1, 1, 1},
 	.opname = {{"down_interruptible"}, {"signal T0, up"}, {"trylock"}},
-	.matrix_k = 2,
+	.matrix_k = 3, /* K = 3 exhausts in seconds (docs/explore.md, Depth) */
 	.variants = {
 		{"", false},
 	},

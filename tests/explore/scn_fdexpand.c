@@ -200,6 +200,7 @@ static struct xscenario fd_install_expand = {
 	.opname = {{"open(A)"}, {"dup2(0,100)"}},
 	.params = {{"t0", {"open", "open64", "dup2"},
 		    "T0: open A at fd 1, open A at fd 64 (must expand too), dup2(0, 200)"}},
+	.matrix_k = 3, /* K = 3 exhausts in seconds (docs/explore.md, Depth) */
 	.variants = {
 		{"t0=open", false},
 		{"t0=open64", false},
@@ -270,6 +271,7 @@ static struct xscenario open_close_range = {
 	.ntasks = 2,
 	.nops = {1, 1},
 	.opname = {{"open(A)"}, {"close_range(0,300)"}},
+	.matrix_k = 3, /* K = 3 exhausts in seconds (docs/explore.md, Depth) */
 	.variants = {
 		{"", false},
 	},
@@ -330,6 +332,7 @@ static struct xscenario open_dup2 = {
 	.ntasks = 2,
 	.nops = {1, 1},
 	.opname = {{"open(A)"}, {"dup2(0,1)"}},
+	.matrix_k = 3, /* K = 3 exhausts in seconds (docs/explore.md, Depth) */
 	.variants = {
 		{"", false},
 	},
@@ -433,6 +436,7 @@ static struct xscenario fget_expand_reopen = {
 	.ntasks = 2,
 	.nops = {1, 4},
 	.opname = {{"fget(0)"}, {"dup2(1,100)", "close(0)", "reserve(0)+open(B)", "install(0,C)"}},
+	.matrix_k = 3, /* K = 3 exhausts in seconds (docs/explore.md, Depth) */
 	.variants = {
 		{"", false},
 		{"fileref=file-ref", false},

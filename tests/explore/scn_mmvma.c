@@ -151,6 +151,8 @@ static struct xscenario touched_fault = {
 	.params = {{"change", {"mprotect-all", "mprotect-tail", "munmap-all"},
 		    "mprotect the VMA read-only, mprotect its page 2 (the written one: a "
 		    "split), or munmap it"}},
+	.matrix_k = 3, /* K = 3 exhausts in seconds (docs/explore.md, Depth) */
+	.cross_k = 2,
 	.variants = {
 		{"change=mprotect-all", false},
 		{"change=mprotect-tail", false},
@@ -211,6 +213,7 @@ static struct xscenario tlb_mprotect = {
 	.ntasks = 2,
 	.nops = {1, 2},
 	.opname = {{"write(0xa0)"}, {"mprotect(READ)", "read"}},
+	.matrix_k = 3, /* K = 3 exhausts in seconds (docs/explore.md, Depth) */
 	.variants = {
 		{"", false},
 	},

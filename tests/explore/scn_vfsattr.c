@@ -70,6 +70,7 @@ static struct xscenario stat_setattr = {
 	.ntasks = 2,
 	.nops = {2, 1},
 	.opname = {{"stat", "stat"}, {"chown(2:2)"}},
+	.matrix_k = 3, /* K = 3 exhausts in seconds (docs/explore.md, Depth) */
 	.variants = {
 		{"", false},
 	},
