@@ -451,3 +451,78 @@ static struct xscenario fget_expand_reopen = {
 	.format = fxr_format,
 };
 XSCENARIO(fget_expand_reopen)
+
+/* ---- open vs fork ----------------------------------------------------------- */
+
+/*
+ * T0 opens A (fd 1 reserved, then installed) while T1, another thread of
+ * the process, forks.  The child gets A at fd 1 if the install came first,
+ * else nothing there: a reserved, uninstalled fd is not the child's
+ * (dup_fd clears its bit), so every fd the child has open has a file.
+ */
+struct ofk_priv {
+	struct task_struct *child;
+};
+
+static long ofk_op(struct xs_run *r, int task, int op)
+{
+	struct ofk_priv *p = r->priv;
+
+	if (task == 1) {
+		p->child = task_fork(current);
+		return p->child ? 0 : -ENOMEM;
+	}
+	return xfe_open('A');
+}
+
+static int ofk_check(struct xs_run *r, char *why, size_t len)
+{
+	struct ofk_priv *p = r->priv;
+	struct files_struct *cf;
+	struct file *a;
+
+	if (!p->child) {
+		snprintf(why, len, "fork failed");
+		return 1;
+	}
+	cf = p->child->files;
+	if (fdt_invariants(cf, 0, why, len) || fdt_invariants(r->task[1]->files, 0, why, len))
+		return 1;
+	a = files_lookup_fd_raw(cf, 1);
+	if (xfe_tag(files_lookup_fd_raw(cf, 0)) != 'Z' || (a && xfe_tag(a) != 'A')) {
+		snprintf(why, len, "the child's table: fd 0 %c, fd 1 %c",
+			 xfe_tag(files_lookup_fd_raw(cf, 0)), a ? xfe_tag(a) : '-');
+		return 1;
+	}
+	return 0;
+}
+
+static void ofk_teardown(struct xs_run *r)
+{
+	struct ofk_priv *p = r->priv;
+
+	if (p->child)
+		task_exit(p->child);
+	p->child = NULL;
+	xs_exit_tasks(r);
+}
+
+static struct xscenario open_fork = {
+	.name = "open-fork",
+	.summary = "open A (fd 1 reserved, then installed) vs fork by another thread",
+	.ntasks = 2,
+	.nops = {1, 1},
+	.opname = {{"open(A)"}, {"fork"}},
+	.matrix_k = 3, /* K = 3 exhausts in seconds (docs/explore.md, Depth) */
+	.variants = {
+		{"", false},
+	},
+	.priv_size = sizeof(struct ofk_priv),
+	.setup = ocr_setup,
+	.op = ofk_op,
+	.midcheck = ocr_midcheck,
+	.check = ofk_check,
+	.teardown = ofk_teardown,
+	.format = xfe_format,
+};
+XSCENARIO(open_fork)
