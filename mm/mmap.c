@@ -491,6 +491,7 @@ int __vma_start_read(struct mm_struct *mm, struct vm_area_struct *vma)
 		}
 		return 0;
 	}
+	rv_sched_point("vma_start_read: early check passed, before the reference");
 	if (unlikely(!vma_refcount_inc_limited(vma, &oldcnt)))
 		return oldcnt ? -EBUSY : -EAGAIN; /* -EAGAIN: detached under us */
 	rv_sched_point("vma_start_read: referenced, before the recheck");
