@@ -58,6 +58,7 @@ static struct {
 	bool matrix, quiet, trace, progress, keep_going, partial_ok, cross_first, iterative;
 	bool stop_unexpected;
 	const char *json;
+	const char *trace_html;
 } opt = {
 	.preemptions = 2,
 	.schedules = 1000,
@@ -98,6 +99,9 @@ static void usage(FILE *f)
 		"  --replay ID         run one schedule and print its trace (task, point,\n"
 		"                      code location) up to the failure\n"
 		"  --trace             print the trace of each failing schedule\n"
+		"  --trace-html FILE   with --replay: also write the trace as an HTML page\n"
+		"                      (a lane per task, code locations, preemptions,\n"
+		"                      locks held, results and the oracle's verdict)\n"
 		"  --partial-ok        a clean search stopped by --max-schedules or\n"
 		"                      --time-limit counts as clean for --expect\n"
 		"  --iterative         with --preemptions K: search at 0, 1, ... K preemptions\n"
@@ -612,6 +616,23 @@ static int replay(const char *id)
 	printf("%s\n", id);
 	xs_print_trace(stdout, &cfg, &out.xr, out.xstatus == RV_X_DONE ? xs_last_run() : NULL);
 	printf("%s%s\n", out.verdict == XS_FAIL ? "FAILED: " : "passed", out.why);
+	if (opt.trace_html) {
+		FILE *hf = fopen(opt.trace_html, "w");
+		char verdict[600];
+
+		if (!hf) {
+			perror(opt.trace_html);
+			_exit(2);
+		}
+		snprintf(verdict, sizeof(verdict), "%s%s", out.verdict == XS_FAIL ? "FAILED: " : "passed",
+			 out.why);
+		xs_write_trace_html(hf, &cfg, &out.xr, out.xstatus == RV_X_DONE ? xs_last_run() : NULL,
+				    id, verdict);
+		if (fclose(hf)) {
+			perror(opt.trace_html);
+			_exit(2);
+		}
+	}
 	fflush(NULL);
 	if (out.xstatus != RV_X_DONE)
 		_exit(1);
@@ -641,6 +662,7 @@ int main(int argc, char **argv)
 		{"end-checks-only", no_argument, NULL, 'E'},
 		{"cross-first", no_argument, NULL, 'C'},
 		{"stop-unexpected", no_argument, NULL, 'U'},
+		{"trace-html", required_argument, NULL, 'H'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -730,6 +752,9 @@ int main(int argc, char **argv)
 			break;
 		case 'U':
 			opt.stop_unexpected = true;
+			break;
+		case 'H':
+			opt.trace_html = optarg;
 			break;
 		case 'q':
 			opt.quiet = true;
