@@ -9,11 +9,16 @@
 #     find_package(rcuvfs REQUIRED) + target_link_libraries(t rcuvfs::rcuvfs)
 include(CMakePackageConfigHelpers)
 
-# rcuvfs-plot: a script, copied into build/bin with its version filled in.
-set(RCUVFS_VERSION ${PROJECT_VERSION})
-configure_file(${PROJECT_SOURCE_DIR}/tools/plot/rcuvfs-plot ${PROJECT_BINARY_DIR}/bin/rcuvfs-plot
-               @ONLY FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ
-               GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+# rcuvfs-plot: a script, copied into build/bin at every build with its
+# version and git commit filled in (cmake/plot-version.cmake).
+add_custom_target(rcuvfs_plot ALL
+  COMMAND ${CMAKE_COMMAND} -DIN=${PROJECT_SOURCE_DIR}/tools/plot/rcuvfs-plot
+          -DOUT=${PROJECT_BINARY_DIR}/bin/rcuvfs-plot -DVERSION=${PROJECT_VERSION}
+          -DGIT=${PROJECT_BINARY_DIR}/gen/rcuvfs_git.h
+          -P ${PROJECT_SOURCE_DIR}/cmake/plot-version.cmake
+  BYPRODUCTS ${PROJECT_BINARY_DIR}/bin/rcuvfs-plot
+  COMMENT "rcuvfs-plot")
+add_dependencies(rcuvfs_plot rcuvfs_git)
 install(PROGRAMS ${PROJECT_BINARY_DIR}/bin/rcuvfs-plot DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 install(TARGETS rcuvfs EXPORT rcuvfsTargets

@@ -19,7 +19,11 @@
  * Inode numbers (fuse_ino_t): FUSE_ROOT_ID is the model's root inode; the
  * control directory's objects use the small reserved numbers
  * RVF_INO_CTL_FIRST..RVF_INO_CTL_LAST; every other number is the address of
- * a model struct inode on which the kernel holds lookup references.
+ * a model struct inode on which the kernel holds lookup references, with
+ * the inode's own generation in every entry reply.  The one exception, a
+ * LOOKUP of "." or ".." in a node from a file handle the kernel no longer
+ * holds (export support), is resolved against the superblock's live inodes
+ * before use (ops.c rvf_inode_get_checked).
  *
  * Lookup counts: every lookup reply (lookup, create, mknod, mkdir, symlink,
  * link, readdirplus entries actually returned) holds one inode reference
@@ -68,6 +72,10 @@ struct rvf_config {
 	 * as mount.fuse3 passes them (an fstab line "rcuvfs /mnt fuse.rcuvfs") */
 	char *nonopt[2];
 	int nr_nonopt;
+	int user_fsname; /* -o fsname= given: it names the mount */
+	int remount;	 /* -o remount (mount -o remount): rvf_remount */
+	char *opts[64]; /* the -o options rcuvfs did not take (remount) */
+	int nr_opts;
 };
 
 /*
@@ -80,6 +88,10 @@ void rvf_print_help(FILE *out, const char *progname);
 /* Whether a model switch has an effect on a mount (else -o refuses it). */
 bool rvf_switch_acts(const char *name);
 void rvf_print_version(FILE *out);
+/* mount -o remount: apply ro/rw and the mount flags to the mount at
+ * cfg->mountpoint (mount(2) MS_REMOUNT); exit status (0, 1, or 2 for an
+ * option a remount cannot change), after one line on stderr. */
+int rvf_remount(const struct rvf_config *cfg);
 /* --list-counters: every counter and gauge of a mount with its help text */
 int rvf_list_counters(FILE *out);
 void rvf_register_gauges(void);

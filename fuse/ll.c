@@ -75,6 +75,20 @@ static void lo_init(void *userdata, struct fuse_conn_info *conn)
 		conn->want |= FUSE_CAP_POSIX_LOCKS;
 	if (conn->capable & FUSE_CAP_FLOCK_LOCKS)
 		conn->want |= FUSE_CAP_FLOCK_LOCKS;
+	/*
+	 * Privilege stripping by the model (fuse/ops.c kill_privs): the kernel
+	 * then leaves S_ISUID/S_ISGID to us, where it would apply the pre-6.2
+	 * rule itself (fuse_setattr: setgid only with group execute).
+	 * libfuse 3.14 has no FUSE_CAP_HANDLE_KILLPRIV_V2 (later versions
+	 * do), so the kernel keeps asking for security.capability before
+	 * every write (no SB_NOSEC).
+	 */
+	if (conn->capable & FUSE_CAP_HANDLE_KILLPRIV)
+		conn->want |= FUSE_CAP_HANDLE_KILLPRIV;
+	/* file handles (name_to_handle_at, NFS export) that outlive the
+	 * kernel's inode: it looks the node up again by "." (ops.c lookup_dot) */
+	if (conn->capable & FUSE_CAP_EXPORT_SUPPORT)
+		conn->want |= FUSE_CAP_EXPORT_SUPPORT;
 }
 
 static void lo_destroy(void *userdata)

@@ -257,6 +257,7 @@ int main(int argc, char **argv)
 	 * same, so the two are compared on the same allocator path.
 	 */
 	mallopt(M_MXFAST, 160);
+	ret = 2; /* until the options are parsed, a failure is a usage error */
 	if (rvf_parse_args(&args, cfg) != 0)
 		goto out_args;
 	if (cfg->show_help) {
@@ -273,16 +274,22 @@ int main(int argc, char **argv)
 		ret = rvf_list_counters(stdout);
 		goto out_args;
 	}
+	if (cfg->remount) {
+		ret = rvf_remount(cfg);
+		goto out_args;
+	}
 	if (!cfg->foreground && cfg->log_file) {
 		rvf_log_fd = open(cfg->log_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
 		if (rvf_log_fd < 0) {
 			fprintf(stderr, "rcuvfs: -o log=%s: %s\n", cfg->log_file, strerror(errno));
+			ret = 1;
 			goto out_args;
 		}
 	}
 	se = fuse_session_new(&args, &rvf_ll_ops, sizeof(rvf_ll_ops), NULL);
 	if (!se)
-		goto out_args; /* libfuse named the bad option */
+		goto out_args; /* libfuse named the bad option (exit 2) */
+	ret = 1;
 	/*
 	 * A shell starts background jobs with SIGINT ignored, and libfuse only
 	 * replaces default dispositions: SIGINT and SIGTERM always unmount.

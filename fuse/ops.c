@@ -260,10 +260,124 @@ static const struct cred *ctx_cred(const struct rvf_ctx *ctx, struct cred *c)
 {
 	c->fsuid = ctx->uid;
 	c->fsgid = ctx->gid;
+	c->groups = NULL;
+	c->ngroups = 0;
 	/* the kernel's vfs_prepare_mode ran above FUSE, with the caller's
 	 * supplementary groups the request does not carry */
 	c->mode_prepared = ctx->req != NULL;
+	/* and its xattr privilege checks (cap_inode_setxattr/removexattr) */
+	c->xattr_checked = ctx->req != NULL;
 	return c;
+}
+
+/*
+ * Privilege stripping, which the kernel leaves to the daemon once it
+ * negotiated FUSE_CAP_HANDLE_KILLPRIV (lo_init): fuse_setattr (fs/fuse/dir.c,
+ * Linux 6.x) then drops the ATTR_KILL_SUID/ATTR_KILL_SGID that
+ * file_remove_privs (write, fallocate), do_truncate (truncate, open with
+ * O_TRUNC) and chown_common pass it, so the model applies them here with
+ * the caller's credentials: setattr_should_drop_suidgid's rule for a write,
+ * fallocate or truncate, chown_common's for a chown.  The capability
+ * (security.capability) the kernel still removes itself, with a REMOVEXATTR
+ * in the writer's name (cap_inode_killpriv), which the model accepts
+ * (xattr_checked).  privs_to_drop says what to drop (0 in the common case:
+ * no S_ISUID/S_ISGID); the caller's supplementary groups are read
+ * (fuse_req_getgroups, from /proc) only when they decide: a setgid file
+ * without group execute whose group is not the caller's fsgid.
+ */
+static unsigned int privs_to_drop(const struct rvf_ctx *ctx, struct inode *inode, bool chown)
+{
+	uint32_t mode = READ_ONCE(inode->i_mode);
+	gid_t groups[64];
+	struct cred c;
+	int n;
+
+	if (likely(!(mode & (S_ISUID | S_ISGID))))
+		return 0;
+	ctx_cred(ctx, &c);
+	if ((mode & (S_ISGID | S_IXGRP)) == S_ISGID && c.fsuid != 0 &&
+	    c.fsgid != READ_ONCE(inode->i_gid) && ctx->req) {
+		n = fuse_req_getgroups(ctx->req, (int)ARRAY_SIZE(groups), groups);
+		if (n > 0) {
+			c.groups = groups;
+			c.ngroups = n < (int)ARRAY_SIZE(groups) ? n : (int)ARRAY_SIZE(groups);
+		}
+	}
+	return chown ? vfs_chown_drop_suidgid(inode, &c) : vfs_should_drop_suidgid(inode, &c);
+}
+
+static void kill_privs(const struct rvf_ctx *ctx, struct inode *inode)
+{
+	struct iattr ia;
+
+	memset(&ia, 0, sizeof(ia));
+	ia.ia_valid = privs_to_drop(ctx, inode, false);
+	if (unlikely(ia.ia_valid))
+		vfs_setattr(inode, &ia);
+}
+
+/*
+ * The inode behind a node id the kernel may hold no lookup count on: a
+ * file handle's (open_by_handle_at after the kernel dropped its inode,
+ * FUSE_CAP_EXPORT_SUPPORT).  Its object may have been freed, or freed and
+ * reused for another inode, so the id is only compared against the
+ * superblock's live inodes (the list walk of the kernel's ilookup5 with
+ * fuse_inode_eq, by address), and a reference taken unless the inode is
+ * being evicted.  A reused object is told from the old node by its
+ * generation: new_inode gives every inode its own, the entry reply carries
+ * it and the kernel's fuse_get_dentry compares it with the handle's
+ * (ESTALE).  NULL: no such node (ESTALE).
+ */
+static struct inode *rvf_inode_get_checked(fuse_ino_t ino)
+{
+	struct inode *inode, *found = NULL;
+	int c;
+
+	if (ino == FUSE_ROOT_ID) {
+		ihold(rvf.root);
+		return rvf.root;
+	}
+	spin_lock(&rv_sb->s_inode_list_lock);
+	list_for_each_entry(inode, &rv_sb->s_inodes, i_sb_list)
+	{
+		if ((fuse_ino_t)(uintptr_t)inode != ino)
+			continue;
+		c = __atomic_load_n(&inode->i_count, __ATOMIC_RELAXED);
+		while (c > 0 && !__atomic_compare_exchange_n(&inode->i_count, &c, c + 1, true,
+							     __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			;
+		if (c > 0)
+			found = inode;
+		break;
+	}
+	spin_unlock(&rv_sb->s_inode_list_lock);
+	return found;
+}
+
+/*
+ * LOOKUP of "." and "..": the kernel sends them only for export
+ * (fs/fuse/inode.c, Linux 6.x: fuse_get_dentry looks up "." in the node of
+ * a file handle whose inode it dropped, of any file type; fuse_get_parent
+ * looks up ".." in a directory to reconnect it).  The node is resolved
+ * through rvf_inode_get_checked, never dereferenced unchecked.
+ */
+static int lookup_dot(fuse_ino_t ino, bool dotdot, struct fuse_entry_param *e)
+{
+	struct inode *inode = rvf_inode_get_checked(ino), *parent;
+	int err;
+
+	if (!inode)
+		return -ESTALE;
+	if (!dotdot) {
+		make_entry(inode, e); /* the reference becomes the lookup count */
+		return 0;
+	}
+	err = vfs_lookup(inode, "..", &parent);
+	iput(inode);
+	if (err)
+		return err;
+	make_entry(parent, e);
+	return 0;
 }
 
 int rvf_op_lookup(const struct rvf_ctx *ctx, fuse_ino_t parent, const char *name,
@@ -275,6 +389,8 @@ int rvf_op_lookup(const struct rvf_ctx *ctx, fuse_ino_t parent, const char *name
 	if (rvf_ino_is_ctl(parent) || reserved_name(parent, name))
 		return rvf_ctl_lookup(parent, name, e);
 	rvf_enter();
+	if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
+		return lookup_dot(parent, name[1] == '.', e);
 	err = vfs_lookup(rvf_inode(parent), name, &inode);
 	if (err)
 		return err;
@@ -369,6 +485,28 @@ int rvf_op_setattr(const struct rvf_ctx *ctx, fuse_ino_t ino, const struct stat 
 	 */
 	if ((to_set & FUSE_SET_ATTR_CTIME) || !to_set)
 		ia.ia_valid |= ATTR_CTIME;
+	/*
+	 * The kernel's ATTR_KILL_SUID/SGID, left to us (privs_to_drop): a
+	 * chown drops them as chown_common says, a truncate as do_truncate
+	 * does.  A SETATTR with nothing valid is chown(f, -1, -1) or
+	 * file_remove_privs's notify_change before a write: the same bits for
+	 * a caller without CAP_FSETID, and only a chown reaches here from one
+	 * with it, so chown's rule serves both.  setattr_prepare would refuse
+	 * the mode change to a non-owner (EPERM), but a write's stripping
+	 * passes ATTR_FORCE, which the request does not carry: only an
+	 * explicit chown gets EPERM here.
+	 */
+	if (to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID) || !to_set) {
+		unsigned int kill = privs_to_drop(ctx, inode, true);
+
+		if (kill && to_set && ctx->uid != 0 && ctx->uid != READ_ONCE(inode->i_uid)) {
+			if (file)
+				fput(file);
+			return -EPERM;
+		}
+		ia.ia_valid |= kill;
+	} else if (to_set & FUSE_SET_ATTR_SIZE)
+		ia.ia_valid |= privs_to_drop(ctx, inode, false);
 	/* vfs_setattr takes the BKL itself when bkl_ops has setattr */
 	err = ia.ia_valid ? vfs_setattr(inode, &ia) : 0;
 	if (file)
@@ -486,13 +624,15 @@ int rvf_op_rmdir(const struct rvf_ctx *ctx, fuse_ino_t parent, const char *name)
 int rvf_op_rename(const struct rvf_ctx *ctx, fuse_ino_t parent, const char *name,
 		  fuse_ino_t newparent, const char *newname, unsigned int flags)
 {
+	struct cred c;
+
 	if (rvf_ino_is_ctl(parent) || rvf_ino_is_ctl(newparent) || reserved_name(parent, name) ||
 	    reserved_name(newparent, newname))
 		return -EPERM;
-	if (flags & ~(unsigned int)(RENAME_NOREPLACE | RENAME_EXCHANGE))
-		return -EINVAL; /* RENAME_WHITEOUT: no overlayfs upper here */
 	rvf_enter();
-	return vfs_rename(rvf_inode(parent), name, rvf_inode(newparent), newname, flags);
+	/* RENAME_WHITEOUT: the whiteout is the caller's, as shmem_mknod makes it */
+	return vfs_rename_cred(rvf_inode(parent), name, rvf_inode(newparent), newname, flags,
+			       ctx_cred(ctx, &c));
 }
 
 /* ---- handles ------------------------------------------------------------------ */
@@ -554,6 +694,10 @@ int rvf_op_open(const struct rvf_ctx *ctx, fuse_ino_t ino, int flags, uint64_t *
 		return rvf_ctl_open(ino, flags, fh);
 	}
 	rvf_enter();
+	/* O_TRUNC: do_truncate's privilege stripping (the kernel truncates
+	 * through this open: atomic_o_trunc) */
+	if (flags & O_TRUNC)
+		kill_privs(ctx, rvf_inode(ino));
 	/* the open runs under the BKL when bkl_ops has open (vfs/) */
 	err = vfs_open_inode(rvf_inode(ino), open_flags(flags), &file);
 	if (err)
@@ -619,6 +763,7 @@ ssize_t rvf_op_write(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, con
 	file = rvf_fget(fh);
 	if (!file)
 		return -EBADF;
+	kill_privs(ctx, file->f_inode); /* file_remove_privs */
 	n = vfs_write(file, buf, size, &pos);
 	fput(file);
 	return n;
@@ -765,9 +910,10 @@ static int rd_collect_actor(void *arg, const char *name, size_t namelen, uint64_
 	return 0;
 }
 
-static int readdir_plus(const struct rvf_ctx *ctx, struct inode *dir, off_t off, char *buf,
+static int readdir_plus(const struct rvf_ctx *ctx, struct file *file, off_t off, char *buf,
 			size_t size, size_t *used)
 {
+	struct inode *dir = file->f_inode;
 	struct rd_collect rc = {NULL, 0, 0, size, dir == rvf.root};
 	struct fuse_entry_param e;
 	struct inode *inode;
@@ -775,7 +921,7 @@ static int readdir_plus(const struct rvf_ctx *ctx, struct inode *dir, off_t off,
 	int64_t ret;
 	bool full = false;
 
-	ret = vfs_readdir(dir, off, rd_collect_actor, &rc);
+	ret = vfs_iterate_dir(file, off, rd_collect_actor, &rc);
 	for (i = 0; i < rc.n; i++) {
 		struct rd_name *r = rc.v[i];
 		bool dot = !strcmp(r->name, ".") || !strcmp(r->name, "..");
@@ -838,10 +984,10 @@ int rvf_op_readdir(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, off_t
 		return -EBADF;
 	dir = file->f_inode;
 	if (plus) {
-		err = readdir_plus(ctx, dir, off, buf, size, used);
+		err = readdir_plus(ctx, file, off, buf, size, used);
 	} else {
 		rd.root = dir == rvf.root;
-		ret = vfs_readdir(dir, off, rd_plain_actor, &rd);
+		ret = vfs_iterate_dir(file, off, rd_plain_actor, &rd);
 		if (ret < 0)
 			err = (int)ret;
 		*used = rd.pos;
@@ -912,6 +1058,7 @@ int rvf_op_fallocate(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, int
 	file = rvf_fget(fh);
 	if (!file)
 		return -EBADF;
+	kill_privs(ctx, file->f_inode); /* fuse_file_fallocate's file_modified */
 	/* the modes tmpfs has (vfs_fallocate says EOPNOTSUPP to the others) */
 	err = vfs_fallocate(file, mode, off, len);
 	fput(file);

@@ -7,8 +7,9 @@
  *
  * mount -t fuse.rcuvfs SOURCE DIR (an fstab line "rcuvfs DIR fuse.rcuvfs
  * OPTS") makes mount.fuse3 run "rcuvfs SOURCE DIR -o OPTS": with two
- * arguments that are not options the first is the source, which rcuvfs
- * ignores (it has no backing device), and the second the mountpoint.
+ * arguments that are not options the first is the source, which becomes
+ * the mount's fsname (unless -o fsname= names it), and the second the
+ * mountpoint.
  *
  * rcuvfs's own options are taken out of the argument list with fuse_opt:
  * every model switch (base's registry: filelock, bkl, bkl_ops, fileref,
@@ -21,9 +22,13 @@
  * Locking: none (runs once, single-threaded, before anything starts).
  */
 #include "fuse/daemon.h"
+#include "tools/cli.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/vfs.h>
 
 enum {
 	KEY_HELP,
@@ -92,12 +97,31 @@ static int rvf_opt_proc(void *data, const char *arg, int key, struct fuse_args *
 		cfg->nr_nonopt++;
 		return 0; /* given back below: the mountpoint alone */
 	case FUSE_OPT_KEY_OPT:
+		/* libfuse's command-line flags; any other "-..." is unknown */
+		if (arg[0] == '-') {
+			if (!strcmp(arg, "-f") || !strcmp(arg, "-d") || !strcmp(arg, "-s"))
+				return 1;
+			fprintf(stderr, "rcuvfs: unknown option '%s' (try --help)\n", arg);
+			return -1;
+		}
 		eq = strchr(arg, '=');
 		n = eq ? (size_t)(eq - arg) : strlen(arg);
 		if (n >= sizeof(name))
 			return 1;
 		memcpy(name, arg, n);
 		name[n] = '\0';
+		if (!strcmp(name, "fsname"))
+			cfg->user_fsname = 1; /* the user's name for the mount wins */
+		if (!strcmp(name, "remount")) {
+			cfg->remount = 1;
+			return 0;
+		}
+		/* every option, for a remount (rvf_remount reads them) */
+		if (cfg->nr_opts < (int)ARRAY_SIZE(cfg->opts) &&
+		    !(cfg->opts[cfg->nr_opts] = strdup(arg)))
+			return -1;
+		if (cfg->nr_opts < (int)ARRAY_SIZE(cfg->opts))
+			cfg->nr_opts++;
 		if (!rv_switch_known(name))
 			return 1; /* libfuse's (or unknown: fuse_session_new says so) */
 		if (!rvf_switch_acts(name)) {
@@ -118,6 +142,32 @@ static int rvf_opt_proc(void *data, const char *arg, int key, struct fuse_args *
 	}
 }
 
+/*
+ * The mount's source (the first field of /proc/mounts, what umount SOURCE
+ * and findmnt --source match): the user's -o fsname= as given; else the
+ * SOURCE of "rcuvfs SOURCE MOUNTPOINT" (mount -t fuse.rcuvfs SOURCE DIR,
+ * an fstab line), as a block file system's device would be; else "rcuvfs".
+ * Commas and backslashes in SOURCE are escaped for libfuse's option parser.
+ */
+static int add_fsname(struct fuse_args *args, const struct rvf_config *cfg)
+{
+	char *opt = NULL, *fsname;
+	int err;
+
+	if (cfg->user_fsname)
+		return 0;
+	if (asprintf(&fsname, "fsname=%s", cfg->nr_nonopt == 2 ? cfg->nonopt[0] : "rcuvfs") < 0)
+		return -1;
+	err = fuse_opt_add_opt_escaped(&opt, fsname);
+	free(fsname);
+	if (!err)
+		err = fuse_opt_add_arg(args, "-o");
+	if (!err)
+		err = fuse_opt_add_arg(args, opt);
+	free(opt);
+	return err ? -1 : 0;
+}
+
 int rvf_parse_args(struct fuse_args *args, struct rvf_config *cfg)
 {
 	struct fuse_cmdline_opts fo;
@@ -129,6 +179,15 @@ int rvf_parse_args(struct fuse_args *args, struct rvf_config *cfg)
 		return -1;
 	if (cfg->show_help || cfg->show_version || cfg->list_counters)
 		return 0;
+	if (cfg->remount) {
+		/* mount -o remount: no new daemon, rvf_remount changes the mount */
+		if (!cfg->nr_nonopt) {
+			fprintf(stderr, "rcuvfs: -o remount: no mountpoint given\n");
+			return -1;
+		}
+		cfg->mountpoint = strdup(cfg->nonopt[cfg->nr_nonopt - 1]);
+		return cfg->mountpoint ? 0 : -1;
+	}
 	/* MOUNTPOINT, or SOURCE MOUNTPOINT (mount.fuse3): hand libfuse the last */
 	if (cfg->nr_nonopt &&
 	    fuse_opt_add_arg(args, cfg->nonopt[cfg->nr_nonopt - 1]) != 0)
@@ -166,8 +225,82 @@ int rvf_parse_args(struct fuse_args *args, struct rvf_config *cfg)
 		return -1;
 	}
 	/* the kernel checks permissions from the attributes the model returns */
-	if (fuse_opt_add_arg(args, "-odefault_permissions,fsname=rcuvfs,subtype=rcuvfs"))
+	if (fuse_opt_add_arg(args, "-odefault_permissions,subtype=rcuvfs"))
 		return -1;
+	return add_fsname(args, cfg);
+}
+
+/*
+ * mount -o remount,ro DIR (and remount,rw, the mount flags): mount.fuse3
+ * runs "rcuvfs SOURCE DIR -o OPTIONS,remount" with the options of the
+ * mount as /proc/mounts shows them.  A new daemon cannot take over a
+ * mount, so rcuvfs remounts the existing one the way mount -i would:
+ * mount(2) with MS_REMOUNT and the flags, which the kernel applies to the
+ * FUSE superblock (fuse_reconfigure: a read-only superblock refuses every
+ * change with EROFS in the VFS, before a request reaches the daemon) and
+ * to the mount.  What is fixed for the life of the mount (the model's
+ * switches, the daemon's options) is refused if asked for; the options
+ * mount.fuse3 copies from /proc/mounts (user_id, group_id,
+ * default_permissions, allow_other, ...) are accepted as they are.
+ */
+static const struct {
+	const char *name;
+	unsigned long set, clear;
+} rvf_remount_flags[] = {
+    {"ro", MS_RDONLY, 0},	   {"rw", 0, MS_RDONLY},
+    {"nosuid", MS_NOSUID, 0},	   {"suid", 0, MS_NOSUID},
+    {"nodev", MS_NODEV, 0},	   {"dev", 0, MS_NODEV},
+    {"noexec", MS_NOEXEC, 0},	   {"exec", 0, MS_NOEXEC},
+    {"noatime", MS_NOATIME, 0},	   {"atime", 0, MS_NOATIME},
+    {"nodiratime", MS_NODIRATIME, 0}, {"diratime", 0, MS_NODIRATIME},
+    {"relatime", MS_RELATIME, 0},  {"norelatime", 0, MS_RELATIME},
+    {"strictatime", MS_STRICTATIME, 0}, {"sync", MS_SYNCHRONOUS, 0},
+    {"async", 0, MS_SYNCHRONOUS},  {"dirsync", MS_DIRSYNC, 0},
+};
+static const char *const rvf_remount_same[] = {"user_id", "group_id", "default_permissions",
+					       "allow_other", "allow_root", "fsname",
+					       "subtype", "blksize", "max_read"};
+
+int rvf_remount(const struct rvf_config *cfg)
+{
+	unsigned long flags = MS_REMOUNT;
+	struct statfs sfs;
+	char name[64];
+
+	for (int i = 0; i < cfg->nr_opts; i++) {
+		const char *o = cfg->opts[i], *eq = strchr(o, '=');
+		size_t n = eq ? (size_t)(eq - o) : strlen(o), k;
+		bool known = false;
+
+		if (n >= sizeof(name))
+			n = sizeof(name) - 1;
+		memcpy(name, o, n);
+		name[n] = '\0';
+		for (k = 0; k < ARRAY_SIZE(rvf_remount_flags); k++)
+			if (!strcmp(name, rvf_remount_flags[k].name)) {
+				flags = (flags | rvf_remount_flags[k].set) & ~rvf_remount_flags[k].clear;
+				known = true;
+			}
+		for (k = 0; k < ARRAY_SIZE(rvf_remount_same); k++)
+			if (!strcmp(name, rvf_remount_same[k]))
+				known = true;
+		if (!known) {
+			fprintf(stderr,
+				"rcuvfs: -o remount: '%s' is fixed for the life of the mount (a "
+				"remount changes ro/rw and the mount flags only; unmount and mount "
+				"again to change it)\n",
+				o);
+			return 2;
+		}
+	}
+	if (statfs(cfg->mountpoint, &sfs) != 0 || sfs.f_type != 0x65735546 /* FUSE_SUPER_MAGIC */) {
+		fprintf(stderr, "rcuvfs: -o remount: %s is not a FUSE mount\n", cfg->mountpoint);
+		return 1;
+	}
+	if (mount(NULL, cfg->mountpoint, NULL, flags, NULL) != 0) {
+		fprintf(stderr, "rcuvfs: -o remount: %s: %s\n", cfg->mountpoint, strerror(errno));
+		return 1;
+	}
 	return 0;
 }
 
@@ -176,7 +309,8 @@ void rvf_print_help(FILE *out, const char *progname)
 	fprintf(out,
 		"usage: %s MOUNTPOINT [options]\n"
 		"       %s SOURCE MOUNTPOINT -o options   (as mount.fuse3 runs it: SOURCE\n"
-		"                 is ignored; fstab: rcuvfs /mnt fuse.rcuvfs options 0 0)\n"
+		"                 names the mount, as -o fsname= does; fstab: rcuvfs /mnt\n"
+		"                 fuse.rcuvfs options 0 0)\n"
 		"\n"
 		"Mount the rcuvfs model (a userspace model of the Linux VFS) with FUSE.\n"
 		"\n"
@@ -199,6 +333,10 @@ void rvf_print_help(FILE *out, const char *progname)
 		"                           (default: syslog, facility daemon)\n"
 		"    -o test_skip_locks     TEST ONLY: lock requests succeed without locking\n"
 		"                           (shows that lock verification catches it)\n"
+		"    -o fsname=NAME         the mount's source in /proc/mounts (default:\n"
+		"                           SOURCE if given, else rcuvfs)\n"
+		"    -o remount[,ro|rw,...] (mount -o remount,ro DIR) change the running\n"
+		"                           mount's ro/rw and mount flags; no new daemon\n"
 		"    -o allow_other         let other users see the mount (default: only\n"
 		"                           the mounting user); default_permissions is\n"
 		"                           always on: the kernel checks the model's modes\n"
@@ -219,7 +357,7 @@ void rvf_print_help(FILE *out, const char *progname)
 
 void rvf_print_version(FILE *out)
 {
-	fprintf(out, "rcuvfs %s (libfuse %s, FUSE_USE_VERSION %d)\n", RCUVFS_VERSION,
-		fuse_pkgversion(), FUSE_USE_VERSION);
+	rv_cli_fversion(out, "rcuvfs");
+	fprintf(out, "libfuse %s, FUSE_USE_VERSION %d\n", fuse_pkgversion(), FUSE_USE_VERSION);
 	fprintf(out, "%s\n", rv_rcu_describe());
 }

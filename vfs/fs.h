@@ -118,11 +118,19 @@ extern struct vfs_hooks vfs_hooks;
 /* ------------------------------------------------------------------ */
 struct cred {
 	uid_t fsuid;
-	gid_t fsgid; /* the model has no supplementary groups: fsgid is the one */
+	gid_t fsgid;
+	/* supplementary groups (in_group_p), when the caller has them;
+	 * fsuid 0 stands for the capabilities (CAP_FSETID, ...) */
+	const gid_t *groups;
+	int ngroups;
 	/* the mode already went through vfs_prepare_mode (umask, and
 	 * mode_strip_sgid with the caller's supplementary groups): the FUSE
 	 * daemon, below the kernel's VFS, sets it */
 	bool mode_prepared;
+	/* the caller's privilege for an xattr change was checked above the
+	 * model (the kernel's cap_inode_setxattr/removexattr, or its own
+	 * cap_inode_killpriv): the FUSE daemon sets it */
+	bool xattr_checked;
 };
 
 /* ------------------------------------------------------------------ */
@@ -252,6 +260,8 @@ struct kstat {
 #define ATTR_CTIME     (1u << 6)
 #define ATTR_ATIME_SET (1u << 7) /* use ia_atime, else now */
 #define ATTR_MTIME_SET (1u << 8) /* use ia_mtime, else now */
+#define ATTR_KILL_SUID (1u << 11) /* clear S_ISUID if set (notify_change) */
+#define ATTR_KILL_SGID (1u << 12) /* clear S_ISGID if set */
 
 struct iattr {
 	unsigned int ia_valid;
@@ -360,14 +370,29 @@ int vfs_rmdir(struct inode *dir, const char *name);
 #define RENAME_NOREPLACE (1 << 0)
 #define RENAME_EXCHANGE	 (1 << 1)
 #endif
+#ifndef RENAME_WHITEOUT
+#define RENAME_WHITEOUT (1 << 2)
+#endif
 int vfs_rename(struct inode *olddir, const char *oldname, struct inode *newdir, const char *newname,
 	       unsigned int flags);
+/* As vfs_rename; RENAME_WHITEOUT's whiteout (a 0:0 character device at
+ * the old name, as tmpfs makes it) is owned by cred (NULL: root). */
+int vfs_rename_cred(struct inode *olddir, const char *oldname, struct inode *newdir,
+		    const char *newname, unsigned int flags, const struct cred *cred);
 /* Copies the target (not NUL-terminated if it does not fit); returns its
  * length copied or -errno (-EINVAL: not a symlink). */
 ssize_t vfs_readlink(struct inode *inode, char *buf, size_t len);
 void vfs_getattr(struct inode *inode, struct kstat *st);
 int vfs_setattr(struct inode *inode, const struct iattr *attr);
 void vfs_statfs(struct kstatfs *st);
+/*
+ * Privilege stripping (vfs/inode.c): the ATTR_KILL_SUID/ATTR_KILL_SGID a
+ * write, fallocate or truncate by cred must apply (file_remove_privs'
+ * setattr_should_drop_suidgid), and the ones a chown applies (chown_common);
+ * 0: none.  vfs_setattr applies them to the mode it finds under i_rwsem.
+ */
+unsigned int vfs_should_drop_suidgid(const struct inode *inode, const struct cred *cred);
+unsigned int vfs_chown_drop_suidgid(const struct inode *inode, const struct cred *cred);
 
 /*
  * readdir: calls actor for each entry from position pos on ("." is 0, ".."
@@ -381,6 +406,14 @@ void vfs_statfs(struct kstatfs *st);
 typedef int (*filldir_t)(void *ctx, const char *name, size_t namelen, uint64_t ino, unsigned dtype,
 			 int64_t next_pos);
 int64_t vfs_readdir(struct inode *dir, int64_t pos, filldir_t actor, void *ctx);
+/*
+ * readdir through an open directory: as vfs_readdir, but the walk ends at
+ * the end of the directory as it was when the file's walk started (its
+ * read from position 0, or its first read): entries created or renamed
+ * after that (a rename gives the entry a new offset) are not met, so a
+ * walk ends while entries are renamed, and meets each entry at most once.
+ */
+int64_t vfs_iterate_dir(struct file *file, int64_t pos, filldir_t actor, void *ctx);
 
 /*
  * Extended attributes (vfs/xattr.c): tmpfs's namespaces user., trusted.

@@ -751,9 +751,33 @@ static void unlock_rename(struct dentry *p1, struct dentry *p2)
 	}
 }
 
+/*
+ * RENAME_WHITEOUT as shmem_rename2/shmem_whiteout do it (mm/shmem.c, Linux
+ * 6.x): a character device 0:0 (WHITEOUT_DEV, mode 0 besides S_IFCHR)
+ * owned by the renamer takes the old name, counted in the old directory's
+ * size like any entry.  shmem creates it before the move and hashes it
+ * beside the old dentry; the model's dcache holds one dentry per name, so
+ * it is created at the name the move left negative, under the same locks
+ * (both parents' i_rwsem held exclusive: no one sees the name empty).
+ * Unlike shmem, an allocation failure there (-ENOMEM, the model's only
+ * failure for it) fails the call with the rename done.
+ */
+static int rename_whiteout(struct inode *odi, struct dentry *olddir, const char *oldname,
+			   uint32_t oldlen, const struct cred *cred)
+{
+	struct dentry *w;
+	int err = d_lookup_or_alloc(olddir, oldname, oldlen, &w);
+
+	if (err)
+		return err;
+	err = w->d_inode ? -EEXIST : __create_locked(odi, w, S_IFCHR, 0, NULL, cred, NULL);
+	dput(w);
+	return err;
+}
+
 static int do_rename_at(struct dentry *olddir, const char *oldname, uint32_t oldlen,
 			struct dentry *newdir, const char *newname, uint32_t newlen,
-			unsigned int flags)
+			unsigned int flags, const struct cred *cred)
 {
 	struct inode *odi, *ndi, *si, *ti;
 	struct dentry *old = NULL, *new = NULL;
@@ -762,9 +786,10 @@ static int do_rename_at(struct dentry *olddir, const char *oldname, uint32_t old
 	uint64_t reserved = 0;
 	int err;
 
-	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE))
+	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE | RENAME_WHITEOUT))
 		return -EINVAL;
-	if ((flags & RENAME_NOREPLACE) && exchange)
+	/* do_renameat2: neither NOREPLACE nor WHITEOUT goes with EXCHANGE */
+	if ((flags & (RENAME_NOREPLACE | RENAME_WHITEOUT)) && exchange)
 		return -EINVAL;
 	err = dir_inode_check(olddir, &odi);
 	if (!err)
@@ -891,6 +916,8 @@ static int do_rename_at(struct dentry *olddir, const char *oldname, uint32_t old
 	dir_remove_offset(odi, old);
 	d_move(old, new, newdir, newname, newlen, &pre);
 	err = dir_add_offset(ndi, old);
+	if (!err && (flags & RENAME_WHITEOUT))
+		err = rename_whiteout(odi, olddir, oldname, oldlen, cred);
 	if (isdir && olddir != newdir) {
 		inode_dec_nlink(odi);
 		inode_inc_nlink(ndi);
@@ -1067,6 +1094,12 @@ int vfs_rmdir(struct inode *dir, const char *name)
 int vfs_rename(struct inode *olddir, const char *oldname, struct inode *newdir, const char *newname,
 	       unsigned int flags)
 {
+	return vfs_rename_cred(olddir, oldname, newdir, newname, flags, NULL);
+}
+
+int vfs_rename_cred(struct inode *olddir, const char *oldname, struct inode *newdir,
+		    const char *newname, unsigned int flags, const struct cred *cred)
+{
 	struct dentry *od, *nd;
 	int err;
 
@@ -1077,7 +1110,7 @@ int vfs_rename(struct inode *olddir, const char *oldname, struct inode *newdir, 
 	err = dir_dentry(newdir, &nd);
 	if (!err) {
 		err = do_rename_at(od, oldname, (uint32_t)strlen(oldname), nd, newname,
-				   (uint32_t)strlen(newname), flags);
+				   (uint32_t)strlen(newname), flags, cred);
 		dput(nd);
 	}
 	dput(od);
@@ -1102,9 +1135,16 @@ static unsigned int mode_to_dtype(uint32_t mode)
 	return (mode & S_IFMT) >> 12; /* DT_* == S_IF* >> 12 */
 }
 
-int64_t vfs_readdir(struct inode *dir, int64_t pos, filldir_t actor, void *ctx)
+/*
+ * The walk behind vfs_readdir and vfs_iterate_dir.  Entries at offsets
+ * >= end are not emitted: a rename gives the moved entry a new offset at the
+ * top of the map (dir_add_offset), so without an end a walk that keeps
+ * running into renamed entries never finishes.
+ */
+static int64_t readdir_walk(struct inode *dir, struct file *file, int64_t pos, filldir_t actor,
+			    void *ctx)
 {
-	uint64_t idx;
+	uint64_t idx, end = UINT64_MAX;
 
 	if (!S_ISDIR(dir->i_mode))
 		return -ENOTDIR;
@@ -1114,6 +1154,35 @@ int64_t vfs_readdir(struct inode *dir, int64_t pos, filldir_t actor, void *ctx)
 	down_read(&dir->i_rwsem);
 	if (dir->i_flags & S_DEAD)
 		goto out;
+	if (file) {
+		/*
+		 * The end of this file's walk, as fs/libfs.c's offset
+		 * directories record it (Linux 6.11-6.13, and 6.6.y from
+		 * 6.6.75: offset_dir_open stores the next free offset in
+		 * file->private_data and offset_dir_llseek stores it again
+		 * on a seek to 0; offset_iterate_dir stops at the first
+		 * entry at or past it).  Here the walk from position 0 (an
+		 * open's first read and every rewind: the FUSE client sends
+		 * READDIR at offset 0 for both) records it, and so does the
+		 * first walk of a file that starts elsewhere.  i_rwsem is
+		 * held shared: i_dir_next_offset moves only under it held
+		 * exclusive.  The kernel serializes the walks of one open
+		 * file (f_pos_lock); concurrent walks of one handle here
+		 * each store a valid end.  Mainline (6.14+) walks the
+		 * parent's d_children list instead, where created and
+		 * renamed entries go to the head, behind a walk in
+		 * progress: the same guarantee, that a walk meets each
+		 * entry at most once and ends.
+		 */
+		uintptr_t rec = __atomic_load_n((uintptr_t *)&file->private_data,
+						__ATOMIC_RELAXED);
+
+		if (pos == 0 || rec == 0) {
+			rec = (uintptr_t)dir->i_dir_next_offset;
+			__atomic_store_n((uintptr_t *)&file->private_data, rec, __ATOMIC_RELAXED);
+		}
+		end = rec;
+	}
 	if (pos == 0) {
 		if (actor(ctx, ".", 1, dir->i_ino, DT_DIR, 1))
 			goto out;
@@ -1137,8 +1206,8 @@ int64_t vfs_readdir(struct inode *dir, int64_t pos, filldir_t actor, void *ctx)
 		pos = 2;
 	}
 	idx = (uint64_t)pos;
-	for (;;) {
-		struct dentry *d = xa_find(&dir->i_dir_offsets, &idx, UINT64_MAX);
+	while (idx < end) {
+		struct dentry *d = xa_find(&dir->i_dir_offsets, &idx, end - 1);
 		struct inode *inode;
 
 		if (!d)
@@ -1153,6 +1222,16 @@ int64_t vfs_readdir(struct inode *dir, int64_t pos, filldir_t actor, void *ctx)
 out:
 	up_read(&dir->i_rwsem);
 	return pos;
+}
+
+int64_t vfs_readdir(struct inode *dir, int64_t pos, filldir_t actor, void *ctx)
+{
+	return readdir_walk(dir, NULL, pos, actor, ctx);
+}
+
+int64_t vfs_iterate_dir(struct file *file, int64_t pos, filldir_t actor, void *ctx)
+{
+	return readdir_walk(file->f_inode, file, pos, actor, ctx);
 }
 
 /* ---- path-based syscalls ---------------------------------------------- */
@@ -1291,7 +1370,7 @@ int do_rename(const char *oldpath, const char *newpath, unsigned int flags)
 	else if (np.type != LAST_NORM)
 		err = (flags & RENAME_NOREPLACE) ? -EEXIST : -EBUSY;
 	else
-		err = do_rename_at(op.dir, op.name, op.len, np.dir, np.name, np.len, flags);
+		err = do_rename_at(op.dir, op.name, op.len, np.dir, np.name, np.len, flags, NULL);
 	dput(op.dir);
 	dput(np.dir);
 	return err;

@@ -21,12 +21,14 @@ BUILD=${1:-build}
 N=${2:-2000}
 BIN=$BUILD/bin
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../integration/lib.sh" # it_unmount
 command -v valgrind >/dev/null || { echo "needs valgrind" >&2; exit 1; }
 TMP=$(mktemp -d /tmp/rcuvfs-lockcg.XXXXXX)
 DPID=
 cleanup() {
 	[ -n "$DPID" ] && kill "$DPID" 2>/dev/null
-	mountpoint -q "$TMP/m" 2>/dev/null && { fusermount3 -u "$TMP/m" 2>/dev/null || umount -l "$TMP/m"; }
+	mountpoint -q "$TMP/m" 2>/dev/null &&
+		{ IT_UNMOUNT_SECS=10 it_unmount "$TMP/m" 2>/dev/null || umount -l "$TMP/m"; }
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -47,6 +49,7 @@ measure() { # name daemon args...
 	valgrind --tool=callgrind --callgrind-out-file="$TMP/cg.out.%p" --dump-instr=no \
 		"$@" "$TMP/m" -f >"$TMP/d.log" 2>&1 &
 	DPID=$!
+	IT_PIDS=("$DPID") # it_unmount waits for the other children, not the daemon
 	for ((i = 0; i < 600; i++)); do
 		grep -q " $TMP/m fuse" /proc/self/mounts && stat "$TMP/m" >/dev/null 2>&1 && break
 		sleep 0.1
@@ -63,7 +66,7 @@ measure() { # name daemon args...
 			'BEGIN { printf "%-16s %-6s %12.0f\n", n, m, ir / N }'
 		echo "$name $mode $ir" >>"$TMP/raw"
 	done
-	fusermount3 -u "$TMP/m"
+	it_unmount "$TMP/m"
 	wait "$DPID" 2>/dev/null || true
 	DPID=
 }

@@ -24,7 +24,7 @@ check() { # PAGE OPTIONS...: each option must appear in PAGE's source
 }
 opts() { grep -o -- '--[a-z][a-z-]*' | sort -u; }
 check rcuvfs-stress $("$build/bin/rcuvfs-stress" --help | opts)
-check rcuvfs-plot $("$build/bin/rcuvfs-plot" --help | opts | grep -v -- --version)
+check rcuvfs-plot $("$build/bin/rcuvfs-plot" --help | opts)
 [ -x "$build/bin/rcuvfs-explore" ] && check rcuvfs-explore $("$build/bin/rcuvfs-explore" --help 2>&1 | opts)
 if [ -x "$build/bin/rcuvfs" ]; then
 	check rcuvfs $("$build/bin/rcuvfs" --help 2>&1 | sed -n '/^rcuvfs options/,/^$/p' |

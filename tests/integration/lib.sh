@@ -5,6 +5,12 @@
 # (foreground, so the test owns its pid and exit status) and tmpfs in a
 # temporary directory, unmount, and check that no daemon is left.
 #
+# Every unmount of a test goes through it_unmount: on a loaded machine a
+# child that used the mount may not have exited when the test's last check
+# ran, and the kernel then refuses the unmount (EBUSY).  it_unmount waits
+# for the test's own processes first and retries a busy mount for a bounded
+# time; only a mount still busy that long after they are gone fails.
+#
 # Every test script sources this, sets BIN (build/bin) and calls it_setup.
 # A test that cannot run here (not root, no /dev/fuse) exits 77 (CTest SKIP),
 # except in CI (CI=true), where FUSE is there and a skip fails the run.
@@ -38,7 +44,7 @@ it_cleanup() {
 	local m p
 	for m in "${IT_MOUNTS[@]}"; do
 		if mountpoint -q "$m" 2>/dev/null; then
-			fusermount3 -u "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
+			IT_UNMOUNT_SECS=5 it_unmount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
 		fi
 	done
 	for p in "${IT_PIDS[@]}"; do
@@ -95,6 +101,69 @@ wait_gone() { # pid, bounded (60 s)
 	return 1
 }
 
+# The shell's children that are still running and are not its daemons
+# (IT_PIDS), one per line: the test's own processes that may hold a mount.
+it_own_children() {
+	local p d mine anc=" " q=$BASHPID
+	# the subshells this runs in (command substitutions) are not holders
+	while [ -n "$q" ] && [ "$q" != "$$" ] && [ "$q" != 1 ]; do
+		anc+="$q "
+		q=$(sed 's/.*) //' "/proc/$q/stat" 2>/dev/null | cut -d' ' -f2)
+	done
+	for p in $(pgrep -P $$ 2>/dev/null); do
+		[ "${anc/ $p /}" != "$anc" ] && continue
+		mine=1
+		for d in "${IT_PIDS[@]}"; do
+			[ "$p" = "$d" ] && mine=0
+		done
+		[ $mine = 1 ] && ! pid_gone "$p" && echo "$p"
+	done
+}
+
+# it_unmount MNT [PID...]: unmount MNT (fusermount3 -u for a FUSE mount,
+# umount otherwise) once the PIDs given and the shell's own children other
+# than its daemons have ended (each waited for at most IT_UNMOUNT_SECS,
+# default 60).  A busy mount is then retried every 0.1 s for IT_UNMOUNT_SECS.
+# Returns 0 once nothing is mounted at MNT; else 1 with the reason and the
+# processes holding the mount on stderr.  The caller decides whether that
+# fails the test (unmount_rcuvfs does).
+it_unmount() {
+	local m=$1 p i out="" kids="" n
+	shift
+	n=$((${IT_UNMOUNT_SECS:-60} * 10))
+	for p in "$@"; do
+		for ((i = 0; i < n; i++)); do
+			pid_gone "$p" && break
+			sleep 0.1
+		done
+	done
+	for ((i = 0; i < n; i++)); do
+		kids=$(it_own_children)
+		[ -z "$kids" ] && break
+		sleep 0.1
+	done
+	for ((i = 0; i < n; i++)); do
+		grep -q " $m " /proc/self/mounts || return 0
+		if grep -q " $m fuse" /proc/self/mounts; then
+			out=$(fusermount3 -u "$m" 2>&1) && return 0
+		else
+			out=$(umount "$m" 2>&1) && return 0
+		fi
+		case $out in
+		*[Bb]usy*) sleep 0.1 ;;
+		*)
+			grep -q " $m " /proc/self/mounts || return 0
+			echo "unmount $m: $out" >&2
+			return 1
+			;;
+		esac
+	done
+	echo "unmount $m: still busy ${IT_UNMOUNT_SECS:-60} s after the test's processes" \
+		"ended ($out); own processes left: ${kids:-none}; holders:" \
+		"$(fuser -m "$m" 2>/dev/null | tr -s ' ')" >&2
+	return 1
+}
+
 # mount_rcuvfs NAME [rcuvfs options...]: foreground daemon in the background;
 # sets MNT and PID; its stderr goes to $IT_TMP/NAME.log
 mount_rcuvfs() {
@@ -120,11 +189,14 @@ mount_rcuvfs() {
 	[ -n "${IT_KEEP_ROOT_MODE:-}" ] || chmod 755 "$MNT"
 }
 
-# unmount_rcuvfs MNT PID: fusermount3 -u, then the daemon must exit with 0
-# (non-zero: it reported leaked model objects) and leave no process.
+# unmount_rcuvfs MNT PID [PID...]: it_unmount (after the PIDs after the
+# daemon's, the test's processes on the mount), then the daemon must exit
+# with 0 (non-zero: it reported leaked model objects) and leave no process.
 unmount_rcuvfs() {
-	fusermount3 -u "$1" || { fail "fusermount3 -u $1"; return 1; }
-	daemon_exited_clean "$1" "$2"
+	local mnt=$1 pid=$2
+	shift 2
+	it_unmount "$mnt" "$@" || { fail "unmount $mnt (see above)"; return 1; }
+	daemon_exited_clean "$mnt" "$pid"
 }
 
 # daemon_exited_clean MNT PID: the daemon of MNT ends (bounded) with exit

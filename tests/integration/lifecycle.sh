@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # tests/integration/lifecycle.sh BIN_DIR: start-up and shutdown.
-#  - bad options and unusable mountpoints fail at start, exit 1, one line;
+#  - bad options and mountpoints that do not exist fail at start with
+#    exit 2 (a usage error) and one line;
 #  - --help lists every option with a default, --version works;
+#  - it_unmount waits for the test's child in the mount, and fails only for
+#    a mount another process keeps busy past its bound;
 #  - daemon mode: returns 0 once mounted; fusermount3 -u leaves no process;
 #  - SIGTERM and SIGINT unmount and exit 0 (no leaked model objects), with
 #    files still open and lookups never forgotten;
@@ -22,18 +25,18 @@ it_setup
 # ---- bad starts
 mkdir -p "$IT_TMP/m"
 for bad in "-o nosuchoption" "-o filelock=nosuch" "-o attr_timeout=abc" "-o max_threads=0" \
-	"-o size=12q"; do
+	"-o size=12q" "--nosuchflag" "-x"; do
 	out=$("$BIN/rcuvfs" "$IT_TMP/m" $bad 2>&1)
 	rc=$?
 	lines=$(printf '%s\n' "$out" | grep -c .)
-	if [ "$rc" != 0 ] && [ "$lines" = 1 ] && ! grep -q " $IT_TMP/m fuse" /proc/self/mounts; then
+	if [ "$rc" = 2 ] && [ "$lines" = 1 ] && ! grep -q " $IT_TMP/m fuse" /proc/self/mounts; then
 		pass "bad option '$bad' refused: $out"
 	else
 		fail "bad option '$bad': rc $rc, output '$out'"
 	fi
 done
 out=$("$BIN/rcuvfs" "$IT_TMP/nonexistent" 2>&1)
-[ $? != 0 ] && [ "$(printf '%s\n' "$out" | grep -c .)" = 1 ] && pass "missing mountpoint refused: $out" ||
+[ $? = 2 ] && [ "$(printf '%s\n' "$out" | grep -c .)" = 1 ] && pass "missing mountpoint refused: $out" ||
 	fail "missing mountpoint: $out"
 "$BIN/rcuvfs" 2>/dev/null && fail "no mountpoint accepted" || pass "no mountpoint refused"
 
@@ -59,7 +62,7 @@ if "$BIN/rcuvfs" "$D"; then
 		fi
 	done
 	echo x >"$D/f" && [ "$(cat "$D/f")" = x ] || fail "daemon mode I/O"
-	fusermount3 -u "$D" || fail "fusermount3 -u (daemon)"
+	it_unmount "$D" || fail "unmount (daemon mode)"
 	if [ -n "$dpid" ] && wait_gone "$dpid"; then
 		pass "daemon mode: no process after fusermount3 -u"
 	else
@@ -134,12 +137,28 @@ for mode in "" map-only; do
 		pass "$what: the daemon exited 0 when the file was let go, nothing in its log"
 done
 
+# ---- it_unmount: waits for the test's own processes, retries a busy mount
+# for a bounded time, and fails (listing the holders) only for a mount still
+# busy that long after they are gone
+mount_rcuvfs busy && R=$MNT && RPID=$PID
+(cd "$R" && sleep 1) & # the test's child, still in the mount
+unmount_rcuvfs "$R" "$RPID" && pass "it_unmount: waited for the test's child in the mount"
+mount_rcuvfs busy2 && R=$MNT && RPID=$PID
+# a holder that is not the test's child (reparented to init)
+(setsid sh -c 'cd "$1" && echo $$ >"$2" && exec sleep 60' sh "$R" "$IT_TMP/holder.pid" &)
+for i in $(seq 100); do [ -s "$IT_TMP/holder.pid" ] && break; sleep 0.05; done
+out=$(IT_UNMOUNT_SECS=1 it_unmount "$R" 2>&1) && fail "it_unmount: a mount held by another process unmounted" ||
+	{ grep -q "still busy 1 s after" <<<"$out" && pass "it_unmount: busy past the bound fails: $out" ||
+		fail "it_unmount: $out"; }
+kill "$(cat "$IT_TMP/holder.pid")" 2>/dev/null
+unmount_rcuvfs "$R" "$RPID" && pass "it_unmount: unmounted once the holder ended"
+
 # ---- kill -9, then unmount and mount again
 mount_rcuvfs k9 && R=$MNT && RPID=$PID
 kill -9 "$RPID"
 wait_gone "$RPID" || fail "kill -9: still running"
 stat "$R" >/dev/null 2>&1 && fail "kill -9: mount still answers"
-fusermount3 -u "$R" && pass "kill -9: fusermount3 -u works" || fail "kill -9: fusermount3 -u"
+it_unmount "$R" && pass "kill -9: fusermount3 -u works" || fail "kill -9: fusermount3 -u"
 mount_rcuvfs k9 && R=$MNT && RPID=$PID
 echo again >"$R/f" && [ "$(cat "$R/f")" = again ] && pass "kill -9: mounted again" || fail "remount I/O"
 unmount_rcuvfs "$R" "$RPID"
@@ -167,7 +186,7 @@ else
 	fail "kill -9 under load: the load did not end"
 	kill -9 "$lpid" 2>/dev/null
 fi
-fusermount3 -u "$R" || fail "kill -9 under load: fusermount3 -u"
+it_unmount "$R" "$lpid" || fail "kill -9 under load: fusermount3 -u"
 mount_rcuvfs k9load && R=$MNT && RPID=$PID
 echo again >"$R/f" && [ "$(cat "$R/f")" = again ] && pass "kill -9 under load: a new mount works" ||
 	fail "kill -9 under load: remount I/O"

@@ -24,6 +24,21 @@
  * sizes      (DIR mounted with size=16m) a directory's st_size through
  *            create, mkdir, link, symlink, renames in, out, over and
  *            exchanged, unlink and rmdir; the block a long symlink takes.
+ * readdir    a directory read with small getdents64 calls while entries are
+ *            renamed between them: the walk ends, meets no entry twice;
+ *            a rewind lists every entry.
+ * whiteout   renameat2 RENAME_WHITEOUT: the 0:0 character device left at
+ *            the old name (owner, directory sizes), over a target, of a
+ *            directory, across directories, the flag combinations refused,
+ *            by nobody.
+ * killpriv   (as root; the mount must allow other users) S_ISUID, S_ISGID
+ *            and security.capability after an append, fallocate,
+ *            ftruncate, open with O_TRUNC and chown to root by a stranger,
+ *            a member of the file's group and root.
+ * handles    (as root: drop_caches, CAP_DAC_READ_SEARCH) open_by_handle_at
+ *            after the kernel dropped its inodes: files, a directory, a
+ *            renamed file work; a removed file's handle is stale (ESTALE),
+ *            also after a new file took its name.
  * fsx        a seeded fsx-style run (ARG operations, default 3000): writes,
  *            reads, truncates, fallocate with and without KEEP_SIZE, hole
  *            punches, mapped writes and reads, each checked against an
@@ -44,6 +59,7 @@
 #include <grp.h>
 #include <linux/falloc.h>
 #include <linux/fs.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,11 +68,15 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <dirent.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
 #define PG 4096L
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 static const char *errname(int err)
 {
@@ -690,12 +710,353 @@ static int run_fsx(const char *dir, long nops)
 	return 0;
 }
 
+
+/* ---- readdir while renaming -------------------------------------------- */
+
+struct rd_walk {
+	int total, dups, calls;
+};
+
+/* Entries of one getdents64 call into w; names "<a|b>NNNN-..." index seen[]. */
+static long rd_read(int fd, unsigned char *seen, int n, struct rd_walk *w)
+{
+	char buf[1024];
+	long got = syscall(SYS_getdents64, fd, buf, sizeof(buf));
+
+	for (long off = 0; off < got;) {
+		struct dirent64 *de = (struct dirent64 *)(buf + off);
+		int k;
+
+		off += de->d_reclen;
+		if (de->d_name[0] == '.')
+			continue;
+		if (sscanf(de->d_name + 1, "%d", &k) != 1 || k < 0 || k >= n)
+			continue;
+		if (seen[k]++)
+			w->dups++;
+		w->total++;
+	}
+	w->calls++;
+	return got;
+}
+
+/*
+ * A directory of N entries read with small getdents64 calls while, between
+ * two calls, every other entry is renamed (a new name, so tmpfs and the
+ * model give it a new position): the walk must end, meet no entry twice
+ * and return at most N entries.  Then a rewind lists every entry once.
+ */
+static int run_readdir(const char *dir)
+{
+	enum { N = 400, LIMIT = 4 * N };
+	static unsigned char seen[N];
+	static char cur[N];
+	char a[96], b[96];
+	struct rd_walk w = {0};
+	int fd, round = 0;
+	long got;
+
+	if (chdir(dir) || mkdir("rr", 0755) || chdir("rr"))
+		die("rr");
+	memset(cur, 'a', sizeof(cur));
+	for (int i = 0; i < N; i++) {
+		snprintf(a, sizeof(a), "a%04d-a-longer-name-to-fill-the-pages", i);
+		int f = open(a, O_CREAT | O_WRONLY, 0644);
+		if (f < 0)
+			die("create");
+		close(f);
+	}
+	fd = open(".", O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		die("open rr");
+	while ((got = rd_read(fd, seen, N, &w)) > 0 && w.total <= LIMIT) {
+		for (int i = round % 2; i < N; i += 2) {
+			snprintf(a, sizeof(a), "%c%04d-a-longer-name-to-fill-the-pages", cur[i], i);
+			cur[i] = cur[i] == 'a' ? 'b' : 'a';
+			snprintf(b, sizeof(b), "%c%04d-a-longer-name-to-fill-the-pages", cur[i], i);
+			if (rename(a, b))
+				die("rename");
+		}
+		round++;
+	}
+	printf("readdir.walk_ended: %s\n", got == 0 ? "yes" : got < 0 ? errname(errno) : "no");
+	printf("readdir.at_most_n: %s\n", w.total <= N ? "yes" : "no");
+	printf("readdir.met_twice: %d\n", w.dups);
+	printf("readdir.renamed_during_walk: %s\n", round > 1 ? "yes" : "no");
+	if (w.total > N)
+		fprintf(stderr, "readdir: %d entries in %d calls (directory of %d)\n", w.total,
+			w.calls, N);
+	memset(seen, 0, sizeof(seen));
+	memset(&w, 0, sizeof(w));
+	lseek(fd, 0, SEEK_SET);
+	while (rd_read(fd, seen, N, &w) > 0 && w.total <= LIMIT)
+		;
+	printf("readdir.rewind: %d entries, %d twice\n", w.total, w.dups);
+	close(fd);
+	return 0;
+}
+
+/* ---- RENAME_WHITEOUT --------------------------------------------------- */
+
+static void show_node(const char *name, const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st)) {
+		printf("%s: %s\n", name, errname(errno));
+		return;
+	}
+	printf("%s: mode %06o rdev %u:%u nlink %lu uid %u size %lld\n", name, st.st_mode,
+	       major(st.st_rdev), minor(st.st_rdev), (unsigned long)st.st_nlink, st.st_uid,
+	       (long long)st.st_size);
+}
+
+static void whiteout_as_nobody(void)
+{
+	/* no privilege needed (Linux 5.8 dropped the CAP_MKNOD check) */
+	RES("nobody.whiteout", renameat2(AT_FDCWD, "wo/n", AT_FDCWD, "wo/n2", RENAME_WHITEOUT));
+}
+
+static int run_whiteout(const char *dir)
+{
+	if (chdir(dir) || mkdir("wo", 0777) || chmod("wo", 0777) || mkdir("wo/sub", 0755))
+		die("wo");
+	create_mode("wo/f", 0640);
+	create_mode("wo/t", 0600);
+	create_mode("wo/n", 0666);
+	RES("whiteout.file", renameat2(AT_FDCWD, "wo/f", AT_FDCWD, "wo/g", RENAME_WHITEOUT));
+	show_node("whiteout.old_name", "wo/f");
+	show_node("whiteout.new_name", "wo/g");
+	show_node("whiteout.dir", "wo");
+	RES("whiteout.over_target", renameat2(AT_FDCWD, "wo/g", AT_FDCWD, "wo/t", RENAME_WHITEOUT));
+	show_node("whiteout.over_old", "wo/g");
+	show_node("whiteout.over_new", "wo/t");
+	RES("whiteout.directory", renameat2(AT_FDCWD, "wo/sub", AT_FDCWD, "wo/sub2", RENAME_WHITEOUT));
+	show_node("whiteout.directory_old", "wo/sub");
+	show_node("whiteout.directory_new", "wo/sub2");
+	RES("whiteout.across", renameat2(AT_FDCWD, "wo/t", AT_FDCWD, "wo/sub2/t", RENAME_WHITEOUT));
+	show_node("whiteout.across_old", "wo/t");
+	show_node("whiteout.across_dir", "wo/sub2");
+	show_node("whiteout.dir_after", "wo");
+	RES("whiteout.exchange", renameat2(AT_FDCWD, "wo/f", AT_FDCWD, "wo/g",
+					   RENAME_WHITEOUT | RENAME_EXCHANGE));
+	RES("whiteout.noreplace", renameat2(AT_FDCWD, "wo/sub2/t", AT_FDCWD, "wo/g",
+					    RENAME_WHITEOUT | RENAME_NOREPLACE));
+	RES("whiteout.noreplace_exists", renameat2(AT_FDCWD, "wo/g", AT_FDCWD, "wo/f",
+						   RENAME_WHITEOUT | RENAME_NOREPLACE));
+	RES("whiteout.missing", renameat2(AT_FDCWD, "wo/none", AT_FDCWD, "wo/x", RENAME_WHITEOUT));
+	as_user(65534, 65534, whiteout_as_nobody);
+	show_node("whiteout.nobody_old", "wo/n");
+	/* the whiteout is an ordinary node: it opens as a device, unlinks */
+	RES("whiteout.unlink", unlink("wo/f"));
+	RES("whiteout.unlink_gone", access("wo/f", F_OK));
+	show_node("whiteout.dir_end", "wo");
+	return 0;
+}
+
+
+/* ---- privilege stripping ----------------------------------------------- */
+
+/* A v2 file capability (struct vfs_cap_data): cap_net_bind_service=p. */
+static const uint32_t kp_cap[5] = {0x02000000u, 1u << 10, 0, 0, 0};
+
+static const char *const kp_ops[] = {"append", "fallocate", "ftruncate", "open_trunc", "chown"};
+
+/* op on path as the current user: the call's result */
+static int kp_do(const char *op, const char *path)
+{
+	int fd, err = 0;
+
+	if (!strcmp(op, "chown"))
+		return chown(path, 0, (gid_t)-1) ? errno : 0;
+	fd = open(path, O_WRONLY | (strcmp(op, "open_trunc") ? O_APPEND : O_TRUNC));
+	if (fd < 0)
+		return errno;
+	if (!strcmp(op, "append") && write(fd, "hi\n", 3) != 3)
+		err = errno;
+	if (!strcmp(op, "fallocate") && fallocate(fd, 0, 0, 8192))
+		err = errno;
+	if (!strcmp(op, "ftruncate") && ftruncate(fd, 2))
+		err = errno;
+	close(fd);
+	return err;
+}
+
+static const char *kp_path;
+static const char *kp_op;
+
+static void kp_child(void)
+{
+	printf("%s: %s\n", kp_path, errname(kp_do(kp_op, kp_path)));
+}
+
+/* root sets up path with mode, group gid and (cap) a file capability;
+ * uid/gid (or root: uid 0) runs op; the mode and capability after */
+static void kp_case(const char *op, mode_t mode, gid_t fgid, bool cap, uid_t uid, gid_t gid)
+{
+	char path[128];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "kp/%s-%s-%04o-g%u-u%u", op, cap ? "cap" : "nocap",
+		 (unsigned)mode, (unsigned)fgid, (unsigned)uid);
+	create_mode(path, 0666);
+	if (chown(path, 0, fgid) || chmod(path, mode))
+		die("kp setup");
+	if (cap && setxattr(path, "security.capability", kp_cap, sizeof(kp_cap), 0))
+		printf("%s: setcap: %s\n", path, errname(errno));
+	kp_path = path;
+	kp_op = op;
+	if (uid)
+		as_user(uid, gid, kp_child);
+	else
+		kp_child();
+	if (lstat(path, &st))
+		die("kp stat");
+	printf("%s: mode %04o capability %s\n", path, (unsigned)(st.st_mode & 07777),
+	       getxattr(path, "security.capability", NULL, 0) >= 0 ? "kept" : errname(errno));
+}
+
+/*
+ * What a write, fallocate, truncate (ftruncate, open with O_TRUNC) and a
+ * chown do to S_ISUID, S_ISGID and security.capability, done by nobody
+ * (65534:65534, not in the file's group 0), by nobody as a member of the
+ * file's group (gid 65534), and by root (CAP_FSETID): setattr_should_drop_*
+ * and file_remove_privs's rules.
+ */
+static int run_killpriv(const char *dir)
+{
+	static const mode_t modes[] = {04666, 02666, 02676, 06777, 0666};
+
+	if (chdir(dir) || mkdir("kp", 0777) || chmod("kp", 0777))
+		die("kp");
+	for (size_t o = 0; o < ARRAY_LEN(kp_ops); o++) {
+		for (size_t m = 0; m < ARRAY_LEN(modes); m++) {
+			kp_case(kp_ops[o], modes[m], 0, false, 65534, 65534);
+			kp_case(kp_ops[o], modes[m], 65534, false, 65534, 65534);
+			kp_case(kp_ops[o], modes[m], 0, false, 0, 0);
+		}
+		kp_case(kp_ops[o], 0666, 0, true, 65534, 65534);
+		kp_case(kp_ops[o], 0666, 0, true, 0, 0);
+	}
+	return 0;
+}
+
+
+/* ---- file handles ---------------------------------------------------------- */
+
+static void drop_caches(void)
+{
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+
+	sync();
+	if (fd < 0 || write(fd, "2\n", 2) != 2)
+		die("drop_caches");
+	close(fd);
+}
+
+static struct file_handle *fh_of(const char *path)
+{
+	struct file_handle *fh = calloc(1, sizeof(*fh) + MAX_HANDLE_SZ);
+	int mount_id;
+
+	if (!fh)
+		die("calloc");
+	fh->handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(AT_FDCWD, path, fh, &mount_id, 0)) {
+		printf("handle %s: %s\n", path, errname(errno));
+		free(fh);
+		return NULL;
+	}
+	return fh;
+}
+
+/* open_by_handle_at, and what the file holds (or the error) */
+static void show_by_handle(const char *name, int mfd, struct file_handle *fh, int flags)
+{
+	char buf[64];
+	ssize_t n;
+	int fd;
+
+	if (!fh) {
+		printf("%s: no handle\n", name);
+		return;
+	}
+	fd = open_by_handle_at(mfd, fh, flags);
+	if (fd < 0) {
+		printf("%s: %s\n", name, errname(errno));
+		return;
+	}
+	if (flags & O_DIRECTORY) {
+		struct stat st;
+
+		printf("%s: ok, %s\n", name, fstat(fd, &st) || !S_ISDIR(st.st_mode) ? "?" : "dir");
+	} else {
+		n = read(fd, buf, sizeof(buf) - 1);
+		buf[n > 0 ? n : 0] = '\0';
+		printf("%s: ok, read \"%s\"\n", name, buf);
+	}
+	close(fd);
+}
+
+/*
+ * name_to_handle_at + open_by_handle_at after the kernel dropped its inodes
+ * (drop_caches: a FUSE mount's inodes are forgotten; tmpfs's stay): a file,
+ * a directory two levels down, a renamed file; then, the file removed,
+ * its handle is stale (ESTALE), also once a new file took its name (and,
+ * on rcuvfs, likely its inode's memory).
+ */
+static int run_handles(const char *dir)
+{
+	struct file_handle *hf, *hd, *hr;
+	int mfd, fd;
+
+	if (chdir(dir) || mkdir("hd", 0755) || mkdir("hd/sub", 0755) || mkdir("hd/sub/deep", 0755))
+		die("hd");
+	fd = open("hd/f", O_CREAT | O_WRONLY, 0644);
+	if (fd < 0 || write(fd, "hello", 5) != 5)
+		die("hd/f");
+	close(fd);
+	fd = open("hd/sub/r", O_CREAT | O_WRONLY, 0644);
+	if (fd < 0 || write(fd, "moved", 5) != 5)
+		die("hd/sub/r");
+	close(fd);
+	mfd = open(".", O_RDONLY | O_DIRECTORY);
+	if (mfd < 0)
+		die("open mount");
+	hf = fh_of("hd/f");
+	hd = fh_of("hd/sub/deep");
+	hr = fh_of("hd/sub/r");
+	show_by_handle("handle.file_cached", mfd, hf, O_RDONLY);
+	drop_caches();
+	show_by_handle("handle.file_after_drop", mfd, hf, O_RDONLY);
+	drop_caches();
+	show_by_handle("handle.dir_after_drop", mfd, hd, O_RDONLY | O_DIRECTORY);
+	RES("handle.rename", rename("hd/sub/r", "hd/r2"));
+	drop_caches();
+	show_by_handle("handle.renamed_after_drop", mfd, hr, O_RDONLY);
+	RES("handle.unlink", unlink("hd/f"));
+	drop_caches();
+	show_by_handle("handle.removed", mfd, hf, O_RDONLY);
+	fd = open("hd/f", O_CREAT | O_WRONLY, 0644);
+	if (fd < 0 || write(fd, "other", 5) != 5)
+		die("hd/f again");
+	close(fd);
+	drop_caches();
+	show_by_handle("handle.removed_name_reused", mfd, hf, O_RDONLY);
+	show_by_handle("handle.renamed_still", mfd, hr, O_RDONLY);
+	close(mfd);
+	free(hf);
+	free(hd);
+	free(hr);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 2 ? argv[2] : "";
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: %s DIR fallocate|owner|ioctl|xattr|sizes|fsx [ARG]\n", argv[0]);
+		fprintf(stderr, "usage: %s DIR fallocate|owner|ioctl|xattr|sizes|readdir|whiteout|killpriv|handles|fsx [ARG]\n", argv[0]);
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -710,6 +1071,14 @@ int main(int argc, char **argv)
 		return run_xattr(argv[1]);
 	if (!strcmp(mode, "sizes"))
 		return run_sizes(argv[1]);
+	if (!strcmp(mode, "readdir"))
+		return run_readdir(argv[1]);
+	if (!strcmp(mode, "whiteout"))
+		return run_whiteout(argv[1]);
+	if (!strcmp(mode, "killpriv"))
+		return run_killpriv(argv[1]);
+	if (!strcmp(mode, "handles"))
+		return run_handles(argv[1]);
 	if (!strcmp(mode, "fsx"))
 		return run_fsx(argv[1], argc > 3 ? atol(argv[3]) : 3000);
 	fprintf(stderr, "parity: unknown mode %s\n", mode);

@@ -230,6 +230,57 @@ static void test_ctl_refusals(void)
 }
 
 /* Handles and lookups the kernel never released are dropped at teardown. */
+/*
+ * A node the kernel forgot, looked up again by "." (a file handle after
+ * the kernel dropped its inode): the same node while the file exists;
+ * ESTALE once it is gone, or, when a new inode took the old one's memory,
+ * the new node with another generation (the kernel compares generations
+ * and answers ESTALE).  ".." of a directory is its parent.
+ */
+static void test_lookup_dot_after_forget(void)
+{
+	struct fuse_entry_param e, e2, d;
+	uint64_t fh;
+	fuse_ino_t ino = make_file("dot", &fh);
+	uint64_t gen;
+	int reused = 0, err;
+
+	CU_ASSERT_EQUAL(rvf_op_release(&ctx0, ino, fh), 0);
+	CU_ASSERT_EQUAL(rvf_op_lookup(&ctx0, FUSE_ROOT_ID, "dot", &e), 0);
+	gen = e.generation;
+	rvf_op_forget(ino, 1); /* create's count */
+	rvf_op_forget(ino, 1); /* the lookup's: the kernel holds nothing */
+	CU_ASSERT_EQUAL(rvf_op_lookup(&ctx0, ino, ".", &e), 0);
+	CU_ASSERT_EQUAL(e.ino, ino);
+	CU_ASSERT_EQUAL(e.generation, gen);
+	rvf_op_forget(ino, 1);
+	CU_ASSERT_EQUAL(rvf_op_unlink(&ctx0, FUSE_ROOT_ID, "dot"), 0);
+	/* new inodes until one reuses the freed object (the slab's LIFO
+	 * usually hands it back at once; RCU may delay it) */
+	for (int i = 0; i < 64; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "dot%d", i);
+		CU_ASSERT_EQUAL_FATAL(rvf_op_mkdir(&ctx0, FUSE_ROOT_ID, name, S_IFDIR | 0755, &d), 0);
+		rcu_barrier();
+		err = rvf_op_lookup(&ctx0, ino, ".", &e2);
+		if (err == 0) {
+			CU_ASSERT_NOT_EQUAL(e2.generation, gen); /* never the old node */
+			reused = 1;
+			rvf_op_forget(e2.ino, 1);
+		} else {
+			CU_ASSERT_EQUAL(err, -ESTALE);
+		}
+		CU_ASSERT_EQUAL(rvf_op_lookup(&ctx0, d.ino, "..", &e2), 0);
+		CU_ASSERT_EQUAL(e2.ino, FUSE_ROOT_ID);
+		rvf_op_forget(d.ino, 1);
+		CU_ASSERT_EQUAL(rvf_op_rmdir(&ctx0, FUSE_ROOT_ID, name), 0);
+		if (reused)
+			break;
+	}
+	printf("(object reused: %s) ", reused ? "yes" : "no");
+}
+
 static void test_teardown_drops_everything(void)
 {
 	struct fuse_entry_param e;
@@ -297,4 +348,5 @@ RVTEST_SUITE(fuse_ops, suite_init, suite_cleanup, RVTEST(test_unknown_fh_ebadf),
 	     RVTEST(test_stale_fh_ebadf), RVTEST(test_lookup_forget_balance),
 	     RVTEST(test_readdirplus_counts), RVTEST(test_ctl_refusals),
 	     RVTEST(test_setattr_nothing_valid_sets_ctime), RVTEST(test_append_handle_writes_at_offset),
+	     RVTEST(test_lookup_dot_after_forget),
 	     RVTEST(test_teardown_drops_everything))

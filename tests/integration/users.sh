@@ -62,7 +62,7 @@ if diff -u "$IT_TMP/ctl-user.expected" "$IT_TMP/ctl-user.out"; then
 else
 	fail "allow_other: the control directory as a user (diff above)"
 fi
-[ "$(sha256sum <"$R/.rcuvfs/config")" = "$before" ] && [ "$(ls "$R/.rcuvfs" | tr '\n' ' ')" = "config locks slabinfo stats " ] &&
+[ "$(sha256sum <"$R/.rcuvfs/config")" = "$before" ] && [ "$(ls "$R/.rcuvfs" | tr '\n' ' ')" = "config locks slabinfo stats stats-help " ] &&
 	pass "allow_other: the control directory is as it was" ||
 	fail "allow_other: the control directory changed: $(ls -la "$R/.rcuvfs")"
 unmount_rcuvfs "$R" "$RPID" && pass "allow_other: daemon exited 0, nothing in its log"

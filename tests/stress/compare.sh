@@ -20,6 +20,7 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+. "$root/tests/integration/lib.sh" # it_unmount
 build=${RCUVFS_BUILD:-$root/build}
 workloads=fstat1,fstat2,flock1,flock2,lock1,lock2
 tasks=1,2
@@ -55,7 +56,7 @@ daemon=$build/bin/rcuvfs
 tmp=$(mktemp -d)
 mnt=
 cleanup() {
-	[ -n "$mnt" ] && grep -q " $mnt " /proc/mounts && fusermount3 -u "$mnt"
+	[ -n "$mnt" ] && grep -q " $mnt " /proc/mounts && { it_unmount "$mnt" || umount -l "$mnt"; }
 	[ -n "$mnt" ] && rmdir "$mnt" 2>/dev/null
 	rm -rf "$tmp"
 }
@@ -100,7 +101,7 @@ for r in $(seq "$rounds"); do
 	done >>"$tmp/all"
 	rm -f "$tmp"/*.csv
 done
-[ $have_fuse = 1 ] && fusermount3 -u "$mnt"
+[ $have_fuse = 1 ] && it_unmount "$mnt"
 # samples: ops/s of each target, and each round's ratios to tmpfs
 awk '{ v[$1, $2, $3, $4] = $5; k[$3 " " $4] = 1; R[$1] = 1 }
 	END { for (r in R) for (x in k) { split(x, p, " "); a = v[r, "tmpfs", p[1], p[2]]

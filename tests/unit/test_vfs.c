@@ -463,6 +463,93 @@ static void test_readdir_stable_while_removing(void)
 	iput(dir);
 }
 
+/*
+ * A walk through an open directory ends while its entries are renamed back
+ * and forth (each rename gives the entry a new, higher offset): it stops at
+ * the end recorded when it started, meets no entry twice, and a rewind
+ * (position 0) records the end again and sees every entry.
+ */
+static void test_readdir_ends_while_renaming(void)
+{
+	enum { N = 100, BATCH = 7 };
+	static struct rd_ctx ctx;
+	static unsigned char seen[N];
+	char cur[N]; /* each entry's current prefix */
+	struct file *f = NULL;
+	int64_t pos = 0;
+	int total = 0, round = 0;
+	char a[64], b[64];
+
+	memset(cur, 'a', sizeof(cur));
+
+	OK(do_mkdir("/rr", 0755));
+	for (int i = 0; i < N; i++) {
+		snprintf(a, sizeof(a), "/rr/a%d", i);
+		OK(create_file(a, NULL));
+	}
+	OK(filp_open("/rr", O_RDONLY | O_DIRECTORY, 0, &f));
+	if (!f)
+		return;
+	memset(seen, 0, sizeof(seen));
+	for (;;) {
+		int64_t r;
+
+		ctx.n = 0;
+		ctx.max = BATCH;
+		r = vfs_iterate_dir(f, pos, rd_actor, &ctx);
+		CU_ASSERT(r >= 0);
+		if (ctx.n == 0 || total > 4 * N)
+			break;
+		for (int i = 0; i < ctx.n; i++) {
+			int k = -1;
+
+			if (!strcmp(ctx.names[i], ".") || !strcmp(ctx.names[i], ".."))
+				continue;
+			CU_ASSERT_EQUAL(sscanf(ctx.names[i] + 1, "%d", &k), 1);
+			if (k >= 0 && k < N) {
+				CU_ASSERT_EQUAL(seen[k], 0); /* never met twice */
+				seen[k] = 1;
+			}
+			total++;
+		}
+		/* between two reads, the even entries move to new offsets
+		 * (behind the walk's end); the odd ones stay to be read */
+		for (int i = 0; i < N; i += 2) {
+			snprintf(a, sizeof(a), "/rr/%c%d", cur[i], i);
+			cur[i] = cur[i] == 'a' ? 'b' : 'a';
+			snprintf(b, sizeof(b), "/rr/%c%d", cur[i], i);
+			OK(do_rename(a, b, 0));
+		}
+		round++;
+		pos = r;
+	}
+	CU_ASSERT(total <= N);
+	CU_ASSERT(total >= N / 2); /* every odd entry, at least */
+	CU_ASSERT(round > 1);
+	/* a rewind records the end again: every entry, once */
+	ctx.n = 0;
+	ctx.max = 4096;
+	CU_ASSERT(vfs_iterate_dir(f, 0, rd_actor, &ctx) > 2);
+	CU_ASSERT_EQUAL(ctx.n, N + 2);
+	/* entries created after the walk started are behind its end */
+	OK(create_file("/rr/late", NULL));
+	ctx.n = 0;
+	CU_ASSERT(vfs_iterate_dir(f, 2 + N / 2, rd_actor, &ctx) >= 0);
+	for (int i = 0; i < ctx.n; i++)
+		CU_ASSERT(strcmp(ctx.names[i], "late") != 0);
+	/* vfs_readdir on the inode has no end: it sees the new entry */
+	ctx.n = 0;
+	CU_ASSERT(vfs_readdir(f->f_inode, 0, rd_actor, &ctx) > 2);
+	CU_ASSERT_EQUAL(ctx.n, N + 3);
+	fput(f);
+	for (int i = 0; i < N; i++) {
+		snprintf(a, sizeof(a), "/rr/%c%d", cur[i], i);
+		OK(do_unlink(a));
+	}
+	OK(do_unlink("/rr/late"));
+	OK(do_rmdir("/rr"));
+}
+
 static void test_setattr_statfs(void)
 {
 	struct kstat st;
@@ -775,6 +862,7 @@ RVTEST_SUITE(vfs_namespace, rvtest_instance_init, rvtest_instance_cleanup,
 	     RVTEST(test_create_lookup_stat), RVTEST(test_name_too_long),
 	     RVTEST(test_unlink_rmdir_errors), RVTEST(test_link_counts), RVTEST(test_orphan),
 	     RVTEST(test_rename), RVTEST(test_symlinks), RVTEST(test_readdir_stable_while_removing),
+	     RVTEST(test_readdir_ends_while_renaming),
 	     RVTEST(test_setattr_statfs), RVTEST(test_mknod), RVTEST(test_inode_api), RVTEST(test_setgid_dir),
 	     RVTEST(test_negative_dentries_bounded), RVTEST(test_deep_tree),
 	     RVTEST(test_open_trunc_any_access_mode),

@@ -18,6 +18,7 @@
  * parent reads it after waitpid.
  */
 #include "strategy.h"
+#include "tools/cli.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -75,6 +76,7 @@ static void usage(FILE *f)
 		"                      [--preemptions K | --pct D --schedules N --seed S]\n"
 		"                      [--matrix] [--expect found|clean] [--json FILE]\n"
 		"       rcuvfs-explore --replay ID\n"
+		"       rcuvfs-explore --help | --version\n"
 		"\n"
 		"Runs the scenario's model tasks one at a time, switching only at scheduling\n"
 		"points (the model's lock primitives, RCU read sections, injection points,\n"
@@ -118,6 +120,8 @@ static void usage(FILE *f)
 		"                      hang still ends the configuration)\n"
 		"  --json FILE         write the summary rows as JSON\n"
 		"  --quiet             no progress line, no table\n"
+		"  -V, --version       version and git commit\n"
+		"  -h, --help          this text\n"
 		"\n"
 		"A schedule id is SCENARIO[/OPTIONS]@CHOICES, CHOICES being the decisions\n"
 		"that differ from the default (keep the running task while it can run,\n"
@@ -665,13 +669,16 @@ int main(int argc, char **argv)
 		{"trace-html", required_argument, NULL, 'H'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
+	static const char shortopts[] = "o:hV";
 	const char *scen = NULL, *options = "", *replay_id = NULL;
 	bool list = false, ok = true;
-	int c;
+	int c, li = -1;
 
-	while ((c = getopt_long(argc, argv, "o:h", lopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, lopts, &li)) != -1) {
 		char *end = NULL;
 
 		switch (c) {
@@ -762,15 +769,18 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'V':
+			rv_cli_version("rcuvfs-explore");
+			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return rv_cli_bad_option("rcuvfs-explore", shortopts, argv);
 		}
+		li = -1;
 		continue;
 bad:
 		fprintf(stderr, "rcuvfs-explore: bad value '%s' for --%s\n", optarg,
-			lopts[0].name ? "option" : "");
-		return 2;
+			li >= 0 ? lopts[li].name : "option");
+		return RV_CLI_USAGE_ERROR;
 	}
 	if (optind < argc) {
 		fprintf(stderr, "rcuvfs-explore: unexpected argument '%s'\n", argv[optind]);
@@ -783,8 +793,9 @@ bad:
 	if (replay_id)
 		return replay(replay_id);
 	if (!scen) {
-		usage(stderr);
-		return 2;
+		fprintf(stderr, "rcuvfs-explore: --scenario, --list or --replay is required "
+				"(try --help)\n");
+		return RV_CLI_USAGE_ERROR;
 	}
 	opt.progress = !opt.quiet && isatty(2);
 	{

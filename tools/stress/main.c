@@ -30,8 +30,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rcuvfs_git.h"
+#include "tools/cli.h"
 #include "stress.h"
+
+static const char stress_shortopts[] = "o:w:t:m:d:p:r:qhV";
 
 static volatile sig_atomic_t interrupted;
 
@@ -1421,7 +1423,8 @@ int main(int argc, char **argv)
 	if (opt.ncpus < 1)
 		opt.ncpus = 1;
 
-	while ((c = getopt_long(argc, argv, "o:w:t:m:d:p:r:qhV", longopts, NULL)) != -1) {
+	opterr = 0; /* usage errors are one line of ours (rv_cli_bad_option) */
+	while ((c = getopt_long(argc, argv, stress_shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_PATH:
 			opt.path = optarg;
@@ -1527,11 +1530,10 @@ int main(int argc, char **argv)
 		case OPT_SUMMARIZE:
 			return stress_summarize(stdin, stdout);
 		case 'V':
-			printf("rcuvfs-stress %s (git %s)\n", RCUVFS_VERSION, RCUVFS_GIT_COMMIT);
+			rv_cli_version("rcuvfs-stress");
 			return 0;
 		default:
-			usage(stderr);
-			exit(2);
+			exit(rv_cli_bad_option("rcuvfs-stress", stress_shortopts, argv));
 		}
 	}
 	if (optind < argc) {

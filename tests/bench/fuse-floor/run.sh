@@ -20,6 +20,7 @@
 #                        "default" means no options (e.g. "filelock=global
 #                        filelock=bkl filelock=inode")
 set -euo pipefail
+. "$(dirname "$0")/../../integration/lib.sh" # it_unmount
 
 BUILD=${1:-build}
 BIN=$BUILD/bin
@@ -40,7 +41,7 @@ declare -a MOUNTS=() NAMES=()
 
 cleanup() {
 	for m in "${MOUNTS[@]}"; do
-		fusermount3 -u "$m" 2>/dev/null || umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
+		IT_UNMOUNT_SECS=10 it_unmount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
 	done
 	rm -rf "$TMP" 2>/dev/null || true
 }

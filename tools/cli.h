@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tools/cli.h - the command-line grammar every rcuvfs program shares.
+ *
+ *   -h, --help          usage on stdout, exit 0
+ *   -V, --version       "PROGRAM VERSION (git COMMIT)" on stdout, exit 0
+ *   -o NAME=VALUE,...   model switches, where a program has them
+ *   --sweep NAME=V1,..  one run per value of a switch, where it has runs
+ *   -t, --tasks LIST    -d, --duration S    -r, --repeat N
+ *   --json FILE         --csv FILE          -q, --quiet
+ *   a usage error: one line on stderr naming what was wrong, exit 2
+ *
+ * Programs parse with getopt_long with opterr = 0 and hand '?' (and ':')
+ * to rv_cli_bad_option, so the message is theirs and one line long.
+ *
+ * Locking: none (start-up, single-threaded).
+ */
+#ifndef RCUVFS_TOOLS_CLI_H
+#define RCUVFS_TOOLS_CLI_H
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rcuvfs_git.h"
+
+#define RV_CLI_USAGE_ERROR 2
+
+static inline void rv_cli_fversion(FILE *f, const char *prog)
+{
+	fprintf(f, "%s %s (git %s)\n", prog, RCUVFS_VERSION, RCUVFS_GIT_COMMIT);
+}
+
+static inline void rv_cli_version(const char *prog)
+{
+	rv_cli_fversion(stdout, prog);
+}
+
+/*
+ * After getopt_long returned '?' or ':' (opterr = 0; shortopts is the
+ * string given to it): one line naming what was wrong, and the exit status
+ * 2 for main to return.
+ */
+static inline int rv_cli_bad_option(const char *prog, const char *shortopts, char **argv)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	const char *o = optopt ? strchr(shortopts, optopt) : NULL;
+
+	if (!optopt)
+		fprintf(stderr, "%s: unknown option '%s' (try --help)\n", prog, arg);
+	else if (!strncmp(arg, "--", 2))
+		fprintf(stderr, "%s: option '%s' needs a value (try --help)\n", prog, arg);
+	else if (o && o[1] == ':')
+		fprintf(stderr, "%s: option '-%c' needs a value (try --help)\n", prog, optopt);
+	else
+		fprintf(stderr, "%s: unknown option '-%c' (try --help)\n", prog, optopt);
+	return RV_CLI_USAGE_ERROR;
+}
+
+#endif /* RCUVFS_TOOLS_CLI_H */
