@@ -276,3 +276,96 @@ static struct xscenario close_setlkw = {
 	.format = xc_format,
 };
 XSCENARIO(close_setlkw)
+
+/* ---- flock hand-off to a woken waiter ---------------------------------------- */
+
+/*
+ * H holds flock LOCK_EX through description A; W asks for it through B
+ * (sleeps), X through C; H unlocks.  The woken W must retry its request
+ * (flock_lock_inode again): X may have taken the lock meanwhile.  The
+ * oracle: never two owners inside their critical sections, and nothing
+ * left.
+ */
+struct fh_priv {
+	struct file *f[3];
+	int inside, bad;
+};
+
+static int fh_setup(struct xs_run *r)
+{
+	struct fh_priv *p = r->priv;
+
+	for (int t = 0; t < 3; t++)
+		if (!xs_process(r, t, t ? (t == 1 ? "W" : "X") : "H"))
+			return -ENOMEM;
+	task_attach(r->task[0]);
+	for (int k = 0; k < 3; k++)
+		if (filp_open("/xflock", O_RDWR | O_CREAT, 0644, &p->f[k]))
+			return -EIO;
+	return flock_lock_file(p->f[0], LOCK_EX, 300, NULL) ? -EIO : 0;
+}
+
+static long fh_op(struct xs_run *r, int task, int op)
+{
+	struct fh_priv *p = r->priv;
+	int err;
+
+	if (task == 0)
+		return flock_lock_file(p->f[0], LOCK_UN, 300, NULL);
+	err = flock_lock_file(p->f[task], LOCK_EX, 300 + task, NULL);
+	if (err)
+		return err;
+	if (p->inside++)
+		p->bad++;
+	rv_sched_point("flock-handoff: inside");
+	p->inside--;
+	return flock_lock_file(p->f[task], LOCK_UN, 300 + task, NULL);
+}
+
+static int fh_check(struct xs_run *r, char *why, size_t len)
+{
+	struct fh_priv *p = r->priv;
+
+	if (p->bad) {
+		snprintf(why, len, "two owners of one flock LOCK_EX were inside at once");
+		return 1;
+	}
+	for (int t = 0; t < 3; t++)
+		if (r->result[t][0]) {
+			snprintf(why, len, "T%d returned %ld", t, r->result[t][0]);
+			return 1;
+		}
+	return xc_nothing_left(why, len);
+}
+
+static void fh_teardown(struct xs_run *r)
+{
+	struct fh_priv *p = r->priv;
+
+	xs_exit_tasks(r);
+	for (int k = 0; k < 3; k++)
+		if (p->f[k])
+			fput(p->f[k]);
+	do_unlink("/xflock");
+}
+
+static struct xscenario flock_handoff = {
+	.name = "flock-handoff",
+	.summary = "H unlocks a flock LOCK_EX that W waits for while X asks for it too",
+	.ntasks = 3,
+	.nops = {1, 1, 1},
+	.opname = {{"unlock"}, {"flock(EX), section, unlock"}, {"flock(EX), section, unlock"}},
+	.matrix_k = 1,
+	.variants = {
+		{"", false},
+		{"filelock=inode", false},
+	},
+	.priv_size = sizeof(struct fh_priv),
+	.setup = fh_setup,
+	.op = fh_op,
+	.midcheck = xc_midcheck,
+	.check = fh_check,
+	.teardown = fh_teardown,
+	.format = xc_format,
+};
+XSCENARIO(flock_handoff)
