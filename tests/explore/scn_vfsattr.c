@@ -148,3 +148,85 @@ static struct xscenario rename_walk_rev = {
 	.teardown = rw_teardown,
 };
 XSCENARIO(rename_walk_rev)
+
+/* ---- ".." across a rename --------------------------------------------------- */
+
+/*
+ * T0 stats /xp/s/../g (an RCU walk with a ".." step) while T1 renames
+ * /xp/s to /xq/s.  /xp/g and /xq/g are different files: serially the
+ * walk finds /xp/g (before the rename) or nothing (/xp/s is gone after
+ * it), never /xq/g, which a ".." taken from s after it moved would reach.
+ */
+struct dd_priv {
+	uint64_t ino_p, ino_q;
+};
+
+static int dd_setup(struct xs_run *r)
+{
+	struct dd_priv *p = r->priv;
+	struct file *f = NULL;
+	struct kstat st;
+
+	if (!xs_process(r, 0, "walker") || !xs_process(r, 1, "renamer"))
+		return -ENOMEM;
+	task_attach(r->task[0]);
+	if (do_mkdir("/xp", 0755) || do_mkdir("/xq", 0755) || do_mkdir("/xp/s", 0755))
+		return -EIO;
+	if (filp_open("/xp/g", O_RDWR | O_CREAT, 0644, &f))
+		return -EIO;
+	fput(f);
+	if (filp_open("/xq/g", O_RDWR | O_CREAT, 0644, &f))
+		return -EIO;
+	fput(f);
+	if (vfs_stat("/xp/g", &st))
+		return -EIO;
+	p->ino_p = st.ino;
+	if (vfs_stat("/xq/g", &st))
+		return -EIO;
+	p->ino_q = st.ino;
+	return 0;
+}
+
+static long dd_op(struct xs_run *r, int task, int op)
+{
+	struct dd_priv *p = r->priv;
+	struct kstat st;
+	int err;
+
+	if (task == 1)
+		return do_rename("/xp/s", "/xq/s", 0);
+	err = vfs_stat("/xp/s/../g", &st);
+	if (err == -ENOENT)
+		return 0;
+	if (err)
+		return err;
+	return st.ino == p->ino_p ? 1 : st.ino == p->ino_q ? 2 : -EXDEV;
+}
+
+static void dd_teardown(struct xs_run *r)
+{
+	xs_exit_tasks(r);
+	do_rmdir("/xp/s");
+	do_rmdir("/xq/s");
+	do_unlink("/xp/g");
+	do_unlink("/xq/g");
+	do_rmdir("/xp");
+	do_rmdir("/xq");
+}
+
+static struct xscenario dotdot_rename = {
+	.name = "dotdot-rename",
+	.summary = "stat(/xp/s/../g) (an RCU walk through \"..\") vs rename(/xp/s, /xq/s)",
+	.ntasks = 2,
+	.nops = {1, 1},
+	.opname = {{"stat(/xp/s/../g)"}, {"rename(/xp/s,/xq/s)"}},
+	.variants = {
+		{"", false},
+	},
+	.linearizable = true,
+	.priv_size = sizeof(struct dd_priv),
+	.setup = dd_setup,
+	.op = dd_op,
+	.teardown = dd_teardown,
+};
+XSCENARIO(dotdot_rename)
