@@ -790,6 +790,10 @@ bad:
 		list_scenarios();
 		return 0;
 	}
+	if (opt.trace_html && !replay_id) {
+		fprintf(stderr, "rcuvfs-explore: --trace-html needs --replay\n");
+		return 2;
+	}
 	if (replay_id)
 		return replay(replay_id);
 	if (!scen) {
