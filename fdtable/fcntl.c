@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * fdtable/fcntl.c - fcntl(2) on a model fd (Linux: fs/fcntl.c do_fcntl):
- * F_DUPFD, F_GETFD/F_SETFD, F_GETFL, and the lock commands, which reach
+ * F_DUPFD, F_DUPFD_CLOEXEC, F_DUPFD_QUERY, F_GETFD/F_SETFD, F_GETFL,
+ * F_SETFL (f_flags under file->f_lock), and the lock commands, which reach
  * locks/ through vfs_file_hooks (fdtable/ sits beside locks/ and does not
  * include it; locks/ fills the hooks in at its init).
  *
@@ -53,31 +54,95 @@ static int fcntl_setlk_fd(unsigned int fd, struct file *filp, unsigned int cmd,
 	return err;
 }
 
+/*
+ * The commands an O_PATH file allows (check_fcntl_cmd, fs/fcntl.c, Linux
+ * 6.18); any other is -EBADF on one.
+ */
+static bool check_fcntl_cmd(unsigned int cmd)
+{
+	switch (cmd) {
+	case F_DUPFD:
+	case F_DUPFD_CLOEXEC:
+	case F_DUPFD_QUERY:
+	case F_GETFD:
+	case F_SETFD:
+	case F_GETFL:
+		return true;
+	}
+	return false;
+}
+
+/* f_dupfd_query (fs/fcntl.c, Linux 6.10+): 1 when fd names `filp`. */
+static int f_dupfd_query(int fd, struct file *filp)
+{
+	struct fd f = fdget_raw((unsigned int)fd);
+	int ret;
+
+	if (!f.file)
+		return -EBADF;
+	ret = f.file == filp;
+	fdput(f);
+	return ret;
+}
+
+#define SETFL_MASK (O_APPEND | O_NONBLOCK | O_NDELAY | O_DIRECT | O_NOATIME)
+
+/*
+ * setfl (fs/fcntl.c, Linux 6.18): only SETFL_MASK bits change; O_DIRECT
+ * needs a file that can do it (-EINVAL); O_ASYNC takes effect through
+ * f_op->fasync, which no model file has, so it is dropped.  The model has
+ * no append-only inodes and its tasks may always set O_NOATIME (the host
+ * runs the differential test as root or as the files' owner).
+ */
+static int setfl(struct file *filp, unsigned int arg)
+{
+	if (O_NONBLOCK != O_NDELAY && (arg & O_NDELAY))
+		arg |= O_NONBLOCK;
+	if ((arg & O_DIRECT) && !(filp->f_mode & FMODE_CAN_ODIRECT))
+		return -EINVAL;
+	spin_lock(&filp->f_lock);
+	WRITE_ONCE(filp->f_flags, (arg & SETFL_MASK) | (filp->f_flags & ~SETFL_MASK));
+	spin_unlock(&filp->f_lock);
+	return 0;
+}
+
+/*
+ * fcntl(2) (fs/fcntl.c, Linux 6.18): the file is taken with fdget_raw; on
+ * an O_PATH file only check_fcntl_cmd's commands run; do_fcntl's argument
+ * is (int)arg for the fd commands, so F_DUPFD with 2^32 + 3 means 3.
+ */
 int ksys_fcntl(unsigned int fd, unsigned int cmd, unsigned long arg)
 {
 	struct fd f = fdget_raw(fd);
+	int argi = (int)arg;
 	int err;
 
 	if (!f.file)
 		return -EBADF;
+	if ((f.file->f_mode & FMODE_PATH) && !check_fcntl_cmd(cmd)) {
+		fdput(f);
+		return -EBADF;
+	}
 	switch (cmd) {
 	case F_DUPFD:
 	case F_DUPFD_CLOEXEC:
-		if (arg >= files_nofile(current->files)) {
-			err = -EINVAL;
-			break;
-		}
-		err = f_dupfd((unsigned int)arg, f.file, cmd == F_DUPFD_CLOEXEC ? O_CLOEXEC : 0);
+		err = f_dupfd((unsigned int)argi, f.file, cmd == F_DUPFD_CLOEXEC ? O_CLOEXEC : 0);
+		break;
+	case F_DUPFD_QUERY:
+		err = f_dupfd_query(argi, f.file);
 		break;
 	case F_GETFD:
 		err = get_close_on_exec(fd) ? FD_CLOEXEC : 0;
 		break;
 	case F_SETFD:
-		set_close_on_exec(fd, arg & FD_CLOEXEC);
+		set_close_on_exec(fd, argi & FD_CLOEXEC);
 		err = 0;
 		break;
 	case F_GETFL:
 		err = (int)READ_ONCE(f.file->f_flags);
+		break;
+	case F_SETFL:
+		err = setfl(f.file, (unsigned int)argi);
 		break;
 	case F_GETLK:
 	case F_OFD_GETLK:

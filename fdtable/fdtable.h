@@ -54,6 +54,9 @@
 #define NR_OPEN_MAX	(1024 * 1024) /* sysctl_nr_open: a table's hard limit */
 #define NOFILE_DEFAULT	(1024 * 1024) /* default per-table nofile limit */
 
+#ifndef F_DUPFD_QUERY
+#define F_DUPFD_QUERY (1024 + 3) /* Linux 6.10 */
+#endif
 #ifndef CLOSE_RANGE_UNSHARE
 #define CLOSE_RANGE_UNSHARE (1U << 1)
 #endif
@@ -139,7 +142,8 @@ int ksys_dup3(unsigned int oldfd, unsigned int newfd, int flags);
 /* Lowest fd >= from for `file` (a reference is taken). */
 int f_dupfd(unsigned int from, struct file *file, unsigned int flags);
 /*
- * F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_SETFD, F_GETFL; F_GETLK, F_SETLK,
+ * F_DUPFD, F_DUPFD_CLOEXEC, F_DUPFD_QUERY, F_GETFD, F_SETFD, F_GETFL,
+ * F_SETFL; F_GETLK, F_SETLK,
  * F_SETLKW and their F_OFD_ forms (arg: a struct flock *; the POSIX owner
  * is current->files, with the kernel's re-check of fd after a granted lock:
  * -EBADF if another thread closed it meanwhile); others -EINVAL.

@@ -236,6 +236,11 @@ void vm_area_free(struct vm_area_struct *vma);   /* per vm_area_cache (mmap.c) *
 void vm_area_free_unpublished(struct vm_area_struct *vma);
 void vma_link_file(struct vm_area_struct *vma);
 void vma_unlink_file(struct vm_area_struct *vma);
+/* mremap's helpers (mm/mmap.c); mmap_lock held for write */
+unsigned long mm_get_unmapped_area(struct mm_struct *mm, unsigned long hint, unsigned long len);
+int vma_insert(struct mm_struct *mm, struct vm_area_struct *vma);
+void vma_merge_around(struct mm_struct *mm, struct vm_area_struct *vma);
+void vma_expand_in_place(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long delta);
 /* Append a VMA at the end of the tree (fork builds the child this way). */
 int vma_tree_append(struct mm_struct *mm, struct vm_area_struct *vma);
 void exit_mmap(struct mm_struct *mm);
@@ -243,11 +248,12 @@ void exit_mmap(struct mm_struct *mm);
  * Set and clear VM_ flags on [start, end) (mmap_lock held for write), VMA
  * by VMA as apply_vma_lock_flags: split at the ends, write-locked before
  * they change, merged back; a hole stops the walk with -ENOMEM, the VMAs
- * before it changed.  With start = 0 and end = TASK_SIZE, every VMA and
- * holes are allowed (mlockall).
+ * before it changed.  vma_modify_flags_all: every VMA, holes allowed
+ * (mlockall, munlockall).
  */
 int vma_modify_flags(struct mm_struct *mm, unsigned long start, unsigned long end,
 		     unsigned long set, unsigned long clear);
+int vma_modify_flags_all(struct mm_struct *mm, unsigned long set, unsigned long clear);
 
 /* mm/memory.c: fault in [start, start+len) under mmap_lock (read), as GUP does */
 int __mm_populate(struct mm_struct *mm, unsigned long start, unsigned long len,

@@ -427,6 +427,11 @@ int __mm_populate(struct mm_struct *mm, unsigned long start, unsigned long len,
 		if (addr < vma->vm_start)
 			addr = vma->vm_start;
 		vend = vma->vm_end < end ? vma->vm_end : end;
+		if (vma->vm_flags & VM_LOCKONFAULT) {
+			/* populate_vma_page_range: nothing to do until a fault */
+			addr = vend;
+			continue;
+		}
 		if (!vma_is_accessible(vma)) {
 			ret = -EFAULT;
 			if (!ignore_errors)

@@ -13,10 +13,15 @@
  * Locking (outermost first):
  *   mm->mmap_lock (rw_semaphore)   the VMA tree and every VMA's bounds, flags,
  *                                  pgoff and file; held for write by mmap,
- *                                  munmap, mprotect, fork (both mms), exit.
+ *                                  munmap, mprotect, mlock, mremap, madvise's
+ *                                  flag advice, fork (both mms), exit; for
+ *                                  read by faults (fallback), populate, and
+ *                                  madvise(DONTNEED/FREE) over several VMAs.
  *   per-VMA lock                   vma->vm_lock (vma_lock=rwsem) or
  *                                  vma->vm_refcnt (vma_lock=refcnt): a fault
- *                                  holds it for read instead of mmap_lock; a
+ *                                  holds it for read instead of mmap_lock
+ *                                  (so does madvise(DONTNEED/FREE) inside
+ *                                  one VMA); a
  *                                  writer of the VMA (holding mmap_lock for
  *                                  write) waits for its readers and marks it
  *                                  write-locked with vma_start_write():
@@ -142,6 +147,8 @@ struct pt_page {
 #define VM_MAYSHARE  0x00000080UL
 #define VM_LOCKED    0x00002000UL
 #define VM_DONTCOPY  0x00020000UL
+#define VM_LOCKONFAULT 0x00080000UL /* with VM_LOCKED: lock pages as they fault in */
+#define VM_LOCKED_MASK (VM_LOCKED | VM_LOCKONFAULT)
 #define VM_WIPEONFORK 0x02000000UL
 #define VM_ACCESS_FLAGS (VM_READ | VM_WRITE | VM_EXEC)
 
@@ -397,6 +404,10 @@ struct vm_area_struct *lock_vma_under_rcu(struct mm_struct *mm, unsigned long ad
 /* Test-only, explorer build: lock_vma_under_rcu without its range check
  * once the lock is held (vm_mm is still checked).  Reset by mm's init. */
 void lock_vma_under_rcu_norecheck_for_test(bool on);
+/* Test-only, explorer build: mremap moves a VMA without write-locking it
+ * first (before "mm/mremap: write-lock VMA while remapping it to a new
+ * address range", 6.4).  Reset by mm's init. */
+void mremap_nolock_for_test(bool on);
 #endif
 /* Lookup under RCU only (caller in rcu_read_lock; result may be stale). */
 struct vm_area_struct *find_vma_rcu(struct mm_struct *mm, unsigned long addr);
@@ -431,18 +442,41 @@ int shmem_zero_setup(struct vm_area_struct *vma);
 
 /*
  * mlock (mm/mlock.c): VM_LOCKED on the VMAs of a range (split at its ends),
- * then every page faulted in (a private writable mapping is COW'd now, as
- * populate_vma_page_range does).  Folios mapped by a VM_LOCKED VMA are not
- * reclaimed.  mlockall(MCL_CURRENT) locks every VMA, MCL_FUTURE every
- * later mmap (mm->def_flags); MCL_ONFAULT is not modelled (-EINVAL).
- * Children of fork do not inherit VM_LOCKED.  No RLIMIT_MEMLOCK (as with
- * CAP_IPC_LOCK).  0, -ENOMEM (a hole in the range, or a page that could
- * not be faulted), -EINVAL.
+ * VMA by VMA up to a hole, then every page faulted in (a private writable
+ * mapping is COW'd now, as populate_vma_page_range does).  Folios mapped
+ * by a VM_LOCKED VMA are not reclaimed.  mlock2(MLOCK_ONFAULT) adds
+ * VM_LOCKONFAULT and populates nothing.  mlockall(MCL_CURRENT) locks
+ * every VMA, MCL_FUTURE every later mmap (mm->def_flags), MCL_ONFAULT
+ * with either makes it on-fault.  Children of fork inherit neither flag.
+ * No RLIMIT_MEMLOCK (as with CAP_IPC_LOCK).  0, -ENOMEM (a hole in the
+ * range, a PROT_NONE VMA, or a page that could not be faulted), -EINVAL.
  */
 int vm_mlock(struct mm_struct *mm, unsigned long addr, unsigned long len);
+int vm_mlock2(struct mm_struct *mm, unsigned long addr, unsigned long len, unsigned int flags);
 int vm_munlock(struct mm_struct *mm, unsigned long addr, unsigned long len);
 int vm_mlockall(struct mm_struct *mm, int flags);
 int vm_munlockall(struct mm_struct *mm);
+
+/*
+ * madvise (mm/madvise.c, after Linux 6.18): MADV_DONTNEED, MADV_FREE,
+ * MADV_DONTFORK/DOFORK, MADV_WIPEONFORK/KEEPONFORK, MADV_NORMAL; other
+ * advice -EINVAL.  Takes its locks itself (the per-VMA lock or mmap_lock).
+ * 0, -EINVAL (bad advice, unaligned start, wrapping length, an advice a
+ * VMA refuses), -ENOMEM (a hole: reported after the mapped parts got the
+ * advice).
+ */
+int do_madvise(struct mm_struct *mm, unsigned long start, size_t len_in, int behavior);
+
+/*
+ * mremap (mm/mremap.c, after Linux 6.18): shrink, grow in place, move
+ * (MREMAP_MAYMOVE), to a fixed address (MREMAP_FIXED; with the same
+ * length, several VMAs at once), or keeping the source mapped and empty
+ * (MREMAP_DONTUNMAP).  Takes mmap_lock itself.  The new address, or
+ * -EINVAL, -EFAULT (no VMA at addr, a source past its VMA), -ENOMEM
+ * (cannot grow in place without MREMAP_MAYMOVE, no room, no memory).
+ */
+long do_mremap(struct mm_struct *mm, unsigned long addr, unsigned long old_len,
+	       unsigned long new_len, unsigned long flags, unsigned long new_addr);
 
 /* ------------------------------------------------------------------ */
 /* page tables                                                         */

@@ -563,6 +563,14 @@ void lock_vma_under_rcu_norecheck_for_test(bool on)
 {
 	vma_norecheck_test = on;
 }
+
+/* mremap's move_vma without the source VMA's write lock (mm/mremap.c) */
+bool mremap_nolock_test;
+
+void mremap_nolock_for_test(bool on)
+{
+	mremap_nolock_test = on;
+}
 #else
 #define vma_range_recheck() true
 #endif
@@ -1167,13 +1175,62 @@ long vm_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int pr
 
 	mmap_write_lock(mm);
 	ret = do_mmap(mm, addr, len, prot, flags, file, pgoff);
-	populate = ret >= 0 && ((mm->def_flags & VM_LOCKED) || (flags & MAP_POPULATE));
+	/* do_mmap: a locked mapping is populated unless it locks on fault */
+	populate = ret >= 0 && ((mm->def_flags & VM_LOCKED_MASK) == VM_LOCKED ||
+				(flags & MAP_POPULATE));
 	mmap_write_unlock(mm);
 	/* vm_mmap_pgoff: mm_populate after dropping mmap_lock, errors ignored */
 	if (populate)
 		__mm_populate(mm, (unsigned long)ret, len, true);
 	task_work_run(); /* last fputs of what MAP_FIXED replaced or an error dropped */
 	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* helpers for mremap (mm/mremap.c)                                    */
+/* ------------------------------------------------------------------ */
+
+unsigned long mm_get_unmapped_area(struct mm_struct *mm, unsigned long hint, unsigned long len)
+{
+	return get_unmapped_area(mm, hint & PAGE_MASK, len);
+}
+
+/* Put a new VMA (born write-locked, not overlapping any) into the tree. */
+int vma_insert(struct mm_struct *mm, struct vm_area_struct *vma)
+{
+	int ret = vma_tree_splice(mm, find_vma_idx(mm, vma->vm_start), 0, &vma, 1);
+
+	if (ret)
+		return ret;
+	vma_link_file(vma);
+	mm->map_count++;
+	return 0;
+}
+
+/* Merge vma with its neighbours where compatible (next first, then prev). */
+void vma_merge_around(struct mm_struct *mm, struct vm_area_struct *vma)
+{
+	int i = find_vma_idx(mm, vma->vm_start);
+
+	vma_merge_at(mm, i);
+	if (i > 0)
+		vma_merge_at(mm, i - 1);
+}
+
+/*
+ * mremap's expand_vma_in_place (mm/mremap.c, Linux 6.18, through
+ * vma_merge_extend): the VMA, write-locked, grows by delta over a hole,
+ * then merges with the next VMA if compatible.
+ */
+void vma_expand_in_place(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long delta)
+{
+	struct vma_prepare vp;
+
+	vma_start_write(vma);
+	vma_prepare(&vp, vma);
+	WRITE_ONCE(vma->vm_end, vma->vm_end + delta);
+	vma_complete(&vp);
+	vma_merge_at(mm, find_vma_idx(mm, vma->vm_start));
 }
 
 /* ------------------------------------------------------------------ */
@@ -1383,8 +1440,9 @@ static int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long 
 		return 0;
 	len = (len + PAGE_SIZE - 1) & PAGE_MASK;
 	end = start + len;
-	if (end <= start || end > TASK_SIZE)
+	if (end <= start)
 		return -ENOMEM;
+	/* past TASK_SIZE there is no VMA: the walk stops there, -ENOMEM */
 	return vma_apply_range(mm, start, end, mprotect_newflags, (unsigned long)prot,
 			       mprotect_fixup_ptes);
 }
@@ -1404,12 +1462,15 @@ int vma_modify_flags(struct mm_struct *mm, unsigned long start, unsigned long en
 		     unsigned long set, unsigned long clear)
 {
 	struct flags_change fc = { set, clear };
-	int last;
 
-	if (!(start == 0 && end >= TASK_SIZE))
-		return vma_apply_range(mm, start, end, modify_newflags, (unsigned long)&fc, NULL);
-	/* every VMA, holes allowed (mlockall, munlockall) */
-	last = vma_nr(mm) - 1;
+	return vma_apply_range(mm, start, end, modify_newflags, (unsigned long)&fc, NULL);
+}
+
+/* every VMA, holes allowed (mlockall, munlockall: apply_mlockall_flags) */
+int vma_modify_flags_all(struct mm_struct *mm, unsigned long set, unsigned long clear)
+{
+	int last = vma_nr(mm) - 1;
+
 	if (last < 0)
 		return 0;
 	for (int k = 0; k <= last; k++) {
@@ -1488,6 +1549,7 @@ static int mm_subsys_init(void)
 	mm_live = 0;
 #ifdef RCUVFS_EXPLORE
 	vma_norecheck_test = false;
+	mremap_nolock_test = false;
 #endif
 	/*
 	 * vm_area_struct: 6.4-6.14 kernel/fork.c proc_caches_init (SLAB_HWCACHE_ALIGN,

@@ -39,18 +39,21 @@ static void filp_ctor(void *obj)
 	f->f_gen = 0;
 }
 
+/*
+ * f_mode of a new file, as do_dentry_open (fs/open.c, Linux 6.18) sets it:
+ * O_PATH gives FMODE_PATH alone; otherwise OPEN_FMODE of the access mode
+ * (O_RDONLY read, O_WRONLY write, O_RDWR both, 3 neither) and, for every
+ * such file, FMODE_LSEEK | FMODE_PREAD | FMODE_PWRITE: pread on an
+ * O_WRONLY file reaches vfs_read and fails there with -EBADF, not -ESPIPE.
+ */
 static unsigned int file_mode_from_flags(unsigned int flags)
 {
+	static const unsigned int open_fmode[4] = {FMODE_READ, FMODE_WRITE,
+						   FMODE_READ | FMODE_WRITE, 0};
+
 	if (flags & O_PATH)
 		return FMODE_PATH;
-	switch (flags & O_ACCMODE) {
-	case O_RDONLY:
-		return FMODE_READ | FMODE_LSEEK | FMODE_PREAD;
-	case O_WRONLY:
-		return FMODE_WRITE | FMODE_LSEEK | FMODE_PWRITE;
-	default:
-		return FMODE_READ | FMODE_WRITE | FMODE_LSEEK | FMODE_PREAD | FMODE_PWRITE;
-	}
+	return open_fmode[flags & O_ACCMODE] | FMODE_LSEEK | FMODE_PREAD | FMODE_PWRITE;
 }
 
 struct file *alloc_file(struct inode *inode, struct dentry *dentry, unsigned int flags,

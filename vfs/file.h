@@ -55,6 +55,7 @@
 #define FMODE_PREAD  0x8u
 #define FMODE_PWRITE 0x10u
 #define FMODE_PATH   0x4000u /* O_PATH: fget() refuses it, fget_raw() not */
+#define FMODE_CAN_ODIRECT 0x400000u /* F_SETFL may set O_DIRECT (shmem: regular files) */
 
 /* file_ref zones (file-ref scheme; see the comment at the top) */
 #define FILE_REF_ONEREF	   0x0000000000000000UL

@@ -446,6 +446,13 @@ int vfs_open_inode(struct inode *inode, int flags, struct file **out);
 /* ------------------------------------------------------------------ */
 int vfs_stat(const char *path, struct kstat *st);
 int vfs_lstat(const char *path, struct kstat *st);
+/* open(2)'s flag checks and masking: the flags the file keeps, or -EINVAL. */
+int build_open_flags(int flags);
+/* Every open flag Linux knows (VALID_OPEN_FLAGS); O_LARGEFILE is x86-64's. */
+#define RV_VALID_OPEN_FLAGS                                                                        \
+	(O_ACCMODE | O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_APPEND | O_NDELAY | O_DSYNC |       \
+	 O_ASYNC | O_DIRECT | 0100000 | O_DIRECTORY | O_NOFOLLOW | O_NOATIME | O_CLOEXEC |         \
+	 O_SYNC | O_PATH | O_TMPFILE)
 int filp_open(const char *path, int flags, uint32_t mode, struct file **out);
 int do_mkdir(const char *path, uint32_t mode);
 int do_mknod(const char *path, uint32_t mode, dev_t rdev);

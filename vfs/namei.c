@@ -1440,17 +1440,26 @@ static int do_dentry_open(struct inode *inode, struct dentry *d, int flags, stru
 	struct file *f;
 	int err;
 
-	if (S_ISDIR(inode->i_mode) && (flags & O_ACCMODE) != O_RDONLY) {
-		err = -EISDIR;
-		goto out_dput;
-	}
 	if ((flags & O_DIRECTORY) && !S_ISDIR(inode->i_mode)) {
 		err = -ENOTDIR;
 		goto out_dput;
 	}
-	if (S_ISLNK(inode->i_mode)) {
-		err = -ELOOP;
-		goto out_dput;
+	/*
+	 * may_open (fs/namei.c, Linux 6.18), which an O_PATH open skips
+	 * (do_o_path): a symlink is -ELOOP; a directory is -EISDIR when the
+	 * open asks for write access, which O_TRUNC and the access mode 3 do
+	 * (ACC_MODE).
+	 */
+	if (!(flags & O_PATH)) {
+		if (S_ISLNK(inode->i_mode)) {
+			err = -ELOOP;
+			goto out_dput;
+		}
+		if (S_ISDIR(inode->i_mode) &&
+		    ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC))) {
+			err = -EISDIR;
+			goto out_dput;
+		}
 	}
 	if (unlikely(bkl))
 		lock_kernel();
@@ -1475,6 +1484,9 @@ static int do_dentry_open(struct inode *inode, struct dentry *d, int flags, stru
 		goto out_unlock;
 	}
 	f->f_mapping = inode->i_mapping;
+	/* shmem_file_open (Linux 6.6+): regular files accept O_DIRECT */
+	if (S_ISREG(inode->i_mode) && !(flags & O_PATH))
+		f->f_mode |= FMODE_CAN_ODIRECT;
 	if (unlikely(bkl))
 		unlock_kernel();
 	*out = f;
@@ -1494,6 +1506,28 @@ int vfs_open_inode(struct inode *inode, int flags, struct file **out)
 	return do_dentry_open(inode, d_find_alias(inode), flags, out);
 }
 
+/*
+ * build_open_flags (fs/open.c, Linux 6.18, with build_open_how of open(2)):
+ * the open flags a file keeps, or -EINVAL.  Unknown bits are dropped; O_PATH
+ * keeps only O_DIRECTORY, O_NOFOLLOW and O_CLOEXEC besides itself (so an
+ * O_PATH file shows neither an access mode nor O_LARGEFILE in F_GETFL);
+ * O_DIRECTORY with O_CREAT is refused (Linux 6.4+); O_CLOEXEC is the fd's,
+ * never the file's; __O_SYNC implies O_DSYNC.  O_TMPFILE is not modelled.
+ */
+int build_open_flags(int flags)
+{
+	flags &= RV_VALID_OPEN_FLAGS;
+	if (flags & O_PATH)
+		flags &= O_DIRECTORY | O_NOFOLLOW | O_PATH | O_CLOEXEC;
+	if ((flags & (O_DIRECTORY | O_CREAT)) == (O_DIRECTORY | O_CREAT))
+		return -EINVAL;
+	if (flags & (O_TMPFILE & ~O_DIRECTORY))
+		return -EOPNOTSUPP;
+	if (flags & (O_SYNC & ~O_DSYNC))
+		flags |= O_DSYNC;
+	return flags & ~O_CLOEXEC;
+}
+
 int filp_open(const char *path, int flags, uint32_t mode, struct file **out)
 {
 	struct parent_path pp;
@@ -1502,6 +1536,9 @@ int filp_open(const char *path, int flags, uint32_t mode, struct file **out)
 	int err;
 
 	rv_rcu_ensure();
+	flags = build_open_flags(flags);
+	if (flags < 0)
+		return flags;
 	if (!(flags & O_CREAT)) {
 		err = kern_path(path, (flags & O_NOFOLLOW) ? 0 : LOOKUP_FOLLOW, &d);
 		if (err)

@@ -159,6 +159,9 @@ ssize_t vfs_write(struct file *file, const void *buf, size_t count, int64_t *pos
 	return ret;
 }
 
+/* the first byte of the page that holds offset 2^63-1 */
+#define LAST_PAGE_START (INT64_MAX & ~(int64_t)(PAGE_SIZE - 1))
+
 int64_t vfs_llseek(struct file *file, int64_t offset, int whence)
 {
 	struct inode *inode = file->f_inode;
@@ -167,6 +170,18 @@ int64_t vfs_llseek(struct file *file, int64_t offset, int whence)
 	rv_rcu_ensure();
 	down(&file->f_pos_lock);
 	size = i_size_read(inode);
+	/*
+	 * A tmpfs directory (offset_dir_llseek, fs/libfs.c, Linux 6.18):
+	 * SEEK_SET and SEEK_CUR to a position >= 0, nothing else.
+	 */
+	if (S_ISDIR(inode->i_mode)) {
+		if (whence == SEEK_CUR && __builtin_add_overflow(file->f_pos, offset, &offset))
+			offset = -1;
+		res = (whence == SEEK_SET || whence == SEEK_CUR) && offset >= 0 ? offset : -EINVAL;
+		if (res >= 0)
+			file->f_pos = res;
+		goto out;
+	}
 	switch (whence) {
 	case SEEK_SET:
 		res = offset;
@@ -195,6 +210,25 @@ int64_t vfs_llseek(struct file *file, int64_t offset, int whence)
 		if (whence == SEEK_DATA && res >= size) {
 			res = -ENXIO; /* only holes up to EOF */
 			goto out;
+		}
+		/*
+		 * mapping_seek_hole_data (mm/filemap.c, Linux 6.18) computes the
+		 * end of the page that holds offset 2^63-1 as 2^63, which wraps
+		 * negative: SEEK_DATA never finds data in that page (-ENXIO),
+		 * and SEEK_HOLE that runs into it through data returns -2^63,
+		 * which shmem_file_llseek and lseek(2) pass on as the result
+		 * (not an errno; f_pos stays).
+		 */
+		if (res >= LAST_PAGE_START &&
+		    mapping_seek_data(inode->i_mapping, LAST_PAGE_START, size, true) < size) {
+			if (whence == SEEK_DATA) {
+				res = -ENXIO;
+				goto out;
+			}
+			if (res > LAST_PAGE_START) {
+				res = INT64_MIN;
+				goto out;
+			}
 		}
 		break;
 	default:

@@ -7,7 +7,9 @@
  * mlock it still takes the spurious major fault); first-touch faults vs
  * VMA splits, merges and extension, truncate vs a COW fault, exit vs
  * fsync, and a lockless fault vs munmap and an mmap that reuses its
- * SLAB_TYPESAFE_BY_RCU VMA (vma-reuse).  The scenarios whose faults take
+ * SLAB_TYPESAFE_BY_RCU VMA (vma-reuse), mremap moving a VMA under a fault
+ * (mremap-fault) and madvise(MADV_DONTNEED) beside one (dontneed-fault).
+ * The scenarios whose faults take
  * the per-VMA lock run under every accepted vma_lock x vm_area_cache pair
  * (vma_cross).
  *
@@ -864,3 +866,209 @@ static struct xscenario vma_reuse = {
 	.teardown = reuse_teardown,
 };
 XSCENARIO(vma_reuse)
+
+/* ---- mremap vs a fault under the per-VMA lock --------------------------------- */
+
+/*
+ * The race "mm/mremap: write-lock VMA while remapping it to a new address
+ * range" (Linux 6.4, in the per-VMA lock series) closed: page 0 of a two-
+ * page anonymous VMA is written before, so the VMA has its anon_vma and
+ * T0's first write to page 1 faults under the VMA's read lock alone.  T1
+ * moves the VMA (mremap MREMAP_MAYMOVE | MREMAP_FIXED, same length).
+ * move_vma write-locks the source VMA before its page tables move, so the
+ * fault either finishes first (its page moves) or falls back to mmap_lock
+ * and finds nothing there afterwards (-EFAULT).  Without that lock
+ * (wlock=no, test-only) the fault installs its page in the old range after
+ * the page tables moved; the write succeeds, and unmapping the old range
+ * throws it away.  Seen from outside: T0's write succeeded => the byte is
+ * at the new address; mremap returned the new address; the old range is
+ * unmapped; mm_check passes.
+ */
+#define MREMAP_NEW (XBASE + 16 * PAGE_SIZE)
+
+static int mremap_setup(struct xs_run *r)
+{
+	struct task_struct *p = xs_process(r, 0, "mremap");
+	unsigned char v = 0x11;
+
+	mremap_nolock_for_test(xs_param_is(r, "wlock", "no"));
+	if (!p)
+		return -ENOMEM;
+	task_attach(p);
+	if (exec_mm(p))
+		return -ENOMEM;
+	if (vm_mmap(p->mm, XBASE, 2 * PAGE_SIZE, XRW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+		    NULL, 0) != (long)XBASE ||
+	    rv_mm_write(XBASE, &v, 1))
+		return -ENOMEM;
+	return xs_thread_of(r, 1, 0) ? 0 : -ENOMEM;
+}
+
+static long mremap_op(struct xs_run *r, int task, int op)
+{
+	unsigned char v = 0x5a;
+
+	(void)r;
+	(void)op;
+	if (task == 0)
+		return rv_mm_write(XBASE + PAGE_SIZE, &v, 1);
+	return do_mremap(current->mm, XBASE, 2 * PAGE_SIZE, 2 * PAGE_SIZE,
+			 MREMAP_MAYMOVE | MREMAP_FIXED, MREMAP_NEW);
+}
+
+static int mremap_check(struct xs_run *r, char *why, size_t len)
+{
+	struct mm_struct *mm = r->task[0]->mm;
+	long wr = r->result[0][0];
+	unsigned char v = 0xee, v0 = 0xee;
+
+	if (r->result[1][0] != (long)MREMAP_NEW) {
+		snprintf(why, len, "mremap returned %ld", r->result[1][0]);
+		return 1;
+	}
+	if (wr != 0 && wr != -EFAULT) {
+		snprintf(why, len, "T0's write returned %ld (0 or -EFAULT expected)", wr);
+		return 1;
+	}
+	if (mm_access(mm, MREMAP_NEW, &v0, 1, false) || v0 != 0x11 ||
+	    mm_access(mm, MREMAP_NEW + PAGE_SIZE, &v, 1, false)) {
+		snprintf(why, len, "the moved VMA does not read back page 0 (0x%02x)", v0);
+		return 1;
+	}
+	if (wr == 0 && v != 0x5a) {
+		snprintf(why, len,
+			 "T0's write succeeded but the moved page 1 reads 0x%02x, not 0x5a: the "
+			 "fault mapped its page in the old range after the page tables moved",
+			 v);
+		return 1;
+	}
+	if (mm_access(mm, XBASE, &v, 1, false) != -EFAULT) {
+		snprintf(why, len, "the old range is still mapped");
+		return 1;
+	}
+	if (mm_check(mm)) {
+		snprintf(why, len, "mm_check fails");
+		return 1;
+	}
+	return 0;
+}
+
+static struct xscenario mremap_fault = {
+	.name = "mremap-fault",
+	.summary = "a first-touch write fault under the per-VMA lock vs mremap moving its VMA",
+	.ntasks = 2,
+	.nops = {1, 1},
+	.opname = {{"write(page 1)"}, {"mremap(move)"}},
+	.params = {{"wlock", {"yes", "no"},
+		    "move_vma write-locks the source VMA before moving its page tables, or "
+		    "not (test-only: before the 6.4 fix)"}},
+	.variants = {
+		{"", false},
+		{"wlock=no", true},
+		{"anon_vma_fault=refuse", false},
+	},
+	.cross = vma_cross,
+	.cross_k = 1,
+	.setup = mremap_setup,
+	.op = mremap_op,
+	.check = mremap_check,
+	.teardown = xs_exit_tasks,
+};
+XSCENARIO(mremap_fault)
+
+/* ---- madvise(MADV_DONTNEED) vs a fault, both under the per-VMA lock ------------- */
+
+/*
+ * Since "mm: use per_vma lock for MADV_DONTNEED" (Linux 6.16),
+ * MADV_DONTNEED on a range inside one VMA zaps under that VMA's read lock,
+ * beside faults holding the same lock: nothing but the PTE lock orders
+ * them.  Page 1 was read before (the shared zero page is mapped); T0's
+ * write to it takes a write-protect fault that drops the PTE lock to copy
+ * (wp_page_copy) and must find, when it takes it again, that T1's
+ * DONTNEED cleared the PTE meanwhile (the PTE recheck: VM_FAULT_NOPAGE, the
+ * access retries).  With zero=no, page 1 is untouched: a first-touch
+ * fault (do_anonymous_page) against the zap.  Seen from outside: both
+ * return 0; page 1 reads 0x5a (the write came last) or 0 (the zap came
+ * last); RSS, rmap and page tables agree (mm_check).  No test-only
+ * variant: a fault without the PTE recheck is not a kernel that existed,
+ * and the historic MADV_DONTNEED vs fault race (DONTNEED under mmap_sem
+ * for read against a THP fault, "mm: thp: fix pmd_bad() triggering in
+ * code paths holding mmap_sem read mode", 3.4) was at the pmd level,
+ * which the model's two-level tables do not have.
+ */
+static int dontneed_setup(struct xs_run *r)
+{
+	struct task_struct *p = xs_process(r, 0, "dontneed");
+	unsigned char v = 0x11;
+
+	if (!p)
+		return -ENOMEM;
+	task_attach(p);
+	if (exec_mm(p))
+		return -ENOMEM;
+	if (vm_mmap(p->mm, XBASE, 2 * PAGE_SIZE, XRW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+		    NULL, 0) != (long)XBASE ||
+	    rv_mm_write(XBASE, &v, 1))
+		return -ENOMEM;
+	if (xs_param_is(r, "zero", "yes") && rv_mm_read(XBASE + PAGE_SIZE, &v, 1))
+		return -EIO;
+	return xs_thread_of(r, 1, 0) ? 0 : -ENOMEM;
+}
+
+static long dontneed_op(struct xs_run *r, int task, int op)
+{
+	unsigned char v = 0x5a;
+
+	(void)r;
+	(void)op;
+	if (task == 0)
+		return rv_mm_write(XBASE + PAGE_SIZE, &v, 1);
+	return do_madvise(current->mm, XBASE + PAGE_SIZE, PAGE_SIZE, MADV_DONTNEED);
+}
+
+static int dontneed_check(struct xs_run *r, char *why, size_t len)
+{
+	struct mm_struct *mm = r->task[0]->mm;
+	unsigned char v = 0xee;
+
+	if (r->result[0][0] || r->result[1][0]) {
+		snprintf(why, len, "write %ld, madvise %ld", r->result[0][0], r->result[1][0]);
+		return 1;
+	}
+	if (mm_access(mm, XBASE + PAGE_SIZE, &v, 1, false) || (v != 0x5a && v != 0)) {
+		snprintf(why, len, "page 1 reads 0x%02x (0x5a or 0 expected)", v);
+		return 1;
+	}
+	if (mm_access(mm, XBASE, &v, 1, false) || v != 0x11) {
+		snprintf(why, len, "page 0, outside the range, reads 0x%02x", v);
+		return 1;
+	}
+	if (mm_check(mm)) {
+		snprintf(why, len, "mm_check fails (RSS, rmap or page tables)");
+		return 1;
+	}
+	return 0;
+}
+
+static struct xscenario dontneed_fault = {
+	.name = "dontneed-fault",
+	.summary = "madvise(MADV_DONTNEED) under the per-VMA lock vs a write fault on the same page",
+	.ntasks = 2,
+	.nops = {1, 1},
+	.opname = {{"write(page 1)"}, {"madvise(DONTNEED)"}},
+	.params = {{"zero", {"yes", "no"},
+		    "page 1 maps the zero page before (a write-protect fault), or nothing (a "
+		    "first-touch fault)"}},
+	.variants = {
+		{"", false},
+		{"zero=no", false},
+		{"anon_vma_fault=refuse", false},
+	},
+	.cross = vma_cross,
+	.cross_k = 1,
+	.setup = dontneed_setup,
+	.op = dontneed_op,
+	.check = dontneed_check,
+	.teardown = xs_exit_tasks,
+};
+XSCENARIO(dontneed_fault)

@@ -296,12 +296,14 @@ static void test_fcntl_dupfd(void)
 	CU_ASSERT(get_close_on_exec(1));
 	CU_ASSERT_EQUAL(ksys_fcntl(a, F_DUPFD, 1000), 1000);
 	CU_ASSERT_EQUAL(ksys_fcntl(a, F_DUPFD, NOFILE_DEFAULT), -EINVAL);
-	CU_ASSERT_EQUAL(ksys_fcntl(a, F_DUPFD, 1UL << 40), -EINVAL);
+	/* do_fcntl passes (int)arg: 2^40 is 0 (Linux 6.18), 2^40 - 1 is -1 */
+	CU_ASSERT_EQUAL(ksys_fcntl(a, F_DUPFD, 1UL << 40), 2);
+	CU_ASSERT_EQUAL(ksys_fcntl(a, F_DUPFD, (1UL << 40) - 1), -EINVAL);
 	CU_ASSERT_EQUAL(ksys_fcntl(55, F_DUPFD, 0), -EBADF);
 	files_set_nofile(me->files, 12);
 	CU_ASSERT_EQUAL(ksys_fcntl(a, F_DUPFD, 11), -EMFILE);
 	CU_ASSERT_EQUAL(ksys_fcntl(a, F_DUPFD, 12), -EINVAL);
-	CU_ASSERT_EQUAL(file_count(peek(a)), 5);
+	CU_ASSERT_EQUAL(file_count(peek(a)), 6);
 	end();
 	CU_ASSERT_EQUAL(releases, 1);
 }
@@ -538,13 +540,53 @@ static void test_fdget_light(void)
 	end();
 }
 
+
+/* fcntl as Linux 6.18's do_fcntl (found by fddiff) */
+static void test_fcntl_as_linux(void)
+{
+	int a, b, p;
+	struct file *f;
+
+	begin();
+	CU_ASSERT_EQUAL(files_set_nofile(me->files, 10), 0);
+	a = open_file(0);
+	b = open_file(0);
+	/* the fd argument is (int)arg: 2^32 + 5 is 5 */
+	CU_ASSERT_EQUAL(ksys_fcntl(a, F_DUPFD, (1UL << 32) + 5), 5);
+	CU_ASSERT_EQUAL(ksys_fcntl(a, F_DUPFD, 10), -EINVAL);
+	CU_ASSERT_EQUAL(ksys_fcntl(a, F_DUPFD, (unsigned long)-1), -EINVAL);
+	/* F_DUPFD_QUERY: same description or not, -EBADF for a closed fd */
+	CU_ASSERT_EQUAL(ksys_fcntl(a, F_DUPFD_QUERY, 5), 1);
+	CU_ASSERT_EQUAL(ksys_fcntl(a, F_DUPFD_QUERY, b), 0);
+	CU_ASSERT_EQUAL(ksys_fcntl(a, F_DUPFD_QUERY, 7), -EBADF);
+	/* F_SETFL changes only O_APPEND, O_NONBLOCK, O_DIRECT, O_NOATIME */
+	f = peek(a);
+	f->f_mode |= FMODE_CAN_ODIRECT;
+	CU_ASSERT_EQUAL(ksys_fcntl(a, F_SETFL, O_APPEND | O_NONBLOCK | O_WRONLY | O_TRUNC | O_ASYNC), 0);
+	CU_ASSERT_EQUAL(ksys_fcntl(a, F_GETFL, 0), O_RDWR | O_APPEND | O_NONBLOCK);
+	CU_ASSERT_EQUAL(ksys_fcntl(a, F_SETFL, O_DIRECT), 0);
+	CU_ASSERT_EQUAL(ksys_fcntl(a, F_GETFL, 0), O_RDWR | O_DIRECT);
+	CU_ASSERT_EQUAL(ksys_fcntl(b, F_SETFL, O_DIRECT), -EINVAL);
+	/* an O_PATH file: only the fd commands and F_GETFL */
+	p = get_unused_fd_flags(0);
+	fd_install(p, alloc_file(NULL, NULL, O_PATH, &t_fops));
+	CU_ASSERT_EQUAL(ksys_fcntl(p, F_SETFL, O_APPEND), -EBADF);
+	CU_ASSERT_EQUAL(ksys_fcntl(p, 9999, 0), -EBADF);
+	CU_ASSERT_EQUAL(ksys_fcntl(p, F_GETFL, 0), O_PATH);
+	CU_ASSERT(ksys_fcntl(p, F_DUPFD, 0) >= 0);
+	CU_ASSERT_EQUAL(ksys_fcntl(a, 9999, 0), -EINVAL);
+	end();
+}
+
 RVTEST_SUITE(fdtable_inc_not_zero, init_inc, cleanup, RVTEST(test_lowest_free),
 	     RVTEST(test_install_close_errors), RVTEST(test_o_path_lookup), RVTEST(test_cloexec),
 	     RVTEST(test_dup), RVTEST(test_dup2_dup3), RVTEST(test_fcntl_dupfd),
 	     RVTEST(test_emfile), RVTEST(test_close_range), RVTEST(test_close_range_unshare),
-	     RVTEST(test_expand), RVTEST(test_fork_copy), RVTEST(test_fdget_light));
+	     RVTEST(test_expand), RVTEST(test_fork_copy), RVTEST(test_fdget_light),
+	     RVTEST(test_fcntl_as_linux));
 RVTEST_SUITE(fdtable_file_ref, init_ref, cleanup, RVTEST(test_lowest_free),
 	     RVTEST(test_install_close_errors), RVTEST(test_o_path_lookup), RVTEST(test_cloexec),
 	     RVTEST(test_dup), RVTEST(test_dup2_dup3), RVTEST(test_fcntl_dupfd),
 	     RVTEST(test_emfile), RVTEST(test_close_range), RVTEST(test_close_range_unshare),
-	     RVTEST(test_expand), RVTEST(test_fork_copy), RVTEST(test_fdget_light));
+	     RVTEST(test_expand), RVTEST(test_fork_copy), RVTEST(test_fdget_light),
+	     RVTEST(test_fcntl_as_linux));

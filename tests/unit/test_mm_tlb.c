@@ -273,6 +273,78 @@ static void test_punch_flush(void)
 	CU_ASSERT(mmt_all_freed());
 }
 
+/* madvise(MADV_DONTNEED): zap's mmu_gather flushes before the folio goes */
+static long do_dontneed(struct change *c)
+{
+	long r = do_madvise(c->mm, BASE, PG, MADV_DONTNEED);
+
+	c->after = peek_byte(c->mm, BASE);
+	return r;
+}
+
+static void test_madvise_dontneed_flush(void)
+{
+	struct task_struct *t = mmt_new_proc();
+	struct acc_arg acc = { .addr = BASE, .val = 0xAA, .write = true, .ret = -1 };
+	struct change c = { .mm = t->mm, .fn = do_dontneed, .after = -1 };
+
+	CU_ASSERT(mmt_map(t->mm, BASE, PG, RW) == (long)BASE);
+	mmt_fill(BASE, PG, 0x11);
+	CU_ASSERT(change_waits_for_access(t, &acc, &c));
+	CU_ASSERT(c.ret == 0);
+	CU_ASSERT(c.after == 0); /* zeroes once DONTNEED returned */
+	mmt_exit(t);
+	CU_ASSERT(mmt_all_freed());
+}
+
+/* madvise(MADV_FREE): the PTE made clean is flushed, so no writer keeps a
+ * translation that would not set DIRTY again */
+static long do_free(struct change *c)
+{
+	return do_madvise(c->mm, BASE, PG, MADV_FREE);
+}
+
+static void test_madvise_free_flush(void)
+{
+	struct task_struct *t = mmt_new_proc();
+	struct acc_arg acc = { .addr = BASE, .val = 0xAA, .write = true, .ret = -1 };
+	struct change c = { .mm = t->mm, .fn = do_free, .after = -1 };
+
+	CU_ASSERT(mmt_map(t->mm, BASE, PG, RW) == (long)BASE);
+	mmt_fill(BASE, PG, 0x11);
+	CU_ASSERT(change_waits_for_access(t, &acc, &c));
+	CU_ASSERT(c.ret == 0);
+	CU_ASSERT(read_byte(t->mm, BASE) == 0xAA);
+	mmt_exit(t);
+	CU_ASSERT(mmt_all_freed());
+}
+
+/* mremap: move_ptes flushes the old range before dropping the PTE lock */
+static long do_mremap_move(struct change *c)
+{
+	long r = do_mremap(c->mm, BASE, PG, PG, MREMAP_MAYMOVE | MREMAP_FIXED, BASE + 64 * PG);
+
+	c->after = peek_byte(c->mm, BASE + 64 * PG);
+	return r;
+}
+
+static void test_mremap_flush(void)
+{
+	struct task_struct *t = mmt_new_proc();
+	struct acc_arg acc = { .addr = BASE, .val = 0xAA, .write = true, .ret = -1 };
+	struct change c = { .mm = t->mm, .fn = do_mremap_move, .after = -1 };
+
+	CU_ASSERT(mmt_map(t->mm, BASE, PG, RW) == (long)BASE);
+	mmt_fill(BASE, PG, 0x11);
+	CU_ASSERT(change_waits_for_access(t, &acc, &c));
+	CU_ASSERT(c.ret == (long)(BASE + 64 * PG));
+	CU_ASSERT(c.after == 0xAA); /* the store is at the new address when mremap returns */
+	mmt_exit(t);
+	CU_ASSERT(mmt_all_freed());
+}
+
 RVTEST_SUITE(mm_tlb, rvtest_instance_init, rvtest_instance_cleanup,
 	     RVTEST(test_mprotect_flush), RVTEST(test_numa_scan_flush), RVTEST(test_reclaim_flush),
-	     RVTEST(test_munmap_flush), RVTEST(test_wp_page_copy_flush), RVTEST(test_punch_flush))
+	     RVTEST(test_munmap_flush), RVTEST(test_wp_page_copy_flush), RVTEST(test_punch_flush),
+	     RVTEST(test_madvise_dontneed_flush), RVTEST(test_madvise_free_flush),
+	     RVTEST(test_mremap_flush))

@@ -265,6 +265,19 @@ static inline int mmt_host_run(int (*fn)(long *out, int n), long *out, int n)
 	return 0;
 }
 
+#include <sys/utsname.h>
+
+/* Whether the host kernel is at least major.minor (false if unknown). */
+static inline bool mmt_host_kernel_at_least(int major, int minor)
+{
+	struct utsname u;
+	int ma = 0, mi = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &ma, &mi) != 2)
+		return false;
+	return ma > major || (ma == major && mi >= minor);
+}
+
 /* A PROT_NONE reservation of `pages` pages on the host, or 0. */
 static inline unsigned long mmt_host_window(unsigned long pages)
 {

@@ -858,6 +858,100 @@ static void test_open_trunc_any_access_mode(void)
 	}
 }
 
+
+/* build_open_flags and may_open as Linux 6.18's open(2) (found by fddiff) */
+static void test_open_flags_as_linux(void)
+{
+	struct file *f;
+
+	OK(do_mkdir("/ofl", 0755));
+	OK(create_file("/ofl/a", "data"));
+	OK(do_symlink("a", "/ofl/l"));
+	/* O_DIRECTORY | O_CREAT: -EINVAL before the walk */
+	ERR(filp_open("/ofl/none", O_RDONLY | O_CREAT | O_DIRECTORY, 0644, &f), EINVAL);
+	/* O_TRUNC and access mode 3 ask for write access: a directory refuses */
+	ERR(filp_open("/ofl", O_RDONLY | O_TRUNC, 0, &f), EISDIR);
+	ERR(filp_open("/ofl", 3, 0, &f), EISDIR);
+	/* O_PATH keeps O_DIRECTORY, O_NOFOLLOW and itself; it creates and
+	 * truncates nothing, opens a symlink with O_NOFOLLOW and any directory */
+	OK(filp_open("/ofl/a", O_PATH | O_RDWR | O_TRUNC | O_APPEND | O_NOFOLLOW, 0, &f));
+	CU_ASSERT_EQUAL(f->f_flags, (unsigned int)(O_PATH | O_NOFOLLOW));
+	CU_ASSERT_EQUAL(f->f_mode, FMODE_PATH);
+	fput(f);
+	CU_ASSERT_EQUAL(nlink_of("/ofl/a"), 1);
+	ERR(filp_open("/ofl/b", O_PATH | O_CREAT, 0644, &f), ENOENT);
+	OK(filp_open("/ofl/l", O_PATH | O_NOFOLLOW, 0, &f));
+	CU_ASSERT(S_ISLNK(f->f_inode->i_mode));
+	fput(f);
+	ERR(filp_open("/ofl/l", O_RDONLY | O_NOFOLLOW, 0, &f), ELOOP);
+	OK(filp_open("/ofl", O_PATH | O_WRONLY, 0, &f));
+	fput(f);
+	/* O_CLOEXEC belongs to the fd, not to the file */
+	OK(filp_open("/ofl/a", O_RDONLY | O_CLOEXEC, 0, &f));
+	CU_ASSERT_EQUAL(f->f_flags & O_CLOEXEC, 0);
+	/* the access mode 3 reads and writes nothing, but lseeks and preads */
+	fput(f);
+	OK(filp_open("/ofl/a", 3, 0, &f));
+	CU_ASSERT_EQUAL(f->f_mode & (FMODE_READ | FMODE_WRITE), 0);
+	CU_ASSERT(f->f_mode & FMODE_PREAD);
+	CU_ASSERT_EQUAL(vfs_read(f, (char[4]){0}, 4, NULL), -EBADF);
+	fput(f);
+	{
+		struct kstat st;
+
+		OK(vfs_stat("/ofl/a", &st));
+		CU_ASSERT_EQUAL(st.size, 4); /* no O_PATH open truncated it */
+	}
+	OK(do_unlink("/ofl/l"));
+	OK(do_unlink("/ofl/a"));
+	OK(do_rmdir("/ofl"));
+}
+
+/* lseek on a directory: offset_dir_llseek (fddiff found SEEK_END working) */
+static void test_dir_llseek(void)
+{
+	struct file *f;
+
+	OK(do_mkdir("/dls", 0755));
+	OK(filp_open("/dls", O_RDONLY, 0, &f));
+	CU_ASSERT_EQUAL(vfs_llseek(f, 4100, SEEK_END), -EINVAL);
+	CU_ASSERT_EQUAL(vfs_llseek(f, 0, SEEK_DATA), -EINVAL);
+	CU_ASSERT_EQUAL(vfs_llseek(f, -1, SEEK_SET), -EINVAL);
+	CU_ASSERT_EQUAL(vfs_llseek(f, 17, SEEK_SET), 17);
+	CU_ASSERT_EQUAL(vfs_llseek(f, 3, SEEK_CUR), 20);
+	CU_ASSERT_EQUAL(vfs_llseek(f, INT64_MAX, SEEK_CUR), -EINVAL);
+	CU_ASSERT_EQUAL(vfs_llseek(f, 0, SEEK_CUR), 20);
+	fput(f);
+	OK(do_rmdir("/dls"));
+}
+
+/*
+ * SEEK_DATA/SEEK_HOLE with data in the page that holds offset 2^63-1: Linux
+ * 6.18's mapping_seek_hole_data wraps that page's end to -2^63 (fddiff).
+ */
+static void test_seek_last_page(void)
+{
+	const int64_t last = INT64_MAX & ~(int64_t)(PAGE_SIZE - 1);
+	int64_t pos = INT64_MAX - 38;
+	struct file *f;
+
+	OK(create_file("/slp", NULL));
+	OK(filp_open("/slp", O_RDWR, 0, &f));
+	CU_ASSERT_EQUAL(vfs_write(f, "0123456789abc", 13, &pos), 13);
+	CU_ASSERT_EQUAL(vfs_llseek(f, 24, SEEK_DATA), -ENXIO);
+	CU_ASSERT_EQUAL(vfs_llseek(f, last + 5, SEEK_DATA), -ENXIO);
+	CU_ASSERT_EQUAL(vfs_llseek(f, 24, SEEK_HOLE), 24);
+	CU_ASSERT_EQUAL(vfs_llseek(f, last + 5, SEEK_HOLE), INT64_MIN);
+	CU_ASSERT_EQUAL(vfs_llseek(f, 0, SEEK_CUR), 24); /* f_pos stayed */
+	/* data below the last page is found as before */
+	pos = 8192;
+	CU_ASSERT_EQUAL(vfs_write(f, "x", 1, &pos), 1);
+	CU_ASSERT_EQUAL(vfs_llseek(f, 24, SEEK_DATA), 8192);
+	CU_ASSERT_EQUAL(vfs_llseek(f, 8192, SEEK_HOLE), 8192 + PAGE_SIZE);
+	fput(f);
+	OK(do_unlink("/slp"));
+}
+
 RVTEST_SUITE(vfs_namespace, rvtest_instance_init, rvtest_instance_cleanup,
 	     RVTEST(test_create_lookup_stat), RVTEST(test_name_too_long),
 	     RVTEST(test_unlink_rmdir_errors), RVTEST(test_link_counts), RVTEST(test_orphan),
@@ -865,5 +959,6 @@ RVTEST_SUITE(vfs_namespace, rvtest_instance_init, rvtest_instance_cleanup,
 	     RVTEST(test_readdir_ends_while_renaming),
 	     RVTEST(test_setattr_statfs), RVTEST(test_mknod), RVTEST(test_inode_api), RVTEST(test_setgid_dir),
 	     RVTEST(test_negative_dentries_bounded), RVTEST(test_deep_tree),
-	     RVTEST(test_open_trunc_any_access_mode),
+	     RVTEST(test_open_trunc_any_access_mode), RVTEST(test_open_flags_as_linux),
+	     RVTEST(test_dir_llseek), RVTEST(test_seek_last_page),
 	     RVTEST(test_teardown_frees_everything));
