@@ -24,11 +24,13 @@
 # but no oracle saw it; equivalent, as argued in the catalogue).
 #
 # Usage: mutate.sh [--src DIR] [--build DIR] [--only NAME[,NAME...]]
-#                  [--area AREA] [--no-unit | --unit-if-missed] [--no-build]
+#                  [--area AREA] [--no-unit | --unit-if-missed | --no-explore]
+#                  [--no-build]
 #                  [--check] [--expect-explorer] [--explore-timeout SEC]
 #                  [--unit-timeout SEC] [--markdown]
 #   --check            only check that the catalogue and the sources agree
 #   --unit-if-missed   run the unit tests only for mutants the explorer missed
+#   --no-explore       run only the unit tests (the explorer column is "-")
 #   --expect-explorer  exit 1 unless the explorer found every mutant not
 #                      argued equivalent (long mode)
 #   --markdown         print the table as Markdown (docs/explore.md)
@@ -42,6 +44,7 @@ only=
 area=
 unit=1
 unit_missed=0
+noexplore=0
 expect_x=0
 dobuild=1
 checkonly=0
@@ -60,6 +63,7 @@ while [ $# -gt 0 ]; do
 	--area) area=$2; shift ;;
 	--no-unit) unit=0 ;;
 	--unit-if-missed) unit_missed=1 ;;
+	--no-explore) noexplore=1 ;;
 	--expect-explorer) expect_x=1 ;;
 	--no-build) dobuild=0 ;;
 	--check) checkonly=1 ;;
@@ -150,7 +154,8 @@ grep -v '^#' "$cat" | grep -v '^[[:space:]]*$' | while IFS='|' read -r name mare
 	*) first=rwsem-handoff,rwsem-downgrade,sem-handoff,sem-signal,completion-signal,stat-setattr ;;
 	esac
 	"$x" --list | grep -q "^${first%%,*}\$" || first=
-	for args in ${first:+"--scenario $first --matrix --max-schedules 100000"} \
+	[ $noexplore = 0 ] || xres=-
+	[ $noexplore = 0 ] && for args in ${first:+"--scenario $first --matrix --max-schedules 100000"} \
 		    "--scenario all --matrix --max-schedules 100000" \
 		    "--scenario exit-fsync --matrix --preemptions 3"; do
 		RCUVFS_MUTANT=$name RCUVFS_MUTANT_HIT=$hit timeout -s KILL "$xtimeout" \
