@@ -23,9 +23,12 @@ install(PROGRAMS ${PROJECT_BINARY_DIR}/bin/rcuvfs-plot DESTINATION ${CMAKE_INSTA
 
 install(TARGETS rcuvfs EXPORT rcuvfsTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# The public headers and what they include; not a folder's internal.h, its
+# testing.h (test-only entry points, rcuvfs_testing) or fdtable's bitmap.h.
 foreach(dir vfs fdtable locks mm)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/rcuvfs/${dir}
-          FILES_MATCHING PATTERN "*.h")
+          FILES_MATCHING PATTERN "*.h" PATTERN "internal.h" EXCLUDE PATTERN "testing.h" EXCLUDE
+          PATTERN "bitmap.h" EXCLUDE)
 endforeach()
 
 set(RCUVFS_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/rcuvfs)

@@ -14,7 +14,8 @@
  */
 #include "fdtable/fdtable.h"
 
-RV_STAT_DEFINE(fcntl_close_races, "POSIX locks dropped by fcntl because the fd was closed meanwhile (-EBADF)");
+/* defined in fdtable.c, so every program with fd tables lists it */
+RV_STAT_DECLARE(fcntl_close_races);
 
 /*
  * fcntl(fd, F_SETLK/F_SETLKW/F_OFD_SETLK/F_OFD_SETLKW, fl), as Linux's

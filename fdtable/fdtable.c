@@ -23,6 +23,9 @@ static struct kmem_cache *files_cachep;
 static long nr_fdtables; /* atomic: allocated (non-embedded) fdtables */
 
 RV_STAT_DEFINE(fdtable_expansions, "fd tables replaced by a larger one (expand_files)");
+/* Counted by fcntl.c; defined here, where every program with fd tables has
+ * it: a static link pulls fcntl.o only into programs that call ksys_fcntl. */
+RV_STAT_DEFINE(fcntl_close_races, "POSIX locks dropped by fcntl because the fd was closed meanwhile (-EBADF)");
 
 #define BITBIT_NR(nr) BITS_TO_LONGS(BITS_TO_LONGS(nr))
 
@@ -802,4 +805,4 @@ static int fdtable_subsys_teardown(void)
 	return err ? err : err2;
 }
 
-RV_SUBSYS(fdtable, 20, fdtable_subsys_init, fdtable_subsys_teardown);
+RV_SUBSYS(fdtable, fdtable_subsys_init, fdtable_subsys_teardown);

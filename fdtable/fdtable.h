@@ -135,6 +135,12 @@ int get_unused_fd_flags(unsigned int flags);
 void put_unused_fd(unsigned int fd);
 /* Publish `file` (reference donated) in a reserved fd. */
 void fd_install(unsigned int fd, struct file *file);
+/*
+ * open(2): filp_open(path, flags, mode) installed at the lowest free fd of
+ * current->files (O_CLOEXEC in flags sets close-on-exec); the fd, or the
+ * error of either step with no fd left reserved (fdtable/open.c).
+ */
+int do_sys_open(const char *path, int flags, uint32_t mode);
 int close_fd(unsigned int fd);
 int ksys_dup(unsigned int fildes);
 int ksys_dup2(unsigned int oldfd, unsigned int newfd);
@@ -164,12 +170,8 @@ void set_close_on_exec(unsigned int fd, bool flag);
 struct file *fget(unsigned int fd);
 /* The same, O_PATH files included. */
 struct file *fget_raw(unsigned int fd);
-/* fget whose __get_file_rcu is an out-of-line call (the seed's regression). */
-struct file *fget_ool(unsigned int fd);
 /* Shared-table lookup behind fdget (out of line, lookup inlined). */
 struct file *__fget_files(struct files_struct *files, unsigned int fd, unsigned int mask);
-/* TEST ONLY: fget without the slot reload (the broken design). */
-struct file *fget_norecheck_for_test(unsigned int fd);
 
 /* Entry without a reference: caller holds file_lock or is the only user. */
 static __always_inline struct file *files_lookup_fd_raw(struct files_struct *files, unsigned int fd)

@@ -14,7 +14,7 @@
  * fd_install/do_dup2 (rcu_assign_pointer) and the release of the count in
  * alloc_file.
  *
- * Shape (issue 3's measurements): the inline attempt makes no call at all,
+ * Shape (measured with bench_fdtable_callgrind.sh): the inline attempt makes no call at all,
  * so the hot function is a leaf that saves no register.  Everything that
  * needs a call (dropping a speculative reference, __file_ref_get's decision,
  * the retry loop, the grace-period wake-up of rcu_read_unlock, creating
@@ -24,14 +24,21 @@
  * the race tests exercise the code the fast path runs.
  *
  * Variants from one always-inline template: fget/fget_raw/__fget_files with
- * the attempt inlined (the fix proposed in seeds/000), fget_ool with it as an
+ * the attempt inlined (the fix proposed for the regression of 6.7's
+ * SLAB_TYPESAFE_BY_RCU files, docs/history.md), fget_ool with it as an
  * out-of-line call (the regression), and a test-only variant without the
- * reload (the broken design the tests show failing).
+ * reload (the broken design the tests show failing).  This file compiles
+ * the first three into librcuvfs.a; fdtable/fget_test.c includes it with
+ * RCUVFS_FGET_VARIANTS defined to compile the other two, for the test
+ * library only (fdtable/testing.h), from the same template.
  */
 #include "fdtable/fdtable.h"
-
+#ifdef RCUVFS_FGET_VARIANTS
+#include "fdtable/testing.h"
+#else
 RV_STAT_DEFINE(fget_retries, "fget lookups retried (dead file, recycled slot or replaced table)");
 RV_STAT_DEFINE(fdget_light_hits, "fdget calls served without a reference (unshared table)");
+#endif
 
 enum fget_variant { FGET_INLINE, FGET_OUT_OF_LINE, FGET_NO_RECHECK };
 
@@ -244,15 +251,12 @@ static __always_inline struct file *fget_slow(struct files_struct *files, unsign
 }
 
 /*
- * rcu_read_unlock for the lookup, returning the lookup's result: liburcu
- * memb's inline unlock (urcu/static/urcu-memb.h under _LGPL_SOURCE), same
- * protocol, with two changes that keep the inline path a leaf: the
- * grace-period wake-up (a futex call, taken only while a synchronize_rcu
- * waits on readers) is out of line, and the common case reads
- * urcu_memb_has_sys_membarrier once (liburcu sets it at initialization,
- * before any reader).  Nested sections and the no-membarrier case take
- * liburcu's own unlock out of line.  Worth 9 instructions and 0.15-0.25 ns
- * per lookup (bench_fdtable).
+ * rcu_read_unlock for the lookup, returning the lookup's result, with no
+ * call in the common case (rv_rcu_read_unlock_leaf, vfs/base/rcu.h): the
+ * grace-period wake-up and liburcu's own unlock (nested sections, no
+ * sys_membarrier, an unchecked liburcu) are reached by a jump to a cold
+ * function.  Worth 9 instructions and 0.15-0.25 ns per lookup
+ * (bench_fdtable).
  */
 static __noinline __attribute__((cold)) struct file *fget_rcu_unlock_slow(struct file *file)
 {
@@ -262,23 +266,25 @@ static __noinline __attribute__((cold)) struct file *fget_rcu_unlock_slow(struct
 
 static __noinline __attribute__((cold)) struct file *fget_rcu_unlock_wake(struct file *file)
 {
-	urcu_common_wake_up_gp(&urcu_memb_gp);
+	rv_rcu_wake_up_gp();
 	return file;
 }
 
 static __always_inline struct file *fget_rcu_read_unlock(struct file *file)
 {
-	unsigned long tmp = URCU_TLS(urcu_memb_reader).ctr;
+	enum rv_rcu_unlock_res r;
 
-	if (unlikely((tmp & URCU_GP_CTR_NEST_MASK) != URCU_GP_COUNT ||
-		     !CMM_LOAD_SHARED(urcu_memb_has_sys_membarrier)))
+	if (RV_XSIM()) { /* a simulated task: the section's end is a point */
+		rcu_read_unlock();
+		return file;
+	}
+	r = rv_rcu_read_unlock_leaf();
+
+	if (likely(r == RV_RCU_UNLOCKED))
+		return file;
+	if (r == RV_RCU_UNLOCK_CALL)
 		return fget_rcu_unlock_slow(file);
-	cmm_barrier(); /* the section before the store (membarrier on the writer side) */
-	CMM_STORE_SHARED(URCU_TLS(urcu_memb_reader).ctr, tmp - URCU_GP_COUNT);
-	cmm_barrier(); /* the store before the futex load */
-	if (unlikely(uatomic_read(&urcu_memb_gp.futex) == -1))
-		return fget_rcu_unlock_wake(file);
-	return file;
+	return fget_rcu_unlock_wake(file);
 }
 
 /*
@@ -297,8 +303,10 @@ static __always_inline struct file *__fget_files_variant(struct files_struct *fi
 
 	rcu_read_lock();
 	/* one load and branch for both injection points of the protocol (an
-	 * explored task, too, runs the loop whose points it can be switched at) */
-	if (unlikely(__atomic_load_n(&rv_inject_armed, __ATOMIC_RELAXED)) || RV_XACTIVE())
+	 * explored task, too, runs the loop whose points it can be switched at;
+	 * a simulated one runs the fast path, whose cost is what it measures) */
+	if (unlikely(__atomic_load_n(&rv_inject_armed, __ATOMIC_RELAXED)) ||
+	    (RV_XACTIVE() && !RV_XSIM()))
 		return fget_slow(files, fd, mask, v, NULL, GET_FILE_START, 0);
 	fdt = rcu_dereference_raw(files->fdt);
 	if (unlikely(fd >= fdt->max_fds))
@@ -341,6 +349,7 @@ static __always_inline struct file *fget_current(unsigned int fd, unsigned int m
 	return __fget_files_variant(t->files, fd, mask, v);
 }
 
+#ifndef RCUVFS_FGET_VARIANTS
 struct file *__fget_files(struct files_struct *files, unsigned int fd, unsigned int mask)
 {
 	return __fget_files_variant(files, fd, mask, FGET_INLINE);
@@ -355,7 +364,7 @@ struct file *fget_raw(unsigned int fd)
 {
 	return fget_current(fd, 0, FGET_INLINE);
 }
-
+#else
 struct file *fget_ool(unsigned int fd)
 {
 	return fget_current(fd, FMODE_PATH, FGET_OUT_OF_LINE);
@@ -365,3 +374,4 @@ struct file *fget_norecheck_for_test(unsigned int fd)
 {
 	return fget_current(fd, FMODE_PATH, FGET_NO_RECHECK);
 }
+#endif

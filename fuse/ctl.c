@@ -188,6 +188,7 @@ char *rvf_ctl_render(fuse_ino_t ino, size_t *len)
 		text_switches(&t);
 		text_printf(&t, "attr_timeout=%g\nentry_timeout=%g\n", cfg->attr_timeout,
 			    cfg->entry_timeout);
+		text_printf(&t, "apps=%d\nwriteback_cache=%d\n", cfg->apps, rvf_writeback_cache);
 		text_printf(&t, "max_threads=%u\nmax_idle_threads=%u\n", cfg->max_threads,
 			    cfg->max_idle_threads);
 		text_printf(&t, "clone_fd=%d\nsingle_thread=%d\n", cfg->clone_fd,

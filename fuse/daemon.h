@@ -52,6 +52,9 @@
 
 #define RVF_DEFAULT_MAX_THREADS 64
 
+/* -o apps: attr_timeout and entry_timeout unless given */
+#define RVF_APPS_TIMEOUT 1.0
+
 struct rvf_config {
 	struct rv_switches sw;	       /* the model switches (-o name=value) */
 	double attr_timeout;	       /* seconds; default 0 */
@@ -63,6 +66,9 @@ struct rvf_config {
 	int singlethread;	       /* -s */
 	int clone_fd;		       /* -o clone_fd */
 	int test_skip_locks;	       /* -o test_skip_locks: lock requests succeed, lock nothing */
+	int apps;		       /* -o apps: kernel caching for running applications */
+	int attr_timeout_set;	       /* attr_timeout= given (else 0, or 1 with apps) */
+	int entry_timeout_set;
 	int show_help;
 	int show_version;
 	int list_counters; /* --list-counters: print the counter glossary */
@@ -97,6 +103,9 @@ int rvf_list_counters(FILE *out);
 void rvf_register_gauges(void);
 
 /* ---- the daemon ---------------------------------------------------------- */
+
+/* the kernel caches writes (FUSE_CAP_WRITEBACK_CACHE, -o apps): set at INIT */
+extern int rvf_writeback_cache;
 
 struct rvf_daemon {
 	struct rvf_config cfg;

@@ -48,6 +48,8 @@ RVF_DEFINE_REQ_STAT(getxattr)
 RVF_DEFINE_REQ_STAT(listxattr)
 RVF_DEFINE_REQ_STAT(removexattr)
 
+int rvf_writeback_cache;
+
 static struct rvf_ctx req_ctx(fuse_req_t req)
 {
 	const struct fuse_ctx *fc = fuse_req_ctx(req);
@@ -70,6 +72,38 @@ static void lo_init(void *userdata, struct fuse_conn_info *conn)
 	/* stat/lookup must reach the daemon: no kernel-side caching of data
 	 * beyond what timeouts allow; writes go through (no writeback cache). */
 	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+	/*
+	 * The kernel's page cache of the mount is the only copy readers see,
+	 * and nothing but this kernel changes the model's files, so it is
+	 * never stale: keep it (keep_cache at open, below) and do not let
+	 * attribute replies drop it.  With auto_inval_data (libfuse's
+	 * default) every read after a write sent GETATTR, and the new mtime
+	 * made fuse_change_attributes() (fs/fuse/inode.c, Linux 6.x) call
+	 * invalidate_inode_pages2() on the whole file while other processes
+	 * were writing it through that cache: a folio dropped after a
+	 * writer's copy into it and read back (FUSE_READ) before the
+	 * writer's FUSE_WRITE reached the model held the old record, and one
+	 * read back while the model was copying the write held half of it;
+	 * a reader that skipped GETATTR (attributes fresh within the jiffy)
+	 * or met the new mtime already cached while the invalidating reply's
+	 * walk had not reached that folio yet read it under a lock that
+	 * excluded the writer: stale and torn locked reads
+	 * (rcuvfs-tornread, integration.apps).  Without auto_inval_data a
+	 * size change still drops the cache past the new size.
+	 */
+	conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
+	/*
+	 * -o apps: the kernel also keeps written data and sends it in page
+	 * runs (writeback cache; it keeps mtime and sends it with SETATTR),
+	 * and symlink targets.  Missing names are kept for entry_timeout
+	 * (lo_lookup).
+	 */
+	if (rvf.cfg.apps && (conn->capable & FUSE_CAP_WRITEBACK_CACHE)) {
+		conn->want |= FUSE_CAP_WRITEBACK_CACHE;
+		rvf_writeback_cache = 1;
+	}
+	if (rvf.cfg.apps && (conn->capable & FUSE_CAP_CACHE_SYMLINKS))
+		conn->want |= FUSE_CAP_CACHE_SYMLINKS;
 	/* locks go to the model (the kernel then stops handling them locally) */
 	if (conn->capable & FUSE_CAP_POSIX_LOCKS)
 		conn->want |= FUSE_CAP_POSIX_LOCKS;
@@ -100,9 +134,17 @@ static void lo_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct rvf_ctx c = req_ctx(req);
 	struct fuse_entry_param e;
+	int err;
 
 	rv_stat_inc(req_lookup);
-	reply_entry(req, rvf_op_lookup(&c, parent, name, &e), &e);
+	err = rvf_op_lookup(&c, parent, name, &e);
+	if (err == -ENOENT && rvf.cfg.apps && rvf.cfg.entry_timeout > 0) {
+		/* -o apps: a negative entry the kernel keeps (node id 0) */
+		memset(&e, 0, sizeof(e));
+		e.entry_timeout = rvf.cfg.entry_timeout;
+		err = 0;
+	}
+	reply_entry(req, err, &e);
 }
 
 static void lo_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
@@ -228,18 +270,32 @@ static void lo_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const 
 	reply_entry(req, rvf_op_link(&c, ino, newparent, newname, &e), &e);
 }
 
+/*
+ * With the writeback cache the kernel reads pages to fill partial writes
+ * through whichever handle writes them, so a write-only open must read too
+ * (the kernel checked the caller's permission already).
+ */
+static int open_flags_wb(int flags)
+{
+	if (rvf_writeback_cache && (flags & O_ACCMODE) == O_WRONLY)
+		flags = (flags & ~O_ACCMODE) | O_RDWR;
+	return flags;
+}
+
 static void lo_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct rvf_ctx c = req_ctx(req);
 	int err, direct_io;
 
 	rv_stat_inc(req_open);
-	err = rvf_op_open(&c, ino, fi->flags, &fi->fh, &direct_io);
+	err = rvf_op_open(&c, ino, open_flags_wb(fi->flags), &fi->fh, &direct_io);
 	if (err) {
 		fuse_reply_err(req, -err);
 		return;
 	}
 	fi->direct_io = direct_io;
+	/* the cache is this kernel's own writes (lo_init): an open keeps it */
+	fi->keep_cache = !direct_io;
 	if (fuse_reply_open(req, fi) == -ENOENT) /* interrupted: undo the open */
 		rvf_op_release(&c, ino, fi->fh);
 }
@@ -252,11 +308,12 @@ static void lo_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 	int err;
 
 	rv_stat_inc(req_create);
-	err = rvf_op_create(&c, parent, name, mode, fi->flags, &e, &fi->fh);
+	err = rvf_op_create(&c, parent, name, mode, open_flags_wb(fi->flags), &e, &fi->fh);
 	if (err) {
 		fuse_reply_err(req, -err);
 		return;
 	}
+	fi->keep_cache = 1;
 	if (fuse_reply_create(req, &e, fi) == -ENOENT) {
 		rvf_op_release(&c, e.ino, fi->fh);
 		rvf_op_forget(e.ino, 1);

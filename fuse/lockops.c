@@ -458,9 +458,16 @@ static void lkf_release(struct file *file)
  * own reference.  The slow path looks the handle up with fget and the
  * generation check (rvf_fget) and drops the reference again.
  */
-/* -o test_skip_locks: the request succeeds at once (a GETLK finds no lock). */
+/*
+ * -o test_skip_locks: the request succeeds at once (a GETLK finds no lock).
+ * Only the daemon's test build (RCUVFS_TEST_DAEMON, build/tests) has the
+ * option; the production daemon never skips.
+ */
 static __noinline bool lk_skip(fuse_req_t req, struct flock *getlk)
 {
+#ifndef RCUVFS_TEST_DAEMON
+	return false;
+#endif
 	if (likely(!rvf.cfg.test_skip_locks))
 		return false;
 	if (getlk) {

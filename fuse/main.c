@@ -3,7 +3,7 @@
  * fuse/main.c - the rcuvfs daemon: start-up, the loop, teardown.
  *
  * Order matters:
- *   1. parse options (errors: one line, exit 1; --help/--version: exit 0);
+ *   1. parse options (errors: one line, exit 2; --help/--version: exit 0);
  *   2. create the session and mount (libfuse reports an unusable
  *      mountpoint; exit 1);
  *   3. daemonize (unless -f) BEFORE the model starts: liburcu's call_rcu

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/vfs.h>
 
 enum {
@@ -42,10 +43,15 @@ enum {
 	}
 
 static const struct fuse_opt rvf_opts[] = {RVF_OPT("attr_timeout=%lf", attr_timeout),
+					   RVF_OPT("attr_timeout=", attr_timeout_set),
 					   RVF_OPT("entry_timeout=%lf", entry_timeout),
+					   RVF_OPT("entry_timeout=", entry_timeout_set),
+					   RVF_OPT("apps", apps),
 					   RVF_OPT("max_threads=%u", max_threads),
 					   RVF_OPT("max_idle_threads=%u", max_idle_threads),
+#ifdef RCUVFS_TEST_DAEMON
 					   RVF_OPT("test_skip_locks", test_skip_locks),
+#endif
 					   RVF_OPT("log=%s", log_file),
 					   FUSE_OPT_KEY("-h", KEY_HELP),
 					   FUSE_OPT_KEY("--help", KEY_HELP),
@@ -171,6 +177,7 @@ static int add_fsname(struct fuse_args *args, const struct rvf_config *cfg)
 int rvf_parse_args(struct fuse_args *args, struct rvf_config *cfg)
 {
 	struct fuse_cmdline_opts fo;
+	struct stat st;
 
 	memset(cfg, 0, sizeof(*cfg));
 	rv_switches_default(&cfg->sw);
@@ -196,6 +203,12 @@ int rvf_parse_args(struct fuse_args *args, struct rvf_config *cfg)
 		fprintf(stderr, "rcuvfs: -o log= needs a file name\n");
 		return -1;
 	}
+	/* -o apps: the kernel keeps attributes and names for a second, as
+	 * libfuse's passthrough_ll does by default (cache=auto) */
+	if (cfg->apps && !cfg->attr_timeout_set)
+		cfg->attr_timeout = RVF_APPS_TIMEOUT;
+	if (cfg->apps && !cfg->entry_timeout_set)
+		cfg->entry_timeout = RVF_APPS_TIMEOUT;
 	if (cfg->attr_timeout < 0 || cfg->entry_timeout < 0) {
 		fprintf(stderr, "rcuvfs: attr_timeout and entry_timeout must be >= 0\n");
 		return -1;
@@ -222,6 +235,15 @@ int rvf_parse_args(struct fuse_args *args, struct rvf_config *cfg)
 		return 0;
 	if (!cfg->mountpoint) {
 		fprintf(stderr, "rcuvfs: no mountpoint given (try --help)\n");
+		return -1;
+	}
+	/*
+	 * The model's root is a directory. libfuse mounts on a regular file
+	 * too (rootmode= copies the file's type), and the kernel then finds a
+	 * root of another type and answers EIO to everything.
+	 */
+	if (stat(cfg->mountpoint, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "rcuvfs: %s: not a directory\n", cfg->mountpoint);
 		return -1;
 	}
 	/* the kernel checks permissions from the attributes the model returns */
@@ -317,6 +339,8 @@ void rvf_print_help(FILE *out, const char *progname)
 		"General options:\n"
 		"    -h, --help             print this help and exit\n"
 		"    -V, --version          print version and exit\n"
+		"    --list-counters        print every counter and gauge of .rcuvfs/stats\n"
+		"                           with what it counts, and exit\n"
 		"    -f                     stay in the foreground (default: daemonize)\n"
 		"    -d, -o debug           print every request (implies -f)\n"
 		"    -s                     single-threaded loop (default: multithreaded)\n"
@@ -325,14 +349,21 @@ void rvf_print_help(FILE *out, const char *progname)
 		"    -o attr_timeout=SEC    attribute cache timeout (default: 0, every stat\n"
 		"                           reaches the model)\n"
 		"    -o entry_timeout=SEC   name lookup cache timeout (default: 0)\n"
+		"    -o apps                for running applications: the kernel caches\n"
+		"                           attributes and names (timeouts 1 s unless given),\n"
+		"                           missing names, symlink targets, and writes\n"
+		"                           (writeback cache); requests no longer show each\n"
+		"                           stat, lookup and write (default: off)\n"
 		"    -o max_threads=N       most libfuse worker threads (default: %d)\n"
 		"    -o max_idle_threads=N  idle workers kept (default: max_threads, all)\n"
 		"    -o clone_fd            one /dev/fuse fd per worker (default: off)\n"
 		"    -o log=FILE            in daemon mode, append the daemon's messages\n"
 		"                           (run-time errors, the unmount report) to FILE\n"
 		"                           (default: syslog, facility daemon)\n"
+#ifdef RCUVFS_TEST_DAEMON
 		"    -o test_skip_locks     TEST ONLY: lock requests succeed without locking\n"
 		"                           (shows that lock verification catches it)\n"
+#endif
 		"    -o fsname=NAME         the mount's source in /proc/mounts (default:\n"
 		"                           SOURCE if given, else rcuvfs)\n"
 		"    -o remount[,ro|rw,...] (mount -o remount,ro DIR) change the running\n"

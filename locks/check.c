@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * locks/check.c - locks_check and locks_check_live: the invariants of the
+ * locks/check.c - locks_check and locks_check_live (locks/testing.h; the
+ * test library, not librcuvfs.a): the invariants of the
  * lock lists, the blocker trees, blocked_hash and the owner accounting,
  * checked from the outside (as mm_check does for mm/).
  *
@@ -12,6 +13,7 @@
  * by nr_blocked, so a cycle in a broken tree is reported, not followed.
  */
 #include "locks/internal.h"
+#include "locks/testing.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -76,6 +76,7 @@
  * cancelled request is never re-queued.
  */
 #include "locks/internal.h"
+#include "locks/testing.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -104,8 +105,12 @@ long lk_nr_ctx; /* atomic: contexts allocated */
  * goes (contexts themselves go with their inodes, after the teardown). */
 static DEFINE_SPINLOCK(lk_ctx_lock);
 static struct list_head lk_ctx_list = LIST_HEAD_INIT(lk_ctx_list); /* lk_ctx_lock */
-/* Test-only: __locks_move_blocks leaves fl_blocker (see there). */
+#ifdef RCUVFS_EXPLORE
+/* The explorer's broken design: __locks_move_blocks leaves fl_blocker. */
 static bool lk_move_blocks_unfixed;
+#else
+#define lk_move_blocks_unfixed false
+#endif
 
 #ifdef RCUVFS_EXPLORE
 /*
@@ -715,8 +720,9 @@ static __noinline void __locks_move_blocks(struct file_lock *new, struct file_lo
 	blocked_unlock_nested();
 }
 
+#ifdef RCUVFS_EXPLORE
 /*
- * Test-only: locks_move_blocks as first merged for Linux 5.0 (NeilBrown's
+ * The explorer's broken design: locks_move_blocks as first merged for Linux 5.0 (NeilBrown's
  * "fs/locks: allow a lock request to block other requests"), which spliced
  * the request's waiters onto the new record and then set fl_blocker on
  * each entry of the request's list, now empty ("locks: fix error in
@@ -728,6 +734,7 @@ void locks_move_blocks_unfixed_for_test(bool on)
 {
 	lk_move_blocks_unfixed = on;
 }
+#endif
 
 static __always_inline void locks_move_blocks(struct file_lock *new, struct file_lock *request)
 {
@@ -1862,7 +1869,9 @@ static int locks_init(void)
 {
 	lk_scheme = rv_sw.filelock;
 	lk_bkl_ops_lock = (rv_sw.bkl_ops & BKL_OP_LOCK) != 0;
+#ifdef RCUVFS_EXPLORE
 	lk_move_blocks_unfixed = false;
+#endif
 	spin_lock_init(&file_lock_lock);
 	spin_lock_init(&blocked_lock_lock);
 	for (int i = 0; i < BLOCKED_HASH_SIZE; i++)
@@ -1921,4 +1930,4 @@ static int locks_teardown(void)
 	return ret;
 }
 
-RV_SUBSYS(locks, 20, locks_init, locks_teardown)
+RV_SUBSYS(locks, locks_init, locks_teardown);

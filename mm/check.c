@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * mm/check.c - mm_check(): the invariants of one address space, checked
+ * mm/check.c - mm_check() (mm/testing.h; the test library, not
+ * librcuvfs.a): the invariants of one address space, checked
  * from the outside after a test or a stress run.
  *
  * On top of mm_validate (the VMA tree) it checks what the page tables,
@@ -24,6 +25,7 @@
  * same time may remove a PTE between the count and the RSS read.
  */
 #include "mm/internal.h"
+#include "mm/testing.h"
 
 #include <stdarg.h>
 

@@ -400,15 +400,6 @@ struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr);
 struct vm_area_struct *vma_lookup(struct mm_struct *mm, unsigned long addr);
 /* The VMA containing addr, read-locked, found without mmap_lock; NULL: fall back. */
 struct vm_area_struct *lock_vma_under_rcu(struct mm_struct *mm, unsigned long addr);
-#ifdef RCUVFS_EXPLORE
-/* Test-only, explorer build: lock_vma_under_rcu without its range check
- * once the lock is held (vm_mm is still checked).  Reset by mm's init. */
-void lock_vma_under_rcu_norecheck_for_test(bool on);
-/* Test-only, explorer build: mremap moves a VMA without write-locking it
- * first (before "mm/mremap: write-lock VMA while remapping it to a new
- * address range", 6.4).  Reset by mm's init. */
-void mremap_nolock_for_test(bool on);
-#endif
 /* Lookup under RCU only (caller in rcu_read_lock; result may be stale). */
 struct vm_area_struct *find_vma_rcu(struct mm_struct *mm, unsigned long addr);
 int mm_map_count(struct mm_struct *mm);
@@ -618,12 +609,5 @@ struct mm_objects {
 void mm_objects_count(struct mm_objects *o);
 /* Check the tree's invariants (sorted, disjoint, bounds); 0 or -EINVAL with a message. */
 int mm_validate(struct mm_struct *mm);
-/*
- * mm_validate plus page tables, rmap and RSS (mm/check.c): every present
- * anonymous PTE found by rmap, every file PTE's VMA on i_mmap and below
- * EOF, RSS equal to the PTEs, page tables only under live VMAs.  Call at a
- * quiescent point; 0 or -EINVAL with messages on stderr.
- */
-int mm_check(struct mm_struct *mm);
 
 #endif /* RCUVFS_MM_H */

@@ -26,6 +26,7 @@
  *     space down (exit_mmap), the last mmdrop frees the struct.
  */
 #include "mm/internal.h"
+#include "mm/testing.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -1620,4 +1621,4 @@ static int mm_subsys_teardown(void)
 	return ret;
 }
 
-RV_SUBSYS(mm, 20, mm_subsys_init, mm_subsys_teardown)
+RV_SUBSYS(mm, mm_subsys_init, mm_subsys_teardown);

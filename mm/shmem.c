@@ -94,4 +94,4 @@ static int shmem_mm_teardown(void)
 	return 0;
 }
 
-RV_SUBSYS(mm_shmem, 20, shmem_mm_init, shmem_mm_teardown);
+RV_SUBSYS(mm_shmem, shmem_mm_init, shmem_mm_teardown);

@@ -8,7 +8,11 @@
 # - a block between <!-- include FILE --> and <!-- /include --> shows FILE
 #   verbatim inside one fenced code block;
 # - no page speaks of tracker issue numbers, "targets met" or files kept
-#   outside the repository.
+#   outside the repository;
+# - no source (*.c, *.h, *.sh, CMakeLists.txt, *.cmake) speaks of the
+#   project's history instead of the code: tracker issue numbers, the
+#   seed threads' file names (seeds/NNN), files outside the repository,
+#   "today".
 set -u
 cd "$(dirname "$0")/.."
 status=0
@@ -57,6 +61,17 @@ for p in $pages; do
 		done
 	if grep -n -i -E 'SEEDS\.md|\.\./shared|issue [0-9#]|#[0-9]+\b.*issue|target(s)? (is |are )?met|\btarget [<>=0-9]' "$p"; then
 		fail "$p: speaks of issues, targets or files outside the repository"
+	fi
+done
+# sources: the same words, and "today" (a comment states what the code does,
+# whatever the day); this script, which names them, is not checked
+srcs=$(git ls-files '*.c' '*.h' '*.sh' '*CMakeLists.txt' '*.cmake' 2>/dev/null ||
+	find . -name build -prune -o \( -name '*.[ch]' -o -name '*.sh' -o -name CMakeLists.txt \
+		-o -name '*.cmake' \) -print)
+for f in $srcs; do
+	[ "$f" = scripts/check-docs.sh ] && continue
+	if grep -n -i -E 'SEEDS\.md|\.\./shared|seeds/[0-9]|\bissues? [0-9#]|\(issue|#[0-9]+\b.*issue|\btoday\b' "$f"; then
+		fail "$f: a comment speaks of issues, seed files or today, not of the code"
 	fi
 done
 [ -s "$tmp.bad" ] 2>/dev/null && status=1

@@ -11,10 +11,12 @@
 #  4. scaling of the will-it-scale namesakes on tmpfs, 1 and all CPUs;
 #  5. the allocator steps of the sheaves series' mmap test in the model,
 #     beside the series' figures (tests/bench/mmap-cycle.sh);
+#  6. the seeds' 4-96 CPU comparisons on simulated CPUs (rcuvfs-sim,
+#     tests/bench/sim-seeds.sh), with the seed's figure beside each;
 # each as CSV and JSON where rcuvfs-stress wrote them, the tables as text,
 # PNG plots (rcuvfs-plot) and summary.md, which shows the tables and embeds
 # the plots.  Prints where.  Run as root (apt-get, FUSE mount).  About
-# four minutes on 2 CPUs after the build.
+# four minutes on 2 CPUs after the build, and ten more for the simulation.
 set -eu
 cd "$(dirname "$0")/.."
 ./scripts/deps.sh
@@ -63,9 +65,17 @@ section "5. allocators: the sheaves series' mmap test in the model, 3,000 cycles
 ./tests/bench/mmap-cycle.sh --stress "$stress" --cycles 3000 --csv "$out/allocators.csv" |
 	tee "$out/allocators.txt"
 
+section "6. simulated CPUs: the seeds' comparisons on their topologies (rcuvfs-sim)"
+OUT="$out/sim" ./tests/bench/sim-seeds.sh build | tee "$out/sim.txt"
+
 section "plots"
 plots=$("$bin/rcuvfs-plot" --out "$out" "$out/bkl.csv" "$out/pte_recheck.csv" \
 	"$out/fork_vma_lock.csv" "$out/scaling.csv" "$out/allocators.csv" || true)
+# the simulated ones: ops/s against CPUs (one task per CPU), one line per design
+plots="$plots
+$("$bin/rcuvfs-plot" --out "$out/sim" --kind lines "$out/sim/lockref-open3.csv" \
+	"$out/sim/lockref-fstat2.csv" "$out/sim/exec1.csv" "$out/sim/fileref-fstat2.csv" \
+	"$out/sim/fileref-dup1.csv" || true)"
 echo "$plots"
 
 # summary.md: the tables and the plots
@@ -103,6 +113,12 @@ echo "$plots"
 	echo "the series' own figures for little, medium and big cores (seed_*)."
 	table allocators.txt
 	img allocators-ratios.png
+	echo
+	echo "## 6. Simulated CPUs (rcuvfs-sim; docs/sim.md says what it can and cannot show)"
+	table sim.txt
+	for p in lockref-open3 lockref-fstat2 exec1 fileref-fstat2 fileref-dup1; do
+		img "sim/$p-scaling.png"
+	done
 	echo
 	echo "Files: $(cd "$out" && ls | tr '\n' ' ')"
 } >"$out/summary.md"

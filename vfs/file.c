@@ -228,4 +228,4 @@ static int file_subsys_teardown(void)
 	return err;
 }
 
-RV_SUBSYS(file, 10, file_subsys_init, file_subsys_teardown);
+RV_SUBSYS(file, file_subsys_init, file_subsys_teardown);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * vfs/file.h - part of vfs/vfs.h: struct file and its reference count.
- * Owned by the fd-table work (issue 3).  Do not include directly.
+ * Do not include directly.
  *
  * struct file objects come from a SLAB_TYPESAFE_BY_RCU cache ("filp"): a
  * file freed by its last fput() may be handed out again at once for another
@@ -141,6 +141,7 @@ bool __file_ref_put(file_ref_t *ref, unsigned long cnt);
 static __always_inline bool file_ref_get(file_ref_t *ref)
 {
 	/* fully ordered: the fd-slot reload after it must not pass it */
+	RV_SPOINT(RV_XP_ATOMIC, ref); /* the simulator charges the line */
 	unsigned long cnt = __atomic_add_fetch(&ref->refcnt, 1, __ATOMIC_SEQ_CST);
 
 	if (likely((long)cnt >= 0))
@@ -152,6 +153,7 @@ static __always_inline bool file_ref_get(file_ref_t *ref)
 static __always_inline bool file_ref_put(file_ref_t *ref)
 {
 	/* release: our accesses to the file happen before a freer's */
+	RV_SPOINT(RV_XP_ATOMIC, ref);
 	unsigned long cnt = __atomic_sub_fetch(&ref->refcnt, 1, __ATOMIC_RELEASE);
 
 	if (likely((long)cnt >= 0))
@@ -162,12 +164,14 @@ static __always_inline bool file_ref_put(file_ref_t *ref)
 /* inc-not-zero: atomic_long_inc_not_zero, a cmpxchg loop. */
 static __always_inline bool file_count_inc_not_zero(file_ref_t *ref)
 {
+	RV_SPOINT(RV_XP_LOAD, ref); /* the simulator: a read, then the cmpxchg */
 	unsigned long c = __atomic_load_n(&ref->refcnt, __ATOMIC_RELAXED);
 
 	do {
 		if (unlikely(c == 0))
 			return false;
 		/* fully ordered on success, as atomic_long_inc_not_zero */
+		RV_SPOINT(RV_XP_ATOMIC, ref);
 	} while (unlikely(!__atomic_compare_exchange_n(&ref->refcnt, &c, c + 1, false,
 						       __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)));
 	return true;
@@ -190,6 +194,7 @@ static __always_inline bool file_put_ref(struct file *f)
 {
 	if (rv_sw.fileref == FILEREF_FILE_REF)
 		return file_ref_put(&f->f_ref);
+	RV_SPOINT(RV_XP_ATOMIC, &f->f_ref);
 	return __atomic_sub_fetch(&f->f_ref.refcnt, 1, __ATOMIC_ACQ_REL) == 0;
 }
 

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * vfs/fs.h - part of vfs/vfs.h: super_block, inode, dentry, namei, file ops.
- * Owned by the VFS-objects work (issue 4).  Do not include directly.
+ * Do not include directly.
  *
  * The API
  * -------
  * The model has one superblock per instance (the mount), created by the vfs
- * subsystem's init (RV_SUBSYS order 10) and torn down with the instance
+ * subsystem's init (init/initcalls.c) and torn down with the instance
  * (every inode, dentry and folio freed; -EBUSY on leaks).  Two API shapes:
  *
  *  inode-based (the FUSE daemon): vfs_root() returns the referenced root
@@ -110,7 +110,7 @@ struct vfs_hooks {
 	int (*folio_mkclean)(struct folio *folio);
 };
 /* Live hooks; upper layers fill their members in their RV_SUBSYS init
- * (order 20) and clear them in teardown. */
+ * (after vfs's: init/initcalls.c) and clear them in teardown. */
 extern struct vfs_hooks vfs_hooks;
 
 /* ------------------------------------------------------------------ */

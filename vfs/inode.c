@@ -324,6 +324,9 @@ void vfs_getattr(struct inode *inode, struct kstat *st)
 		seq = read_seqcount_begin(&inode->i_attr_seq);
 		st->ino = inode->i_ino;
 		st->mode = READ_ONCE(inode->i_mode);
+		/* the explorer may run a whole writer here: a reader that did
+		 * not retry would mix its fields with the ones before */
+		rv_sched_point("getattr: mode read, before the owner");
 		st->nlink = READ_ONCE(inode->i_nlink);
 		st->uid = READ_ONCE(inode->i_uid);
 		/* explorer: a writer may run between the two loads */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * vfs/pagecache.h - part of vfs/vfs.h: address_space, folio, backing store.
- * Owned by the VFS-objects work (issue 4).  Do not include directly.
+ * Do not include directly.
  *
  * Objects and their locks
  * -----------------------

@@ -179,4 +179,4 @@ static int shmem_subsys_teardown(void)
 	return ret;
 }
 
-RV_SUBSYS(shmem, 11, shmem_subsys_init, shmem_subsys_teardown);
+RV_SUBSYS(shmem, shmem_subsys_init, shmem_subsys_teardown);

@@ -252,4 +252,4 @@ static int vfs_teardown(void)
 	return ret;
 }
 
-RV_SUBSYS(vfs, 10, vfs_init, vfs_teardown);
+RV_SUBSYS(vfs, vfs_init, vfs_teardown);

@@ -16,7 +16,7 @@ set -eu
 build=${1:-build}
 iters=${2:-20000}
 other=${3:-}
-bench=$build/bin/bench_bkl_ops
+bench=$build/tests/bench_bkl_ops
 if [ ! -x "$bench" ]; then
 	echo "no $bench: build first (cmake --build $build --target bench_bkl_ops)" >&2
 	exit 1

@@ -23,6 +23,7 @@
  * callgrind can attribute instructions to it.
  */
 #include "fdtable/fdtable.h"
+#include "fdtable/testing.h"
 #include "bench_opt.h"
 
 #include <getopt.h>

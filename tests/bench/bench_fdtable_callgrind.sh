@@ -14,7 +14,7 @@ set -eu
 
 build=${1:-build}
 iters=${2:-100000}
-bench=$build/bin/bench_fdtable
+bench=$build/tests/bench_fdtable
 if [ ! -x "$bench" ]; then
 	echo "no $bench: build first (cmake --build $build --target bench_fdtable)" >&2
 	exit 1

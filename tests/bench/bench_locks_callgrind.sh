@@ -17,7 +17,7 @@ set -eu
 
 build=${1:-build}
 pairs=${2:-100000}
-bench=$build/bin/bench_locks
+bench=$build/tests/bench_locks
 if [ ! -x "$bench" ]; then
 	echo "no $bench: build first (cmake --build $build --target bench_locks)" >&2
 	exit 1

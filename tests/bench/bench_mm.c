@@ -40,6 +40,7 @@
  *                 [--only fork|mm|pf|fr] [--mode always|elide-single|never [--iters N]]
  */
 #include "mm/mm.h"
+#include "mm/testing.h"
 #include "bench_opt.h"
 
 #include <getopt.h>

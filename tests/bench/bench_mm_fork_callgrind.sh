@@ -33,7 +33,7 @@ set -eu
 build=${1:-build}
 n=${2:-10}
 vmas_opt=${3:+--vmas $3}
-bench=$build/bin/bench_mm
+bench=$build/tests/bench_mm
 if [ ! -x "$bench" ]; then
 	echo "no $bench: build first (cmake --build $build --target bench_mm)" >&2
 	exit 1

@@ -24,7 +24,7 @@ set -eu
 
 build=${1:-build}
 passes=${2:-20}
-bench=$build/bin/bench_mm
+bench=$build/tests/bench_mm
 if [ ! -x "$bench" ]; then
 	echo "no $bench: build first (cmake --build $build --target bench_mm)" >&2
 	exit 1

@@ -76,7 +76,7 @@ printf "%-16s %-6s %12s\n" daemon loop "Ir/pair"
 for s in global bkl inode; do
 	measure "rcuvfs:$s" "$BIN/rcuvfs" -o "filelock=$s"
 done
-measure floor "$BIN/rcuvfs-fuse-floor"
+measure floor "$BUILD/tests/rcuvfs-fuse-floor"
 echo
 awk '{ ir[$1, $2] = $3; names[$1] = 1 }
 END {

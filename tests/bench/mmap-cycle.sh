@@ -28,12 +28,15 @@ cycles=20000
 pause=500
 csv=
 while [ $# -gt 0 ]; do
+	case $1 in --stress | --cycles | --pause-us | --csv) [ $# -ge 2 ] ||
+		{ echo "mmap-cycle: option $1 needs a value (try --help)" >&2; exit 2; } ;; esac
 	case $1 in
 	--stress) stress=$2; shift 2 ;;
 	--cycles) cycles=$2; shift 2 ;;
 	--pause-us) pause=$2; shift 2 ;;
 	--csv) csv=$2; shift 2 ;;
-	*) echo "usage: $0 [--stress PATH] [--cycles N] [--pause-us US] [--csv FILE]" >&2; exit 2 ;;
+	-h|--help) sed -n '3,/^set /p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "mmap-cycle: unknown option $1 (try --help)" >&2; exit 2 ;;
 	esac
 done
 if [ -n "$csv" ]; then

@@ -35,6 +35,8 @@ secs=2
 rounds=3
 check=
 while [ $# -gt 0 ]; do
+	case $1 in --build | --dir | --tasks | --secs | --rounds | --check) [ $# -ge 2 ] ||
+		{ echo "wis-compare: option $1 needs a value (try --help)" >&2; exit 2; } ;; esac
 	case $1 in
 	--build) build=$2; shift 2 ;;
 	--dir) dir=$2; shift 2 ;;
@@ -42,12 +44,13 @@ while [ $# -gt 0 ]; do
 	--secs) secs=$2; shift 2 ;;
 	--rounds) rounds=$2; shift 2 ;;
 	--check) check=$2; shift 2 ;;
-	*) echo "wis-compare: unknown option $1" >&2; exit 2 ;;
+	-h|--help) sed -n '3,/^set /p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "wis-compare: unknown option $1 (try --help)" >&2; exit 2 ;;
 	esac
 done
 stress=$build/bin/rcuvfs-stress
-ref=$build/bin/wis-lock1
-cputime=$build/bin/wis-cputime
+ref=$build/tests/wis-lock1
+cputime=$build/tests/wis-cputime
 for b in "$stress" "$ref" "$cputime"; do
 	[ -x "$b" ] || { echo "wis-compare: $b not built" >&2; exit 2; }
 done

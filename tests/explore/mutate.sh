@@ -151,7 +151,7 @@ grep -v '^#' "$cat" | grep -v '^[[:space:]]*$' | while IFS='|' read -r name mare
 	mm) first=touched-fault,tlb-mprotect,split-fault,fork-cow,fork-write,vma-reuse,truncate-cow,numa-fault ;;
 	locks) first=posix-deadlock,close-setlkw,posix-deadlock-nested,posix-reblock,lock-exclusion ;;
 	vfs) first=stat-setattr,rename-walk,rename-walk-rev,dput-lookup ;;
-	*) first=rwsem-handoff,rwsem-downgrade,sem-handoff,sem-signal,completion-signal,stat-setattr ;;
+	*) first=rwsem-readers-writer,rwsem-downgrade,sem-handoff,sem-signal-count,completion-signal,rwsem-handoff,sem-signal,bkl-sleep,stat-setattr ;;
 	esac
 	"$x" --list | grep -q "^${first%%,*}\$" || first=
 	[ $noexplore = 0 ] || xres=-

@@ -1,90 +1,133 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tests/explore/scn_base.c - the sleeping primitives of vfs/base as
- * scenarios of their own: rw_semaphore hand-off and downgrade, semaphore
- * hand-off and stealing, and waits interrupted by a signal.
+ * tests/explore/scn_base.c - the sleeping locks of vfs/base as scenarios of
+ * their own: the rw_semaphore's hand-off to queued readers and writers
+ * (and downgrade_write), the counting semaphore's FIFO hand-off and
+ * stealing re-check with a signal racing the wake-up, and the BKL's
+ * recursion and its release across a sleep, under each `bkl` scheme.
  *
- * rwsem-handoff: two readers and a writer take and release one
- * rw_semaphore; each counts itself in and out of its critical section.
- * The oracle: never a writer with anyone else inside (checked at every
- * entry), and every task finishes: a lost wake-up (a grant nobody makes)
- * leaves a task asleep with nobody to wake it, which the explorer reports
- * as a deadlock.
+ * Oracles, outside the lock code: each task marks its critical section in
+ * the scenario's own counters with a scheduling point inside it, so the
+ * explorer runs the others there; entering a section that another task
+ * holds in a conflicting mode is recorded as a violation (mutual
+ * exclusion as a user of the lock sees it).  After the schedule: no
+ * violation, the lock free with nobody queued, and every task finished
+ * (the explorer reports a lost wake-up as a deadlock, with where each
+ * task sleeps).
  *
- * rwsem-downgrade: T1 takes the rwsem for write, downgrades it and waits
- * (a completion) for T0, a reader, to get in; T0 down_read()s, signals,
- * up_read()s.  downgrade_write must let the readers queued at the head in
- * (rwsem_downgrade_wake): if T0 queued while T1 held it for write, nothing
- * else would wake it.
- *
- * sem-handoff: three tasks down() and up() one semaphore of count 1, FIFO
- * (hand-off) or stealing (sem=steal); mutual exclusion and no task left
- * asleep.
- *
- * sem-signal: T0 down_interruptible()s a semaphore of count 0; T1 signals
- * T0, then up()s.  T0 gets the count or -EINTR; either way the count is
- * conserved (1 left iff T0 got -EINTR) and T2's down() then succeeds.
- *
- * completion-signal: T0 and T2 wait for one completion, T0 interruptibly;
- * T1 signals T0 and complete()s once.  Exactly one waiter may consume it;
- * if T0 leaves with -EINTR the wake-up it consumed must reach T2.
- *
- * Locking: the primitives are the scenario's own statics; setup and the
- * checks run on the driver with no task running.
+ * Locking: the counters are touched only by the task holding the baton
+ * (one task runs at a time); setup, check and teardown run on the driver.
  */
 #include "explore.h"
 
-#include <string.h>
+struct base_priv {
+	struct rw_semaphore rwsem;
+	struct semaphore sem;
+	int readers, writers; /* tasks inside the critical section, by mode */
+	int violations;
+	char first[160]; /* the first violation */
+};
 
-static struct rw_semaphore xb_rwsem;
-static struct semaphore xb_sem;
-static struct completion xb_done, xb_in;
-static int xb_readers, xb_writers, xb_bad;
-
-static int xb_setup(struct xs_run *r)
+static void violation(struct base_priv *bp, const char *what, int task)
 {
-	for (int t = 0; t < r->sc->ntasks; t++)
-		if (!xs_process(r, t, "base"))
-			return -ENOMEM;
-	init_rwsem(&xb_rwsem);
-	if (xs_param_is(r, "sem", "steal"))
-		sema_init_steal(&xb_sem, 1);
+	if (!bp->violations++)
+		snprintf(bp->first, sizeof(bp->first), "%s (T%d enters with %d reader(s), %d writer(s) inside)",
+			 what, task, bp->readers, bp->writers);
+}
+
+static void enter(struct base_priv *bp, int task, bool write)
+{
+	if (bp->writers || (write && bp->readers))
+		violation(bp, write ? "exclusive section entered while held"
+				    : "shared section entered while held exclusive", task);
+	if (write)
+		bp->writers++;
 	else
-		sema_init_fifo(&xb_sem, 1);
-	init_completion(&xb_done);
-	init_completion(&xb_in);
-	xb_readers = xb_writers = xb_bad = 0;
+		bp->readers++;
+}
+
+static void leave(struct base_priv *bp, bool write)
+{
+	if (write)
+		bp->writers--;
+	else
+		bp->readers--;
+}
+
+/* A critical section in mode `write` (exclusive) or shared. */
+static void section(struct base_priv *bp, int task, bool write, const char *point)
+{
+	enter(bp, task, write);
+	rv_sched_point(point);
+	leave(bp, write);
+}
+
+static int report_violations(struct base_priv *bp, char *why, size_t len)
+{
+	if (bp->violations) {
+		snprintf(why, len, "%d exclusion violation(s), first: %s", bp->violations, bp->first);
+		return 1;
+	}
 	return 0;
 }
 
-/* ---- rwsem hand-off ------------------------------------------------------------ */
+/* ---- rw_semaphore ---------------------------------------------------------------- */
 
-static long rh_op(struct xs_run *r, int task, int op)
+/*
+ * T0 and T2 read, T1 writes (writer=downgrade: writes, downgrade_write,
+ * reads on, up_read).  Whoever comes second or third queues, and the
+ * releases hand the semaphore to the queue head (rwsem_grant): a writer
+ * only once the readers are out, the readers at the head together.
+ *
+ * Shown to catch (a temporary edit): rwsem_grant handing a queued writer
+ * the semaphore while readers are still in, found after 16 schedules
+ * (rwsem-handoff/writer=plain@7.2,10.1).  rwsem_down_slow without its
+ * grant after queueing survives (1,000 schedules, exhausted): equivalent
+ * under the explorer's sequentially consistent steps, since a reader that
+ * leaves after the WAITERS bit is set takes wait_lock and grants itself.
+ */
+static int rwsem_setup(struct xs_run *r)
 {
-	if (task == 1) {
-		down_write(&xb_rwsem);
-		xb_writers++;
-		if (xb_readers || xb_writers > 1)
-			xb_bad++;
-		rv_sched_point("rwsem-handoff: writer inside");
-		xb_writers--;
-		up_write(&xb_rwsem);
+	struct base_priv *bp = r->priv;
+
+	init_rwsem(&bp->rwsem);
+	if (!xs_process(r, 0, "reader") || !xs_thread_of(r, 1, 0) || !xs_thread_of(r, 2, 0))
+		return -ENOMEM;
+	return 0;
+}
+
+static long rwsem_op(struct xs_run *r, int task, int op)
+{
+	struct base_priv *bp = r->priv;
+
+	(void)op;
+	if (task != 1) {
+		down_read(&bp->rwsem);
+		section(bp, task, false, "rwsem: reading");
+		up_read(&bp->rwsem);
 		return 0;
 	}
-	down_read(&xb_rwsem);
-	xb_readers++;
-	if (xb_writers)
-		xb_bad++;
-	rv_sched_point("rwsem-handoff: reader inside");
-	xb_readers--;
-	up_read(&xb_rwsem);
+	down_write(&bp->rwsem);
+	section(bp, task, true, "rwsem: writing");
+	if (xs_param_is(r, "writer", "downgrade")) {
+		downgrade_write(&bp->rwsem);
+		section(bp, task, false, "rwsem: reading after downgrade");
+		up_read(&bp->rwsem);
+	} else {
+		up_write(&bp->rwsem);
+	}
 	return 0;
 }
 
-static int xb_excl_check(struct xs_run *r, char *why, size_t len)
+static int rwsem_check(struct xs_run *r, char *why, size_t len)
 {
-	if (xb_bad) {
-		snprintf(why, len, "a writer shared the lock %d times", xb_bad);
+	struct base_priv *bp = r->priv;
+
+	if (report_violations(bp, why, len))
+		return 1;
+	if (rwsem_is_locked(&bp->rwsem) || rwsem_is_contended(&bp->rwsem) || bp->rwsem.count) {
+		snprintf(why, len, "the rw_semaphore is not free at the end (count %ld)",
+			 bp->rwsem.count);
 		return 1;
 	}
 	return 0;
@@ -92,187 +135,216 @@ static int xb_excl_check(struct xs_run *r, char *why, size_t len)
 
 static struct xscenario rwsem_handoff = {
 	.name = "rwsem-handoff",
-	.summary = "two readers and a writer on one rw_semaphore: exclusion, no lost wake-up",
+	.summary = "down_read/up_read (T0, T2) vs down_write/up_write or downgrade_write (T1)",
 	.ntasks = 3,
 	.nops = {1, 1, 1},
 	.opname = {{"read section"}, {"write section"}, {"read section"}},
-	.matrix_k = 3, /* K = 3 exhausts in seconds (docs/explore.md, Depth) */
+	.params = {{"writer", {"plain", "downgrade"},
+		    "the writer releases with up_write, or downgrades and reads on"}},
 	.variants = {
-		{"", false},
+		{"writer=plain", false},
+		{"writer=downgrade", false},
 	},
-	.setup = xb_setup,
-	.op = rh_op,
-	.check = xb_excl_check,
+	.priv_size = sizeof(struct base_priv),
+	.setup = rwsem_setup,
+	.op = rwsem_op,
+	.check = rwsem_check,
 	.teardown = xs_exit_tasks,
 };
 XSCENARIO(rwsem_handoff)
 
-/* ---- rwsem downgrade ------------------------------------------------------------ */
+/* ---- semaphore: hand-off, stealing, a signal racing the wake-up ------------------- */
 
-static long rd_op(struct xs_run *r, int task, int op)
+/*
+ * A binary semaphore (count 1), sem=fifo (the hand-off of 2.6.26-rc1) or
+ * sem=steal (the woken waiter re-checks the count).  T0 holds it across a
+ * section; T1 takes it with down_interruptible; T2 sends T1 a signal, then
+ * takes the semaphore itself.  T1 gets it (0) or is interrupted (-EINTR)
+ * and must not then hold it: a hand-off that lands on an interrupted
+ * waiter would leak the count, which the end state shows (count not back
+ * to 1).
+ *
+ * Shown to catch (temporary edits): sem=fifo, __down_fifo honouring a
+ * pending signal after up() handed it the count (the count is lost, T2
+ * sleeps for ever: a deadlock), found after 213 schedules
+ * (sem-signal/sem=fifo@7.1,16.2); sem=steal, a woken waiter that takes
+ * the count without re-checking it, two holders, after 220
+ * (sem-signal/sem=steal@7.1,15.2,20.1).
+ */
+static int sem_setup(struct xs_run *r)
 {
-	if (task == 1) {
-		down_write(&xb_rwsem);
-		downgrade_write(&xb_rwsem);
-		wait_for_completion(&xb_in); /* a reader gets in beside us */
-		up_read(&xb_rwsem);
-		return 0;
-	}
-	down_read(&xb_rwsem);
-	complete(&xb_in);
-	up_read(&xb_rwsem);
+	struct base_priv *bp = r->priv;
+
+	if (xs_param_is(r, "sem", "steal"))
+		sema_init_steal(&bp->sem, 1);
+	else
+		sema_init_fifo(&bp->sem, 1);
+	if (!xs_process(r, 0, "holder") || !xs_thread_of(r, 1, 0) || !xs_thread_of(r, 2, 0))
+		return -ENOMEM;
 	return 0;
 }
 
-static struct xscenario rwsem_downgrade = {
-	.name = "rwsem-downgrade",
-	.summary = "a writer downgrades and waits for a reader to join it",
-	.ntasks = 2,
-	.nops = {1, 1},
-	.opname = {{"read, signal"}, {"write, downgrade, wait"}},
-	.matrix_k = 3, /* K = 3 exhausts in seconds (docs/explore.md, Depth) */
-	.variants = {
-		{"", false},
-	},
-	.setup = xb_setup,
-	.op = rd_op,
-	.teardown = xs_exit_tasks,
-};
-XSCENARIO(rwsem_downgrade)
-
-/* ---- semaphore hand-off ------------------------------------------------------- */
-
-static long sh_op(struct xs_run *r, int task, int op)
+static long sem_op(struct xs_run *r, int task, int op)
 {
-	down(&xb_sem);
-	if (++xb_writers > 1)
-		xb_bad++;
-	rv_sched_point("sem-handoff: inside");
-	xb_writers--;
-	up(&xb_sem);
-	return 0;
-}
+	struct base_priv *bp = r->priv;
+	int ret = 0;
 
-static struct xscenario sem_handoff = {
-	.name = "sem-handoff",
-	.summary = "three tasks down() and up() a semaphore of 1 (FIFO hand-off or stealing)",
-	.ntasks = 3,
-	.nops = {1, 1, 1},
-	.opname = {{"section"}, {"section"}, {"section"}},
-	.params = {{"sem", {"fifo", "steal"}, "semaphore kind: FIFO hand-off or stealing"}},
-	.matrix_k = 2,
-	.variants = {
-		{"sem=fifo", false},
-		{"sem=steal", false},
-	},
-	.setup = xb_setup,
-	.op = sh_op,
-	.check = xb_excl_check,
-	.teardown = xs_exit_tasks,
-};
-XSCENARIO(sem_handoff)
-
-/* ---- a semaphore wait interrupted -------------------------------------------- */
-
-static int ss_setup(struct xs_run *r)
-{
-	int err = xb_setup(r);
-
-	if (!err && down_trylock(&xb_sem)) /* count 0 */
-		err = -EIO;
-	return err;
-}
-
-static long ss_op(struct xs_run *r, int task, int op)
-{
+	(void)op;
 	switch (task) {
 	case 0:
-		return down_interruptible(&xb_sem);
-	case 1:
-		task_signal(r->task[0]);
-		up(&xb_sem);
+		down(&bp->sem);
+		section(bp, task, true, "sem: holding");
+		up(&bp->sem);
 		return 0;
-	default: /* after the others: takes what is left, or waits for T0's up */
-		if (down_trylock(&xb_sem))
-			return 1;
-		up(&xb_sem);
+	case 1:
+		ret = down_interruptible(&bp->sem);
+		if (ret == 0) {
+			section(bp, task, true, "sem: holding");
+			up(&bp->sem);
+		}
+		task_clear_signal(current);
+		return ret;
+	default:
+		task_signal(r->task[1]);
+		down(&bp->sem);
+		section(bp, task, true, "sem: holding");
+		up(&bp->sem);
 		return 0;
 	}
 }
 
-static int ss_check(struct xs_run *r, char *why, size_t len)
+static int sem_check(struct xs_run *r, char *why, size_t len)
 {
-	long got = r->result[0][0];
-	int left;
+	struct base_priv *bp = r->priv;
 
-	if (got != 0 && got != -EINTR) {
-		snprintf(why, len, "down_interruptible returned %ld", got);
+	if (report_violations(bp, why, len))
+		return 1;
+	if (r->result[1][0] != 0 && r->result[1][0] != -EINTR) {
+		snprintf(why, len, "down_interruptible returned %ld", r->result[1][0]);
 		return 1;
 	}
-	left = down_trylock(&xb_sem) ? 0 : 1;
-	if (left != (got == 0 ? 0 : 1)) {
-		snprintf(why, len, "down_interruptible returned %ld and the count is %d after: the "
-			 "count went to a waiter that had left", got, left);
+	if (bp->sem.count != 1 || !list_empty(&bp->sem.wait_list)) {
+		snprintf(why, len, "the semaphore is not free at the end: count %d%s",
+			 bp->sem.count, list_empty(&bp->sem.wait_list) ? "" : ", waiters queued");
 		return 1;
 	}
-	if (!left)
-		return 0;
-	up(&xb_sem);
 	return 0;
+}
+
+static void sem_format(int task, int op, long v, char *buf, size_t len)
+{
+	(void)op;
+	snprintf(buf, len, task == 1 && v == -EINTR ? "EINTR" : "%ld", v);
 }
 
 static struct xscenario sem_signal = {
 	.name = "sem-signal",
-	.summary = "down_interruptible of a semaphore of 0 vs a signal and an up()",
+	.summary = "down/up (T0) vs down_interruptible/up (T1) vs signal T1 then down/up (T2)",
 	.ntasks = 3,
 	.nops = {1, 1, 1},
-	.opname = {{"down_interruptible"}, {"signal T0, up"}, {"trylock"}},
-	.matrix_k = 3, /* K = 3 exhausts in seconds (docs/explore.md, Depth) */
+	.opname = {{"down, up"}, {"down_interruptible, up"}, {"signal T1, down, up"}},
+	.params = {{"sem", {"fifo", "steal"}, "the semaphore: FIFO hand-off or stealing"}},
 	.variants = {
-		{"", false},
+		{"sem=fifo", false},
+		{"sem=steal", false},
 	},
-	.setup = ss_setup,
-	.op = ss_op,
-	.check = ss_check,
+	.priv_size = sizeof(struct base_priv),
+	.setup = sem_setup,
+	.op = sem_op,
+	.check = sem_check,
 	.teardown = xs_exit_tasks,
+	.format = sem_format,
 };
 XSCENARIO(sem_signal)
 
-/* ---- a completion wait interrupted ------------------------------------------- */
+/* ---- the BKL: recursion, release across a sleep, re-take ------------------------- */
 
-static long cs2_op(struct xs_run *r, int task, int op)
+/*
+ * T0 takes the BKL twice (recursion), then sleeps in down() on a
+ * semaphore of count 0, which releases the BKL (schedule()), and after
+ * the wake-up holds it again at the same depth; T1 takes the BKL, ups the
+ * semaphore and drops the BKL.  T1 can only get the BKL while T0 sleeps,
+ * or before or after T0's whole section: a re-take that did not wait for
+ * T1, or a sleep that did not release it (a deadlock), fails.  Under each
+ * `bkl` scheme (spin, sem-fifo, sem-steal).
+ *
+ * Shown to catch (a temporary edit): bkl_reacquire_after_sleep restoring
+ * the depth without re-taking the lock, found under every scheme after
+ * 16 to 26 schedules (bkl-sleep/bkl=spin@19.0, sem-fifo@24.0).
+ */
+static int bkl_setup(struct xs_run *r)
 {
-	switch (task) {
-	case 0: {
-		int ret = wait_for_completion_interruptible(&xb_done);
+	struct base_priv *bp = r->priv;
 
-		if (ret == 0) /* got it: pass it on, so that T2 gets one too */
-			complete(&xb_done);
-		return ret;
-	}
-	case 1:
-		task_signal(r->task[0]);
-		complete(&xb_done);
-		return 0;
-	default:
-		/* T1's completion, directly or passed on by T0 */
-		wait_for_completion(&xb_done);
-		return 0;
-	}
+	sema_init_fifo(&bp->sem, 0);
+	if (!xs_process(r, 0, "sleeper") || !xs_thread_of(r, 1, 0))
+		return -ENOMEM;
+	return 0;
 }
 
-static struct xscenario completion_signal = {
-	.name = "completion-signal",
-	.summary = "two waiters of one completion, one interrupted by a signal, one complete()",
-	.ntasks = 3,
-	.nops = {1, 1, 1},
-	.opname = {{"wait_interruptible"}, {"signal T0, complete"}, {"wait"}},
-	.matrix_k = 2,
+static long bkl_op(struct xs_run *r, int task, int op)
+{
+	struct base_priv *bp = r->priv;
+	long ret = 0;
+
+	(void)op;
+	lock_kernel();
+	if (task == 1) { /* its section spans the up() */
+		enter(bp, task, true);
+		up(&bp->sem);
+		rv_sched_point("bkl: held, the sleeper woken");
+		leave(bp, true);
+		unlock_kernel();
+		return 0;
+	}
+	section(bp, task, true, "bkl: held");
+	lock_kernel(); /* nested */
+	section(bp, task, true, "bkl: held twice");
+	down(&bp->sem); /* sleeps with the BKL released unless T1 was first */
+	if (current->lock_depth != 1)
+		ret = -EPROTO;
+	section(bp, task, true, "bkl: held again after the sleep");
+	unlock_kernel();
+	if (current->lock_depth != 0)
+		ret = -EPROTO;
+	unlock_kernel();
+	return ret;
+}
+
+static int bkl_check(struct xs_run *r, char *why, size_t len)
+{
+	struct base_priv *bp = r->priv;
+
+	if (report_violations(bp, why, len))
+		return 1;
+	if (r->result[0][0]) {
+		snprintf(why, len, "the BKL's depth was not restored after the sleep");
+		return 1;
+	}
+	if (bkl_owned() || bp->sem.count != 0) {
+		snprintf(why, len, "the BKL is still held, or the semaphore's count is %d",
+			 bp->sem.count);
+		return 1;
+	}
+	return 0;
+}
+
+static struct xscenario bkl_sleep = {
+	.name = "bkl-sleep",
+	.summary = "lock_kernel twice, down() sleeping (the BKL released and re-taken) vs "
+		   "lock_kernel, up(), unlock_kernel",
+	.ntasks = 2,
+	.nops = {1, 1},
+	.opname = {{"BKL x2, down, unlock x2"}, {"BKL, up, unlock"}},
 	.variants = {
-		{"", false},
+		{"bkl=spin", false},
+		{"bkl=sem-fifo", false},
+		{"bkl=sem-steal", false},
 	},
-	.setup = xb_setup,
-	.op = cs2_op,
+	.priv_size = sizeof(struct base_priv),
+	.setup = bkl_setup,
+	.op = bkl_op,
+	.check = bkl_check,
 	.teardown = xs_exit_tasks,
 };
-XSCENARIO(completion_signal)
+XSCENARIO(bkl_sleep)

@@ -51,9 +51,9 @@ for item in $SEEDS; do
 		what="calls $keep"
 	fi
 	mkdir "$T/s$seed" "$R/s$seed" || { fail "mkdir for seed $seed"; continue; }
-	RCUVFS_FUZZ_KEEP=$keep "$BIN/rcuvfs-fuzz" "$T/s$seed" "$seed" "$ops" >"$IT_TMP/$seed.tmpfs" 2>&1 </dev/null ||
+	RCUVFS_FUZZ_KEEP=$keep "$TBIN/rcuvfs-fuzz" "$T/s$seed" "$seed" "$ops" >"$IT_TMP/$seed.tmpfs" 2>&1 </dev/null ||
 		fail "seed $seed: rcuvfs-fuzz on tmpfs exited $?"
-	RCUVFS_FUZZ_KEEP=$keep "$BIN/rcuvfs-fuzz" "$R/s$seed" "$seed" "$ops" >"$IT_TMP/$seed.rcuvfs" 2>&1 </dev/null ||
+	RCUVFS_FUZZ_KEEP=$keep "$TBIN/rcuvfs-fuzz" "$R/s$seed" "$seed" "$ops" >"$IT_TMP/$seed.rcuvfs" 2>&1 </dev/null ||
 		fail "seed $seed: rcuvfs-fuzz on rcuvfs exited $? (log: $(tail -3 "$IT_TMP/$seed.rcuvfs"))"
 	rm -rf "$T/s$seed" "$R/s$seed"
 	n=$(grep -c . "$IT_TMP/$seed.tmpfs")
@@ -75,7 +75,7 @@ for item in $SEEDS; do
 	fi
 done
 set -- $SEEDS; first=${1%%:*}; first=${first:-1}
-mkdir -p "$R/race" && "$BIN/rcuvfs-fuzz" "$R/race" "$first" "$OPS" "$PROCS" &&
+mkdir -p "$R/race" && "$TBIN/rcuvfs-fuzz" "$R/race" "$first" "$OPS" "$PROCS" &&
 	pass "$PROCS processes racing, seeds $first..$((first + PROCS - 1)), $OPS calls each: no crash, ENOTCONN or hang" ||
 	fail "$PROCS racing processes (seeds $first..$((first + PROCS - 1)))"
 echo "calls compared: $total"

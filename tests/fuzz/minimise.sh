@@ -29,8 +29,8 @@ differs() {
 	n=$((n + 1))
 	rm -rf "$T/m" "$R/m"
 	mkdir "$T/m" "$R/m"
-	RCUVFS_FUZZ_KEEP=$1 "$BIN/rcuvfs-fuzz" "$T/m" "$SEED" $((CALL + 1)) >"$IT_TMP/t" 2>&1 </dev/null
-	RCUVFS_FUZZ_KEEP=$1 "$BIN/rcuvfs-fuzz" "$R/m" "$SEED" $((CALL + 1)) >"$IT_TMP/r" 2>&1 </dev/null
+	RCUVFS_FUZZ_KEEP=$1 "$TBIN/rcuvfs-fuzz" "$T/m" "$SEED" $((CALL + 1)) >"$IT_TMP/t" 2>&1 </dev/null
+	RCUVFS_FUZZ_KEEP=$1 "$TBIN/rcuvfs-fuzz" "$R/m" "$SEED" $((CALL + 1)) >"$IT_TMP/r" 2>&1 </dev/null
 	! cmp -s "$IT_TMP/t" "$IT_TMP/r"
 }
 

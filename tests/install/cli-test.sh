@@ -1,16 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# tests/install/cli-test.sh BIN [PROGRAM...]: the command-line grammar every
-# program in BIN (or the PROGRAMs named) shares (tools/cli.h):
-#   --help            exit 0, the usage on stdout;
+# tests/install/cli-test.sh BIN PROGRAM...: the command-line grammar every
+# user-facing PROGRAM in BIN shares (tools/cli.h):
+#   --help            exit 0, the usage on stdout (a line "usage: ...");
 #   -V, --version     exit 0, first line "PROGRAM VERSION (git COMMIT)";
 #   a bad option      (long or short, or a missing value) exit 2 with one
 #                     line on stderr naming it and nothing on stdout;
 #   -o SWITCH=BAD     where a program takes switches: exit 2, one line
 #                     naming the switch.
-# Without PROGRAMs every executable in BIN is checked: BIN holds only what
-# users run, so a new program there is covered without being listed.
+# The PROGRAMs are named (CMakeLists.txt lists them): BIN also holds the
+# unit tests, the benchmarks and test helpers such as rcuvfs-holder, which
+# takes "--help" for a file name and creates it in the current directory.
 set -u
+[ $# -ge 2 ] || { echo "usage: cli-test.sh BIN PROGRAM..." >&2; exit 2; }
 bin=$1
 shift
 fail=0
@@ -30,19 +32,14 @@ switch_args() {
 }
 mkdir -p "$tmp/mnt"
 n=0
-if [ $# -gt 0 ]; then
-	progs=$(for p in "$@"; do echo "$bin/$p"; done)
-else
-	progs=$(ls -d "$bin"/*)
-fi
-for p in $progs; do
-	[ -f "$p" ] && [ -x "$p" ] || continue
-	name=$(basename "$p")
+for name in "$@"; do
+	p=$bin/$name
+	[ -f "$p" ] && [ -x "$p" ] || { bad "$p: no such program"; continue; }
 	n=$((n + 1))
 	timeout 30 "$p" --help >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	[ $rc = 0 ] || bad "$name --help: exit $rc"
-	grep -qi 'usage' "$tmp/out" || bad "$name --help: no usage on stdout"
+	grep -qi '^usage:' "$tmp/out" || bad "$name --help: no 'usage:' line on stdout"
 	for v in -V --version; do
 		timeout 30 "$p" $v >"$tmp/out" 2>"$tmp/err"
 		rc=$?
@@ -67,6 +64,5 @@ for p in $progs; do
 	[ "$(wc -l <"$tmp/err")" = 1 ] && grep -q filelock "$tmp/err" ||
 		bad "$name -o filelock=no-such-scheme: '$(cat "$tmp/err")'"
 done
-[ $# -gt 0 ] || [ $n -ge 4 ] || bad "only $n programs in $bin"
 [ $fail = 0 ] && echo "command-line grammar: ok ($n programs)"
 exit $fail

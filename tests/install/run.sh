@@ -4,8 +4,11 @@
 # prefix, check the installed tree (tools in bin, benchmarks in
 # libexec/rcuvfs, librcuvfs.a, headers under include/rcuvfs, rcuvfs.pc, the
 # CMake package, the man pages and the bash completion when they were
-# built), then build tests/install/consumer against it twice, with
-# pkg-config and with find_package, and run both.
+# built), then build the programs of tests/install/consumer against it
+# twice, with pkg-config and with find_package, and run them: main.c (the
+# VFS) and locks_fork.c (tasks and POSIX locks only: a forked child's lock
+# on its parent's range must conflict, which needs every subsystem started
+# whatever the program links).
 set -eu
 build=$(cd "$1" && pwd) src=$(cd "$2" && pwd)
 tmp=$(mktemp -d)
@@ -27,6 +30,14 @@ done
 [ -x "$build/bin/rcuvfs-explore" ] &&
 	{ [ -x "$prefix/bin/rcuvfs-explore" ] || bad "not installed: bin/rcuvfs-explore"; }
 [ -x "$prefix/bin/rcuvfs-plot" ] || bad "not installed: bin/rcuvfs-plot"
+# build/bin holds only what users run; test and benchmark programs are in
+# build/tests (a copy left in build/bin by a build from before they moved,
+# with its current one in build/tests, is not counted)
+for f in "$build"/bin/*; do
+	case "${f##*/}" in rcuvfs|rcuvfs-stress|rcuvfs-explore|rcuvfs-plot|rcuvfs-sim) ;;
+	*) [ -e "$build/tests/${f##*/}" ] || bad "build/bin holds ${f##*/}, not a tool users run" ;;
+	esac
+done
 if [ -d "$build/man" ]; then
 	for m in rcuvfs rcuvfs-stress; do
 		[ -e "$prefix/share/man/man1/$m.1" ] || bad "not installed: share/man/man1/$m.1"
@@ -45,19 +56,37 @@ if [ -f "$build/completion/rcuvfs" ]; then
 fi
 "$prefix/bin/rcuvfs-stress" --version >/dev/null || bad "installed rcuvfs-stress does not run"
 
+# Production code only: librcuvfs.a defines none of the functions a
+# folder's testing.h declares (the test library's), nothing of the
+# explorer's runtime (rv_x*), no *_for_test; no testing.h or internal.h is
+# installed.
+testonly=$(sed -n 's/^[a-z][a-z_ ]*[ *]\([a-z_][a-z0-9_]*\)(.*/\1/p' "$src"/*/testing.h | sort -u)
+[ "$(echo "$testonly" | wc -w)" -ge 5 ] || bad "found $(echo "$testonly" | wc -w) test-only functions in */testing.h"
+defined=$(nm -g --defined-only "$prefix/lib/librcuvfs.a" 2>/dev/null | awk 'NF == 3 { print $3 }')
+[ -n "$defined" ] || bad "nm lists nothing in the installed librcuvfs.a"
+for s in $testonly $(echo "$defined" | grep -E '^rv_x|_for_test$'); do
+	echo "$defined" | grep -qx "$s" && bad "the installed librcuvfs.a defines test-only $s"
+done
+for h in $(cd "$prefix/include/rcuvfs" && find . -name testing.h -o -name internal.h); do
+	bad "installed a header that is not public: include/rcuvfs/${h#./}"
+done
+
 # with pkg-config
 PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 export PKG_CONFIG_PATH
 if flags=$(pkg-config --cflags --libs rcuvfs); then
-	# shellcheck disable=SC2086
-	cc -o "$tmp/consumer-pc" "$src/tests/install/consumer/main.c" $flags &&
-		"$tmp/consumer-pc" || bad "pkg-config build or run"
+	for p in main locks_fork; do
+		# shellcheck disable=SC2086
+		cc -o "$tmp/$p-pc" "$src/tests/install/consumer/$p.c" $flags &&
+			"$tmp/$p-pc" || bad "pkg-config build or run of consumer/$p.c"
+	done
 else
 	bad "pkg-config rcuvfs"
 fi
 # with find_package
 cmake -S "$src/tests/install/consumer" -B "$tmp/cb" -DCMAKE_PREFIX_PATH="$prefix" \
 	>"$tmp/cb.log" 2>&1 && cmake --build "$tmp/cb" >>"$tmp/cb.log" 2>&1 &&
-	"$tmp/cb/consumer" || { cat "$tmp/cb.log"; bad "find_package build or run"; }
+	"$tmp/cb/consumer" && "$tmp/cb/locks_fork" ||
+	{ cat "$tmp/cb.log"; bad "find_package build or run"; }
 [ $fail = 0 ] && echo "install: ok"
 exit $fail

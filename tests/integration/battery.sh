@@ -14,8 +14,8 @@ it_setup
 
 mount_tmpfs tmpfs && T=$MNT
 mount_rcuvfs rcuvfs -o allow_other "$@" && R=$MNT && RPID=$PID
-"$BIN/rcuvfs-battery" "$T" basic >"$IT_TMP/out.tmpfs" 2>&1 || fail "battery on tmpfs exited $?"
-timeout 120 "$BIN/rcuvfs-battery" "$R" basic >"$IT_TMP/out.rcuvfs" 2>&1 || fail "battery on rcuvfs exited $?"
+"$TBIN/rcuvfs-battery" "$T" basic >"$IT_TMP/out.tmpfs" 2>&1 || fail "battery on tmpfs exited $?"
+timeout 120 "$TBIN/rcuvfs-battery" "$R" basic >"$IT_TMP/out.rcuvfs" 2>&1 || fail "battery on rcuvfs exited $?"
 if diff -u "$IT_TMP/out.tmpfs" "$IT_TMP/out.rcuvfs"; then
 	pass "battery: rcuvfs matches tmpfs ($(wc -l <"$IT_TMP/out.tmpfs") checks)"
 else
@@ -39,8 +39,8 @@ unmount_rcuvfs "$R" "$RPID" && pass "unmount: daemon exited 0, no process left"
 # ENOSPC at size=
 mount_tmpfs tmpfs-small 1m && T=$MNT
 mount_rcuvfs rcuvfs-small -o size=1m "$@" && R=$MNT && RPID=$PID
-"$BIN/rcuvfs-battery" "$T" enospc >"$IT_TMP/enospc.tmpfs" 2>&1
-timeout 60 "$BIN/rcuvfs-battery" "$R" enospc >"$IT_TMP/enospc.rcuvfs" 2>&1
+"$TBIN/rcuvfs-battery" "$T" enospc >"$IT_TMP/enospc.tmpfs" 2>&1
+timeout 60 "$TBIN/rcuvfs-battery" "$R" enospc >"$IT_TMP/enospc.rcuvfs" 2>&1
 if diff -u "$IT_TMP/enospc.tmpfs" "$IT_TMP/enospc.rcuvfs" && grep -q "first_error: ENOSPC" "$IT_TMP/enospc.rcuvfs"; then
 	pass "enospc: size=1m gives ENOSPC as tmpfs does"
 else

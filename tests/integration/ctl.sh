@@ -37,13 +37,14 @@ ctl.stat.mode: 100444
 ctl.snapshot_stable: 1
 ctl.hidden_in_root: 1
 EXP
-"$BIN/rcuvfs-battery" "$R" ctl >"$IT_TMP/ctl.out" 2>&1
+"$TBIN/rcuvfs-battery" "$R" ctl >"$IT_TMP/ctl.out" 2>&1
 if diff -u "$IT_TMP/ctl.expected" "$IT_TMP/ctl.out"; then
 	pass "control directory: parses, changes refused"
 else
 	fail "control directory results differ (diff above)"
 fi
-for kv in filelock=inode bkl=sem-fifo fileref=file-ref attr_timeout=0 entry_timeout=0; do
+for kv in filelock=inode bkl=sem-fifo fileref=file-ref attr_timeout=0 entry_timeout=0 apps=0 \
+	writeback_cache=0; do
 	grep -qx "$kv" "$R/.rcuvfs/config" || fail "config lacks $kv"
 done
 pass "config shows the switches in force"

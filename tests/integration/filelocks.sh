@@ -28,7 +28,7 @@ SECS=${2:-5}
 RACE_SECS=${3:-2}
 . "$(dirname "$0")/lib.sh"
 it_setup
-LT=$BIN/rcuvfs-locks-test
+LT=$TBIN/rcuvfs-locks-test
 [ -x "$LT" ] || { echo "FAIL: $LT not built"; exit 1; }
 
 mount_tmpfs tmpfs || it_finish

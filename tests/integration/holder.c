@@ -91,7 +91,8 @@ int main(int argc, char **argv)
 	char *m;
 	int fd;
 
-	if (argc < 2 || argc > 3 || (argc == 3 && !map_only)) {
+	/* a FILE starting with '-' is an option given by mistake (--help) */
+	if (argc < 2 || argc > 3 || (argc == 3 && !map_only) || argv[1][0] == '-') {
 		fprintf(stderr, "usage: rcuvfs-holder FILE [map-only]\n");
 		return 2;
 	}

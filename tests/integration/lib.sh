@@ -12,9 +12,12 @@
 # time; only a mount still busy that long after they are gone fails.
 #
 # Every test script sources this, sets BIN (build/bin) and calls it_setup.
+# Test programs (rcuvfs-battery, rcuvfs-fuzz, ...) are in TBIN, build/tests
+# beside build/bin unless set.
 # A test that cannot run here (not root, no /dev/fuse) exits 77 (CTest SKIP),
 # except in CI (CI=true), where FUSE is there and a skip fails the run.
 
+TBIN=${TBIN:-$(dirname "${BIN:-.}")/tests}
 set -u
 IT_FAILS=0
 IT_PIDS=()
@@ -118,6 +121,7 @@ it_own_children() {
 		done
 		[ $mine = 1 ] && ! pid_gone "$p" && echo "$p"
 	done
+	return 0 # the list is the answer (callers under set -e)
 }
 
 # it_unmount MNT [PID...]: unmount MNT (fusermount3 -u for a FUSE mount,
@@ -165,7 +169,8 @@ it_unmount() {
 }
 
 # mount_rcuvfs NAME [rcuvfs options...]: foreground daemon in the background;
-# sets MNT and PID; its stderr goes to $IT_TMP/NAME.log
+# sets MNT and PID; its stderr goes to $IT_TMP/NAME.log.  The daemon is
+# $BIN/rcuvfs, or $IT_DAEMON when set (the daemon's test build).
 mount_rcuvfs() {
 	local name=$1
 	shift
@@ -177,7 +182,7 @@ mount_rcuvfs() {
 		fail "an earlier mount is still at $MNT: $(grep " $MNT " /proc/self/mounts)"
 		return 1
 	fi
-	"$BIN/rcuvfs" "$MNT" -f "$@" >"$IT_TMP/$name.log" 2>&1 &
+	"${IT_DAEMON:-$BIN/rcuvfs}" "$MNT" -f "$@" >"$IT_TMP/$name.log" 2>&1 &
 	PID=$!
 	IT_PIDS+=("$PID")
 	IT_MOUNTS+=("$MNT")

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # tests/integration/lifecycle.sh BIN_DIR: start-up and shutdown.
-#  - bad options and mountpoints that do not exist fail at start with
-#    exit 2 (a usage error) and one line;
+#  - bad options, mountpoints that do not exist and a regular file as
+#    mountpoint fail at start with exit 2 (a usage error) and one line;
 #  - --help lists every option with a default, --version works;
 #  - it_unmount waits for the test's child in the mount, and fails only for
 #    a mount another process keeps busy past its bound;
@@ -38,11 +38,22 @@ done
 out=$("$BIN/rcuvfs" "$IT_TMP/nonexistent" 2>&1)
 [ $? = 2 ] && [ "$(printf '%s\n' "$out" | grep -c .)" = 1 ] && pass "missing mountpoint refused: $out" ||
 	fail "missing mountpoint: $out"
+touch "$IT_TMP/file"
+out=$("$BIN/rcuvfs" "$IT_TMP/file" 2>&1)
+rc=$?
+if grep -q " $IT_TMP/file fuse" /proc/self/mounts; then
+	fusermount3 -u "$IT_TMP/file"
+	fail "a regular file as mountpoint was mounted (rc $rc)"
+elif [ $rc = 2 ] && [ "$(printf '%s\n' "$out" | grep -c .)" = 1 ]; then
+	pass "a regular file as mountpoint refused: $out"
+else
+	fail "a regular file as mountpoint: rc $rc, output '$out'"
+fi
 "$BIN/rcuvfs" 2>/dev/null && fail "no mountpoint accepted" || pass "no mountpoint refused"
 
 help=$("$BIN/rcuvfs" --help 2>&1) || fail "--help exit status"
-for opt in attr_timeout entry_timeout max_threads size filelock bkl bkl_ops fileref lockref_relax \
-	clone_fd allow_other; do
+for opt in attr_timeout entry_timeout apps max_threads size filelock bkl bkl_ops fileref lockref_relax \
+	clone_fd allow_other list-counters; do
 	grep -q "$opt" <<<"$help" || fail "--help does not list $opt"
 done
 [ "$(grep -c 'default' <<<"$help")" -ge 14 ] && pass "--help lists options with defaults" ||
@@ -101,7 +112,7 @@ done
 for mode in "" map-only; do
 	what=${mode:-open+mapped}
 	mount_rcuvfs hold && R=$MNT && RPID=$PID
-	coproc HOLD { "$BIN/rcuvfs-holder" "$R/held" $mode 2>&1; }
+	coproc HOLD { "$TBIN/rcuvfs-holder" "$R/held" $mode 2>&1; }
 	hin=${HOLD[1]} hout=${HOLD[0]} hpid=$HOLD_PID
 	ask() { # [command]: the holder's answer line in $a, bounded
 		a=
@@ -166,7 +177,7 @@ unmount_rcuvfs "$R" "$RPID"
 # ---- kill -9 under load: every process gets an error (ENOTCONN), none hangs
 mount_rcuvfs k9load && R=$MNT && RPID=$PID
 mkdir "$R/load"
-"$BIN/rcuvfs-fuzz" "$R/load" 77 1000000 4 >"$IT_TMP/k9load.out" 2>&1 &
+"$TBIN/rcuvfs-fuzz" "$R/load" 77 1000000 4 >"$IT_TMP/k9load.out" 2>&1 &
 lpid=$!
 for i in $(seq 100); do [ -n "$(ls "$R/load" 2>/dev/null)" ] && break; sleep 0.05; done
 kill -9 "$RPID"

@@ -454,18 +454,7 @@ static int model_flock(unsigned int fd, unsigned int cmd)
 
 static int model_open(const char *path, int flags)
 {
-	struct file *f;
-	int fd = get_unused_fd_flags(0), r;
-
-	if (fd < 0)
-		return fd;
-	r = filp_open(path, flags, 0644, &f);
-	if (r) {
-		put_unused_fd((unsigned int)fd);
-		return r;
-	}
-	fd_install((unsigned int)fd, f);
-	return fd;
+	return do_sys_open(path, flags, 0644);
 }
 
 static int64_t model_lseek(unsigned int fd, int64_t off)

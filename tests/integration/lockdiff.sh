@@ -23,7 +23,7 @@ STEPS=$4
 shift 4 || { echo "usage: $0 BIN_DIR model|mount SEEDS STEPS CONFIG..."; exit 2; }
 # no CONFIG would compare nothing and pass
 [ $# -gt 0 ] || { echo "usage: $0 BIN_DIR model|mount SEEDS STEPS CONFIG... (at least one CONFIG)"; exit 2; }
-LD=$BIN/rcuvfs-lockdiff
+LD=$(dirname "$BIN")/tests/rcuvfs-lockdiff # TBIN, before lib.sh sets it
 [ -x "$LD" ] || { echo "FAIL: $LD not built"; exit 1; }
 . "$(dirname "$0")/lib.sh"
 

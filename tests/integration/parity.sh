@@ -15,8 +15,8 @@ it_setup
 compare() {
 	local mode=$1
 	shift
-	"$BIN/rcuvfs-parity" "$T" "$mode" "$@" >"$IT_TMP/$mode.tmpfs" 2>&1 || fail "$mode on tmpfs exited $?"
-	timeout 300 "$BIN/rcuvfs-parity" "$R" "$mode" "$@" >"$IT_TMP/$mode.rcuvfs" 2>&1 ||
+	"$TBIN/rcuvfs-parity" "$T" "$mode" "$@" >"$IT_TMP/$mode.tmpfs" 2>&1 || fail "$mode on tmpfs exited $?"
+	timeout 300 "$TBIN/rcuvfs-parity" "$R" "$mode" "$@" >"$IT_TMP/$mode.rcuvfs" 2>&1 ||
 		fail "$mode on rcuvfs exited $?"
 	if diff -u "$IT_TMP/$mode.tmpfs" "$IT_TMP/$mode.rcuvfs"; then
 		pass "$mode: rcuvfs matches tmpfs ($(wc -l <"$IT_TMP/$mode.tmpfs") lines)"

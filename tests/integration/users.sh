@@ -21,8 +21,8 @@ mount_tmpfs tmpfs 16m && T=$MNT
 # the mount's root keeps its 1777 (as tmpfs's): the user may write there,
 # not touch the control directory
 IT_KEEP_ROOT_MODE=1 mount_rcuvfs rcuvfs -o allow_other && R=$MNT && RPID=$PID
-"$BIN/rcuvfs-battery" "$T" perms >"$IT_TMP/perms.tmpfs" 2>&1 || fail "perms on tmpfs exited $?"
-"$BIN/rcuvfs-battery" "$R" perms >"$IT_TMP/perms.rcuvfs" 2>&1 || fail "perms on rcuvfs exited $?"
+"$TBIN/rcuvfs-battery" "$T" perms >"$IT_TMP/perms.tmpfs" 2>&1 || fail "perms on tmpfs exited $?"
+"$TBIN/rcuvfs-battery" "$R" perms >"$IT_TMP/perms.rcuvfs" 2>&1 || fail "perms on rcuvfs exited $?"
 if ! grep -q '^perms.after' "$IT_TMP/perms.tmpfs"; then
 	fail "perms did not run on tmpfs: $(head -3 "$IT_TMP/perms.tmpfs")"
 elif diff -u "$IT_TMP/perms.tmpfs" "$IT_TMP/perms.rcuvfs"; then
@@ -56,7 +56,7 @@ ctl-user.rename_self: EPERM
 ctl-user.stat: ok
 EXP
 before=$(sha256sum <"$R/.rcuvfs/config")
-"$BIN/rcuvfs-battery" "$R" ctl-user >"$IT_TMP/ctl-user.out" 2>&1
+"$TBIN/rcuvfs-battery" "$R" ctl-user >"$IT_TMP/ctl-user.out" 2>&1
 if diff -u "$IT_TMP/ctl-user.expected" "$IT_TMP/ctl-user.out"; then
 	pass "allow_other: the control directory is readable, every change refused"
 else
@@ -68,7 +68,7 @@ fi
 unmount_rcuvfs "$R" "$RPID" && pass "allow_other: daemon exited 0, nothing in its log"
 
 mount_rcuvfs private && R=$MNT && RPID=$PID
-"$BIN/rcuvfs-battery" "$R" denied >"$IT_TMP/denied.out" 2>&1
+"$TBIN/rcuvfs-battery" "$R" denied >"$IT_TMP/denied.out" 2>&1
 n=$(grep -c ': EACCES$' "$IT_TMP/denied.out")
 if [ "$n" = 13 ] && [ "$(grep -c . "$IT_TMP/denied.out")" = 13 ]; then
 	pass "without allow_other: all $n calls of another user answer EACCES"

@@ -33,6 +33,8 @@ opts=
 rounds=1
 
 while [ $# -gt 0 ]; do
+	case $1 in --build | --workloads | --tasks | --mode | --duration | --warmup | --tmpfs | --csv | --rounds | -o) [ $# -ge 2 ] ||
+		{ echo "compare: option $1 needs a value (try --help)" >&2; exit 2; } ;; esac
 	case $1 in
 	--build) build=$2; shift 2 ;;
 	--workloads) workloads=$2; shift 2 ;;

@@ -37,6 +37,8 @@ rounds=3
 pages=128
 
 while [ $# -gt 0 ]; do
+	case $1 in --build | --tasks | --mode | --duration | --warmup | --rounds | --pages) [ $# -ge 2 ] ||
+		{ echo "mm-compare: option $1 needs a value (try --help)" >&2; exit 2; } ;; esac
 	case $1 in
 	--build) build=$2; shift 2 ;;
 	--tasks) tasks=$2; shift 2 ;;

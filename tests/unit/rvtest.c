@@ -202,6 +202,26 @@ static void wd_backtrace(int sig)
 	__atomic_store_n(&wd_got, 1, __ATOMIC_RELEASE);
 }
 
+/* The wait kinds' names (rv_xkind_name is the explorer build's only). */
+static const char *wd_kind_name(int kind)
+{
+	switch (kind) {
+	case RV_XP_SLEEP:
+		return "schedule";
+	case RV_XP_RWSEM_DOWN_READ:
+		return "down_read";
+	case RV_XP_RWSEM_DOWN_WRITE:
+		return "down_write";
+	case RV_XP_SEM_DOWN:
+		return "down";
+	case RV_XP_SPIN_WAIT:
+		return "spin_lock";
+	case RV_XP_JOIN:
+		return "pthread_join";
+	}
+	return "wait";
+}
+
 static bool wd_waits(const struct rv_task_wait *w)
 {
 	if (!w->wait.kind)
@@ -271,7 +291,7 @@ static void wd_describe(FILE *f, const struct rv_task_wait *w)
 	case RV_XP_RWSEM_DOWN_WRITE: {
 		const struct rw_semaphore *sem = o;
 
-		fprintf(f, "%s rw_semaphore %p (%s)", rv_xkind_name(w->wait.kind), o,
+		fprintf(f, "%s rw_semaphore %p (%s)", wd_kind_name(w->wait.kind), o,
 			rwsem_is_write_locked(sem) ? "held for write"
 			: rwsem_is_locked(sem)     ? "held for read"
 						   : "free: a grant is pending");
@@ -288,7 +308,7 @@ static void wd_describe(FILE *f, const struct rv_task_wait *w)
 		fprintf(f, "pthread_join of thread %#lx", (unsigned long)o);
 		break;
 	default:
-		fprintf(f, "%s on %p", rv_xkind_name(w->wait.kind), o);
+		fprintf(f, "%s on %p", wd_kind_name(w->wait.kind), o);
 	}
 }
 

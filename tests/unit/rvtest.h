@@ -43,6 +43,41 @@ CU_BOOL rvtest_assert(CU_BOOL value, unsigned int line, const char *cond, const 
 #define CU_assertImplementation rvtest_assert
 int rvtest_main(int argc, char **argv); /* main() lives in rvtest.c */
 
+/*
+ * Bounded poll (tests never wait forever): 0 once cond holds, -ETIMEDOUT
+ * after ms milliseconds (WAIT_UNTIL: 10 s), yielding between looks.  The
+ * bound only ends a hang; no test passes or fails on the time it took.
+ */
+#define WAIT_UNTIL_MS(cond, ms)                                                                    \
+	({                                                                                         \
+		uint64_t __end = rv_now_ns() + (uint64_t)(ms) * 1000000ull;                        \
+		int __r = 0;                                                                       \
+		while (!(cond)) {                                                                  \
+			if (rv_now_ns() > __end) {                                                 \
+				__r = -ETIMEDOUT;                                                  \
+				break;                                                             \
+			}                                                                          \
+			sched_yield();                                                             \
+		}                                                                                  \
+		__r;                                                                               \
+	})
+#define WAIT_UNTIL(cond) WAIT_UNTIL_MS(cond, 10000)
+
+/*
+ * A counter's value (rv_stat_read).  An unknown name fails the test and
+ * gives ~0, which fails the comparisons that follow; main thread only.
+ */
+static inline uint64_t rvtest_stat(const char *name)
+{
+	uint64_t v = 0;
+
+	if (rv_stat_read(name, &v)) {
+		CU_FAIL("rvtest_stat: unknown counter");
+		return ~0ull;
+	}
+	return v;
+}
+
 #define RVTEST_SUITE(nm, initfn, cleanupfn, ...)                                 \
 	static const struct rvtest_case rvtest_cases_##nm[] = { __VA_ARGS__, { NULL, NULL } }; \
 	static struct rvtest_suite rvtest_suite_##nm = { #nm, initfn, cleanupfn,      \

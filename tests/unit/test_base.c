@@ -481,6 +481,47 @@ static void test_stats_sum_exact(void)
 	CU_ASSERT_EQUAL(rv_stat_get(test_base_events), 0);
 }
 
+/*
+ * A counter incremented by a thread-exit destructor that runs after the
+ * counters' own (a lazily created task's exit does that): the increment
+ * registers the thread's slot again and the counters' destructor runs a
+ * second time.  Each count must be folded once.  glibc runs destructors in
+ * key order, so the test's key, created after the counters' key, runs
+ * second; the destructor records that it did (the slot was unregistered).
+ */
+static pthread_key_t late_key;
+static int late_saw_folded;
+
+static void late_destructor(void *arg)
+{
+	late_saw_folded = !rv_stat_registered;
+	rv_stat_inc(test_base_events);
+}
+
+static void *late_bumper(void *arg)
+{
+	for (int i = 0; i < STAT_ITERS; i++)
+		rv_stat_inc(test_base_events);
+	pthread_setspecific(late_key, &late_key);
+	return NULL;
+}
+
+static void test_stats_increment_after_fold(void)
+{
+	pthread_t t;
+
+	rv_stat_inc(test_base_events); /* the counters' key exists first */
+	CU_ASSERT_EQUAL_FATAL(pthread_key_create(&late_key, late_destructor), 0);
+	rv_stats_reset();
+	late_saw_folded = 0;
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, late_bumper, NULL), 0);
+	pthread_join(t, NULL);
+	CU_ASSERT_EQUAL(late_saw_folded, 1);
+	CU_ASSERT_EQUAL(rv_stat_get(test_base_events), STAT_ITERS + 1ull);
+	pthread_key_delete(late_key);
+	rv_stats_reset();
+}
+
 /* ---------------- switches ---------------- */
 
 static void test_switches_parse_format(void)
@@ -692,6 +733,77 @@ static void test_rcu_report(void)
 	printf("\n    [%s] ", d);
 }
 
+/*
+ * rv_rcu_read_unlock_leaf (vfs/base/rcu.h) reads and writes liburcu's
+ * reader state itself.  Its effect must be the public unlock's: the
+ * reader's ctr after "lock; leaf unlock" equals the one after "lock;
+ * urcu_memb_read_unlock()", the exported function of the liburcu the
+ * program runs with (not the inline copy of the headers), and the state
+ * before the section.  A nested section is refused and left alone.  A
+ * liburcu whose reader state changed fails here (or does not compile).
+ */
+static unsigned long reader_ctr(void)
+{
+#ifdef RCUVFS_URCU_INLINE_UNLOCK
+	return URCU_TLS(urcu_memb_reader).ctr;
+#else
+	return 0;
+#endif
+}
+
+/* liburcu's exported function, which _LGPL_SOURCE hides behind its inline copy */
+#pragma push_macro("urcu_memb_read_unlock")
+#undef urcu_memb_read_unlock
+void urcu_memb_read_unlock(void);
+static void liburcu_exported_read_unlock(void)
+{
+	urcu_memb_read_unlock();
+}
+#pragma pop_macro("urcu_memb_read_unlock")
+
+static void test_rcu_unlock_leaf_matches_liburcu(void)
+{
+	unsigned long before, inside, after_public, after_leaf, nested;
+	enum rv_rcu_unlock_res r;
+
+	rv_rcu_ensure();
+	before = reader_ctr();
+	rcu_read_lock();
+	inside = reader_ctr();
+	liburcu_exported_read_unlock();
+	after_public = reader_ctr();
+	rcu_read_lock();
+	r = rv_rcu_read_unlock_leaf();
+	if (r == RV_RCU_UNLOCK_CALL)
+		rcu_read_unlock();
+	else if (r == RV_RCU_UNLOCK_WAKE)
+		rv_rcu_wake_up_gp();
+	after_leaf = reader_ctr();
+#ifdef RCUVFS_URCU_INLINE_UNLOCK
+	CU_ASSERT_NOT_EQUAL(inside, before); /* the state shows the section */
+	/* with sys_membarrier, the leaf itself ended the section */
+	CU_ASSERT_EQUAL(r, rv_rcu_has_membarrier() ? RV_RCU_UNLOCKED : RV_RCU_UNLOCK_CALL);
+#else
+	CU_ASSERT_EQUAL(r, RV_RCU_UNLOCK_CALL);
+	(void)inside;
+#endif
+	CU_ASSERT_EQUAL(after_public, before);
+	CU_ASSERT_EQUAL(after_leaf, after_public);
+	rcu_read_lock();
+	rcu_read_lock();
+	nested = reader_ctr();
+	CU_ASSERT_EQUAL(rv_rcu_read_unlock_leaf(), RV_RCU_UNLOCK_CALL);
+	CU_ASSERT_EQUAL(reader_ctr(), nested);
+	rcu_read_unlock();
+	rcu_read_unlock();
+	CU_ASSERT_EQUAL(reader_ctr(), before);
+	if (reader_ctr() == before)
+		synchronize_rcu(); /* no reader left: returns */
+	else
+		__atomic_store_n(&URCU_TLS(urcu_memb_reader).ctr, before, __ATOMIC_RELAXED);
+}
+
+RVTEST_SUITE(rcu, NULL, NULL, RVTEST(test_rcu_unlock_leaf_matches_liburcu))
 RVTEST_SUITE(lockref, NULL, NULL, RVTEST(test_lockref_two_threads_exact),
 	     RVTEST(test_lockref_fallback_counted), RVTEST(test_lockref_dead_and_zero))
 RVTEST_SUITE(seqcount, NULL, NULL, RVTEST(test_seqcount_no_torn_pair), RVTEST(test_seqlock_basic))
@@ -700,7 +812,8 @@ RVTEST_SUITE(rwsem, NULL, NULL, RVTEST(test_rwsem_exclusion), RVTEST(test_rwsem_
 RVTEST_SUITE(wait, NULL, NULL, RVTEST(test_completion_and_signal), RVTEST(test_wait_event))
 RVTEST_SUITE(inject, NULL, NULL, RVTEST(test_inject_rendezvous_order),
 	     RVTEST(test_inject_pause_release_callback_count))
-RVTEST_SUITE(stats, NULL, NULL, RVTEST(test_stats_sum_exact))
+RVTEST_SUITE(stats, NULL, NULL, RVTEST(test_stats_sum_exact),
+	     RVTEST(test_stats_increment_after_fold))
 RVTEST_SUITE(switches, NULL, NULL, RVTEST(test_switches_parse_format),
 	     RVTEST(test_switches_vma_combinations))
 RVTEST_SUITE(instance, NULL, NULL, RVTEST(test_task_fork_clone_hooks), RVTEST(test_instance_cycle),

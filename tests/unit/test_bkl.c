@@ -10,34 +10,13 @@
 #include <pthread.h>
 #include <sched.h>
 
-#define WAIT_UNTIL(cond)                                                                           \
-	({                                                                                         \
-		uint64_t __end = rv_now_ns() + 10ull * 1000000000ull;                              \
-		int __r = 0;                                                                       \
-		while (!(cond)) {                                                                  \
-			if (rv_now_ns() > __end) {                                                 \
-				__r = -ETIMEDOUT;                                                  \
-				break;                                                             \
-			}                                                                          \
-			sched_yield();                                                             \
-		}                                                                                  \
-		__r;                                                                               \
-	})
 
-static uint64_t stat_of(const char *name)
-{
-	uint64_t v = 0;
-
-	if (rv_stat_read(name, &v))
-		return ~0ull; /* unknown counter: fails the equality checks */
-	return v;
-}
 
 static int kind; /* enum bkl_kind of the running suite */
 
 static void test_recursion(void)
 {
-	uint64_t acq = stat_of("bkl_acquisitions");
+	uint64_t acq = rvtest_stat("bkl_acquisitions");
 
 	CU_ASSERT_FALSE(kernel_locked());
 	CU_ASSERT_EQUAL(current->lock_depth, -1);
@@ -53,7 +32,7 @@ static void test_recursion(void)
 	unlock_kernel();
 	CU_ASSERT_FALSE(kernel_locked());
 	/* only the outermost acquisition counts */
-	CU_ASSERT_EQUAL(stat_of("bkl_acquisitions") - acq, 1);
+	CU_ASSERT_EQUAL(rvtest_stat("bkl_acquisitions") - acq, 1);
 }
 
 static long counter;
@@ -83,7 +62,7 @@ static void test_mutual_exclusion(void)
 	counter = 0;
 	rvtest_run_threads(4, mx_main, NULL);
 	CU_ASSERT_EQUAL(counter, 4L * ITERS);
-	CU_ASSERT(stat_of("bkl_acquisitions") >= 4 * ITERS);
+	CU_ASSERT(rvtest_stat("bkl_acquisitions") >= 4 * ITERS);
 }
 
 /* A BKL holder that sleeps releases it; it has it again after, same depth. */
@@ -138,15 +117,15 @@ static void *waiter_main(void *arg)
 
 static void test_counters(void)
 {
-	uint64_t cont = stat_of("bkl_contended"), sleeps = stat_of("bkl_sleeps");
-	uint64_t hand = stat_of("bkl_handoffs");
+	uint64_t cont = rvtest_stat("bkl_contended"), sleeps = rvtest_stat("bkl_sleeps");
+	uint64_t hand = rvtest_stat("bkl_handoffs");
 	pthread_t th;
 
 	waiter_done = 0;
 	waiter_task = NULL;
 	lock_kernel();
 	pthread_create(&th, NULL, waiter_main, NULL);
-	CU_ASSERT_EQUAL(WAIT_UNTIL(stat_of("bkl_contended") > cont), 0);
+	CU_ASSERT_EQUAL(WAIT_UNTIL(rvtest_stat("bkl_contended") > cont), 0);
 	if (kind != BKL_SPIN) {
 		/* queued and asleep: its state is set under the semaphore's
 		 * lock after it joined the wait list */
@@ -159,17 +138,17 @@ static void test_counters(void)
 	CU_ASSERT_EQUAL(WAIT_UNTIL(__atomic_load_n(&waiter_done, __ATOMIC_ACQUIRE)), 0);
 	pthread_join(th, NULL);
 	if (kind != BKL_SPIN)
-		CU_ASSERT(stat_of("bkl_sleeps") > sleeps);
+		CU_ASSERT(rvtest_stat("bkl_sleeps") > sleeps);
 	switch (kind) {
 	case BKL_SPIN:
-		CU_ASSERT_EQUAL(stat_of("bkl_sleeps"), sleeps);
-		CU_ASSERT_EQUAL(stat_of("bkl_handoffs"), hand);
+		CU_ASSERT_EQUAL(rvtest_stat("bkl_sleeps"), sleeps);
+		CU_ASSERT_EQUAL(rvtest_stat("bkl_handoffs"), hand);
 		break;
 	case BKL_SEM_FIFO:
-		CU_ASSERT_EQUAL(stat_of("bkl_handoffs"), hand + 1);
+		CU_ASSERT_EQUAL(rvtest_stat("bkl_handoffs"), hand + 1);
 		break;
 	case BKL_SEM_STEAL:
-		CU_ASSERT_EQUAL(stat_of("bkl_handoffs"), hand);
+		CU_ASSERT_EQUAL(rvtest_stat("bkl_handoffs"), hand);
 		break;
 	}
 }

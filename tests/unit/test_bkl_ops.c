@@ -23,19 +23,6 @@
 
 #define OK(x) CU_ASSERT_EQUAL((x), 0)
 
-#define WAIT_UNTIL(cond)                                                                           \
-	({                                                                                         \
-		uint64_t __end = rv_now_ns() + 10ull * 1000000000ull;                              \
-		int __r = 0;                                                                       \
-		while (!(cond)) {                                                                  \
-			if (rv_now_ns() > __end) {                                                 \
-				__r = -ETIMEDOUT;                                                  \
-				break;                                                             \
-			}                                                                          \
-			sched_yield();                                                             \
-		}                                                                                  \
-		__r;                                                                               \
-	})
 
 static uint64_t acq(void)
 {

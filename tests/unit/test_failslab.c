@@ -37,17 +37,10 @@ struct wl {
 
 static int wl_open(struct wl *w, const char *path, int flags)
 {
-	struct file *f;
-	int fd = get_unused_fd_flags(0), r;
+	int fd = do_sys_open(path, flags, 0644);
 
 	if (fd < 0)
 		return fd;
-	r = filp_open(path, flags, 0644, &f);
-	if (r) {
-		put_unused_fd((unsigned int)fd);
-		return r;
-	}
-	fd_install((unsigned int)fd, f);
 	w->fd = fd;
 	return 0;
 }

@@ -9,6 +9,7 @@
  */
 #include "rvtest.h"
 #include "fdtable/fdtable.h"
+#include "fdtable/testing.h"
 
 #include <stdint.h>
 

@@ -19,6 +19,7 @@
  */
 #include "rvtest.h"
 #include "fdtable/fdtable.h"
+#include "fdtable/testing.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -63,13 +64,6 @@ static struct file *new_file(uintptr_t tag)
 	return f;
 }
 
-static uint64_t stat_of(const char *name)
-{
-	uint64_t v = 0;
-
-	rv_stat_read(name, &v);
-	return v;
-}
 
 /* ---- one-shot reader thread ---------------------------------------------- */
 
@@ -169,7 +163,7 @@ static void recycle_other_fd(int how)
 {
 	struct reader r = {0};
 	struct file *a, *b, *c;
-	uint64_t retries0 = stat_of("fget_retries");
+	uint64_t retries0 = rvtest_stat("fget_retries");
 
 	begin();
 	a = new_file(0);
@@ -198,7 +192,7 @@ static void recycle_other_fd(int how)
 	} else {
 		CU_ASSERT_EQUAL(r.gen, c->f_gen);
 		CU_ASSERT_EQUAL(r.tag, 0);
-		CU_ASSERT(stat_of("fget_retries") - retries0 >= 1);
+		CU_ASSERT(rvtest_stat("fget_retries") - retries0 >= 1);
 	}
 	CU_ASSERT_EQUAL(file_count(b), 1);
 	CU_ASSERT_EQUAL(file_count(c), 1);
@@ -266,7 +260,7 @@ static void test_get_during_reuse(void)
 {
 	struct reader r = {0};
 	struct file *a, *b;
-	uint64_t retries0 = stat_of("fget_retries");
+	uint64_t retries0 = rvtest_stat("fget_retries");
 
 	begin();
 	a = new_file(0);
@@ -288,7 +282,7 @@ static void test_get_during_reuse(void)
 	} else {
 		CU_ASSERT_EQUAL(b->f_ref.refcnt, 1);
 	}
-	CU_ASSERT_EQUAL(stat_of("fget_retries") - retries0, 1);
+	CU_ASSERT_EQUAL(rvtest_stat("fget_retries") - retries0, 1);
 	pthread_join(r.th, NULL);
 	fput(b);
 	CU_ASSERT_EQUAL(releases, 2);

@@ -718,15 +718,15 @@ static void run_interrupt(int use_flock)
 			s[i].f = tl_file(ino1, FMODE_READ);
 		pthread_create(&th[i], NULL, sleeper_main, &s[i]);
 		/* wait until it is queued: keeps the order deterministic */
-		CU_ASSERT_EQUAL(TL_WAIT_UNTIL(locks_count_blocked() == i + 1, 10000), 0);
+		CU_ASSERT_EQUAL(WAIT_UNTIL_MS(locks_count_blocked() == i + 1, 10000), 0);
 	}
 	/* interrupt the middle one */
-	CU_ASSERT_EQUAL(TL_WAIT_UNTIL(__atomic_load_n(&s[1].task, __ATOMIC_ACQUIRE), 10000), 0);
+	CU_ASSERT_EQUAL(WAIT_UNTIL_MS(__atomic_load_n(&s[1].task, __ATOMIC_ACQUIRE), 10000), 0);
 	task_signal(s[1].task);
-	CU_ASSERT_EQUAL(TL_WAIT_UNTIL(__atomic_load_n(&s[1].done, __ATOMIC_ACQUIRE), 10000), 0);
+	CU_ASSERT_EQUAL(WAIT_UNTIL_MS(__atomic_load_n(&s[1].done, __ATOMIC_ACQUIRE), 10000), 0);
 	CU_ASSERT_EQUAL(s[1].ret, -EINTR);
 	/* the tree is consistent: the other two still wait, then get it in turn */
-	CU_ASSERT_EQUAL(TL_WAIT_UNTIL(locks_count_blocked() == 2, 10000), 0);
+	CU_ASSERT_EQUAL(WAIT_UNTIL_MS(locks_count_blocked() == 2, 10000), 0);
 	CU_ASSERT_EQUAL(s[0].done, 0);
 	CU_ASSERT_EQUAL(s[2].done, 0);
 	if (use_flock) {
@@ -735,7 +735,7 @@ static void run_interrupt(int use_flock)
 		CU_ASSERT_EQUAL(tl_lock(f1, 1, F_UNLCK, 0, 0), 0);
 	}
 	/* FIFO: the first queued gets it; the other waits while it holds it */
-	CU_ASSERT_EQUAL(TL_WAIT_UNTIL(__atomic_load_n(&s[0].done, __ATOMIC_ACQUIRE), 10000), 0);
+	CU_ASSERT_EQUAL(WAIT_UNTIL_MS(__atomic_load_n(&s[0].done, __ATOMIC_ACQUIRE), 10000), 0);
 	CU_ASSERT_EQUAL(s[0].ret, 0);
 	CU_ASSERT_EQUAL(__atomic_load_n(&s[2].done, __ATOMIC_ACQUIRE), 0);
 	if (use_flock) {
@@ -743,7 +743,7 @@ static void run_interrupt(int use_flock)
 	} else {
 		CU_ASSERT_EQUAL(tl_lock(s[0].f, s[0].owner, F_UNLCK, 0, 0), 0);
 	}
-	CU_ASSERT_EQUAL(TL_WAIT_UNTIL(__atomic_load_n(&s[2].done, __ATOMIC_ACQUIRE), 10000), 0);
+	CU_ASSERT_EQUAL(WAIT_UNTIL_MS(__atomic_load_n(&s[2].done, __ATOMIC_ACQUIRE), 10000), 0);
 	CU_ASSERT_EQUAL(s[2].ret, 0);
 	if (use_flock) {
 		CU_ASSERT_EQUAL(flock_lock_file(s[2].f, LOCK_UN, s[2].owner, NULL), 0);

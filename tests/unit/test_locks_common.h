@@ -10,6 +10,7 @@
 
 #include "rvtest.h"
 #include "locks/locks.h"
+#include "locks/testing.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -119,19 +120,5 @@ static inline const char *tl_ranges(uint64_t ino, int pid)
 	return out;
 }
 
-/* Bounded poll (tests never wait forever): 0 when cond held in time. */
-#define TL_WAIT_UNTIL(cond, ms)                                                                    \
-	({                                                                                         \
-		uint64_t __end = rv_now_ns() + (uint64_t)(ms)*1000000ull;                          \
-		int __r = 0;                                                                       \
-		while (!(cond)) {                                                                  \
-			if (rv_now_ns() > __end) {                                                 \
-				__r = -ETIMEDOUT;                                                  \
-				break;                                                             \
-			}                                                                          \
-			sched_yield();                                                             \
-		}                                                                                  \
-		__r;                                                                               \
-	})
 
 #endif

@@ -95,7 +95,7 @@ static void tw_start(struct tw *w, int path, long queued)
 		return;
 	}
 	pthread_create(&w->th, NULL, tw_main, w);
-	CU_ASSERT_EQUAL(TL_WAIT_UNTIL(tw_done(w) || locks_count_blocked() == queued, 10000), 0);
+	CU_ASSERT_EQUAL(WAIT_UNTIL_MS(tw_done(w) || locks_count_blocked() == queued, 10000), 0);
 }
 
 /* End w: cancel it if it still waits; -EINTR when it was cancelled. */
@@ -110,7 +110,7 @@ static int tw_end(struct tw *w)
 		return ret;
 	}
 	if (!tw_done(w)) {
-		CU_ASSERT_EQUAL(TL_WAIT_UNTIL(__atomic_load_n(&w->task, __ATOMIC_ACQUIRE), 10000),
+		CU_ASSERT_EQUAL(WAIT_UNTIL_MS(__atomic_load_n(&w->task, __ATOMIC_ACQUIRE), 10000),
 				0);
 		task_signal(w->task);
 	}
@@ -246,7 +246,7 @@ static void run_woken_waiter_blocks_again(int path)
 	CU_ASSERT_EQUAL(tl_lock(f1, 1, F_UNLCK, 0, 1), 0);
 	/* settled: C finished (wrongly), or B got its lock and C waits again */
 	CU_ASSERT_EQUAL(
-	    TL_WAIT_UNTIL(tw_done(&c) || (tw_done(&b) && locks_count_blocked() == 1), 10000), 0);
+	    WAIT_UNTIL_MS(tw_done(&c) || (tw_done(&b) && locks_count_blocked() == 1), 10000), 0);
 	CU_ASSERT_FALSE(tw_done(&c));
 	CU_ASSERT_TRUE(tw_done(&b));
 	CU_ASSERT_EQUAL(b.ret, 0);
@@ -255,7 +255,7 @@ static void run_woken_waiter_blocks_again(int path)
 			       "POSIX  ADVISORY  WRITE 2 00:00:101 10 10");
 	/* B lets go: C gets its range */
 	CU_ASSERT_EQUAL(tl_lock(f1, 2, F_UNLCK, 0, 0), 0);
-	CU_ASSERT_EQUAL(TL_WAIT_UNTIL(tw_done(&c), 10000), 0);
+	CU_ASSERT_EQUAL(WAIT_UNTIL_MS(tw_done(&c), 10000), 0);
 	CU_ASSERT_EQUAL(c.ret, 0);
 	CU_ASSERT_STRING_EQUAL(tl_ranges(101, 3), "W0-10");
 	tw_end(&c);
@@ -500,7 +500,7 @@ static void run_merge_does_not_wake(int path)
 		rv_inject_release("locks_before_retry");
 	/* an unlock does wake it */
 	CU_ASSERT_EQUAL(tl_lock(f1, 1, F_UNLCK, 0, 0), 0);
-	CU_ASSERT_EQUAL(TL_WAIT_UNTIL(tw_done(&w), 10000), 0);
+	CU_ASSERT_EQUAL(WAIT_UNTIL_MS(tw_done(&w), 10000), 0);
 	CU_ASSERT_EQUAL(w.ret, 0);
 	rv_inject_clear_all();
 	tw_end(&w);
@@ -621,7 +621,7 @@ static void run_retry_bkl(int path, int flock)
 	} else {
 		CU_ASSERT_EQUAL(tl_lock(f1, 1, F_UNLCK, 0, 1), 0);
 	}
-	CU_ASSERT_EQUAL(TL_WAIT_UNTIL(tw_done(&w), 10000), 0);
+	CU_ASSERT_EQUAL(WAIT_UNTIL_MS(tw_done(&w), 10000), 0);
 	rv_inject_clear_all();
 	CU_ASSERT_EQUAL(w.ret, 0);
 	CU_ASSERT_EQUAL(retry_bkl_held, want ? 1 : 0);
@@ -739,7 +739,7 @@ static void test_owner_charge_race(void)
 
 	memset(&race_out, 0, sizeof(race_out));
 	pthread_create(&th, NULL, race_observe, NULL);
-	if (TL_WAIT_UNTIL(__atomic_load_n(&race_out.done, __ATOMIC_ACQUIRE), 10000)) {
+	if (WAIT_UNTIL_MS(__atomic_load_n(&race_out.done, __ATOMIC_ACQUIRE), 10000)) {
 		/* the worker spins in a looping list with a lock held: nothing
 		 * after this could run */
 		fprintf(stderr, "test_owner_charge_race: the lock lists loop "

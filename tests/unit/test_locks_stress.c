@@ -245,7 +245,7 @@ static void test_sleeping_1000(void)
 		started++;
 	}
 	CU_ASSERT_EQUAL(started, NWAIT);
-	CU_ASSERT_EQUAL(TL_WAIT_UNTIL(locks_count_blocked() == started, 120000), 0);
+	CU_ASSERT_EQUAL(WAIT_UNTIL_MS(locks_count_blocked() == started, 120000), 0);
 	CU_ASSERT_EQUAL(tl_lock(holder, 0, F_UNLCK, 0, 0), 0);
 	for (int i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
@@ -300,16 +300,16 @@ static void test_interrupted_waiters(void)
 		args[i] = (struct iw_arg){.f = fw, .owner = i + 1};
 		pthread_create(&th[i], NULL, iw_main, &args[i]);
 	}
-	CU_ASSERT_EQUAL(TL_WAIT_UNTIL(locks_count_blocked() == IW_TASKS, 30000), 0);
+	CU_ASSERT_EQUAL(WAIT_UNTIL_MS(locks_count_blocked() == IW_TASKS, 30000), 0);
 	/* interrupt every third one while the tree is full */
 	for (int i = 0; i < IW_TASKS; i += 3)
 		task_signal(args[i].task);
 	for (int i = 0; i < IW_TASKS; i += 3)
 		CU_ASSERT_EQUAL(
-		    TL_WAIT_UNTIL(__atomic_load_n(&args[i].done, __ATOMIC_ACQUIRE), 30000), 0);
+		    WAIT_UNTIL_MS(__atomic_load_n(&args[i].done, __ATOMIC_ACQUIRE), 30000), 0);
 	/* the others re-queue (an interrupted waiter wakes those behind it) */
 	CU_ASSERT_EQUAL(
-	    TL_WAIT_UNTIL(locks_count_blocked() == IW_TASKS - (IW_TASKS + 2) / 3, 30000), 0);
+	    WAIT_UNTIL_MS(locks_count_blocked() == IW_TASKS - (IW_TASKS + 2) / 3, 30000), 0);
 	/* the listing shows exactly the remaining waiters */
 	locks_format_proc(buf, sizeof(buf));
 	{

@@ -87,18 +87,7 @@ static const char *new_path(void)
 /* open(2) in current's table: reserve, open, install; the fd or -errno. */
 static int open_fd(const char *path, int flags)
 {
-	struct file *f;
-	int fd = get_unused_fd_flags(flags & O_CLOEXEC), r;
-
-	if (fd < 0)
-		return fd;
-	r = filp_open(path, flags & ~O_CLOEXEC, 0644, &f);
-	if (r) {
-		put_unused_fd((unsigned int)fd);
-		return r;
-	}
-	fd_install((unsigned int)fd, f);
-	return fd;
+	return do_sys_open(path, flags, 0644);
 }
 
 /* Create /name with vfs_create and open it with vfs_open_inode. */
@@ -297,7 +286,7 @@ static void *worker_main(void *p)
 		f = fget((unsigned int)w->fd);
 		w->file = f;
 		__atomic_store_n(&w->holding, 1, __ATOMIC_RELEASE);
-		w->ret = TL_WAIT_UNTIL(__atomic_load_n(&w->go, __ATOMIC_ACQUIRE), WAIT_MS);
+		w->ret = WAIT_UNTIL_MS(__atomic_load_n(&w->go, __ATOMIC_ACQUIRE), WAIT_MS);
 		if (f)
 			fput(f);
 		break;
@@ -327,7 +316,7 @@ static bool worker_done(struct worker *w)
 
 static int worker_wait(struct worker *w)
 {
-	return TL_WAIT_UNTIL(worker_done(w), WAIT_MS);
+	return WAIT_UNTIL_MS(worker_done(w), WAIT_MS);
 }
 
 /*
@@ -353,7 +342,7 @@ static void worker_join(struct worker *w)
 static void worker_block(struct worker *w, struct task_struct *t, int op, int fd, long nblocked)
 {
 	worker_start(w, t, op, fd);
-	CU_ASSERT_EQUAL(TL_WAIT_UNTIL(locks_count_blocked() == nblocked || worker_done(w), WAIT_MS),
+	CU_ASSERT_EQUAL(WAIT_UNTIL_MS(locks_count_blocked() == nblocked || worker_done(w), WAIT_MS),
 			0);
 	CU_ASSERT_FALSE(worker_done(w));
 }
@@ -726,7 +715,7 @@ static void test_last_fput_after_fget(void)
 	CU_ASSERT_EQUAL(do_flock(a, LOCK_EX), 0);
 	CU_ASSERT_EQUAL(setlk(a, F_SETLK, F_WRLCK, 0, 0), 0);
 	worker_start(&wt, t, W_FGET_HOLD, a);
-	CU_ASSERT_EQUAL(TL_WAIT_UNTIL(__atomic_load_n(&wt.holding, __ATOMIC_ACQUIRE), WAIT_MS), 0);
+	CU_ASSERT_EQUAL(WAIT_UNTIL_MS(__atomic_load_n(&wt.holding, __ATOMIC_ACQUIRE), WAIT_MS), 0);
 	CU_ASSERT_PTR_NOT_NULL(wt.file);
 
 	as(q);
@@ -923,7 +912,7 @@ static void run_interrupted(bool use_flock)
 	worker_join(&w[1]);
 	CU_ASSERT_EQUAL(w[1].ret, -EINTR);
 	/* its children were woken and re-queue behind the first waiter */
-	CU_ASSERT_EQUAL(TL_WAIT_UNTIL(locks_count_blocked() == 2, WAIT_MS), 0);
+	CU_ASSERT_EQUAL(WAIT_UNTIL_MS(locks_count_blocked() == 2, WAIT_MS), 0);
 	CU_ASSERT_EQUAL(blocked_lines(ino, q[1]->tgid, &has), 2);
 	CU_ASSERT_FALSE(has);
 	CU_ASSERT_STRING_EQUAL(held(ino, q[1]->tgid), "");
@@ -941,7 +930,7 @@ static void run_interrupted(bool use_flock)
 	CU_ASSERT_EQUAL(w[0].ret, 0);
 	CU_ASSERT_STRING_EQUAL(held(ino, q[0]->tgid), use_flock ? "FW" : "W0-9");
 	/* the third, woken by the first's grant, re-queues behind its lock */
-	CU_ASSERT_EQUAL(TL_WAIT_UNTIL(locks_count_blocked() == 1, WAIT_MS), 0);
+	CU_ASSERT_EQUAL(WAIT_UNTIL_MS(locks_count_blocked() == 1, WAIT_MS), 0);
 	CU_ASSERT_FALSE(worker_done(&w[2]));
 	CU_ASSERT_EQUAL(blocked_lines(ino, q[2]->tgid, &has), 1);
 	CU_ASSERT(has);

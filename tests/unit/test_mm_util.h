@@ -5,6 +5,7 @@
 
 #include "rvtest.h"
 #include "mm/mm.h"
+#include "mm/testing.h"
 
 #include <pthread.h>
 #include <sys/mman.h>

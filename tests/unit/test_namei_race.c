@@ -19,13 +19,6 @@
 #define ERR(x, e) CU_ASSERT_EQUAL((x), -(e))
 #define WAIT_MS	  10000
 
-static uint64_t stat_get(const char *name)
-{
-	uint64_t v = 0;
-
-	rv_stat_read(name, &v);
-	return v;
-}
 
 static uint64_t ino_of(const char *path)
 {
@@ -106,7 +99,7 @@ static void test_rcu_walk_vs_rename_over(void)
 {
 	struct stat_req r = {"/rr_tgt", LOOKUP_FOLLOW, -1, 0};
 	struct thread t;
-	uint64_t src, fallbacks = stat_get("namei_rcu_fallbacks");
+	uint64_t src, fallbacks = rvtest_stat("namei_rcu_fallbacks");
 
 	OK(touch("/rr_src"));
 	OK(touch("/rr_tgt"));
@@ -120,7 +113,7 @@ static void test_rcu_walk_vs_rename_over(void)
 	rv_inject_clear("walk_rcu_after_lookup");
 	CU_ASSERT_EQUAL(r.err, 0);
 	CU_ASSERT_EQUAL(r.ino, src);
-	CU_ASSERT(stat_get("namei_rcu_fallbacks") > fallbacks);
+	CU_ASSERT(rvtest_stat("namei_rcu_fallbacks") > fallbacks);
 	OK(do_unlink("/rr_tgt"));
 }
 
@@ -360,12 +353,12 @@ static void test_lockref_hot_dentry(void)
 
 	hot_dentry_round();
 	printf("\n    [lockref_relax=0: lockref_fallbacks %llu]",
-	       (unsigned long long)stat_get("lockref_fallbacks"));
+	       (unsigned long long)rvtest_stat("lockref_fallbacks"));
 	CU_ASSERT_EQUAL_FATAL(rv_instance_destroy(), 0);
 	CU_ASSERT_EQUAL_FATAL(rvtest_instance_with(relax), 0);
 	hot_dentry_round();
 	printf(" [lockref_relax=1: lockref_fallbacks %llu]\n",
-	       (unsigned long long)stat_get("lockref_fallbacks"));
+	       (unsigned long long)rvtest_stat("lockref_fallbacks"));
 	CU_ASSERT_EQUAL_FATAL(rv_instance_destroy(), 0);
 	CU_ASSERT_EQUAL_FATAL(rv_instance_create(NULL), 0);
 }
@@ -393,7 +386,7 @@ static void test_folio_lookup_vs_truncate(void)
 	struct folio_req r;
 	struct thread t;
 	struct folio *old, *now;
-	uint64_t retries = stat_get("filemap_get_folio_retries");
+	uint64_t retries = rvtest_stat("filemap_get_folio_retries");
 	int64_t pos;
 
 	CU_ASSERT_EQUAL_FATAL(filp_open("/ft_a", O_CREAT | O_RDWR, 0644, &f), 0);
@@ -424,7 +417,7 @@ static void test_folio_lookup_vs_truncate(void)
 	thread_join(&t);
 	rv_inject_clear("filemap_get_folio_before_get");
 	CU_ASSERT_PTR_NULL(r.result);
-	CU_ASSERT(stat_get("filemap_get_folio_retries") > retries);
+	CU_ASSERT(rvtest_stat("filemap_get_folio_retries") > retries);
 	CU_ASSERT_EQUAL(folio_ref_count(now), 2); /* cache + ours: no stray get */
 	CU_ASSERT_EQUAL(((char *)now->data)[0], 'b');
 	folio_put(now);

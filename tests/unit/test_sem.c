@@ -9,19 +9,6 @@
 #include <pthread.h>
 #include <sched.h>
 
-#define WAIT_UNTIL(cond)                                                                           \
-	({                                                                                         \
-		uint64_t __end = rv_now_ns() + 10ull * 1000000000ull;                              \
-		int __r = 0;                                                                       \
-		while (!(cond)) {                                                                  \
-			if (rv_now_ns() > __end) {                                                 \
-				__r = -ETIMEDOUT;                                                  \
-				break;                                                             \
-			}                                                                          \
-			sched_yield();                                                             \
-		}                                                                                  \
-		__r;                                                                               \
-	})
 
 static int nr_waiters(struct semaphore *sem)
 {

@@ -707,13 +707,6 @@ static void test_report_fast_path_ns(void)
 
 /* ---- the per-CPU level of each design ------------------------------ */
 
-static uint64_t stat_of(const char *name)
-{
-	uint64_t v = 0;
-
-	CU_ASSERT_EQUAL(rv_stat_read(name, &v), 0);
-	return v;
-}
 
 static void test_mode_selected(void)
 {
@@ -740,17 +733,17 @@ static void test_fast_path_stays_fast(void)
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
 	kmem_cache_free(c, kmem_cache_alloc(c)); /* warm */
-	as = stat_of("slab_alloc_slowpath");
-	fs = stat_of("slab_free_slowpath");
-	af = stat_of("slab_alloc_fastpath");
+	as = rvtest_stat("slab_alloc_slowpath");
+	fs = rvtest_stat("slab_free_slowpath");
+	af = rvtest_stat("slab_alloc_fastpath");
 	for (int i = 0; i < 1000; i++) {
 		o = kmem_cache_alloc(c);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(o);
 		kmem_cache_free(c, o);
 	}
-	CU_ASSERT_EQUAL(stat_of("slab_alloc_slowpath"), as);
-	CU_ASSERT_EQUAL(stat_of("slab_free_slowpath"), fs);
-	CU_ASSERT_EQUAL(stat_of("slab_alloc_fastpath"), af + 1000);
+	CU_ASSERT_EQUAL(rvtest_stat("slab_alloc_slowpath"), as);
+	CU_ASSERT_EQUAL(rvtest_stat("slab_free_slowpath"), fs);
+	CU_ASSERT_EQUAL(rvtest_stat("slab_alloc_fastpath"), af + 1000);
 	CU_ASSERT_EQUAL(kmem_cache_destroy(c), 0);
 }
 
@@ -789,17 +782,17 @@ static void test_remote_free(void)
 	pthread_join(t, NULL);
 	for (int i = 0; i < REMOTE_N; i++)
 		CU_ASSERT_PTR_NOT_NULL_FATAL(a.objs[i]);
-	fs = stat_of("slab_free_slowpath");
-	ff = stat_of("slab_free_fastpath");
+	fs = rvtest_stat("slab_free_slowpath");
+	ff = rvtest_stat("slab_free_fastpath");
 	for (int i = 0; i < REMOTE_N; i++)
 		kmem_cache_free(c, a.objs[i]);
 	if (t_sheaves) {
 		/* 32 per sheaf: main fills, becomes the spare, a second fills, one to the barn */
-		CU_ASSERT(stat_of("slab_free_slowpath") - fs <= 4);
-		CU_ASSERT(stat_of("slab_free_fastpath") - ff >= REMOTE_N - 4);
+		CU_ASSERT(rvtest_stat("slab_free_slowpath") - fs <= 4);
+		CU_ASSERT(rvtest_stat("slab_free_fastpath") - ff >= REMOTE_N - 4);
 	} else {
-		CU_ASSERT_EQUAL(stat_of("slab_free_slowpath") - fs, REMOTE_N);
-		CU_ASSERT_EQUAL(stat_of("slab_free_fastpath"), ff);
+		CU_ASSERT_EQUAL(rvtest_stat("slab_free_slowpath") - fs, REMOTE_N);
+		CU_ASSERT_EQUAL(rvtest_stat("slab_free_fastpath"), ff);
 	}
 	kmem_cache_flush_thread();
 	CU_ASSERT_FATAL(slabinfo_of("t_remote", &active, &total, &depot_free));
@@ -859,25 +852,25 @@ static void test_barn_exchange(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
 	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, barn_worker, &a), 0);
 	CU_ASSERT_FATAL(wait_flag(&a.step, 1));
-	put = stat_of("sheaf_barn_put");
-	get = stat_of("sheaf_barn_get");
+	put = rvtest_stat("sheaf_barn_put");
+	get = rvtest_stat("sheaf_barn_get");
 	for (int i = 0; i < BARN_N; i++)
 		kmem_cache_free(c, a.objs[i]);
 	if (t_sheaves) {
-		CU_ASSERT(stat_of("sheaf_barn_put") - put >= 2);
+		CU_ASSERT(rvtest_stat("sheaf_barn_put") - put >= 2);
 	} else {
-		CU_ASSERT_EQUAL(stat_of("sheaf_barn_put"), put);
+		CU_ASSERT_EQUAL(rvtest_stat("sheaf_barn_put"), put);
 	}
 	__atomic_store_n(&a.step, 2, __ATOMIC_RELEASE);
 	CU_ASSERT(wait_flag(&a.step, 3));
 	pthread_join(t, NULL);
 	if (t_sheaves) {
-		CU_ASSERT(stat_of("sheaf_barn_get") - get >= 1);
+		CU_ASSERT(rvtest_stat("sheaf_barn_get") - get >= 1);
 		CU_ASSERT_EQUAL(a.refills, 0); /* no trip to the slabs */
 		CU_ASSERT_EQUAL(a.reused, 64); /* every allocation: an object main freed */
 	} else {
 		/* slub: the worker's CPU slab still has free objects of its own */
-		CU_ASSERT_EQUAL(stat_of("sheaf_barn_get"), get);
+		CU_ASSERT_EQUAL(rvtest_stat("sheaf_barn_get"), get);
 	}
 	kmem_cache_flush_thread();
 	CU_ASSERT_EQUAL(kmem_cache_active(c), 0);
@@ -923,10 +916,10 @@ static void test_kfree_rcu_waits_for_readers(void)
 		freed[i] = kmem_cache_alloc(c);
 	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, kfree_reader_main, &r), 0);
 	CU_ASSERT_FATAL(wait_flag(&r.stage, 1));
-	batches = stat_of("kfree_rcu_batches");
+	batches = rvtest_stat("kfree_rcu_batches");
 	for (int i = 0; i < RCU_N; i++)
 		kmem_cache_free_rcu(c, freed[i]);
-	CU_ASSERT_EQUAL(stat_of("kfree_rcu_batches") - batches, RCU_N / 32);
+	CU_ASSERT_EQUAL(rvtest_stat("kfree_rcu_batches") - batches, RCU_N / 32);
 	CU_ASSERT_EQUAL(kmem_cache_active(c), 0); /* counted free at once */
 	for (int i = 0; i < 400; i++) {
 		held[i] = kmem_cache_alloc(c);

@@ -19,8 +19,11 @@
 #define RCUVFS_TESTS_EXPLORE_H
 
 #include "fdtable/fdtable.h"
+#include "fdtable/testing.h"
 #include "locks/locks.h"
+#include "locks/testing.h"
 #include "mm/mm.h"
+#include "mm/testing.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -72,6 +72,7 @@
 #include <unistd.h>
 
 #include "mm/mm.h"
+#include "mm/testing.h"
 #include "stress.h"
 
 #define PF1_PAGES 64 /* pages mapped, touched and unmapped per op */

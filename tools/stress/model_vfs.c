@@ -5,7 +5,7 @@
  * lock1/2, ofd2, lock-verify (locks).
  *
  * Each op goes through the model the way the system call does: fdget/fdput
- * around the file, get_unused_fd_flags + filp_open + fd_install for open,
+ * around the file, do_sys_open for open,
  * close_fd for close, flock_lock_file / fcntl_setlk (blocking: the task
  * sleeps in the model) for locks.  POSIX lock owners are the task's
  * files_struct, as in Linux: threads (CLONE_FILES) share one, model
@@ -45,18 +45,7 @@ static int m_create(const char *path, bool counter)
 /* open(2): reserve an fd, open, install; returns the fd or -errno. */
 static int m_open_fd(const char *path, int flags)
 {
-	struct file *f;
-	int fd = get_unused_fd_flags(0), r;
-
-	if (fd < 0)
-		return fd;
-	r = filp_open(path, flags, 0644, &f);
-	if (r) {
-		put_unused_fd(fd);
-		return r;
-	}
-	fd_install(fd, f);
-	return fd;
+	return do_sys_open(path, flags, 0644);
 }
 
 /* ---- setup / teardown (parent task) ---------------------------------- */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "stress.h"
+#include "mm/testing.h"
 
 #define MODEL_IMPL(sym) extern const struct stress_impl sym __attribute__((weak))
 MODEL_IMPL(stress_model_fstat1);

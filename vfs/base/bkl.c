@@ -173,4 +173,4 @@ static int bkl_teardown(void)
 	return 0;
 }
 
-RV_SUBSYS(bkl, 1, bkl_init, bkl_teardown)
+RV_SUBSYS(bkl, bkl_init, bkl_teardown);

@@ -68,6 +68,7 @@ static struct {
 } X;
 
 __thread struct rv_xtask *rv_xself;
+const struct rv_xsim_ops *rv_xsim;
 
 /* call_rcu callbacks of the explorer build, under xcb_lock (any thread). */
 static pthread_mutex_t xcb_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -99,6 +100,10 @@ static const char *const kind_names[RV_XP_NKINDS] = {
 	[RV_XP_RCU_UNLOCK] = "rcu_read_unlock",
 	[RV_XP_SYNC_RCU] = "synchronize_rcu",
 	[RV_XP_RELAX] = "cpu_relax",
+	[RV_XP_LOAD] = "load",
+	[RV_XP_ATOMIC] = "atomic",
+	[RV_XP_STORE] = "store",
+	[RV_XP_PREFETCHW] = "prefetchw",
 	[RV_XP_JOIN] = "pthread_join",
 };
 
@@ -153,6 +158,8 @@ uint64_t rv_xsteps(void)
 
 int rv_xtask_index(void)
 {
+	if (rv_xsim)
+		return rv_xself ? rv_xsim->task_index() : -1;
 	return rv_xself ? rv_xself->id : -1;
 }
 
@@ -256,6 +263,15 @@ static void xcb_drain(void)
 	}
 }
 
+void rv_xrcu_run_callbacks(void)
+{
+	struct rv_xtask *self = rv_xself;
+
+	rv_xself = NULL; /* the callbacks are not a task: they pass no point */
+	xcb_drain();
+	rv_xself = self;
+}
+
 void rv_xrcu_barrier(void)
 {
 	urcu_memb_synchronize_rcu();
@@ -264,12 +280,22 @@ void rv_xrcu_barrier(void)
 
 void rv_xspin_acquired(void)
 {
+	if (rv_xsim) {
+		if (rv_xself)
+			rv_xsim->spin(1);
+		return;
+	}
 	if (rv_xself)
 		rv_xself->spin_held++;
 }
 
 void rv_xspin_released(void)
 {
+	if (rv_xsim) {
+		if (rv_xself)
+			rv_xsim->spin(-1);
+		return;
+	}
 	if (rv_xself)
 		rv_xself->spin_held--;
 }
@@ -420,6 +446,10 @@ void rv_xpoint(int kind, const void *obj, const char *name, const void *site)
 
 	if (!self)
 		return;
+	if (rv_xsim) {
+		rv_xsim->point(kind, obj, name, site ? site : __builtin_return_address(0));
+		return;
+	}
 	self->pending.kind = kind;
 	self->pending.obj = obj;
 	self->pending.name = name;
@@ -437,6 +467,10 @@ void rv_xblock(int kind, const void *obj, bool (*ready)(const void *arg), const 
 
 	if (!self)
 		return;
+	if (rv_xsim) {
+		rv_xsim->block(kind, obj, ready, arg, site ? site : __builtin_return_address(0));
+		return;
+	}
 	self->pending.kind = kind;
 	self->pending.obj = obj;
 	self->pending.name = NULL;
@@ -454,6 +488,10 @@ void rv_xrelax(void)
 
 	if (!self)
 		return;
+	if (rv_xsim) {
+		rv_xsim->relax(__builtin_return_address(0));
+		return;
+	}
 	self->pending.kind = RV_XP_RELAX;
 	self->pending.obj = NULL;
 	self->pending.name = NULL;
@@ -471,6 +509,10 @@ void rv_xrcu_lock(void)
 
 	if (!self)
 		return;
+	if (rv_xsim) {
+		rv_xsim->rcu(1, __builtin_return_address(0));
+		return;
+	}
 	self->rcu_nesting++;
 	rv_xpoint(RV_XP_RCU_LOCK, NULL, NULL, __builtin_return_address(0));
 }
@@ -481,6 +523,10 @@ void rv_xrcu_unlock(void)
 
 	if (!self)
 		return;
+	if (rv_xsim) {
+		rv_xsim->rcu(-1, __builtin_return_address(0));
+		return;
+	}
 	self->rcu_nesting--;
 	rv_xpoint(RV_XP_RCU_UNLOCK, NULL, NULL, __builtin_return_address(0));
 }
@@ -501,6 +547,10 @@ void rv_xsync_rcu_wait(void)
 
 	if (!self)
 		return;
+	if (rv_xsim) {
+		rv_xsim->sync_rcu(__builtin_return_address(0));
+		return;
+	}
 	while (!no_other_reader(self))
 		rv_xblock(RV_XP_SYNC_RCU, NULL, no_other_reader, self, __builtin_return_address(0));
 }

@@ -65,9 +65,22 @@ enum rv_xkind {
 	RV_XP_RCU_UNLOCK,  /* just left a read-side section */
 	RV_XP_SYNC_RCU,    /* parked in synchronize_rcu for a reader */
 	RV_XP_RELAX,       /* parked in a cpu_relax() loop */
-	RV_XP_JOIN,        /* a unit test's thread joining another (watchdog only) */
+	/* simulator-only points (RV_SPOINT: no point in the explorer) */
+	RV_XP_LOAD,        /* a load of a shared line */
+	RV_XP_ATOMIC,      /* a read-modify-write atomic on a shared line */
+	RV_XP_STORE,       /* a plain store to a shared line */
+	RV_XP_PREFETCHW,   /* a prefetch for writing: the line requested, not waited for */
+	RV_XP_JOIN,        /* a unit test's thread joining another (rvtest's watchdog only) */
 	RV_XP_NKINDS
 };
+
+#ifdef RCUVFS_EXPLORE
+/*
+ * The explorer's runtime (explore.c) exists only in its build of the model;
+ * librcuvfs.a has none of it.  In the ordinary build every call into it sits
+ * behind RV_XACTIVE(), a constant 0, and the hooks the primitives name are
+ * empty macros (after this block).
+ */
 const char *rv_xkind_name(int kind);
 
 struct rv_xtask;
@@ -101,9 +114,44 @@ void rv_xrcu_barrier(void);
 /* spinlock_t bookkeeping of the explorer build (a task holding one). */
 void rv_xspin_acquired(void);
 void rv_xspin_released(void);
+#else
+#define rv_xspin_acquired()		do { } while (0)
+#define rv_xspin_released()		do { } while (0)
+#define rv_xrelax()			do { } while (0)
+#define rv_xblock(kind, obj, ready, arg, site) \
+	do { (void)(ready); } while (0)
+#endif
+
+/*
+ * The simulator (rcuvfs-sim, tools/sim) runs the same points as a
+ * discrete-event loop: when rv_xsim is set (before any task starts, never
+ * during an explorer run) every entry point below forwards to it, and
+ * rv_xself then points at the simulator's own task (never dereferenced
+ * here).  NULL in rcuvfs-explore: its behaviour is unchanged.
+ */
+struct rv_xsim_ops {
+	void (*point)(int kind, const void *obj, const char *name, const void *site);
+	void (*block)(int kind, const void *obj, bool (*ready)(const void *arg), const void *arg,
+		      const void *site);
+	void (*relax)(const void *site);
+	void (*rcu)(int delta, const void *site); /* read-side section entered (+1) / left (-1) */
+	void (*sync_rcu)(const void *site);	   /* park while another task is in a section */
+	void (*spin)(int delta);		   /* a spinlock_t taken (+1) / released (-1) */
+	int (*task_index)(void);
+};
+extern const struct rv_xsim_ops *rv_xsim;
+/* Run the queued call_rcu callbacks now (the simulator, at a quiescent state). */
+void rv_xrcu_run_callbacks(void);
 
 #ifdef RCUVFS_EXPLORE
 #define RV_XACTIVE() __builtin_expect(rv_xself != 0, 0)
+/* Simulator-only point: an access the explorer need not interleave at. */
+#define RV_XSIM() __builtin_expect(rv_xself != 0 && rv_xsim != 0, 0)
+#define RV_SPOINT(kind, obj)                                             \
+	do {                                                             \
+		if (RV_XSIM())                                           \
+			rv_xpoint((kind), (obj), 0, 0);                  \
+	} while (0)
 #define RV_XPOINT(kind, obj, name)                                       \
 	do {                                                             \
 		if (RV_XACTIVE())                                        \
@@ -117,6 +165,8 @@ void rv_xspin_released(void);
 	} while (0)
 #else
 #define RV_XACTIVE() 0
+#define RV_XSIM() 0
+#define RV_SPOINT(kind, obj) do { } while (0)
 #define RV_XPOINT(kind, obj, name) do { } while (0)
 #define RV_XPOINT_CALLER(kind, obj) do { } while (0)
 #endif
@@ -125,6 +175,7 @@ void rv_xspin_released(void);
 #define rv_sched_point(name) RV_XPOINT(RV_XP_POINT, 0, (name))
 
 /* ---- the scheduler core, driven by rcuvfs-explore ------------------------ */
+#ifdef RCUVFS_EXPLORE
 
 #define RV_XMAX_TASKS 8
 
@@ -207,5 +258,6 @@ void rv_xrun_snapshot(struct rv_xresult *res);
 uint64_t rv_xsteps(void);
 /* The explored task index of the caller, or -1. */
 int rv_xtask_index(void);
+#endif /* RCUVFS_EXPLORE: the scheduler core */
 
 #endif /* RCUVFS_VFS_BASE_EXPLORE_H */

@@ -2,10 +2,11 @@
 /*
  * vfs/base/instance.c - the model instance: switches and subsystem lifecycle.
  *
- * Subsystems (vfs, fdtable, locks, mm, ...) register with RV_SUBSYS from
- * constructors; rv_instance_create runs their init functions in ascending
- * order, rv_instance_destroy their teardown functions in descending order
- * and then waits for RCU callbacks (rcu_barrier) so leak counters are final.
+ * The subsystems (vfs, fdtable, locks, mm, ...) are the fixed table
+ * rv_initcalls (init/initcalls.c); rv_instance_create runs their init
+ * functions in table order, rv_instance_destroy their teardown functions in
+ * reverse order and then waits for RCU callbacks (rcu_barrier) so leak
+ * counters are final.
  *
  * Locking: rv_instance_lock (pthread mutex) serializes create and destroy;
  * only one instance is live at a time, and rv_sw changes only here.
@@ -16,42 +17,28 @@
 #include <string.h>
 
 static pthread_mutex_t rv_instance_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct rv_subsys *rv_subsystems; /* sorted by order */
 static int rv_live;
 
 void rv_task_exit_lazy_current(void);
-
-void rv_subsys_register(struct rv_subsys *s)
-{
-	struct rv_subsys **pp = &rv_subsystems;
-
-	pthread_mutex_lock(&rv_instance_lock);
-	while (*pp && (*pp)->order <= s->order)
-		pp = &(*pp)->next;
-	s->next = *pp;
-	*pp = s;
-	pthread_mutex_unlock(&rv_instance_lock);
-}
 
 static uint64_t gauge_tasks(void)
 {
 	return (uint64_t)task_count_live();
 }
 
-/* Tear down subsystems from `from` (exclusive) back to the start: reverse order. */
-static int teardown_upto(struct rv_subsys *stop)
+/* Tear down the first n subsystems of rv_initcalls, in reverse order. */
+static int teardown_upto(int n)
 {
-	struct rv_subsys *done[64];
-	int n = 0, ret = 0;
+	int ret = 0;
 
-	for (struct rv_subsys *s = rv_subsystems; s && s != stop && n < 64; s = s->next)
-		done[n++] = s;
 	while (n-- > 0) {
-		if (done[n]->teardown) {
-			int err = done[n]->teardown();
+		const struct rv_subsys *s = rv_initcalls[n];
+
+		if (s->teardown) {
+			int err = s->teardown();
 
 			if (err) {
-				fprintf(stderr, "rcuvfs: teardown of %s: %s\n", done[n]->name,
+				fprintf(stderr, "rcuvfs: teardown of %s: %s\n", s->name,
 					strerror(-err));
 				ret = ret ? ret : err;
 			}
@@ -60,9 +47,17 @@ static int teardown_upto(struct rv_subsys *stop)
 	return ret;
 }
 
+static int nr_initcalls(void)
+{
+	int n = 0;
+
+	while (rv_initcalls[n])
+		n++;
+	return n;
+}
+
 int rv_instance_create(const struct rv_switches *sw)
 {
-	struct rv_subsys *s;
 	int err = 0;
 
 	rv_rcu_ensure();
@@ -86,13 +81,15 @@ int rv_instance_create(const struct rv_switches *sw)
 		rv_switches_default(&rv_sw);
 	rv_stats_reset();
 	rv_stat_register_gauge("tasks_live", "model tasks alive", gauge_tasks);
-	for (s = rv_subsystems; s; s = s->next) {
+	for (int i = 0; rv_initcalls[i]; i++) {
+		const struct rv_subsys *s = rv_initcalls[i];
+
 		if (!s->init)
 			continue;
 		err = s->init();
 		if (err) {
 			fprintf(stderr, "rcuvfs: init of %s: %s\n", s->name, strerror(-err));
-			teardown_upto(s);
+			teardown_upto(i);
 			rcu_barrier();
 			break;
 		}
@@ -127,7 +124,7 @@ int rv_instance_destroy(void)
 	 * check their caches */
 	rcu_barrier();
 	{
-		int err = teardown_upto(NULL);
+		int err = teardown_upto(nr_initcalls());
 
 		if (err && !ret)
 			ret = err;

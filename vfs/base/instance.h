@@ -3,8 +3,8 @@
  * vfs/base/instance.h - the model instance and subsystem registration.
  *
  * Locking: create and destroy are serialized by rv_instance_lock
- * (instance.c); one instance is live at a time; subsystems register from
- * constructors before main().
+ * (instance.c); one instance is live at a time.  The table of subsystems
+ * is constant.
  *
  * Included through vfs/base/base.h, the folder's public header; code outside
  * vfs/base includes only that.
@@ -15,25 +15,30 @@
 #include "vfs/base/switches.h"
 
 /*
- * The model instance.  Upper layers register init/teardown functions (their
- * caches, global locks) with rv_subsys_register, in layer order; they run at
- * rv_instance_create (in order) and rv_instance_destroy (reverse order).
- * Only one instance is live at a time.
+ * The model instance.  Each subsystem (its caches, global locks, hooks)
+ * defines its init/teardown pair with RV_SUBSYS beside them; the pairs run
+ * from one fixed, ordered table, rv_initcalls (init/initcalls.c, the only
+ * file that names every subsystem, as the kernel's initcall levels are
+ * fixed): init in table order at rv_instance_create, teardown in reverse at
+ * rv_instance_destroy.  Because the table names every subsystem, a program
+ * linked statically against librcuvfs.a gets all of them, whichever
+ * functions it calls.  Only one instance is live at a time.
  */
 struct rv_subsys {
 	const char *name;
 	int (*init)(void);     /* 0 or -errno */
 	int (*teardown)(void); /* 0, or -EBUSY on leaks (reported) */
-	int order;             /* lower first: base 0, vfs 10, fdtable/locks/mm 20 */
-	struct rv_subsys *next;
 };
-void rv_subsys_register(struct rv_subsys *s);
-#define RV_SUBSYS(nm, ord, initfn, teardownfn)                                  \
-	static struct rv_subsys rv_subsys_##nm = { #nm, initfn, teardownfn, ord, NULL }; \
-	__attribute__((constructor)) static void rv_subsys_ctor_##nm(void)     \
-	{                                                                       \
-		rv_subsys_register(&rv_subsys_##nm);                            \
-	}
+#define RV_SUBSYS(nm, initfn, teardownfn)                                      \
+	const struct rv_subsys rv_subsys_##nm = { #nm, initfn, teardownfn }
+/* For init/initcalls.c only: names a subsystem's RV_SUBSYS definition. */
+#define RV_SUBSYS_EXTERN(nm) extern const struct rv_subsys rv_subsys_##nm
+/*
+ * The subsystems in start-up order, NULL-terminated: defined in
+ * init/initcalls.c, a file of the library above every layer (it may name
+ * every folder's subsystem); vfs/base/instance.c only walks it.
+ */
+extern const struct rv_subsys *const rv_initcalls[];
 
 /* Create the instance with these switches (NULL: defaults); 0 or -errno. */
 int rv_instance_create(const struct rv_switches *sw);

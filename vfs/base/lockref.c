@@ -28,6 +28,7 @@ RV_STAT_DEFINE(lockref_cmpxchg_retries, "lockref cmpxchg attempts that lost a ra
 		int __retry = LOCKREF_RETRIES;                                         \
 		const int __relax = rv_sw.lockref_relax;                               \
 		struct lockref old;                                                    \
+		RV_SPOINT(RV_XP_LOAD, lockref);                                        \
 		old.lock_count = __atomic_load_n(&lockref->lock_count, __ATOMIC_RELAXED); \
 		while (likely(!spin_is_locked(&old.lock))) {                           \
 			struct lockref new = old;                                      \
@@ -40,7 +41,7 @@ RV_STAT_DEFINE(lockref_cmpxchg_retries, "lockref cmpxchg attempts that lost a ra
 				SUCCESS;                                               \
 			}                                                              \
 			rv_stat_inc(lockref_cmpxchg_retries);                          \
-			if (__relax && !RV_XACTIVE()) /* not a wait: no park */   \
+			if (__relax && (!RV_XACTIVE() || RV_XSIM())) /* not a wait */ \
 				cpu_relax();                                           \
 			if (!--__retry)                                                \
 				break;                                                 \

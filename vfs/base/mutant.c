@@ -3,24 +3,30 @@
  * vfs/base/mutant.c - the selection and the hit marker of mutation builds
  * (mutant.h).  Empty in ordinary builds.
  *
- * Locking: rv_mutant_selected is written by a constructor before main();
- * the hit marker is a relaxed flag (creating the file twice is harmless).
+ * Locking: the selection is read from the environment at the first test
+ * (threads racing there read the same value); the hit marker is a relaxed flag (creating the file twice is harmless).
  */
 #include "vfs/base/base.h"
 
 #if defined(RCUVFS_MUTANT) || defined(RCUVFS_MUTANTS)
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #ifdef RCUVFS_MUTANTS
-const char *rv_mutant_selected;
+static const char *rv_mutant_selected;
+static int rv_mutant_read; /* atomic: rv_mutant_selected was read */
 
-__attribute__((constructor)) static void rv_mutant_select(void)
+bool rv_mutant_is(const char *name)
 {
-	const char *m = getenv("RCUVFS_MUTANT");
+	if (!__atomic_load_n(&rv_mutant_read, __ATOMIC_ACQUIRE)) {
+		const char *m = getenv("RCUVFS_MUTANT");
 
-	rv_mutant_selected = m && *m ? m : NULL;
+		rv_mutant_selected = m && *m ? m : NULL;
+		__atomic_store_n(&rv_mutant_read, 1, __ATOMIC_RELEASE);
+	}
+	return rv_mutant_selected && !strcmp(rv_mutant_selected, name);
 }
 #endif
 

@@ -14,12 +14,12 @@
  * that one site's mutant in (the condition folds to 1 at compile time);
  * a build configured with -DRCUVFS_MUTANTS=ON (mutate.sh's) compiles every
  * site as a test of the environment variable RCUVFS_MUTANT, read once at
- * start-up, so that one build serves every mutant.  When the selected site
+ * its first test, so that one build serves every mutant.  When the selected site
  * runs for the first time in a process and RCUVFS_MUTANT_HIT names a file,
  * that file is created: the script tells "never reached" from "reached
  * and not detected".
  *
- * Locking: none; the selection is written once before main().
+ * Locking: the selection is read once (racy first reads agree: getenv).
  */
 #ifndef RCUVFS_VFS_BASE_MUTANT_H
 #define RCUVFS_VFS_BASE_MUTANT_H
@@ -35,12 +35,10 @@ bool rv_mutant_hit(const char *name);
 #define RV_MUTANT(name)                                                           \
 	(__builtin_strcmp(RV_MUTANT_STR(RCUVFS_MUTANT), #name) == 0 && rv_mutant_hit(#name))
 #elif defined(RCUVFS_MUTANTS)
-/* every site, chosen at run time by $RCUVFS_MUTANT */
-extern const char *rv_mutant_selected;
+/* every site, chosen at run time by $RCUVFS_MUTANT (read at the first test) */
+bool rv_mutant_is(const char *name);
 bool rv_mutant_hit(const char *name);
-#define RV_MUTANT(name)                                                           \
-	(__builtin_expect(rv_mutant_selected != 0, 0) &&                           \
-	 __builtin_strcmp(rv_mutant_selected, #name) == 0 && rv_mutant_hit(#name))
+#define RV_MUTANT(name) (rv_mutant_is(#name) && rv_mutant_hit(#name))
 #else
 #define RV_MUTANT(name) 0
 #endif

@@ -18,8 +18,8 @@
  *   [hdr][cpu0: c0 c1 .. cn-1 pad][cpu1: ...]...[back: hdr hdr .. hdr]
  *
  * Locking: every counter is on the global list percpu_counters under the
- * global spinlock percpu_counters_lock (the kernel's hotplug list, which
- * seeds/001 found contended by exec/fork).  init and destroy take it once per
+ * global spinlock percpu_counters_lock (the kernel's hotplug list, found
+ * contended by exec and fork: docs/history.md).  init and destroy take it once per
  * counter; init_many and destroy_many take it once per group.  Each
  * acquisition is counted in percpu_counter_lock_acquisitions.  hdr->live
  * (members not yet destroyed) is under the same lock; the group's memory is

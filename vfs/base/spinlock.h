@@ -108,6 +108,7 @@ static __always_inline bool spin_is_locked(const spinlock_t *l)
  */
 static __always_inline void spin_lock_prefetch(const spinlock_t *l)
 {
+	RV_SPOINT(RV_XP_PREFETCHW, l); /* the simulator moves the line here */
 #if defined(__x86_64__) || defined(__i386__)
 	__asm__ volatile("prefetchw %0" : : "m"(*(const volatile char *)l));
 #else

@@ -77,8 +77,18 @@ static void rv_stat_thread_exit(void *arg)
 	struct rv_stat_tls *tls = arg;
 
 	pthread_mutex_lock(&rv_stat_lock);
-	for (int i = 0; i < RV_STAT_MAX; i++)
+	/*
+	 * Fold and zero, as percpu_counter_cpu_dead (lib/percpu_counter.c)
+	 * zeroes a dead CPU's count after adding it: a key destructor that runs
+	 * after this one (a lazily created task's exit) may increment a counter
+	 * again, which registers the slot once more and brings this destructor
+	 * back; without the zeroing, that second fold would add the first
+	 * fold's counts again.
+	 */
+	for (int i = 0; i < RV_STAT_MAX; i++) {
 		rv_stat_dead[i] += tls->v[i];
+		tls->v[i] = 0;
+	}
 	list_del_init(&tls->list);
 	rv_stat_registered = 0; /* key destructors run on the exiting thread */
 	pthread_mutex_unlock(&rv_stat_lock);

@@ -24,14 +24,15 @@ set -euo pipefail
 
 BUILD=${1:-build}
 BIN=$BUILD/bin
+TBIN=$BUILD/tests # the floor daemon and the load generator
 MODES=${MODES:-fstat stat}
 WORKERS=${WORKERS:-1 2}
 SECS=${SECS:-2}
 ROUNDS=${ROUNDS:-3}
 RCUVFS_CONFIGS=${RCUVFS_CONFIGS:-default}
 
-for b in rcuvfs rcuvfs-fuse-floor fuse-floor-load rcuvfs-stress; do
-	[ -x "$BIN/$b" ] || { echo "run.sh: $BIN/$b not built" >&2; exit 1; }
+for b in "$BIN/rcuvfs" "$TBIN/rcuvfs-fuse-floor" "$TBIN/fuse-floor-load" "$BIN/rcuvfs-stress"; do
+	[ -x "$b" ] || { echo "run.sh: $b not built" >&2; exit 1; }
 done
 
 TMP=$(mktemp -d /tmp/rcuvfs-bench.XXXXXX)
@@ -88,7 +89,7 @@ for cfg in $RCUVFS_CONFIGS; do
 	i=$((i + 1))
 done
 mkdir -p "$TMP/floor" "$TMP/tmpfs"
-"$BIN/rcuvfs-fuse-floor" "$TMP/floor"
+"$TBIN/rcuvfs-fuse-floor" "$TMP/floor"
 add_target floor "$TMP/floor"
 mount -t tmpfs -o size=64m none "$TMP/tmpfs"
 add_target tmpfs "$TMP/tmpfs"
@@ -107,7 +108,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 		for w in $WORKERS; do
 			for t in "${!NAMES[@]}"; do
 				c0=$(cpu_ticks "${PIDS[$t]}")
-				v=$("$BIN/fuse-floor-load" "$mode" "${MOUNTS[$t]}/f" "$w" "$SECS")
+				v=$("$TBIN/fuse-floor-load" "$mode" "${MOUNTS[$t]}/f" "$w" "$SECS")
 				c1=$(cpu_ticks "${PIDS[$t]}")
 				# daemon CPU per operation, microseconds (0: no daemon)
 				cpu=$(awk -v a="$c0" -v b="$c1" -v hz="$HZ" -v ops="$v" -v s="$SECS" \

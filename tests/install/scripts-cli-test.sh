@@ -1,0 +1,34 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# tests/install/scripts-cli-test.sh SRC: the benchmark scripts the docs tell
+# users to run keep the tools' command-line grammar (tools/cli.h) where it
+# applies to a script: --help exits 0 with the usage on stdout; an unknown
+# option, or an option given without its value, exits 2 with one line on
+# stderr naming it and nothing on stdout.  Runs no benchmark.
+set -u
+src=$1
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# SCRIPT OPTION-THAT-TAKES-A-VALUE
+for s in "tests/stress/compare.sh --rounds" "tests/stress/mm-compare.sh --rounds" \
+	"tests/bench/mmap-cycle.sh --cycles" "tests/bench/wis-compare.sh --secs" \
+	"tests/bench/bkl-regression --jobs"; do
+	set -- $s
+	p=$src/$1
+	timeout 30 "$p" --help >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ $rc = 0 ] || bad "$1 --help: exit $rc"
+	[ -s "$tmp/out" ] || bad "$1 --help: nothing on stdout"
+	for args in "--no-such-option" "$2"; do
+		timeout 30 "$p" $args >"$tmp/out" 2>"$tmp/err"
+		rc=$?
+		[ $rc = 2 ] || bad "$1 $args: exit $rc, expected 2"
+		[ -s "$tmp/out" ] && bad "$1 $args: wrote to stdout"
+		[ "$(wc -l <"$tmp/err")" = 1 ] || bad "$1 $args: $(wc -l <"$tmp/err") lines on stderr"
+		grep -q -- "$args" "$tmp/err" || bad "$1 $args: the message does not name it: $(head -1 "$tmp/err")"
+	done
+done
+[ $fail = 0 ] && echo "benchmark scripts' command lines: ok"
+exit $fail

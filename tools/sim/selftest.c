@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tools/sim/selftest.c - unit tests of the engine and its cost model
+ * (`rcuvfs-sim --selftest NAME`, CTest sim.selftest.*).  Each one checks a
+ * figure the model must produce exactly, from a topology built here with
+ * round latencies (no file, no calibration file), so that none can pass by
+ * accident:
+ *   pingpong  two CPUs of one socket RMW one line in turn: every access but
+ *             the first is a transfer (core latency), none a hit;
+ *   private   the same with one line each: every access but the first is a
+ *             hit, and the run takes exactly its segments plus one LLC fill;
+ *   fifo      a FIFO hand-off semaphore, 8 tasks on 2 CPUs: CPUs go idle,
+ *             every acquisition that slept cost one wake-up latency, and
+ *             doubling the wake-up latency lengthens the run by that many
+ *             latencies; a stealing semaphore sleeps far less.
+ *
+ * Locking: the tests run the engine from the driver thread, one at a time.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+#include "vfs/base/base.h"
+
+#define K 1000
+
+static struct sim_topo test_topo(int ncpus)
+{
+	struct sim_topo t;
+
+	memset(&t, 0, sizeof(t));
+	snprintf(t.name, sizeof(t.name), "selftest");
+	t.sockets = 2;
+	t.cores = 4;
+	t.threads = 2;
+	t.ncpus = ncpus;
+	t.smt_ps = 20000;
+	t.core_ps = 50000;
+	t.socket_ps = 120000;
+	t.llc_ps = 80000;
+	t.atomic_ps = 5000;
+	t.pause_ps = 40000;
+	t.wake_ps = 10000000; /* 10 us */
+	t.ctxsw_ps = 2000000;
+	t.slice_ps = 3000000000;
+	return t;
+}
+
+static char lines[2][128] __attribute__((aligned(64)));
+
+static void body_shared(int task, void *arg)
+{
+	(void)task;
+	(void)arg;
+	for (int i = 0; i < K; i++)
+		rv_xpoint(RV_XP_ATOMIC, lines[0], NULL, NULL);
+}
+
+static void body_private(int task, void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < K; i++)
+		rv_xpoint(RV_XP_ATOMIC, lines[task], NULL, NULL);
+}
+
+#define CHECK(cond, ...)                                                         \
+	do {                                                                     \
+		if (!(cond)) {                                                   \
+			fprintf(stderr, "selftest %s: FAILED: ", name);          \
+			fprintf(stderr, __VA_ARGS__);                            \
+			fprintf(stderr, "\n");                                   \
+			return 1;                                                \
+		}                                                                \
+	} while (0)
+
+static int run_lines(const char *name, void (*body)(int, void *), struct sim_result *res)
+{
+	struct sim_topo t = test_topo(2);
+	struct sim_calib *cal = sim_calib_load("uniform:10");
+	struct sim_cfg cfg;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.topo = &t;
+	cfg.calib = cal;
+	cfg.ntasks = 2;
+	cfg.body = body;
+	CHECK(sim_run(&cfg, res) == 0 && res->status == 0, "the run did not finish");
+	sim_calib_free(cal);
+	return 0;
+}
+
+static int t_pingpong(void)
+{
+	const char *name = "pingpong";
+	struct sim_result res;
+
+	if (run_lines(name, body_shared, &res))
+		return 1;
+	printf("pingpong: %llu accesses, %llu transfers, %llu hits, %llu LLC, %.1f ns\n",
+	       2ull * K, (unsigned long long)sim_cstats.transfers,
+	       (unsigned long long)sim_cstats.hits, (unsigned long long)sim_cstats.llc,
+	       res.end_ps / 1e3);
+	CHECK(sim_cstats.llc == 1, "%llu LLC fills, want 1", (unsigned long long)sim_cstats.llc);
+	CHECK(sim_cstats.transfers == 2 * K - 1, "%llu transfers, want %d",
+	      (unsigned long long)sim_cstats.transfers, 2 * K - 1);
+	CHECK(sim_cstats.hits == 0, "%llu hits, want 0", (unsigned long long)sim_cstats.hits);
+	CHECK(sim_cstats.xsocket == 0 && sim_cstats.smt == 0, "CPUs 0 and 1 are two cores of one socket");
+	/* serialised on the line: each transfer plus the atomic's hold */
+	CHECK(res.end_ps >= (2 * K - 1) * (50000 + 5000), "%lld ps is less than the transfers",
+	      (long long)res.end_ps);
+	return 0;
+}
+
+static int t_private(void)
+{
+	const char *name = "private";
+	struct sim_result res;
+
+	if (run_lines(name, body_private, &res))
+		return 1;
+	printf("private: %llu accesses, %llu transfers, %llu hits, %llu LLC, %.1f ns\n",
+	       2ull * K, (unsigned long long)sim_cstats.transfers,
+	       (unsigned long long)sim_cstats.hits, (unsigned long long)sim_cstats.llc,
+	       res.end_ps / 1e3);
+	CHECK(sim_cstats.transfers == 0, "%llu transfers, want 0",
+	      (unsigned long long)sim_cstats.transfers);
+	CHECK(sim_cstats.llc == 2, "%llu LLC fills, want 2", (unsigned long long)sim_cstats.llc);
+	CHECK(sim_cstats.hits == 2 * (K - 1), "%llu hits, want %d",
+	      (unsigned long long)sim_cstats.hits, 2 * (K - 1));
+	/* K segments before the points and one after the last, one LLC fill */
+	CHECK(res.end_ps == (K + 1) * 10000 + 80000, "%lld ps, want %d", (long long)res.end_ps,
+	      (K + 1) * 10000 + 80000);
+	return 0;
+}
+
+static struct semaphore sem;
+#define ROUNDS 50
+
+static void body_sem(int task, void *arg)
+{
+	(void)task;
+	(void)arg;
+	for (int i = 0; i < ROUNDS; i++) {
+		down(&sem);
+		sim_advance(1000000); /* 1 us inside */
+		up(&sem);
+		sim_advance(2000000); /* 2 us outside */
+	}
+}
+
+static bool attached[8];
+
+/* prologue: attach task i; epilogue: its exit */
+static void attach_or_exit(int i, void *arg)
+{
+	struct task_struct **tasks = arg;
+
+	if (!attached[i]) {
+		task_attach(tasks[i]);
+		attached[i] = true;
+	} else {
+		task_exit(tasks[i]);
+		attached[i] = false;
+	}
+}
+
+struct semres {
+	int64_t end, idle;
+	uint64_t wakeups, vol, sleeps, handoffs;
+};
+
+static int run_sem(const char *name, bool steal, int64_t wake_ps, struct semres *r)
+{
+	struct sim_topo t = test_topo(2);
+	struct sim_calib *cal = sim_calib_load("uniform:10");
+	struct sim_cfg cfg;
+	struct sim_result res;
+	struct task_struct *parent;
+	struct task_struct *tasks[8];
+	struct rv_switches sw;
+
+	t.wake_ps = wake_ps;
+	rv_switches_default(&sw);
+	CHECK(rv_instance_create(&sw) == 0, "rv_instance_create");
+	parent = task_create_process("selftest");
+	task_attach(parent);
+	for (int i = 0; i < 8; i++)
+		tasks[i] = task_clone_thread(parent);
+	if (steal)
+		sema_init_steal(&sem, 1);
+	else
+		sema_init_fifo(&sem, 1);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.topo = &t;
+	cfg.calib = cal;
+	cfg.ntasks = 8;
+	cfg.body = body_sem;
+	cfg.arg = tasks;
+	cfg.prologue = attach_or_exit;
+	cfg.epilogue = attach_or_exit;
+	CHECK(sim_run(&cfg, &res) == 0 && res.status == 0, "the run did not finish");
+	memset(r, 0, sizeof(*r));
+	r->end = res.end_ps;
+	for (int c = 0; c < 2; c++)
+		r->idle += res.idle_ps[c];
+	for (int i = 0; i < 8; i++) {
+		r->wakeups += sim_task_stats(i)->wakeups;
+		r->vol += sim_task_stats(i)->vol_switches;
+	}
+	r->sleeps = sem.sleeps;
+	r->handoffs = sem.handoffs;
+	task_exit(parent);
+	CHECK(rv_instance_destroy() == 0, "rv_instance_destroy");
+	sim_calib_free(cal);
+	printf("%s %s wake %.0f us: %.1f us, idle %.1f%%, %llu wake-ups, %llu sleeps, %llu "
+	       "hand-offs of %d acquisitions\n",
+	       name, steal ? "steal" : "fifo", wake_ps / 1e6, r->end / 1e6,
+	       100.0 * (double)r->idle / (2.0 * (double)r->end), (unsigned long long)r->wakeups,
+	       (unsigned long long)r->sleeps, (unsigned long long)r->handoffs, 8 * ROUNDS);
+	return 0;
+}
+
+static int t_fifo(void)
+{
+	const char *name = "fifo";
+	struct semres a, b, s;
+
+	if (run_sem(name, false, 10000000, &a) || run_sem(name, false, 20000000, &b) ||
+	    run_sem(name, true, 10000000, &s))
+		return 1;
+	CHECK(a.idle > 0, "no idle time with a FIFO hand-off");
+	CHECK(a.handoffs > 8 * ROUNDS / 2, "%llu hand-offs of %d acquisitions",
+	      (unsigned long long)a.handoffs, 8 * ROUNDS);
+	/* each hand-off woke one sleeper: one wake-up latency per such acquisition */
+	CHECK(a.wakeups == a.handoffs, "%llu wake-ups for %llu hand-offs",
+	      (unsigned long long)a.wakeups, (unsigned long long)a.handoffs);
+	CHECK(a.vol == a.sleeps, "%llu voluntary switches for %llu sleeps",
+	      (unsigned long long)a.vol, (unsigned long long)a.sleeps);
+	/* the hand-offs are serial: +10 us of wake-up each lengthens the run as much */
+	{
+		double grow = (double)(b.end - a.end), want = (double)a.handoffs * 10e6;
+
+		CHECK(grow > 0.9 * want && grow < 1.1 * want,
+		      "doubling the wake-up latency added %.0f us, want ~%.0f us", grow / 1e6,
+		      want / 1e6);
+	}
+	CHECK(s.wakeups * 4 < a.wakeups && s.end * 2 < a.end,
+	      "stealing: %llu wake-ups, %.1f us (FIFO %llu, %.1f us)",
+	      (unsigned long long)s.wakeups, s.end / 1e6, (unsigned long long)a.wakeups,
+	      a.end / 1e6);
+	return 0;
+}
+
+int sim_selftest(const char *which)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(void);
+	} tests[] = {{"pingpong", t_pingpong}, {"private", t_private}, {"fifo", t_fifo}};
+	int failed = 0, ran = 0;
+
+	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		if (strcmp(which, "all") && strcmp(which, tests[i].name))
+			continue;
+		ran++;
+		if (tests[i].fn())
+			failed++;
+		else
+			printf("selftest %s: ok\n", tests[i].name);
+	}
+	if (!ran) {
+		fprintf(stderr, "rcuvfs-sim: --selftest %s: no such test (pingpong, private, "
+				"fifo, all)\n",
+			which);
+		return 2;
+	}
+	return failed;
+}
