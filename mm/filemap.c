@@ -255,6 +255,87 @@ static vm_fault_t finish_file_fault(struct vm_fault *vmf, struct folio *folio, p
 	return ret;
 }
 
+RV_STAT_DEFINE(fault_around_pages, "pages mapped by fault-around (do_fault_around)");
+
+/*
+ * do_fault_around (mm/memory.c) and filemap_map_pages (mm/filemap.c),
+ * Linux 6.18, with fault_around pages (the switch; Linux's
+ * fault_around_bytes is 64 KiB): before a read fault goes to
+ * filemap_fault, map what the page cache already holds of the
+ * fault_around-aligned block around the address, clamped to the VMA and to
+ * the page-table page, and below EOF.  Each folio is taken only if it can
+ * be locked at once (folio_trylock), is still in this mapping, uptodate
+ * and not a never-written fallocated one (shmem leaves those !uptodate),
+ * and its PTE is none; it is mapped read-only as the fault itself would
+ * map it.  VM_FAULT_NOPAGE when the faulting address got mapped (the fault
+ * is done), else 0 and the fault goes on.  Runs under the fault's lock
+ * (the per-VMA lock or mmap_lock): it does no I/O.
+ */
+static vm_fault_t do_fault_around(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct address_space *m = vma->vm_mapping;
+	unsigned long nr = (unsigned long)rv_sw.fault_around;
+	unsigned long pte_off = pte_index(vmf->address);
+	unsigned long vma_off = vmf->pgoff - vma->vm_pgoff;
+	unsigned long from, to, addr0 = vmf->address, pgoff0 = vmf->pgoff;
+	int64_t size = mapping_size(m), start, end, file_end;
+	pte_t *pte0 = vmf->pte;
+	vm_fault_t ret = 0;
+
+	if (nr <= 1 || size <= 0)
+		return 0;
+	from = pte_off & ~(nr - 1);
+	if (from < pte_off - (pte_off < vma_off ? pte_off : vma_off))
+		from = pte_off - (pte_off < vma_off ? pte_off : vma_off);
+	to = from + nr;
+	if (to > PTRS_PER_PTE)
+		to = PTRS_PER_PTE;
+	if (to > pte_off + vma_pages(vma) - vma_off)
+		to = pte_off + vma_pages(vma) - vma_off;
+	start = (int64_t)(vmf->pgoff + from - pte_off);
+	end = (int64_t)(vmf->pgoff + to - pte_off); /* exclusive */
+	file_end = (size + (int64_t)PAGE_SIZE - 1) >> PAGE_SHIFT;
+	if (end > file_end)
+		end = file_end;
+	for (int64_t index = start; index < end; index++) {
+		struct folio *folio = filemap_get_folio(m, index);
+		vm_fault_t r;
+
+		if (!folio)
+			continue;
+		if (!folio_trylock(folio)) {
+			folio_put(folio);
+			continue;
+		}
+		if (READ_ONCE(folio->mapping) != m || !folio_test_uptodate(folio) ||
+		    folio_test_flag(folio, PG_unwritten) || beyond_eof(m, index)) {
+			folio_unlock(folio);
+			folio_put(folio);
+			continue;
+		}
+		vmf->address = addr0 + (unsigned long)(index - (int64_t)pgoff0) * PAGE_SIZE;
+		vmf->pgoff = (unsigned long)index;
+		if (vmf->pt)
+			vmf->pte = &vmf->pt->ptes[pte_index(vmf->address)];
+		r = finish_file_fault(vmf, folio, _PAGE_ACCESSED);
+		if (r & VM_FAULT_OOM) {
+			ret = r;
+			break;
+		}
+		if (!r) {
+			rv_stat_inc(fault_around_pages);
+			if (vmf->address == addr0)
+				ret = VM_FAULT_NOPAGE;
+		}
+	}
+	vmf->address = addr0;
+	vmf->pgoff = pgoff0;
+	vmf->pte = vmf->pt ? &vmf->pt->ptes[pte_index(addr0)] : pte0;
+	vmf->found_pte = 0;
+	return ret;
+}
+
 static vm_fault_t __do_file_fault(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
@@ -262,8 +343,12 @@ static vm_fault_t __do_file_fault(struct vm_fault *vmf)
 	vm_fault_t ret;
 
 	if (!(vmf->flags & FAULT_FLAG_WRITE)) {
-		/* do_read_fault: map the cache folio read-only (a shared
-		 * writable mapping takes a write-notify fault later) */
+		/* do_read_fault: fault-around first, then map the cache
+		 * folio read-only (a shared writable mapping takes a
+		 * write-notify fault later) */
+		ret = do_fault_around(vmf);
+		if (ret)
+			return ret;
 		ret = filemap_fault(vmf, &folio);
 		if (ret & (VM_FAULT_ERROR | VM_FAULT_RETRY | VM_FAULT_NOPAGE))
 			return ret;

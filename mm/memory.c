@@ -456,6 +456,11 @@ int __mm_populate(struct mm_struct *mm, unsigned long start, unsigned long len,
 				if (r & VM_FAULT_RETRY)
 					continue;
 				ret = fault_result(r);
+				/* faultin_page's vm_fault_to_errno (mm/gup.c,
+				 * Linux 6.18): SIGBUS and SIGSEGV are -EFAULT
+				 * to the caller (mlock(2) says ENOMEM) */
+				if (ret == -EIO)
+					ret = -EFAULT;
 				if (ret)
 					break;
 			}

@@ -149,6 +149,8 @@ struct pt_page {
 #define VM_DONTCOPY  0x00020000UL
 #define VM_LOCKONFAULT 0x00080000UL /* with VM_LOCKED: lock pages as they fault in */
 #define VM_LOCKED_MASK (VM_LOCKED | VM_LOCKONFAULT)
+#define VM_ACCOUNT   0x00100000UL /* charged to the commit (a private writable mapping) */
+#define VM_NORESERVE 0x00200000UL /* MAP_NORESERVE: not charged */
 #define VM_WIPEONFORK 0x02000000UL
 #define VM_ACCESS_FLAGS (VM_READ | VM_WRITE | VM_EXEC)
 

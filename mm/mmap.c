@@ -32,6 +32,10 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#ifndef PROT_SEM
+#define PROT_SEM 0x8 /* asm-generic/mman-common.h; glibc leaves it out */
+#endif
+
 struct kmem_cache *vm_area_cachep;
 struct kmem_cache *vma_lock_cachep; /* vma_lock=rwsem: 6.4-6.14's vma_lock_cachep */
 struct kmem_cache *mm_cachep;
@@ -1090,6 +1094,17 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int pr
 	} else {
 		pgoff = addr >> PAGE_SHIFT;
 	}
+	/*
+	 * do_mmap and mmap_region's accountable_mapping (Linux 6.18):
+	 * MAP_NORESERVE is VM_NORESERVE (the model's overcommit policy is the
+	 * default heuristic one, which honours it); a private writable
+	 * mapping without it is charged to the commit, VM_ACCOUNT.  Both are
+	 * VMA flags, so they keep VMAs from merging with ones that differ.
+	 */
+	if (flags & MAP_NORESERVE)
+		vm_flags |= VM_NORESERVE;
+	if ((vm_flags & (VM_NORESERVE | VM_SHARED | VM_WRITE)) == VM_WRITE)
+		vm_flags |= VM_ACCOUNT;
 	vm_flags |= mm->def_flags; /* mlockall(MCL_FUTURE) */
 	/*
 	 * A new object behind the mapping (a shmem file for a shared
@@ -1354,17 +1369,25 @@ int vm_munmap(struct mm_struct *mm, unsigned long addr, unsigned long len)
  * if set, runs on each changed VMA (mprotect's change_protection).  The
  * changed VMAs are merged with each other and their neighbours at the
  * end, whether or not the walk stopped early (the kernel merges as it
- * goes, vma_modify_flags; for flag changes the result is the same).
+ * goes, vma_modify_flags; for flag changes the result is the same).  A
+ * VMA whose flags do not change is neither split nor merged: mprotect_fixup
+ * and mlock_fixup (Linux 6.18) return at once when newflags == oldflags,
+ * so adjacent VMAs that stayed apart (a fork child's copies) stay apart.
  */
 static int vma_apply_range(struct mm_struct *mm, unsigned long start, unsigned long end,
 			   long (*newflags)(struct vm_area_struct *v, unsigned long arg),
 			   unsigned long arg, void (*fixup)(struct vm_area_struct *v))
 {
-	int i = find_vma_idx(mm, start), first = -1, last = -1, ret = 0;
+	int i = find_vma_idx(mm, start), ret = 0, nchanged = 0;
 	struct vm_area_struct *v = mm_vma_at(mm, i);
 	unsigned long addr = start;
+	int *changed;
 
 	if (!v || v->vm_start > start)
+		return -ENOMEM;
+	/* at most every VMA of the range, two more after the end splits */
+	changed = malloc(((size_t)mm->map_count + 2) * sizeof(*changed));
+	if (!changed)
 		return -ENOMEM;
 	while (addr < end) {
 		unsigned long vend;
@@ -1393,30 +1416,70 @@ static int vma_apply_range(struct mm_struct *mm, unsigned long start, unsigned l
 			WRITE_ONCE(v->vm_flags, (unsigned long)nf);
 			if (fixup)
 				fixup(v);
+			changed[nchanged++] = i;
 		}
-		if (first < 0)
-			first = i;
-		last = i;
 		addr = vend;
 		i++;
 	}
-	if (first < 0)
-		return ret;
-	/* merge back with the neighbours, right to left */
-	vma_merge_at(mm, last);
-	for (int k = last - 1; k >= first - 1 && k >= 0; k--)
-		vma_merge_at(mm, k);
+	/*
+	 * Merge each changed VMA, left to right, with the previous VMA first
+	 * and then the next, as vma_merge_existing_range prefers: when both
+	 * neighbours could take it but have different anon_vmas, it goes to
+	 * the previous one.  Every merge removes one VMA: later indices shift.
+	 */
+	for (int j = 0, gone = 0; j < nchanged; j++) {
+		int k = changed[j] - gone;
+
+		if (k > 0 && vma_merge_at(mm, k - 1)) {
+			k--;
+			gone++;
+		}
+		if (vma_merge_at(mm, k))
+			gone++;
+	}
+	free(changed);
 	return ret;
 }
 
-/* do_mprotect_pkey: every VM_READ/WRITE/EXEC needs its VM_MAY*, else -EACCES */
-static long mprotect_newflags(struct vm_area_struct *v, unsigned long prot)
+/*
+ * An mprotect call: its protection and range, and the ranges to populate
+ * once mmap_lock is dropped (a private VM_LOCKED VMA made writable), at
+ * most one per VMA of the range.
+ */
+struct mprotect_ctx {
+	int prot;
+	unsigned long start, end;
+	int n, cap;
+	unsigned long *pstart, *pend;
+};
+
+/*
+ * do_mprotect_pkey: every VM_READ/WRITE/EXEC needs its VM_MAY*, else
+ * -EACCES.  mprotect_fixup (mm/mprotect.c, Linux 6.18): a private mapping
+ * made writable is charged (VM_ACCOUNT) unless it already is or is
+ * VM_NORESERVE; the charge is dropped again only from an anonymous VMA
+ * that has no anon_vma yet.  A private VM_LOCKED VMA made writable is
+ * populated (COW'd) at once, so locked memory takes no fault later.
+ */
+static long mprotect_newflags(struct vm_area_struct *v, unsigned long arg)
 {
+	struct mprotect_ctx *c = (struct mprotect_ctx *)arg;
 	unsigned long nf = (v->vm_flags & ~VM_ACCESS_FLAGS) |
-			   (calc_vm_flags((int)prot, 0) & VM_ACCESS_FLAGS);
+			   (calc_vm_flags(c->prot, 0) & VM_ACCESS_FLAGS);
 
 	if ((nf & ~(nf >> 4)) & VM_ACCESS_FLAGS)
 		return -EACCES;
+	if (nf & VM_WRITE) {
+		if (!(v->vm_flags & (VM_ACCOUNT | VM_WRITE | VM_SHARED | VM_NORESERVE)))
+			nf |= VM_ACCOUNT;
+	} else if ((v->vm_flags & VM_ACCOUNT) && vma_is_anonymous(v) && !v->anon_vma) {
+		nf &= ~VM_ACCOUNT;
+	}
+	if ((v->vm_flags & (VM_WRITE | VM_SHARED | VM_LOCKED)) == VM_LOCKED && (nf & VM_WRITE) &&
+	    c->n < c->cap) {
+		c->pstart[c->n] = v->vm_start > c->start ? v->vm_start : c->start;
+		c->pend[c->n++] = v->vm_end < c->end ? v->vm_end : c->end;
+	}
 	return (long)nf;
 }
 
@@ -1431,7 +1494,8 @@ static void mprotect_fixup_ptes(struct vm_area_struct *v)
  * (vma_apply_range): a hole or a VMA that may not get the protection stops
  * it, and the VMAs before stay changed.
  */
-static int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len, int prot)
+static int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len,
+		       struct mprotect_ctx *c)
 {
 	unsigned long end;
 
@@ -1443,8 +1507,19 @@ static int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long 
 	end = start + len;
 	if (end <= start)
 		return -ENOMEM;
+	/*
+	 * do_mprotect_pkey (Linux 6.18): arch_validate_prot, the generic one
+	 * x86 uses, refuses any bit but PROT_READ, PROT_WRITE, PROT_EXEC and
+	 * PROT_SEM (accepted and ignored), after the length checks (a zero
+	 * length succeeds whatever prot is).  The model has no
+	 * VM_GROWSDOWN/VM_GROWSUP VMA, so PROT_GROWSDOWN/UP are refused too.
+	 */
+	if (c->prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC | PROT_SEM))
+		return -EINVAL;
+	c->start = start;
+	c->end = end;
 	/* past TASK_SIZE there is no VMA: the walk stops there, -ENOMEM */
-	return vma_apply_range(mm, start, end, mprotect_newflags, (unsigned long)prot,
+	return vma_apply_range(mm, start, end, mprotect_newflags, (unsigned long)c,
 			       mprotect_fixup_ptes);
 }
 
@@ -1474,7 +1549,10 @@ int vma_modify_flags_all(struct mm_struct *mm, unsigned long set, unsigned long 
 
 	if (last < 0)
 		return 0;
-	for (int k = 0; k <= last; k++) {
+	/* apply_mlockall_flags: mlock_fixup on each VMA in address order; an
+	 * unchanged one is neither changed nor merged, a changed one merges
+	 * with the previous VMA, then the next */
+	for (int k = 0; k < vma_nr(mm); k++) {
 		struct vm_area_struct *v = mm_vma_at(mm, k);
 		unsigned long nf = (v->vm_flags & ~clear) | set;
 
@@ -1482,19 +1560,33 @@ int vma_modify_flags_all(struct mm_struct *mm, unsigned long set, unsigned long 
 			continue;
 		vma_start_write(v);
 		WRITE_ONCE(v->vm_flags, nf);
-	}
-	for (int k = last - 1; k >= 0; k--)
+		if (k > 0 && vma_merge_at(mm, k - 1))
+			k--;
 		vma_merge_at(mm, k);
+	}
 	return 0;
 }
 
 int vm_mprotect(struct mm_struct *mm, unsigned long addr, unsigned long len, int prot)
 {
-	int ret;
+	struct mprotect_ctx c = { .prot = prot };
+	int ret, nr;
 
 	mmap_write_lock(mm);
-	ret = do_mprotect(mm, addr, len, prot);
+	nr = mm->map_count + 2; /* the range's VMAs after splitting at both ends */
+	c.pstart = malloc((size_t)nr * sizeof(*c.pstart));
+	c.pend = malloc((size_t)nr * sizeof(*c.pend));
+	if (c.pstart && c.pend)
+		c.cap = nr;
+	ret = do_mprotect(mm, addr, len, &c);
 	mmap_write_unlock(mm);
+	/* populate_vma_page_range: the kernel does it under mmap_lock (write)
+	 * in mprotect_fixup; the model's populate takes mmap_lock (read)
+	 * itself, so it runs just after, errors ignored as there */
+	for (int i = 0; i < c.n; i++)
+		__mm_populate(mm, c.pstart[i], c.pend[i] - c.pstart[i], true);
+	free(c.pstart);
+	free(c.pend);
 	return ret;
 }
 

@@ -270,15 +270,23 @@ int vfs_fsync(struct file *file, int datasync)
 static void punch_hole(struct inode *inode, int64_t offset, int64_t len)
 {
 	struct address_space *m = inode->i_mapping;
-	/* whole pages [unmap_start, unmap_end); unsigned: offset may be within
-	 * a page of 2^63-1 (vfs_fallocate checked offset + len <= s_maxbytes) */
+	/*
+	 * shmem_fallocate (Linux 6.18): the whole pages' first byte and last
+	 * byte (unmap_end = round_down(offset + len) - 1), compared as u64.
+	 * Computed unsigned here (offset may be within a page of 2^63-1), with
+	 * the kernel's result: a punch that ends inside page 0 has unmap_end
+	 * -1, passes the test, and asks for a hole of -unmap_start bytes,
+	 * which unmap_mapping_range takes as "to the end of the file": every
+	 * shared PTE of the file from unmap_start on goes (the pages stay
+	 * cached and fault back in).  Kept as the kernel has it.
+	 */
 	uint64_t unmap_start = ((uint64_t)offset + PAGE_SIZE - 1) & (uint64_t)PAGE_MASK;
-	uint64_t unmap_end = (uint64_t)(offset + len) & (uint64_t)PAGE_MASK;
+	uint64_t unmap_end = ((uint64_t)(offset + len) & (uint64_t)PAGE_MASK) - 1;
 
 	down_write(&m->invalidate_lock);
 	if (unmap_end > unmap_start && vfs_hooks.unmap_mapping_range)
 		vfs_hooks.unmap_mapping_range(m, (int64_t)unmap_start,
-					      (int64_t)(unmap_end - unmap_start), 0);
+					      (int64_t)(1 + unmap_end - unmap_start), 0);
 	RV_INJECT("punch_hole_after_unmap");
 	truncate_inode_pages_range(m, offset, offset + len - 1);
 	up_write(&m->invalidate_lock);

@@ -24,6 +24,7 @@ set -euo pipefail
 
 BUILD=${1:-build}
 BIN=$BUILD/bin
+TBIN=$BUILD/tests # the floor daemon and its load generator are test programs
 MODES=${MODES:-fstat flock}
 SECS=${SECS:-2}
 ROUNDS=${ROUNDS:-3}
@@ -34,8 +35,8 @@ if [ "$(id -u)" != 0 ] || [ ! -c /dev/fuse ]; then
 	echo "fuse-contention.sh: needs root and /dev/fuse" >&2
 	exit 77
 fi
-for b in rcuvfs rcuvfs-fuse-floor fuse-floor-load rcuvfs-stress; do
-	[ -x "$BIN/$b" ] || { echo "fuse-contention.sh: $BIN/$b not built" >&2; exit 1; }
+for b in "$BIN/rcuvfs" "$TBIN/rcuvfs-fuse-floor" "$TBIN/fuse-floor-load" "$BIN/rcuvfs-stress"; do
+	[ -x "$b" ] || { echo "fuse-contention.sh: $b not built" >&2; exit 1; }
 done
 command -v taskset >/dev/null || { echo "fuse-contention.sh: taskset (util-linux) missing" >&2; exit 1; }
 
@@ -55,7 +56,7 @@ trap cleanup EXIT
 mkdir -p "$TMP/rcuvfs" "$TMP/floor"
 taskset -c "$CPUS" "$BIN/rcuvfs" "$TMP/rcuvfs" -f >"$TMP/rcuvfs.log" 2>&1 &
 DPIDS+=($!)
-taskset -c "$CPUS" "$BIN/rcuvfs-fuse-floor" "$TMP/floor" -f >"$TMP/floor.log" 2>&1 &
+taskset -c "$CPUS" "$TBIN/rcuvfs-fuse-floor" "$TMP/floor" -f >"$TMP/floor.log" 2>&1 &
 DPIDS+=($!)
 declare -A PID=([rcuvfs]=${DPIDS[0]} [floor]=${DPIDS[1]})
 for m in rcuvfs floor; do
@@ -100,7 +101,7 @@ for state in quiet loaded; do
 			for t in rcuvfs floor; do
 				read -r v0 n0 < <(ctxsw "${PID[$t]}")
 				y0=$(stat_of spin_yields)
-				ops=$(taskset -c "$CPUS" "$BIN/fuse-floor-load" "$mode" "$TMP/$t/f" 1 "$SECS")
+				ops=$(taskset -c "$CPUS" "$TBIN/fuse-floor-load" "$mode" "$TMP/$t/f" 1 "$SECS")
 				read -r v1 n1 < <(ctxsw "${PID[$t]}")
 				y1=$(stat_of spin_yields)
 				[ $t = floor ] && y1=$y0

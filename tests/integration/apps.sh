@@ -30,7 +30,7 @@ it_setup
 for c in sqlite3 git tar sha256sum; do
 	command -v $c >/dev/null || it_skip "$c not installed (scripts/deps.sh)"
 done
-[ -x "$BIN/rcuvfs-tornread" ] || { echo "FAIL: $BIN/rcuvfs-tornread not built"; exit 1; }
+[ -x "$TBIN/rcuvfs-tornread" ] || { echo "FAIL: $TBIN/rcuvfs-tornread not built"; exit 1; }
 
 if [ $LONG = 1 ]; then
 	ROWS=2000 COMMITS=40 TORN_OPS=20000000 TORN_SECS=3000
@@ -107,7 +107,7 @@ tar_run() {
 torn_run() { # the long run on the default mount only
 	local ops=$TORN_OPS secs=$TORN_SECS
 	[ "${prof:-}" = apps ] && ops=150000 secs=8
-	"$BIN/rcuvfs-tornread" "$1/torn" --ops "$ops" --seconds "$secs" --writers 4 --records 8 2>&1
+	"$TBIN/rcuvfs-tornread" "$1/torn" --ops "$ops" --seconds "$secs" --writers 4 --records 8 2>&1
 }
 
 # run_all NAME DIR PARTS...: each part's output in $IT_TMP/NAME.PART

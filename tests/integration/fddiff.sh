@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# tests/integration/fddiff.sh BIN_DIR SEEDS STEPS CONFIG...: the
+# tests/integration/fddiff.sh TEST_BIN_DIR (build/tests) SEEDS STEPS CONFIG...: the
 # differential fd-table test (rcuvfs-fddiff) against the host kernel: the
 # seeded scripts SEEDS x STEPS run by real processes with their files in a
 # scratch directory on /dev/shm (a tmpfs) and by the model in-process under

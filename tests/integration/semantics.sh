@@ -28,7 +28,7 @@ R=$MNT
 RPID=$PID
 
 run() { # FS DIR: the mode's output in $IT_TMP/MODE.FS
-	timeout 120 "$BIN/rcuvfs-parity" "$2" "$MODE" >"$IT_TMP/$MODE.$1" 2>"$IT_TMP/$MODE.$1.err" ||
+	timeout 120 "$TBIN/rcuvfs-parity" "$2" "$MODE" >"$IT_TMP/$MODE.$1" 2>"$IT_TMP/$MODE.$1.err" ||
 		fail "$MODE on $1 exited $?: $(cat "$IT_TMP/$MODE.$1.err")"
 }
 

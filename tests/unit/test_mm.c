@@ -450,6 +450,134 @@ static void test_access_errors(void)
 	CU_ASSERT(mmt_all_freed());
 }
 
+/* do_mprotect_pkey's arch_validate_prot: unknown PROT bits are EINVAL (after the length checks). */
+static void test_mprotect_bad_prot(void)
+{
+	struct task_struct *t = mmt_new_proc();
+	struct mm_struct *mm = t->mm;
+
+	CU_ASSERT(mmt_map(mm, BASE, 2 * PG, PROT_READ) == (long)BASE);
+	CU_ASSERT(vm_mprotect(mm, BASE, PG, 0x100) == -EINVAL);
+	CU_ASSERT(vm_mprotect(mm, BASE, PG, PROT_READ | 0x1000000) == -EINVAL);
+	CU_ASSERT(vm_mprotect(mm, BASE, 0, 0x100) == 0);          /* len 0: done first */
+	CU_ASSERT(vm_mprotect(mm, BASE, -PG, 0x100) == -ENOMEM);  /* the end wraps */
+	CU_ASSERT(vm_mprotect(mm, BASE, PG, PROT_READ | PROT_WRITE | 0x8) == 0); /* PROT_SEM */
+	CU_ASSERT(mm_map_count(mm) == 2);
+	mmt_exit(t);
+	CU_ASSERT(mmt_all_freed());
+}
+
+/*
+ * VM_ACCOUNT and VM_NORESERVE (do_mmap, accountable_mapping, mprotect_fixup;
+ * Linux 6.18) are VMA flags, so they decide merges: a private writable
+ * mapping is charged (VM_ACCOUNT) and keeps the charge through mprotect to
+ * read-only once it has an anon_vma, so a read-only neighbour stays apart;
+ * without an anon_vma the charge goes and they merge.  MAP_NORESERVE
+ * mappings are VM_NORESERVE and never charged.
+ */
+static void test_vm_account_flags(void)
+{
+	struct task_struct *t = mmt_new_proc();
+	struct mm_struct *mm = t->mm;
+	struct vm_area_struct *vma;
+	unsigned char c = 1;
+
+	CU_ASSERT(mmt_map(mm, BASE, PG, PROT_READ | PROT_WRITE) == (long)BASE);
+	CU_ASSERT(rv_mm_write(BASE, &c, 1) == 0); /* an anon_vma */
+	CU_ASSERT(vm_mprotect(mm, BASE, PG, PROT_READ) == 0);
+	CU_ASSERT(mmt_map(mm, BASE + PG, PG, PROT_READ) == (long)(BASE + PG));
+	CU_ASSERT(mm_map_count(mm) == 2);
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, BASE);
+	CU_ASSERT(vma && (vma->vm_flags & VM_ACCOUNT));
+	vma = vma_lookup(mm, BASE + PG);
+	CU_ASSERT(vma && !(vma->vm_flags & VM_ACCOUNT));
+	mmap_read_unlock(mm);
+	/* no anon_vma: mprotect drops the charge, and the two merge */
+	CU_ASSERT(mmt_map(mm, BASE + 8 * PG, PG, PROT_READ | PROT_WRITE) == (long)(BASE + 8 * PG));
+	CU_ASSERT(vm_mprotect(mm, BASE + 8 * PG, PG, PROT_READ) == 0);
+	CU_ASSERT(mmt_map(mm, BASE + 9 * PG, PG, PROT_READ) == (long)(BASE + 9 * PG));
+	CU_ASSERT(mm_map_count(mm) == 3);
+	/* MAP_NORESERVE: VM_NORESERVE, no VM_ACCOUNT, not merged with a charged neighbour */
+	CU_ASSERT(vm_mmap(mm, BASE + 16 * PG, PG, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, NULL,
+			  0) == (long)(BASE + 16 * PG));
+	CU_ASSERT(mmt_map(mm, BASE + 17 * PG, PG, PROT_READ | PROT_WRITE) == (long)(BASE + 17 * PG));
+	CU_ASSERT(mm_map_count(mm) == 5);
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, BASE + 16 * PG);
+	CU_ASSERT(vma && (vma->vm_flags & (VM_NORESERVE | VM_ACCOUNT)) == VM_NORESERVE);
+	mmap_read_unlock(mm);
+	mmt_exit(t);
+	CU_ASSERT(mmt_all_freed());
+}
+
+/*
+ * mprotect_fixup (Linux 6.18): a private VM_LOCKED VMA made writable is
+ * populated at once (its pages COW'd), so locked memory takes no fault later.
+ */
+static void test_mprotect_locked_populates(void)
+{
+	struct task_struct *t = mmt_new_proc();
+	struct mm_struct *mm = t->mm;
+
+	CU_ASSERT(mmt_map(mm, BASE, 2 * PG, PROT_READ) == (long)BASE);
+	CU_ASSERT(mmt_map(mm, BASE + 4 * PG, 2 * PG, PROT_READ) == (long)(BASE + 4 * PG));
+	CU_ASSERT(vm_mlock(mm, BASE, 2 * PG) == 0);
+	CU_ASSERT(get_mm_counter(mm, MM_ANONPAGES) == 0); /* the zero page */
+	CU_ASSERT(vm_mprotect(mm, BASE, 6 * PG, PROT_READ | PROT_WRITE) == -ENOMEM);
+	CU_ASSERT(vm_mprotect(mm, BASE, 2 * PG, PROT_READ | PROT_WRITE) == 0);
+	CU_ASSERT(vm_mprotect(mm, BASE + 4 * PG, 2 * PG, PROT_READ | PROT_WRITE) == 0);
+	/* the locked VMA's two pages, not the unlocked one's */
+	CU_ASSERT(get_mm_counter(mm, MM_ANONPAGES) == 2);
+	CU_ASSERT(pte_write(mm_pte_read(mm, BASE)) && pte_write(mm_pte_read(mm, BASE + PG)));
+	CU_ASSERT(mm_pte_read(mm, BASE + 4 * PG) == 0);
+	mmt_exit(t);
+	CU_ASSERT(mmt_all_freed());
+}
+
+/*
+ * mprotect_fixup and mlock_fixup (Linux 6.18) return at once when a VMA's
+ * flags do not change: no split, no merge.  A fork child's copies of three
+ * VMAs that differed only by VM_LOCKED are identical but stay apart through
+ * munlock, mprotect to their own protection and munlockall.  A changed VMA
+ * that both neighbours could take, with different anon_vmas, goes to the
+ * previous one (vma_merge_existing_range).
+ */
+static void test_modify_flags_merges(void)
+{
+	struct task_struct *p = mmt_new_proc(), *c;
+	struct mm_struct *mm = p->mm;
+	struct vm_area_struct *vma;
+	const int rw = PROT_READ | PROT_WRITE;
+
+	CU_ASSERT(mmt_map(mm, BASE, 3 * PG, rw) == (long)BASE);
+	CU_ASSERT(vm_mlock(mm, BASE + PG, PG) == 0);
+	CU_ASSERT(mm_map_count(mm) == 3);
+	c = task_fork(p);
+	CU_ASSERT_FATAL(c != NULL);
+	CU_ASSERT(mm_map_count(c->mm) == 3); /* VM_LOCKED not inherited: 3 alike */
+	CU_ASSERT(vm_munlock(c->mm, BASE, 3 * PG) == 0);
+	CU_ASSERT(vm_mprotect(c->mm, BASE, 3 * PG, rw) == 0);
+	CU_ASSERT(vm_munlockall(c->mm) == 0);
+	CU_ASSERT(mm_map_count(c->mm) == 3);
+	mmt_exit(c);
+	/* left preference: A (anon_vma), B (none), C (another anon_vma) */
+	CU_ASSERT(mmt_map(mm, BASE + 8 * PG, PG, rw) == (long)(BASE + 8 * PG));
+	CU_ASSERT(mmt_map(mm, BASE + 9 * PG, PG, PROT_NONE) == (long)(BASE + 9 * PG));
+	CU_ASSERT(mmt_map(mm, BASE + 10 * PG, PG, rw) == (long)(BASE + 10 * PG));
+	mmt_fill(BASE + 8 * PG, PG, 1);
+	mmt_fill(BASE + 10 * PG, PG, 2);
+	CU_ASSERT(vm_mprotect(mm, BASE + 9 * PG, PG, rw) == 0);
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, BASE + 9 * PG);
+	CU_ASSERT(vma && vma->vm_start == BASE + 8 * PG && vma->vm_end == BASE + 10 * PG);
+	mmap_read_unlock(mm);
+	CU_ASSERT(mmt_check(BASE + 8 * PG, PG, 1) && mmt_check(BASE + 10 * PG, PG, 2));
+	mmt_exit(p);
+	CU_ASSERT(mmt_all_freed());
+}
+
 static void test_mprotect_and_wp_reuse(void)
 {
 	struct task_struct *t = mmt_new_proc();
@@ -595,5 +723,6 @@ MMT_VMA_SUITE1(mm_vm_refcnt, _rcu, "vma_lock=refcnt", "vm_area_cache=rcu", NULL,
 MMT_VMA_SUITE1(mm_vm_refcnt, _typesafe, "vma_lock=refcnt", "vm_area_cache=typesafe", NULL,
 	       RVTEST(test_vm_refcnt_states))
 RVTEST_SUITE(mm_fault, rvtest_instance_init, rvtest_instance_cleanup, RVTEST(test_anon_faults),
-	     RVTEST(test_access_errors), RVTEST(test_mprotect_and_wp_reuse),
+	     RVTEST(test_access_errors), RVTEST(test_mprotect_bad_prot), RVTEST(test_vm_account_flags),
+	     RVTEST(test_mprotect_locked_populates), RVTEST(test_modify_flags_merges), RVTEST(test_mprotect_and_wp_reuse),
 	     RVTEST(test_numa_hint), RVTEST(test_pgtable_span), RVTEST(test_mm_check_detects))

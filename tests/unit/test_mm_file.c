@@ -146,6 +146,32 @@ static void test_truncate_and_punch(void)
 	CU_ASSERT(mmt_all_freed());
 }
 
+/*
+ * mlock over a file mapping that reaches past EOF: the populate's SIGBUS is
+ * -EFAULT to __mm_populate (faultin_page's vm_fault_to_errno), which
+ * mlock(2) reports as ENOMEM; VM_LOCKED stays on, as apply_vma_lock_flags
+ * set it before the populate.
+ */
+static void test_mlock_beyond_eof(void)
+{
+	struct task_struct *t = mmt_new_proc();
+	struct mm_struct *mm = t->mm;
+	struct file *f = mmt_make_file("/e", 2, 50);
+	struct vm_area_struct *vma;
+
+	CU_ASSERT(vm_mmap(mm, BASE, 4 * PG, PROT_READ, MAP_PRIVATE | MAP_FIXED, f, 0) == (long)BASE);
+	CU_ASSERT(vm_mlock(mm, BASE, 4 * PG) == -ENOMEM);
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, BASE);
+	CU_ASSERT(vma && (vma->vm_flags & VM_LOCKED));
+	mmap_read_unlock(mm);
+	CU_ASSERT(mm_pte_read(mm, BASE) != 0 && mm_pte_read(mm, BASE + PG) != 0);
+	CU_ASSERT(vm_mlock(mm, BASE, 2 * PG) == 0);
+	mmt_exit(t);
+	drop_file(f, "/e");
+	CU_ASSERT(mmt_all_freed());
+}
+
 /* A folio not in the cache but in the store: major fault, retried from the
  * per-VMA lock to mmap_lock. */
 static void test_major_fault_retry(void)
@@ -193,7 +219,65 @@ static void test_file_mmap_errors(void)
 	CU_ASSERT(mmt_all_freed());
 }
 
+/*
+ * Fault-around (do_fault_around + filemap_map_pages, Linux 6.18) with
+ * fault_around=16, Linux's 64 KiB: a read fault maps the cached pages of
+ * the aligned 16-page block around it, clamped to the VMA and to EOF,
+ * read-only, skipping pages not in the cache; a write fault maps one page.
+ */
+static void test_fault_around(void)
+{
+	struct task_struct *t = mmt_new_proc();
+	struct mm_struct *mm = t->mm;
+	struct file *f = mmt_make_file("/fa", 40, 60), *g = mmt_make_file("/fb", 2, 70);
+	unsigned char c;
+	int64_t pos = 2 * PG;
+
+	CU_ASSERT(vm_mmap(mm, BASE, 40 * PG, PROT_READ, MAP_PRIVATE | MAP_FIXED, f, 0) == (long)BASE);
+	CU_ASSERT(rv_mm_read(BASE + 5 * PG, &c, 1) == 0 && c == 65);
+	for (int i = 0; i < 20; i++)
+		CU_ASSERT((mm_pte_read(mm, BASE + (unsigned long)i * PG) != 0) == (i < 16));
+	CU_ASSERT(get_mm_counter(mm, MM_FILEPAGES) == 16);
+	CU_ASSERT(!pte_write(mm_pte_read(mm, BASE)));
+	/* a page not in the cache (punched) is left to its own fault */
+	CU_ASSERT(vfs_fallocate(f, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 20 * PG, PG) == 0);
+	CU_ASSERT(rv_mm_read(BASE + 17 * PG, &c, 1) == 0 && c == 77);
+	CU_ASSERT(mm_pte_read(mm, BASE + 20 * PG) == 0);
+	CU_ASSERT(mm_pte_read(mm, BASE + 19 * PG) != 0 && mm_pte_read(mm, BASE + 21 * PG) != 0);
+	CU_ASSERT(mm_pte_read(mm, BASE + 32 * PG) == 0);
+	/* clamped to the VMA: 3 pages mapped at page 66 of the window, pgoff 8 */
+	CU_ASSERT(vm_mmap(mm, BASE + 66 * PG, 3 * PG, PROT_READ, MAP_SHARED | MAP_FIXED, f, 8) ==
+		  (long)(BASE + 66 * PG));
+	CU_ASSERT(rv_mm_read(BASE + 67 * PG, &c, 1) == 0 && c == 69);
+	CU_ASSERT(mm_pte_read(mm, BASE + 66 * PG) != 0 && mm_pte_read(mm, BASE + 68 * PG) != 0);
+	CU_ASSERT(mm_pte_read(mm, BASE + 65 * PG) == 0 && mm_pte_read(mm, BASE + 69 * PG) == 0);
+	/* clamped to EOF: a file of 2 pages and 1 byte, mapped over 8 pages */
+	CU_ASSERT(vfs_write(g, "x", 1, &pos) == 1);
+	CU_ASSERT(vm_mmap(mm, BASE + 80 * PG, 8 * PG, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+			  g, 0) == (long)(BASE + 80 * PG));
+	CU_ASSERT(rv_mm_read(BASE + 80 * PG, &c, 1) == 0 && c == 70);
+	CU_ASSERT(mm_pte_read(mm, BASE + 82 * PG) != 0 && mm_pte_read(mm, BASE + 83 * PG) == 0);
+	CU_ASSERT(!pte_write(mm_pte_read(mm, BASE + 81 * PG)));
+	c = 5;
+	CU_ASSERT(rv_mm_write(BASE + 81 * PG, &c, 1) == 0);
+	CU_ASSERT(pte_write(mm_pte_read(mm, BASE + 81 * PG)));
+	CU_ASSERT(rv_mm_read(BASE + 83 * PG, &c, 1) == -EIO);
+	mmt_exit(t);
+	drop_file(f, "/fa");
+	drop_file(g, "/fb");
+	CU_ASSERT(mmt_all_freed());
+}
+
+static int fault_around_init(void)
+{
+	static const char *const s[] = {"fault_around=16", NULL};
+
+	return rvtest_instance_with(s) ? -1 : 0;
+}
+
+RVTEST_SUITE(mm_fault_around, fault_around_init, rvtest_instance_cleanup, RVTEST(test_fault_around))
+
 RVTEST_SUITE(mm_file, rvtest_instance_init, rvtest_instance_cleanup,
 	     RVTEST(test_private_read_and_cow), RVTEST(test_shared_write),
 	     RVTEST(test_truncate_and_punch), RVTEST(test_major_fault_retry),
-	     RVTEST(test_file_mmap_errors))
+	     RVTEST(test_file_mmap_errors), RVTEST(test_mlock_beyond_eof))

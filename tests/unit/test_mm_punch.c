@@ -111,6 +111,46 @@ static void test_punch_mapped(void)
 	CU_ASSERT(mmt_all_freed());
 }
 
+/*
+ * A punch that ends inside page 0: shmem_fallocate's unmap_end is -1 and
+ * passes its unsigned test, so unmap_mapping_range unmaps every shared PTE
+ * of the file from the first whole page after offset to the end (Linux
+ * 6.18, seen on the host's tmpfs); private COW copies stay, data too.
+ */
+static void test_punch_in_page0(void)
+{
+	struct task_struct *t = mmt_new_proc();
+	struct file *f = mmt_make_file("/p0", 4, 20);
+	unsigned char c = 0x55;
+
+	CU_ASSERT(vm_mmap(t->mm, BASE, 4 * PG, RW, MAP_SHARED | MAP_FIXED, f, 0) == (long)BASE);
+	CU_ASSERT(vm_mmap(t->mm, BASE + 8 * PG, 4 * PG, RW, MAP_PRIVATE | MAP_FIXED, f, 0) ==
+		  (long)(BASE + 8 * PG));
+	CU_ASSERT(mmt_check(BASE, 4 * PG, 20));
+	CU_ASSERT(rv_mm_write(BASE + 11 * PG, &c, 1) == 0); /* a COW copy of page 3 */
+	/* bytes 10..109: page 1 on loses its shared PTEs, page 0 keeps its */
+	CU_ASSERT(vfs_fallocate(f, PUNCH, 10, 100) == 0);
+	CU_ASSERT(mm_pte_read(t->mm, BASE) != 0);
+	for (int i = 1; i < 4; i++)
+		CU_ASSERT(mm_pte_read(t->mm, BASE + (unsigned long)i * PG) == 0);
+	CU_ASSERT(mm_pte_read(t->mm, BASE + 11 * PG) != 0);
+	/* at offset 0 every shared PTE goes */
+	CU_ASSERT(mmt_check(BASE + PG, 3 * PG, 21));
+	CU_ASSERT(vfs_fallocate(f, PUNCH, 0, 5) == 0);
+	for (int i = 0; i < 4; i++)
+		CU_ASSERT(mm_pte_read(t->mm, BASE + (unsigned long)i * PG) == 0);
+	CU_ASSERT(mem_is(BASE, 5, 0) && mem_is(BASE + 5, 5, 20) && mem_is(BASE + 10, 100, 0));
+	CU_ASSERT(mem_is(BASE + 3 * PG, PG, 23));
+	CU_ASSERT(mem_is(BASE + 11 * PG, 1, 0x55));
+	/* a punch of whole pages past page 0 unmaps just those */
+	CU_ASSERT(vfs_fallocate(f, PUNCH, 2 * PG, PG) == 0);
+	CU_ASSERT(mm_pte_read(t->mm, BASE + 3 * PG) != 0 && mm_pte_read(t->mm, BASE) != 0);
+	mmt_exit(t);
+	fput(f);
+	CU_ASSERT(do_unlink("/p0") == 0);
+	CU_ASSERT(mmt_all_freed());
+}
+
 static void test_punch_vs_fault(void)
 {
 	struct task_struct *t = mmt_new_proc(), *p = task_clone_thread(t);
@@ -193,5 +233,5 @@ static void test_punch_vs_reclaim(void)
 	CU_ASSERT(mmt_all_freed());
 }
 
-RVTEST_SUITE(mm_punch, rvtest_instance_init, rvtest_instance_cleanup, RVTEST(test_punch_mapped),
+RVTEST_SUITE(mm_punch, rvtest_instance_init, rvtest_instance_cleanup, RVTEST(test_punch_mapped), RVTEST(test_punch_in_page0),
 	     RVTEST(test_punch_vs_fault), RVTEST(test_punch_vs_reclaim))

@@ -164,6 +164,11 @@ static const struct sw_desc sw_table[] = {
 	  d_new_inode_prefetch, false },
 	{ "cache_pages", SW_LONG, OFF(cache_pages), NULL,
 	  "page-cache capacity in pages before reclaim (0: unlimited)", NULL, false },
+	{ "fault_around", SW_LONG, OFF(fault_around), NULL,
+	  "pages a read fault on a file maps from the page cache around it (do_fault_around): "
+	  "16 is Linux's default (fault_around_bytes 64 KiB), 1 maps the faulting page only; a "
+	  "power of two up to 512",
+	  NULL, true },
 	{ "io_latency_us", SW_LONG, OFF(io_latency_us), NULL,
 	  "backing-store latency per folio read or write, microseconds", NULL, false },
 	{ "size", SW_U64, OFF(size), NULL,
@@ -195,6 +200,7 @@ void rv_switches_default(struct rv_switches *sw)
 	sw->new_inode_prefetch = 0;
 	sw->cache_pages = 0;
 	sw->io_latency_us = 0;
+	sw->fault_around = 1;
 	sw->size = 0;
 	sw->mode = 01777;
 }
@@ -217,6 +223,12 @@ int rv_switches_check(const struct rv_switches *sw, char *err, size_t errlen)
 	 * made the cache typesafe in the same series that replaced the
 	 * rw_semaphore with vm_refcnt).
 	 */
+	if (sw->fault_around < 1 || sw->fault_around > 512 ||
+	    (sw->fault_around & (sw->fault_around - 1))) {
+		snprintf(err, errlen, "fault_around=%ld: a power of two from 1 to 512 (one page table)",
+			 sw->fault_around);
+		return -EINVAL;
+	}
 	if ((sw->vm_area_cache == VM_AREA_CACHE_TYPESAFE ||
 	     sw->vm_area_cache == VM_AREA_CACHE_TYPESAFE_SHEAVES) &&
 	    sw->vma_lock != VMA_LOCK_REFCNT) {

@@ -69,6 +69,7 @@ struct rv_switches {
 	int new_inode_prefetch; /* 0/1: spin_lock_prefetch of s_inode_list_lock (before 6.5) */
 	long cache_pages;  /* page-cache capacity in pages; 0 = unlimited */
 	long io_latency_us;/* backing-store latency per folio */
+	long fault_around; /* pages a file read fault maps around it (1: none) */
 	uint64_t size;     /* filesystem size limit in bytes; 0 = half of RAM */
 	unsigned mode;     /* permission bits of the root directory (tmpfs's mode=) */
 	struct rv_fail_spec fail_alloc; /* failslab-like allocation failures */
