@@ -537,6 +537,40 @@ static void test_mprotect_locked_populates(void)
 }
 
 /*
+ * do_mprotect_pkey and mprotect_fixup (mm/mprotect.c, Linux 6.18): each
+ * VMA of the range is changed, merged, then populated (a private VM_LOCKED
+ * VMA made writable: populate_vma_page_range) before the walk moves on.
+ * A and B have no anon_vma, C has one.  A's populate gives A a new
+ * anon_vma (B, its only neighbour, has none to reuse), B merges into A,
+ * and C, whose anon_vma differs, stays apart: two VMAs, not one.
+ */
+static void test_mprotect_locked_populate_in_walk(void)
+{
+	struct task_struct *t = mmt_new_proc();
+	struct mm_struct *mm = t->mm;
+	struct vm_area_struct *a, *c;
+
+	CU_ASSERT(mmt_map(mm, BASE, PG, PROT_READ) == (long)BASE);
+	CU_ASSERT(mmt_map(mm, BASE + PG, PG, PROT_READ | PROT_EXEC) == (long)(BASE + PG));
+	CU_ASSERT(mmt_map(mm, BASE + 2 * PG, PG, PROT_READ | PROT_WRITE) == (long)(BASE + 2 * PG));
+	mmt_fill(BASE + 2 * PG, PG, 1);
+	CU_ASSERT(vm_mprotect(mm, BASE + 2 * PG, PG, PROT_READ) == 0);
+	CU_ASSERT(vm_mlock(mm, BASE, 3 * PG) == 0);
+	CU_ASSERT(mm_map_count(mm) == 3);
+	CU_ASSERT(vm_mprotect(mm, BASE, 3 * PG, PROT_READ | PROT_WRITE) == 0);
+	CU_ASSERT(mm_map_count(mm) == 2);
+	mmap_read_lock(mm);
+	a = vma_lookup(mm, BASE);
+	c = vma_lookup(mm, BASE + 2 * PG);
+	CU_ASSERT(a && c && a != c && a->vm_end == BASE + 2 * PG);
+	CU_ASSERT(a && c && a->anon_vma && c->anon_vma && a->anon_vma != c->anon_vma);
+	mmap_read_unlock(mm);
+	CU_ASSERT(get_mm_counter(mm, MM_ANONPAGES) == 3);
+	mmt_exit(t);
+	CU_ASSERT(mmt_all_freed());
+}
+
+/*
  * mprotect_fixup and mlock_fixup (Linux 6.18) return at once when a VMA's
  * flags do not change: no split, no merge.  A fork child's copies of three
  * VMAs that differed only by VM_LOCKED are identical but stay apart through
@@ -724,5 +758,6 @@ MMT_VMA_SUITE1(mm_vm_refcnt, _typesafe, "vma_lock=refcnt", "vm_area_cache=typesa
 	       RVTEST(test_vm_refcnt_states))
 RVTEST_SUITE(mm_fault, rvtest_instance_init, rvtest_instance_cleanup, RVTEST(test_anon_faults),
 	     RVTEST(test_access_errors), RVTEST(test_mprotect_bad_prot), RVTEST(test_vm_account_flags),
-	     RVTEST(test_mprotect_locked_populates), RVTEST(test_modify_flags_merges), RVTEST(test_mprotect_and_wp_reuse),
+	     RVTEST(test_mprotect_locked_populates), RVTEST(test_mprotect_locked_populate_in_walk),
+	     RVTEST(test_modify_flags_merges), RVTEST(test_mprotect_and_wp_reuse),
 	     RVTEST(test_numa_hint), RVTEST(test_pgtable_span), RVTEST(test_mm_check_detects))
