@@ -1449,6 +1449,13 @@ static long mprotect_newflags(struct vm_area_struct *v, unsigned long arg)
 
 	if ((nf & ~(nf >> 4)) & VM_ACCESS_FLAGS)
 		return -EACCES;
+	/* mprotect_fixup (Linux 6.18) returns before it looks at VM_ACCOUNT
+	 * when the flags stay the same: an unwritable anonymous VMA without
+	 * an anon_vma (a fork child's VM_WIPEONFORK copy) stays charged */
+	if (nf == v->vm_flags) {
+		c->populate = false;
+		return (long)nf;
+	}
 	if (nf & VM_WRITE) {
 		if (!(v->vm_flags & (VM_ACCOUNT | VM_WRITE | VM_SHARED | VM_NORESERVE)))
 			nf |= VM_ACCOUNT;
