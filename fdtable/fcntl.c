@@ -46,7 +46,7 @@ static int fcntl_setlk_fd(unsigned int fd, struct file *filp, unsigned int cmd,
 	spin_lock(&files->file_lock);
 	now = files_lookup_fd_raw(files, fd);
 	spin_unlock(&files->file_lock);
-	if (now != filp) {
+	if (now != filp && !RV_MUTANT(setlk_close_race_ignored)) {
 		rv_stat_inc(fcntl_close_races);
 		if (vfs_file_hooks.locks_remove_posix)
 			vfs_file_hooks.locks_remove_posix(filp, files);

@@ -122,7 +122,7 @@ static int expand_fdtable(struct files_struct *files, unsigned int nr)
 	 * finished its store into the current table before we copy it.  A
 	 * table with one user has no concurrent fd_install.
 	 */
-	if (__atomic_load_n(&files->count, __ATOMIC_ACQUIRE) > 1)
+	if (__atomic_load_n(&files->count, __ATOMIC_ACQUIRE) > 1 && !RV_MUTANT(expand_fdtable_no_sync))
 		synchronize_rcu();
 	spin_lock(&files->file_lock);
 	if (!new_fdt)
@@ -160,7 +160,7 @@ repeat:
 		return expanded;
 	if (nr >= NR_OPEN_MAX)
 		return -EMFILE;
-	if (unlikely(files->resize_in_progress)) {
+	if (unlikely(files->resize_in_progress) && !RV_MUTANT(expand_files_no_resize_wait)) {
 		spin_unlock(&files->file_lock);
 		expanded = 1;
 		RV_INJECT("expand_files_resize_wait");
@@ -295,7 +295,7 @@ struct files_struct *dup_fd(struct files_struct *oldf, int *errorp)
 			return NULL;
 		}
 		spin_lock(&oldf->file_lock);
-		old_fdt = files_fdtable(oldf);
+		old_fdt = RV_MUTANT(dup_fd_stale_table) ? old_fdt : files_fdtable(oldf);
 		open_files = count_open_files(old_fdt);
 	}
 	copy_fd_bitmaps(new_fdt, old_fdt, open_files);
@@ -306,7 +306,7 @@ struct files_struct *dup_fd(struct files_struct *oldf, int *errorp)
 
 		if (f)
 			get_file(f);
-		else
+		else if (!RV_MUTANT(dup_fd_keeps_reserved))
 			/* reserved but not installed: the child does not get it */
 			__clear_open_fd(i, new_fdt);
 		new_fdt->fd[i] = f; /* not yet published */
@@ -409,7 +409,7 @@ repeat:
 	if (error < 0)
 		goto out;
 	/* the lock was dropped: another thread may have taken fd */
-	if (error)
+	if (error && !RV_MUTANT(alloc_fd_no_repeat))
 		goto repeat;
 	if (start <= files->next_fd)
 		files->next_fd = fd + 1;
@@ -451,7 +451,7 @@ void fd_install(unsigned int fd, struct file *file)
 	struct fdtable *fdt;
 
 	rcu_read_lock();
-	if (unlikely(READ_ONCE(files->resize_in_progress))) {
+	if (unlikely(READ_ONCE(files->resize_in_progress)) && !RV_MUTANT(fd_install_no_resize_check)) {
 		rcu_read_unlock();
 		spin_lock(&files->file_lock);
 		fdt = files_fdtable(files);
@@ -517,7 +517,7 @@ static int do_dup2(struct files_struct *files, struct file *file, unsigned int f
 	 * An fd reserved by alloc_fd but not yet installed: installing over it
 	 * would race with its fd_install.  The kernel answers EBUSY.
 	 */
-	if (!tofree && fd_is_open(fd, fdt)) {
+	if (!tofree && fd_is_open(fd, fdt) && !RV_MUTANT(dup2_reserved_no_ebusy)) {
 		spin_unlock(&files->file_lock);
 		return -EBUSY;
 	}

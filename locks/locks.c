@@ -544,6 +544,8 @@ static void __locks_wake_up_blocks(struct file_lock *blocker)
 		struct file_lock *waiter = list_first_entry(&blocker->fl_blocked_requests,
 							    struct file_lock, fl_blocked_member);
 
+		if (RV_MUTANT(locks_wake_done_early))
+			smp_store_release(&waiter->fl_blocker, NULL);
 		__locks_delete_block(waiter);
 		if (waiter->fl_flags & FL_DEFERRED) {
 			struct file_lock_req *req = waiter->fl_req;
@@ -551,7 +553,7 @@ static void __locks_wake_up_blocks(struct file_lock *blocker)
 			/* retried by this thread once it dropped its locks */
 			locks_get_req(req);
 			lk_queue_grant(req);
-		} else {
+		} else if (!RV_MUTANT(locks_wake_up_lost)) {
 			wake_up_all(&waiter->fl_wait);
 		}
 		/* the "done" point: paired with the acquire in locks_delete_block */
@@ -618,7 +620,7 @@ static __noinline void __locks_delete_block_slow(struct file_lock *waiter)
 static __always_inline void locks_delete_block(struct file_lock *waiter)
 {
 	/* paired with the release in __locks_wake_up_blocks */
-	if (!smp_load_acquire(&waiter->fl_blocker) && list_empty(&waiter->fl_blocked_requests))
+	if (!smp_load_acquire(&waiter->fl_blocker) && (RV_MUTANT(delete_block_ignores_waiters) || list_empty(&waiter->fl_blocked_requests)))
 		return;
 	__locks_delete_block_slow(waiter);
 }
@@ -631,7 +633,7 @@ static struct file_lock *what_owner_is_waiting_for(struct file_lock *block_fl)
 	list_for_each_entry(fl, &blocked_hash[blocked_hash_key(block_fl->fl_owner)], fl_link)
 	{
 		if (fl->fl_owner == block_fl->fl_owner) {
-			while (fl->fl_blocker)
+			while (fl->fl_blocker && !RV_MUTANT(deadlock_no_chain_walk))
 				fl = fl->fl_blocker;
 			return fl;
 		}
@@ -686,8 +688,9 @@ static int locks_block_on(struct file_lock *blocker, struct file_lock *request,
 	    __atomic_load_n(&request->fl_req->state, __ATOMIC_ACQUIRE) != FLR_WAITING) {
 		error = -ECANCELED;
 	} else {
-		__locks_wake_up_blocks(request);
-		if (conflict == posix_locks_conflict && posix_locks_deadlock(request, blocker))
+		if (!RV_MUTANT(block_on_no_wake_first))
+			__locks_wake_up_blocks(request);
+		if (conflict == posix_locks_conflict && !RV_MUTANT(posix_deadlock_no_check) && posix_locks_deadlock(request, blocker))
 			error = -EDEADLK;
 		else
 			__locks_insert_block(blocker, request, conflict);
@@ -1170,7 +1173,8 @@ static __always_inline int __flock_lock_ctx(struct file_lock_context *ctx,
 		/* a description holds one flock lock per inode: no dispose list */
 		locks_delete_global_locks(fl);
 		list_del_init(&fl->fl_list);
-		locks_wake_up_blocks(fl);
+		if (!RV_MUTANT(flock_convert_no_wake))
+			locks_wake_up_blocks(fl);
 		old = fl;
 		break;
 	}
@@ -1264,6 +1268,8 @@ static __always_inline int locks_lock_wait(struct file_lock_context *ctx, struct
 		}
 		/* woken: the same point as a deferred request's retry */
 		RV_INJECT("locks_before_retry");
+		if (RV_MUTANT(locks_wait_no_retry))
+			break; /* mutant: woken taken for granted */
 	}
 	locks_delete_block(fl);
 	lk_xreq_del(fl);

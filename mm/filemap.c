@@ -229,7 +229,7 @@ retry_find:
 		return VM_FAULT_SIGBUS;
 locked:
 	/* the size recheck under the folio lock */
-	if (beyond_eof(m, index)) {
+	if (beyond_eof(m, index) && !RV_MUTANT(filemap_fault_no_size_recheck)) {
 		folio_unlock(folio);
 		folio_put(folio);
 		return VM_FAULT_SIGBUS;

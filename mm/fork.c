@@ -117,7 +117,8 @@ int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
 	 * can still change.
 	 */
 	RV_INJECT("dup_mmap_flush");
-	flush_tlb_mm(oldmm);
+	if (!RV_MUTANT(dup_mmap_no_flush))
+		flush_tlb_mm(oldmm);
 	mmap_write_unlock(oldmm);
 	return ret;
 }

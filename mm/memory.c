@@ -185,7 +185,7 @@ static vm_fault_t do_wp_page(struct vm_fault *vmf)
 	 * the old PTE would land in `old` now (the fork race) */
 	RV_INJECT("wp_page_copy");
 	spin_lock(&pt->ptl);
-	if (ptep_get(vmf->pte) != orig) {
+	if (ptep_get(vmf->pte) != orig && !RV_MUTANT(wp_page_copy_no_pte_recheck)) {
 		spin_unlock(&pt->ptl);
 		mm_folio_put(new);
 		mm_folio_put(old);
@@ -194,7 +194,10 @@ static vm_fault_t do_wp_page(struct vm_fault *vmf)
 	}
 	/* wp_page_copy (mm/memory.c): clear and flush the old PTE, then set
 	 * the new one; the flush waits for accesses still using the old one */
-	ptep_clear_flush(vma, vmf->address, vmf->pte);
+	if (RV_MUTANT(wp_page_copy_no_flush))
+		ptep_get_and_clear(vmf->pte);
+	else
+		ptep_clear_flush(vma, vmf->address, vmf->pte);
 	folio_add_new_anon_rmap(new, vma, vmf->address);
 	add_mm_counter(vma->vm_mm, MM_ANONPAGES, 1);
 	if (!special)
@@ -218,7 +221,7 @@ static vm_fault_t do_numa_page(struct vm_fault *vmf)
 	pte_t old;
 
 	spin_lock(&pt->ptl);
-	if (ptep_get(vmf->pte) != vmf->orig_pte) {
+	if (ptep_get(vmf->pte) != vmf->orig_pte && !RV_MUTANT(numa_page_no_pte_recheck)) {
 		spin_unlock(&pt->ptl);
 		rv_stat_inc(fault_nopage);
 		return VM_FAULT_NOPAGE;
@@ -265,7 +268,7 @@ vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address, un
 		return do_numa_page(&vmf);
 	spin_lock(&vmf.pt->ptl);
 	entry = ptep_get(vmf.pte);
-	if (entry != vmf.orig_pte) {
+	if (entry != vmf.orig_pte && !RV_MUTANT(fault_no_pte_same)) {
 		spin_unlock(&vmf.pt->ptl);
 		rv_stat_inc(fault_nopage);
 		return VM_FAULT_NOPAGE;

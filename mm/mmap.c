@@ -84,8 +84,8 @@ static bool __vma_enter_locked(struct vm_area_struct *vma, bool detaching)
 			return false;
 	} while (!__atomic_compare_exchange_n(&vma->vm_refcnt, &old, old + VMA_LOCK_OFFSET, true,
 					      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
-	wait_event(&mm->vma_writer_wait,
-		   __atomic_load_n(&vma->vm_refcnt, __ATOMIC_ACQUIRE) == tgt);
+	if (!RV_MUTANT(vma_enter_locked_no_wait))
+		wait_event(&mm->vma_writer_wait, __atomic_load_n(&vma->vm_refcnt, __ATOMIC_ACQUIRE) == tgt);
 	return true;
 }
 
@@ -475,7 +475,7 @@ static void vma_refcount_put(struct vm_area_struct *vma)
 	int cnt = __atomic_sub_fetch(&vma->vm_refcnt, 1, __ATOMIC_ACQ_REL);
 
 	/* is_vma_writer_only: the writer's offset and at most the tree's reference */
-	if (cnt && (cnt & VMA_LOCK_OFFSET) && cnt <= VMA_LOCK_OFFSET + 1)
+	if (cnt && (cnt & VMA_LOCK_OFFSET) && cnt <= VMA_LOCK_OFFSET + 1 && !RV_MUTANT(vma_refcount_put_no_wake))
 		wake_up_all(&mm->vma_writer_wait);
 }
 
@@ -490,12 +490,13 @@ int __vma_start_read(struct mm_struct *mm, struct vm_area_struct *vma)
 		if (!down_read_trylock(&vma->vm_lock->lock))
 			return -EBUSY;
 		rv_sched_point("vma_start_read: locked, before the recheck");
-		if (unlikely(READ_ONCE(vma->vm_lock_seq) == smp_load_acquire(&mm->mm_lock_seq))) {
+		if (!RV_MUTANT(vma_start_read_no_seq_recheck) && unlikely(READ_ONCE(vma->vm_lock_seq) == smp_load_acquire(&mm->mm_lock_seq))) {
 			up_read(&vma->vm_lock->lock);
 			return -EBUSY;
 		}
 		return 0;
 	}
+	rv_sched_point("vma_start_read: early check passed, before the reference");
 	if (unlikely(!vma_refcount_inc_limited(vma, &oldcnt)))
 		return oldcnt ? -EBUSY : -EAGAIN; /* -EAGAIN: detached under us */
 	rv_sched_point("vma_start_read: referenced, before the recheck");
@@ -516,7 +517,7 @@ int __vma_start_read(struct mm_struct *mm, struct vm_area_struct *vma)
 		return -EBUSY;
 	}
 	/* acquire: pairs with vma_end_write_all's release of mm_lock_seq */
-	if (unlikely(READ_ONCE(vma->vm_lock_seq) == smp_load_acquire(&mm->mm_lock_seq))) {
+	if (!RV_MUTANT(vma_start_read_ref_no_seq_recheck) && unlikely(READ_ONCE(vma->vm_lock_seq) == smp_load_acquire(&mm->mm_lock_seq))) {
 		vma_refcount_put(vma);
 		return -EBUSY;
 	}
@@ -606,7 +607,7 @@ retry:
 		rv_stat_inc(vma_lock_recycled);
 		goto miss;
 	}
-	if (unlikely(vma_is_detached(vma))) {
+	if (unlikely(vma_is_detached(vma)) && !RV_MUTANT(lock_vma_detached_no_retry)) {
 		/* vma_lock=rwsem: detached while we took the lock */
 		vma_end_read(vma);
 		rcu_read_unlock();
@@ -870,7 +871,8 @@ static int split_vma(struct mm_struct *mm, int i, unsigned long addr)
 	struct vma_prepare vp;
 	int ret;
 
-	vma_start_write(vma);
+	if (!RV_MUTANT(split_vma_no_write_lock))
+		vma_start_write(vma);
 	new = vm_area_dup(vma);
 	if (!new)
 		return -ENOMEM;
@@ -946,7 +948,8 @@ static bool vma_merge_at(struct mm_struct *mm, int i)
 	if (!a || !b || !vma_mergeable_layout(a, b))
 		return false;
 	vma_start_write(a);
-	vma_start_write(b);
+	if (!RV_MUTANT(vma_merge_no_write_lock_next))
+		vma_start_write(b);
 	if (!is_mergeable_anon_vma(a, b))
 		return false;
 	if (!a->anon_vma && b->anon_vma) {
@@ -1124,7 +1127,8 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int pr
 	    !vma_is_fork_child(prev)) {
 		struct vma_prepare vp;
 
-		vma_start_write(prev);
+		if (!RV_MUTANT(mmap_extend_no_write_lock))
+			vma_start_write(prev);
 		vma_prepare(&vp, prev);
 		WRITE_ONCE(prev->vm_end, end);
 		vma_complete(&vp);
@@ -1306,7 +1310,8 @@ int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len)
 
 	for (int k = 0; k < n; k++) {
 		gone[k] = mm_vma_at(mm, first + k);
-		vma_start_write(gone[k]);
+		if (!RV_MUTANT(munmap_no_write_lock))
+			vma_start_write(gone[k]);
 	}
 	/* unmap_region: one mmu_gather for every VMA of the range */
 	tlb_gather_mmu(&tlb, mm);
@@ -1407,7 +1412,8 @@ static int vma_apply_range(struct mm_struct *mm, unsigned long start, unsigned l
 				break;
 			i = f;
 			v = mm_vma_at(mm, i);
-			vma_start_write(v);
+			if (!RV_MUTANT(vma_flags_no_write_lock))
+				vma_start_write(v);
 			WRITE_ONCE(v->vm_flags, (unsigned long)nf);
 			if (fixup)
 				fixup(v);

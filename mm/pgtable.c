@@ -323,7 +323,7 @@ void change_protection(struct vm_area_struct *vma, unsigned long start, unsigned
 		spin_unlock(&pt->ptl);
 	}
 	/* do_mprotect_pkey's mmu_gather: tlb_finish_mmu flushes the range */
-	if (flush)
+	if (flush && !RV_MUTANT(change_protection_no_flush))
 		flush_tlb_range(vma, start, end);
 }
 
@@ -365,7 +365,7 @@ long change_prot_numa(struct vm_area_struct *vma, unsigned long start, unsigned 
 		spin_unlock(&pt->ptl);
 	}
 	/* change_prot_numa's mmu_gather (tlb_finish_mmu) */
-	if (changed)
+	if (changed && !RV_MUTANT(change_prot_numa_no_flush))
 		flush_tlb_range(vma, start, end);
 	return changed;
 }

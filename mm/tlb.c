@@ -71,7 +71,7 @@ void flush_tlb_mm(struct mm_struct *mm)
 	    !__atomic_load_n(&mm->tlb_users[1], __ATOMIC_ACQUIRE))
 		return; /* no translation in use: every later walk sees the change */
 	spin_lock(&mm->tlb_flush_lock);
-	for (int pass = 0; pass < 2; pass++) {
+	for (int pass = 0; pass < (RV_MUTANT(flush_tlb_one_pass) ? 1 : 2); pass++) {
 		int idx = __atomic_load_n(&mm->tlb_epoch, __ATOMIC_RELAXED) & 1;
 
 		__atomic_store_n(&mm->tlb_epoch, idx ^ 1, __ATOMIC_RELAXED);
@@ -130,11 +130,14 @@ void tlb_flush_rmaps(struct mmu_gather *tlb)
  * cleared since the last flush. */
 void tlb_flush_mmu(struct mmu_gather *tlb)
 {
-	tlb_flush_mmu_tlbonly(tlb);
+	if (!RV_MUTANT(mmu_gather_free_before_flush))
+		tlb_flush_mmu_tlbonly(tlb);
 	tlb_flush_rmaps(tlb);
 	for (int i = 0; i < tlb->nr; i++)
 		mm_folio_put(tlb->folios[i]);
 	tlb->nr = 0;
+	if (RV_MUTANT(mmu_gather_free_before_flush))
+		tlb_flush_mmu_tlbonly(tlb);
 }
 
 void tlb_remove_folio(struct mmu_gather *tlb, struct folio *folio, bool delay_rmap)

@@ -73,7 +73,7 @@ static bool try_to_unmap(struct folio *folio)
 			break;
 		}
 		/* try_to_unmap_one: clear and flush before the folio goes */
-		pte = ptep_clear_flush(vma, addr, ptep);
+		pte = RV_MUTANT(try_to_unmap_no_flush) ? ptep_get_and_clear(ptep) : ptep_clear_flush(vma, addr, ptep);
 		pt->nr_present--;
 		if (pte_dirty(pte))
 			folio_mark_dirty(folio);

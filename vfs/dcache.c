@@ -422,7 +422,7 @@ struct dentry *d_lookup(struct dentry *parent, const char *name, uint32_t len)
 	for (;;) {
 		seq = read_seqbegin(rl);
 		d = __d_lookup(parent, name, len);
-		if (d || !read_seqretry(rl, seq))
+		if (d || RV_MUTANT(d_lookup_no_rename_retry) || !read_seqretry(rl, seq))
 			return d;
 		/* a rename moved entries between hash chains meanwhile */
 		rv_stat_inc(d_lookup_rename_retries);
@@ -550,7 +550,7 @@ struct dentry *dget_parent(struct dentry *d)
 
 		p = READ_ONCE(d->d_parent);
 		if (lockref_get_not_dead(&p->d_lockref)) {
-			if (!read_seqcount_retry(&d->d_seq, seq))
+			if (RV_MUTANT(dget_parent_no_seq_recheck) || !read_seqcount_retry(&d->d_seq, seq))
 				break;
 			rcu_read_unlock();
 			dput(p);

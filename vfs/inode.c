@@ -329,6 +329,8 @@ void vfs_getattr(struct inode *inode, struct kstat *st)
 		rv_sched_point("getattr: mode read, before the owner");
 		st->nlink = READ_ONCE(inode->i_nlink);
 		st->uid = READ_ONCE(inode->i_uid);
+		/* explorer: a writer may run between the two loads */
+		rv_sched_point("getattr: uid read, gid not yet");
 		st->gid = READ_ONCE(inode->i_gid);
 		st->rdev = inode->i_rdev;
 		st->size = __atomic_load_n(&inode->i_size, __ATOMIC_RELAXED);
@@ -336,7 +338,7 @@ void vfs_getattr(struct inode *inode, struct kstat *st)
 		st->mtime = inode->i_mtime;
 		st->ctime = inode->i_ctime;
 		st->btime = inode->i_btime;
-		if (!read_seqcount_retry(&inode->i_attr_seq, seq))
+		if (RV_MUTANT(getattr_no_seq_retry) || !read_seqcount_retry(&inode->i_attr_seq, seq))
 			break;
 		rv_stat_inc(getattr_retries);
 	}
@@ -418,6 +420,8 @@ int vfs_setattr(struct inode *inode, const struct iattr *attr)
 	}
 	if (v & ATTR_UID)
 		WRITE_ONCE(inode->i_uid, attr->ia_uid);
+	/* explorer: a lockless reader may run between the two stores */
+	rv_sched_point("setattr: uid stored, gid not yet");
 	if (v & ATTR_GID)
 		WRITE_ONCE(inode->i_gid, attr->ia_gid);
 	if (v & ATTR_ATIME)

@@ -153,7 +153,7 @@ static int step_rcu(struct nameidata *nd, const char *name, uint32_t len, bool l
 		child = READ_ONCE(parent->d_parent);
 		cseq = raw_read_seqcount(&child->d_seq) & ~1u;
 		if (read_seqcount_retry(&parent->d_seq, nd->seq) ||
-		    read_seqretry(&parent->d_sb->s_rename_lock, nd->r_seq))
+		    (!RV_MUTANT(walk_dotdot_no_rename_check) && read_seqretry(&parent->d_sb->s_rename_lock, nd->r_seq)))
 			return -ECHILD;
 		nd->dentry = child;
 		nd->seq = cseq;
@@ -163,11 +163,11 @@ static int step_rcu(struct nameidata *nd, const char *name, uint32_t len, bool l
 	if (!child)
 		return -ECHILD; /* lookup_slow decides (and caches a negative) */
 	RV_INJECT("walk_rcu_after_lookup");
-	if (read_seqcount_retry(&parent->d_seq, nd->seq))
+	if (!RV_MUTANT(walk_no_parent_seq_check) && read_seqcount_retry(&parent->d_seq, nd->seq))
 		return -ECHILD;
 	inode = READ_ONCE(child->d_inode);
 	if (!inode)
-		return read_seqcount_retry(&child->d_seq, cseq) ? -ECHILD : -ENOENT;
+		return !RV_MUTANT(walk_negative_no_seq_check) && read_seqcount_retry(&child->d_seq, cseq) ? -ECHILD : -ENOENT;
 	mode = READ_ONCE(inode->i_mode);
 	if (S_ISLNK(mode) && follow) {
 		*link = READ_ONCE(inode->i_link); /* immutable; inode freed by RCU */
@@ -323,7 +323,7 @@ static int path_lookup_rcu(const char *path, unsigned int flags, struct dentry *
 		rcu_read_unlock();
 		return -ECHILD;
 	}
-	if (read_seqcount_retry(&d->d_seq, nd->seq)) {
+	if (!RV_MUTANT(walk_legitimize_no_seq_check) && read_seqcount_retry(&d->d_seq, nd->seq)) {
 		rcu_read_unlock();
 		dput(d);
 		return -ECHILD;

@@ -24,7 +24,7 @@
 
 struct path_priv {
 	uint64_t ino[4];   /* inode numbers of the files setup made (0: none) */
-	struct file *f;    /* stat-setattr: the file whose attributes change */
+	struct file *f;    /* stat-setattr-mode: the file whose attributes change */
 	struct file *dirf; /* readdir-rename: the open directory */
 	unsigned int seen[6];
 	int other; /* readdir-rename: names not in the directory */
@@ -162,7 +162,7 @@ XSCENARIO(rename_aba)
  *
  * Shown to catch (a temporary edit): step_rcu's ".." step without its
  * d_seq and s_rename_lock validation gives file 2 for /xa/d/../f, found
- * at K = 2 after 3,172 schedules (dotdot-rename@7.1, one preemption).
+ * at K = 2 after 3,172 schedules (dotdot-cross@7.1, one preemption).
  */
 static int dotdot_setup(struct xs_run *r)
 {
@@ -196,7 +196,7 @@ static void dotdot_teardown(struct xs_run *r)
 }
 
 static struct xscenario dotdot_rename = {
-	.name = "dotdot-rename",
+	.name = "dotdot-cross",
 	.summary = "stat(/xa/d/../f), stat(/xb/d/../f) vs rename(/xa/d,/xb/d)",
 	.ntasks = 2,
 	.nops = {2, 1},
@@ -227,7 +227,7 @@ XSCENARIO(dotdot_rename)
  *
  * Shown to catch (a temporary edit): vfs_getattr without its
  * read_seqcount_retry returns the initial mode with A's owner, found
- * after 2 schedules (stat-setattr@6.1).
+ * after 2 schedules (stat-setattr-mode@6.1).
  */
 static const struct {
 	uint32_t mode;
@@ -292,7 +292,7 @@ static void attr_teardown(struct xs_run *r)
 }
 
 static struct xscenario stat_setattr = {
-	.name = "stat-setattr",
+	.name = "stat-setattr-mode",
 	.summary = "getattr twice (the i_attr_seq reader) vs setattr A, setattr B (mode, uid, gid)",
 	.ntasks = 2,
 	.nops = {2, 2},

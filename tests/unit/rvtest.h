@@ -8,6 +8,10 @@
  * one suite or one test (an unknown one is a usage error, exit 2), `prog
  * --list` lists them; CMake registers one CTest test per suite
  * (tests/unit/rvtest.cmake), so a new RVTEST_SUITE needs nothing else.
+ * A watchdog (rvtest.c) fails the program within seconds, printing where
+ * each model task waits, when the model's waits stop making progress (a
+ * deadlock or a lost wake-up), instead of letting CTest's timeout kill it.
+ * Programs using it link with -Wl,--wrap=pthread_join.
  */
 #ifndef RCUVFS_TESTS_RVTEST_H
 #define RCUVFS_TESTS_RVTEST_H

@@ -172,6 +172,11 @@ void xs_serial_release(void);
 /* Print a trace (task, point, operation) to f. */
 void xs_print_trace(FILE *f, const struct xs_config *cfg, const struct rv_xresult *xr,
 		    const struct xs_run *r);
+/* The trace as an HTML page: a lane per task, each step at its point with
+ * its code location, preemptions marked, the locks held, the results and
+ * the oracle's verdict. */
+void xs_write_trace_html(FILE *f, const struct xs_config *cfg, const struct rv_xresult *xr,
+			 const struct xs_run *r, const char *id, const char *verdict);
 /* The run of the last xs_run_one (results, stamps) for reports. */
 const struct xs_run *xs_last_run(void);
 

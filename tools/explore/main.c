@@ -57,7 +57,9 @@ static struct {
 	double time_limit;
 	int expect;
 	bool matrix, quiet, trace, progress, keep_going, partial_ok, cross_first, iterative;
+	bool stop_unexpected;
 	const char *json;
+	const char *trace_html;
 } opt = {
 	.preemptions = 2,
 	.schedules = 1000,
@@ -99,6 +101,9 @@ static void usage(FILE *f)
 		"  --replay ID         run one schedule and print its trace (task, point,\n"
 		"                      code location) up to the failure\n"
 		"  --trace             print the trace of each failing schedule\n"
+		"  --trace-html FILE   with --replay: also write the trace as an HTML page\n"
+		"                      (a lane per task, code locations, preemptions,\n"
+		"                      locks held, results and the oracle's verdict)\n"
 		"  --partial-ok        a clean search stopped by --max-schedules or\n"
 		"                      --time-limit counts as clean for --expect\n"
 		"  --iterative         with --preemptions K: search at 0, 1, ... K preemptions\n"
@@ -108,6 +113,8 @@ static void usage(FILE *f)
 		"                      vm_area_cache)\n"
 		"  --end-checks-only   run the invariant checks only after each schedule,\n"
 		"                      not also between critical sections during it\n"
+		"  --stop-unexpected   stop after the first configuration whose result is\n"
+		"                      not the expected one (mutation runs)\n"
 		"  --keep-going        explore on after a failure and count the failing\n"
 		"                      schedules (the first is reported; a deadlock or a\n"
 		"                      hang still ends the configuration)\n"
@@ -353,6 +360,9 @@ static void explore_child(struct row *r, const struct xs_config *cfg)
 static struct row *rows;
 static int nrows, caprows;
 
+static bool as_expected(const struct row *r);
+static bool stopped; /* --stop-unexpected: a row was not as expected */
+
 static struct row *run_config(const struct xscenario *sc, const char *options, int expect)
 {
 	struct xs_config cfg;
@@ -361,6 +371,8 @@ static struct row *run_config(const struct xscenario *sc, const char *options, i
 	pid_t pid;
 	int status;
 
+	if (stopped)
+		return NULL;
 	if (xs_config_parse(&cfg, sc, options, err, sizeof(err))) {
 		fprintf(stderr, "rcuvfs-explore: %s: %s\n", sc->name, err);
 		exit(2);
@@ -407,6 +419,8 @@ static struct row *run_config(const struct xscenario *sc, const char *options, i
 			snprintf(r->why, sizeof(r->why), "the schedule exited with %d (ASan?)",
 				 WEXITSTATUS(status));
 	}
+	if (opt.stop_unexpected && !as_expected(r))
+		stopped = true;
 	return r;
 }
 
@@ -523,7 +537,8 @@ static int write_json(const char *path)
 		json_str(f, r->result == RES_CLEAN ? "" : r->id);
 		fprintf(f, ", \"reason\": ");
 		json_str(f, r->result == RES_CLEAN ? "" : r->why);
-		fprintf(f, "}%s\n", i + 1 < nrows ? "," : "");
+		fprintf(f, ", \"as_expected\": %s}%s\n", as_expected(r) ? "true" : "false",
+			i + 1 < nrows ? "," : "");
 	}
 	fprintf(f, "]\n");
 	return fclose(f);
@@ -605,6 +620,23 @@ static int replay(const char *id)
 	printf("%s\n", id);
 	xs_print_trace(stdout, &cfg, &out.xr, out.xstatus == RV_X_DONE ? xs_last_run() : NULL);
 	printf("%s%s\n", out.verdict == XS_FAIL ? "FAILED: " : "passed", out.why);
+	if (opt.trace_html) {
+		FILE *hf = fopen(opt.trace_html, "w");
+		char verdict[600];
+
+		if (!hf) {
+			perror(opt.trace_html);
+			_exit(2);
+		}
+		snprintf(verdict, sizeof(verdict), "%s%s", out.verdict == XS_FAIL ? "FAILED: " : "passed",
+			 out.why);
+		xs_write_trace_html(hf, &cfg, &out.xr, out.xstatus == RV_X_DONE ? xs_last_run() : NULL,
+				    id, verdict);
+		if (fclose(hf)) {
+			perror(opt.trace_html);
+			_exit(2);
+		}
+	}
 	fflush(NULL);
 	if (out.xstatus != RV_X_DONE)
 		_exit(1);
@@ -633,6 +665,8 @@ int main(int argc, char **argv)
 		{"iterative", no_argument, NULL, 'I'},
 		{"end-checks-only", no_argument, NULL, 'E'},
 		{"cross-first", no_argument, NULL, 'C'},
+		{"stop-unexpected", no_argument, NULL, 'U'},
+		{"trace-html", required_argument, NULL, 'H'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
@@ -723,6 +757,12 @@ int main(int argc, char **argv)
 		case 'C':
 			opt.cross_first = true;
 			break;
+		case 'U':
+			opt.stop_unexpected = true;
+			break;
+		case 'H':
+			opt.trace_html = optarg;
+			break;
 		case 'q':
 			opt.quiet = true;
 			break;
@@ -749,6 +789,10 @@ bad:
 	if (list) {
 		list_scenarios();
 		return 0;
+	}
+	if (opt.trace_html && !replay_id) {
+		fprintf(stderr, "rcuvfs-explore: --trace-html needs --replay\n");
+		return 2;
 	}
 	if (replay_id)
 		return replay(replay_id);

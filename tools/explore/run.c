@@ -612,3 +612,166 @@ void xs_print_trace(FILE *f, const struct xs_config *cfg, const struct rv_xresul
 	}
 	free(sites);
 }
+
+/* ---- the trace as HTML ------------------------------------------------------ */
+
+static void html_text(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '<')
+			fputs("&lt;", f);
+		else if (*s == '>')
+			fputs("&gt;", f);
+		else if (*s == '&')
+			fputs("&amp;", f);
+		else if (*s == '"')
+			fputs("&quot;", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+/* Does passing a point of this kind take (1) or drop (-1) the object? */
+static int lock_effect(int kind)
+{
+	switch (kind) {
+	case RV_XP_SPIN_LOCK:
+	case RV_XP_RWSEM_DOWN_READ:
+	case RV_XP_RWSEM_DOWN_WRITE:
+	case RV_XP_SEM_DOWN:
+	case RV_XP_BKL_LOCK:
+		return 1;
+	case RV_XP_SPIN_UNLOCK:
+	case RV_XP_RWSEM_UP_READ:
+	case RV_XP_RWSEM_UP_WRITE:
+	case RV_XP_SEM_UP:
+	case RV_XP_BKL_UNLOCK:
+		return -1;
+	}
+	return 0;
+}
+
+#define HTML_MAX_HELD 16
+
+void xs_write_trace_html(FILE *f, const struct xs_config *cfg, const struct rv_xresult *xr,
+			 const struct xs_run *r, const char *id, const char *verdict)
+{
+	const struct xscenario *sc = cfg->sc;
+	size_t nsites = 0;
+	struct site_name *sites;
+	long *next, seen[RV_XMAX_TASKS];
+	/* locks each task holds, as the points it passed tell (trylocks that
+	 * failed and releases without a point are not seen) */
+	const void *held[RV_XMAX_TASKS][HTML_MAX_HELD];
+	const char *heldk[RV_XMAX_TASKS][HTML_MAX_HELD];
+	int nheld[RV_XMAX_TASKS] = {0};
+
+	if (!xr->trace)
+		return;
+	sites = name_sites(xr->trace, xr->steps, xr->last, sc->ntasks, &nsites);
+	next = calloc(xr->steps ? xr->steps : 1, sizeof(*next));
+	for (int t = 0; t < RV_XMAX_TASKS; t++)
+		seen[t] = -1;
+	for (uint64_t i = xr->steps; next && i-- > 0;) {
+		int t = xr->trace[i].task;
+
+		next[i] = seen[t];
+		seen[t] = (long)i;
+	}
+	fprintf(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>");
+	html_text(f, id);
+	fprintf(f, "</title>\n<style>\n"
+		   "body{font-family:sans-serif;font-size:13px}\n"
+		   "table{border-collapse:collapse}\n"
+		   "td,th{border:1px solid #ccc;padding:2px 6px;vertical-align:top}\n"
+		   "td.step{color:#888;text-align:right}\n"
+		   "td.run{background:#eef6ff}\n"
+		   "td.run.preempt{background:#ffe4e1;border:2px solid #d00}\n"
+		   "span.where{color:#555;font-family:monospace;font-size:11px}\n"
+		   "span.held{color:#060;font-size:11px}\n"
+		   "p.verdict{font-weight:bold}\n"
+		   "</style></head><body>\n<h1>");
+	html_text(f, id);
+	fprintf(f, "</h1>\n<p>%s: %s. One lane per task; each row is one step: the task "
+		   "that ran, from where it was parked to the point where it stopped (kind, "
+		   "name, code location). A red cell preempted a task that could have gone "
+		   "on. Locks held: as the points passed tell.</p>\n",
+		sc->name, sc->summary);
+	fprintf(f, "<table class=\"trace\">\n<tr><th>step</th>");
+	for (int t = 0; t < sc->ntasks; t++) {
+		fprintf(f, "<th class=\"lane\">T%d:", t);
+		for (int k = 0; k < sc->nops[t]; k++) {
+			fputc(' ', f);
+			html_text(f, sc->opname[t][k]);
+		}
+		fprintf(f, "</th>");
+	}
+	fprintf(f, "</tr>\n");
+	for (uint64_t i = 0; next && i < xr->steps; i++) {
+		int t = xr->trace[i].task;
+		const struct rv_xstep *to = next[i] >= 0 ? &xr->trace[next[i]] : &xr->last[t];
+		bool fin = next[i] < 0 && xr->finished[t];
+		int eff;
+
+		fprintf(f, "<tr class=\"step\"><td class=\"step\">%lu</td>", (unsigned long)i);
+		for (int l = 0; l < sc->ntasks; l++) {
+			if (l != t) {
+				fprintf(f, "<td></td>");
+				continue;
+			}
+			fprintf(f, "<td class=\"run%s\">", xr->trace[i].preempted ? " preempt" : "");
+			if (fin) {
+				fprintf(f, "finished");
+			} else {
+				html_text(f, rv_xkind_name(to->kind));
+				if (to->name) {
+					fputc(' ', f);
+					html_text(f, to->name);
+				}
+				if (to->kind != RV_XP_OP) {
+					fprintf(f, "<br><span class=\"where\">");
+					html_text(f, site_text(sites, nsites, to->site));
+					fprintf(f, "</span>");
+				}
+			}
+			/* the point passed at the start of this step changes what it holds */
+			eff = lock_effect(xr->trace[i].kind);
+			if (eff > 0 && nheld[t] < HTML_MAX_HELD && xr->trace[i].obj) {
+				held[t][nheld[t]] = xr->trace[i].obj;
+				heldk[t][nheld[t]++] = rv_xkind_name(xr->trace[i].kind);
+			} else if (eff < 0) {
+				for (int k = nheld[t] - 1; k >= 0; k--)
+					if (held[t][k] == xr->trace[i].obj ||
+					    (xr->trace[i].kind == RV_XP_BKL_UNLOCK && !held[t][k])) {
+						held[t][k] = held[t][--nheld[t]];
+						heldk[t][k] = heldk[t][nheld[t]];
+						break;
+					}
+			}
+			if (nheld[t]) {
+				fprintf(f, "<br><span class=\"held\">holds:");
+				for (int k = 0; k < nheld[t]; k++)
+					fprintf(f, " %s %p", heldk[t][k], held[t][k]);
+				fprintf(f, "</span>");
+			}
+			fprintf(f, "</td>");
+		}
+		fprintf(f, "</tr>\n");
+	}
+	fprintf(f, "</table>\n");
+	if (r) {
+		char buf[512];
+
+		format_results(sc, (long(*)[XS_MAX_OPS])r->result, buf, sizeof(buf));
+		fprintf(f, "<p class=\"results\">results: ");
+		html_text(f, buf);
+		fprintf(f, "</p>\n");
+	} else if (xr->status != RV_X_DONE) {
+		fprintf(f, "<p class=\"stopped\">stopped: %s</p>\n", rv_xstatus_name(xr->status));
+	}
+	fprintf(f, "<p class=\"verdict\">");
+	html_text(f, verdict);
+	fprintf(f, "</p>\n</body></html>\n");
+	free(next);
+	free(sites);
+}

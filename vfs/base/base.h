@@ -23,6 +23,7 @@
  *   slab.h            kmem_cache (per-CPU slab or sheaves, kfree_rcu, TYPESAFE_BY_RCU, ASan)
  *   percpu_counter.h  percpu_counter (+ percpu_counter_init_many)
  *   inject.h          injection points (RV_INJECT)
+ *   mutant.h          named mutation sites (RV_MUTANT; mutation builds only)
  *   stats.h           stats registry (RV_STAT_DEFINE / rv_stat_inc)
  *   switches.h        the switches (rv_sw)
  *   instance.h        the model instance, subsystem registration
@@ -46,6 +47,7 @@
 #include <sys/types.h>
 
 #include "vfs/base/explore.h"
+#include "vfs/base/mutant.h"
 #include "vfs/base/compiler.h"
 #include "vfs/base/list.h"
 #include "vfs/base/rcu.h"

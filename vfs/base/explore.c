@@ -104,6 +104,7 @@ static const char *const kind_names[RV_XP_NKINDS] = {
 	[RV_XP_ATOMIC] = "atomic",
 	[RV_XP_STORE] = "store",
 	[RV_XP_PREFETCHW] = "prefetchw",
+	[RV_XP_JOIN] = "pthread_join",
 };
 
 const char *rv_xkind_name(int kind)

@@ -70,6 +70,7 @@ enum rv_xkind {
 	RV_XP_ATOMIC,      /* a read-modify-write atomic on a shared line */
 	RV_XP_STORE,       /* a plain store to a shared line */
 	RV_XP_PREFETCHW,   /* a prefetch for writing: the line requested, not waited for */
+	RV_XP_JOIN,        /* a unit test's thread joining another (rvtest's watchdog only) */
 	RV_XP_NKINDS
 };
 

@@ -84,7 +84,7 @@ bool lockref_get_not_dead(struct lockref *lockref)
 
 	CMPXCHG_LOOP(
 		new.count++;
-		if (old.count < 0)
+		if (old.count < 0 && !RV_MUTANT(lockref_not_dead_no_check))
 			return false;
 	, return true);
 

@@ -77,10 +77,12 @@ static void rwsem_wake_granted(struct rwsem_waiter *w)
 {
 	struct task_struct *t = w->task;
 
-	get_task_struct(t);
+	if (!RV_MUTANT(rwsem_wake_no_task_ref))
+		get_task_struct(t);
 	smp_store_release(&w->granted, 1);
 	wake_up_process(t);
-	put_task_struct(t);
+	if (!RV_MUTANT(rwsem_wake_no_task_ref))
+		put_task_struct(t);
 }
 
 /*
@@ -119,7 +121,7 @@ static void rwsem_grant(struct rw_semaphore *sem)
 		__atomic_fetch_and(&sem->count, ~RWSEM_WAITERS, __ATOMIC_RELAXED);
 }
 
-static void rwsem_down_slow(struct rw_semaphore *sem, int type)
+static void rwsem_down_slow(struct rw_semaphore *sem, int type, const void *site)
 {
 	struct rwsem_waiter w = { .task = current, .type = type };
 	long c;
@@ -140,7 +142,8 @@ static void rwsem_down_slow(struct rw_semaphore *sem, int type)
 	list_add_tail(&w.list, &sem->wait_list);
 	/* the holder may have left between our fast-path failure and the
 	 * WAITERS bit becoming visible: try to grant now */
-	rwsem_grant(sem);
+	if (!RV_MUTANT(rwsem_down_no_grant_recheck))
+		rwsem_grant(sem);
 	spin_unlock(&sem->wait_lock);
 
 	rv_stat_inc(rwsem_sleeps);
@@ -148,6 +151,9 @@ static void rwsem_down_slow(struct rw_semaphore *sem, int type)
 		set_current_state(TASK_UNINTERRUPTIBLE);
 		if (smp_load_acquire(&w.granted))
 			break;
+		rv_wait_note(type == RWSEM_WAITING_FOR_READ ? RV_XP_RWSEM_DOWN_READ
+							    : RV_XP_RWSEM_DOWN_WRITE,
+			     sem, site);
 		schedule();
 	}
 	__set_current_state(TASK_RUNNING);
@@ -158,7 +164,7 @@ void down_read(struct rw_semaphore *sem)
 	RV_XPOINT_CALLER(RV_XP_RWSEM_DOWN_READ, sem);
 	if (likely(rwsem_try_read_fast(sem)))
 		return;
-	rwsem_down_slow(sem, RWSEM_WAITING_FOR_READ);
+	rwsem_down_slow(sem, RWSEM_WAITING_FOR_READ, __builtin_return_address(0));
 }
 
 int down_read_trylock(struct rw_semaphore *sem)
@@ -172,7 +178,7 @@ void down_write(struct rw_semaphore *sem)
 	RV_XPOINT_CALLER(RV_XP_RWSEM_DOWN_WRITE, sem);
 	if (likely(rwsem_try_write_fast(sem)))
 		return;
-	rwsem_down_slow(sem, RWSEM_WAITING_FOR_WRITE);
+	rwsem_down_slow(sem, RWSEM_WAITING_FOR_WRITE, __builtin_return_address(0));
 }
 
 int down_write_trylock(struct rw_semaphore *sem)
@@ -186,7 +192,7 @@ void up_read(struct rw_semaphore *sem)
 	RV_XPOINT_CALLER(RV_XP_RWSEM_UP_READ, sem);
 	long c = __atomic_sub_fetch(&sem->count, RWSEM_READER, __ATOMIC_RELEASE);
 
-	if (unlikely(c == RWSEM_WAITERS)) {
+	if (unlikely(c == RWSEM_WAITERS) && !RV_MUTANT(up_read_no_wake)) {
 		spin_lock(&sem->wait_lock);
 		rwsem_grant(sem);
 		spin_unlock(&sem->wait_lock);
@@ -218,7 +224,7 @@ void downgrade_write(struct rw_semaphore *sem)
 	spin_lock(&sem->wait_lock);
 	__atomic_fetch_add(&sem->count, RWSEM_READER - RWSEM_WRITER, __ATOMIC_RELEASE);
 	/* only readers at the head may join us */
-	if (!list_empty(&sem->wait_list) &&
+	if (!list_empty(&sem->wait_list) && !RV_MUTANT(downgrade_write_no_grant) &&
 	    list_first_entry(&sem->wait_list, struct rwsem_waiter, list)->type ==
 		    RWSEM_WAITING_FOR_READ)
 		rwsem_grant(sem);

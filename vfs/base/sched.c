@@ -39,6 +39,47 @@ static pthread_once_t rv_task_once = PTHREAD_ONCE_INIT;
 RV_STAT_DEFINE(sched_sleeps, "schedule() calls that slept on the futex");
 RV_STAT_DEFINE(sched_wakeups, "wake_up_process calls that woke a sleeping task");
 
+static uint64_t rv_progress; /* atomic: see rv_wait_progress */
+
+uint64_t rv_wait_progress(void)
+{
+	return __atomic_load_n(&rv_progress, __ATOMIC_RELAXED);
+}
+
+void rv_wait_progressed(void)
+{
+	__atomic_fetch_add(&rv_progress, 1, __ATOMIC_RELAXED);
+}
+
+int rv_tasks_waits(struct rv_task_wait *out, int max)
+{
+	struct task_struct *t;
+	int n = 0, tries;
+
+	for (tries = 0; !spin_trylock(&rv_tasks_lock); tries++) {
+		if (tries > 1000)
+			return -EBUSY;
+		usleep(1000);
+	}
+	list_for_each_entry(t, &rv_tasks, all_tasks) {
+		if (n < max) {
+			struct rv_task_wait *w = &out[n];
+
+			w->pid = t->pid;
+			memcpy(w->comm, t->comm, sizeof(w->comm));
+			w->state = __atomic_load_n(&t->state, __ATOMIC_RELAXED);
+			w->lock_depth = t->lock_depth;
+			w->wait.kind = __atomic_load_n(&t->wait.kind, __ATOMIC_ACQUIRE);
+			w->wait.obj = t->wait.obj;
+			w->wait.site = t->wait.site;
+			w->host_thread = __atomic_load_n(&t->host_thread, __ATOMIC_RELAXED);
+		}
+		n++;
+	}
+	spin_unlock(&rv_tasks_lock);
+	return n;
+}
+
 static long sys_futex(uint32_t *uaddr, int op, uint32_t val)
 {
 	return syscall(SYS_futex, uaddr, op, val, NULL, NULL, 0);
@@ -175,13 +216,16 @@ void task_attach(struct task_struct *t)
 		fprintf(stderr, "rcuvfs: task %d attached to two threads at once (a bug)\n",
 			t->pid);
 	rv_current = t;
+	__atomic_store_n(&t->host_thread, (unsigned long)pthread_self(), __ATOMIC_RELAXED);
 	pthread_setspecific(rv_task_key, t);
 }
 
 void task_detach(void)
 {
-	if (rv_current)
+	if (rv_current) {
+		__atomic_store_n(&rv_current->host_thread, 0, __ATOMIC_RELAXED);
 		__atomic_fetch_and(&rv_current->flags, ~PF_ATTACHED, __ATOMIC_ACQ_REL);
+	}
 	rv_current = NULL;
 	pthread_once(&rv_task_once, rv_task_key_init);
 	pthread_setspecific(rv_task_key, NULL);
@@ -281,6 +325,11 @@ void schedule(void)
 	if (t->lock_depth >= 0)
 		depth = bkl_release_for_sleep(t);
 	rv_stat_inc(sched_sleeps);
+	/* no note: a plain sleep; a note without a site (wait_event): here */
+	if (!__atomic_load_n(&t->wait.kind, __ATOMIC_RELAXED))
+		rv_wait_note(RV_XP_SLEEP, t, __builtin_return_address(0));
+	else if (!t->wait.site)
+		t->wait.site = __builtin_return_address(0);
 	while (RV_XACTIVE() && !task_woken(t))
 		rv_xblock(RV_XP_SLEEP, t, task_woken, t, __builtin_return_address(0));
 	for (;;) {
@@ -290,6 +339,8 @@ void schedule(void)
 			break;
 		sys_futex(&t->futex, FUTEX_WAIT_PRIVATE, seq);
 	}
+	rv_wait_done();
+	rv_wait_progressed();
 	if (depth >= 0)
 		bkl_reacquire_after_sleep(t, depth);
 }
@@ -299,6 +350,7 @@ static void task_kick(struct task_struct *t)
 	__atomic_fetch_add(&t->futex, 1, __ATOMIC_RELEASE);
 	sys_futex(&t->futex, FUTEX_WAKE_PRIVATE, 1);
 	rv_stat_inc(sched_wakeups);
+	rv_wait_progressed();
 }
 
 bool wake_up_process(struct task_struct *t)

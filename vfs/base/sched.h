@@ -34,6 +34,21 @@
 struct files_struct;
 struct mm_struct;
 
+/*
+ * Where a task waits: set by the wait primitives (schedule()'s callers, the
+ * spinlock's contended path) just before they sleep or yield, cleared when
+ * the wait ends.  kind is an enum rv_xkind (RV_XP_SLEEP, RV_XP_RWSEM_DOWN_*,
+ * RV_XP_SEM_DOWN, RV_XP_SPIN_WAIT, ...; 0 = not waiting), obj the lock or
+ * wait queue, site the code that called the primitive.  Written only by the
+ * task itself; read by the unit tests' watchdog (rv_tasks_waits), which
+ * dumps them when every wait has stopped making progress.
+ */
+struct rv_wait_point {
+	int kind;        /* atomic; 0: not waiting */
+	const void *obj;
+	const void *site;
+};
+
 enum task_state {
 	TASK_RUNNING = 0,
 	TASK_INTERRUPTIBLE = 1,
@@ -54,6 +69,8 @@ struct task_struct {
 	void *host_private;         /* free for the thread's owner (stress, fuse) */
 	struct list_head all_tasks; /* on the instance's task list, under its lock */
 	spinlock_t alloc_lock;      /* task_lock: changes of mm (and reads that mmget it) */
+	struct rv_wait_point wait;  /* where it sleeps or spins (the watchdog) */
+	unsigned long host_thread;  /* pthread_t of the attached thread, 0 if none */
 	char comm[16];
 };
 
@@ -131,8 +148,53 @@ static __always_inline void __set_current_state(int state)
 {
 	__atomic_store_n(&current->state, state, __ATOMIC_RELAXED);
 }
-/* Sleep until woken (state back to TASK_RUNNING); drops/retakes the BKL. */
+/*
+ * Note what the calling task is about to wait on (the next schedule(), or a
+ * spin); schedule() clears it when it returns.  Cheap: three stores, on
+ * paths that are about to sleep anyway.
+ */
+static __always_inline void rv_wait_note(int kind, const void *obj, const void *site)
+{
+	struct task_struct *t = rv_current;
+
+	if (t) {
+		t->wait.obj = obj;
+		t->wait.site = site;
+		__atomic_store_n(&t->wait.kind, kind, __ATOMIC_RELEASE);
+	}
+}
+static __always_inline void rv_wait_done(void)
+{
+	struct task_struct *t = rv_current;
+
+	if (t)
+		__atomic_store_n(&t->wait.kind, 0, __ATOMIC_RELEASE);
+}
+/* Sleep until woken (state back to TASK_RUNNING); drops/retakes the BKL.
+ * Without a note, the wait is recorded as RV_XP_SLEEP at the caller. */
 void schedule(void);
+
+/* ---- the watchdog's view (unit tests) --------------------------------------- */
+
+/* Bumped by every wake-up, every end of a sleep and every contended spin
+ * acquisition: a deadlock is waiters while it stands still. */
+uint64_t rv_wait_progress(void);
+void rv_wait_progressed(void);
+struct rv_task_wait {
+	pid_t pid;
+	char comm[16];
+	int state;                 /* enum task_state */
+	int lock_depth;            /* BKL */
+	struct rv_wait_point wait; /* kind 0: not waiting */
+	unsigned long host_thread; /* pthread_t, 0 if no thread has it */
+};
+/*
+ * Copy up to max live tasks' wait points into out; returns the number of
+ * live tasks (more than max: the rest left out), or -EBUSY when the task
+ * list's lock stayed taken (it is tried, never waited for: the caller may
+ * be a watchdog looking at a deadlock).
+ */
+int rv_tasks_waits(struct rv_task_wait *out, int max);
 /* Wake `t` if it sleeps; returns true if it changed its state. */
 bool wake_up_process(struct task_struct *t);
 /* Signals: interruptible waits return -EINTR while one is pending. */

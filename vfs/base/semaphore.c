@@ -85,7 +85,7 @@ static void __up_steal(struct semaphore *sem)
 }
 
 /* Called with sem->lock held and count <= 0; returns with it held. */
-static int __down_fifo(struct semaphore *sem, int state, unsigned int *slept)
+static int __down_fifo(struct semaphore *sem, int state, unsigned int *slept, const void *site)
 {
 	struct task_struct *task = current;
 	struct semaphore_waiter w = {.task = task, .up = 0};
@@ -93,13 +93,15 @@ static int __down_fifo(struct semaphore *sem, int state, unsigned int *slept)
 	list_add_tail(&w.list, &sem->wait_list);
 	for (;;) {
 		if (state == TASK_INTERRUPTIBLE && signal_pending(task)) {
-			list_del_init(&w.list);
+			if (!RV_MUTANT(sem_fifo_eintr_stays_queued))
+				list_del_init(&w.list);
 			return -EINTR;
 		}
 		set_current_state(state);
 		sem->sleeps++;
 		(*slept)++;
 		spin_unlock(&sem->lock);
+		rv_wait_note(RV_XP_SEM_DOWN, sem, site);
 		schedule();
 		spin_lock(&sem->lock);
 		if (w.up) /* up() unlinked us and gave us the count */
@@ -107,7 +109,8 @@ static int __down_fifo(struct semaphore *sem, int state, unsigned int *slept)
 	}
 }
 
-static int __down_steal(struct semaphore *sem, int state, unsigned int *slept)
+static int __down_steal(struct semaphore *sem, int state, unsigned int *slept,
+			const void *site)
 {
 	struct task_struct *task = current;
 	struct semaphore_waiter w = {.task = task, .up = 0};
@@ -123,6 +126,7 @@ static int __down_steal(struct semaphore *sem, int state, unsigned int *slept)
 		sem->sleeps++;
 		(*slept)++;
 		spin_unlock(&sem->lock);
+		rv_wait_note(RV_XP_SEM_DOWN, sem, site);
 		schedule();
 		/* woken, not yet competing for count: a running task may steal
 		 * it here (tests park the waiter at this point to make it so) */
@@ -135,12 +139,13 @@ static int __down_steal(struct semaphore *sem, int state, unsigned int *slept)
 	if (!ret)
 		sem->count--;
 	/* "fix #2": a count is still free and someone sleeps: pass the wake on */
-	if (sem->count > 0 && !list_empty(&sem->wait_list))
+	if (sem->count > 0 && !list_empty(&sem->wait_list) && !RV_MUTANT(sem_steal_no_pass_on))
 		__up_steal(sem);
 	return ret;
 }
 
-int __down_common(struct semaphore *sem, int state, unsigned int *slept)
+/* site: the code that called down() (where the watchdog says it waits) */
+static int __down_at(struct semaphore *sem, int state, unsigned int *slept, const void *site)
 {
 	int ret = 0;
 
@@ -148,12 +153,17 @@ int __down_common(struct semaphore *sem, int state, unsigned int *slept)
 	if (likely(sem->count > 0))
 		sem->count--;
 	else if (sem->steal)
-		ret = __down_steal(sem, state, slept);
+		ret = __down_steal(sem, state, slept, site);
 	else
-		ret = __down_fifo(sem, state, slept);
+		ret = __down_fifo(sem, state, slept, site);
 	spin_unlock(&sem->lock);
 	/* schedule() returned with TASK_RUNNING: no state to restore */
 	return ret;
+}
+
+int __down_common(struct semaphore *sem, int state, unsigned int *slept)
+{
+	return __down_at(sem, state, slept, __builtin_return_address(0));
 }
 
 bool __up_handoff(struct semaphore *sem)
@@ -180,7 +190,7 @@ void down(struct semaphore *sem)
 	RV_XPOINT_CALLER(RV_XP_SEM_DOWN, sem);
 	unsigned int slept = 0;
 
-	__down_common(sem, TASK_UNINTERRUPTIBLE, &slept);
+	__down_at(sem, TASK_UNINTERRUPTIBLE, &slept, __builtin_return_address(0));
 }
 
 int down_interruptible(struct semaphore *sem)
@@ -188,7 +198,7 @@ int down_interruptible(struct semaphore *sem)
 	RV_XPOINT_CALLER(RV_XP_SEM_DOWN, sem);
 	unsigned int slept = 0;
 
-	return __down_common(sem, TASK_INTERRUPTIBLE, &slept);
+	return __down_at(sem, TASK_INTERRUPTIBLE, &slept, __builtin_return_address(0));
 }
 
 int down_trylock(struct semaphore *sem)

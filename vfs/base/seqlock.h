@@ -38,7 +38,7 @@ static __always_inline uint32_t read_seqcount_begin(const seqcount_t *s)
 	uint32_t seq;
 
 	RV_XPOINT(RV_XP_SEQ_BEGIN, s, 0);
-	while (unlikely((seq = __atomic_load_n(&s->sequence, __ATOMIC_ACQUIRE)) & 1))
+	while (unlikely((seq = __atomic_load_n(&s->sequence, __ATOMIC_ACQUIRE)) & 1) && !RV_MUTANT(seqcount_begin_no_wait))
 		cpu_relax();
 	return seq;
 }

@@ -35,7 +35,7 @@ void __spin_lock_slow(spinlock_t *l)
 
 void __spin_lock_slow_counted(spinlock_t *l, struct spin_wait *w)
 {
-	unsigned int spins = 0;
+	unsigned int spins = 0, noted = 0;
 
 	rv_stat_inc(spin_contended);
 	if (RV_XACTIVE()) {
@@ -59,13 +59,20 @@ void __spin_lock_slow_counted(spinlock_t *l, struct spin_wait *w)
 				cpu_relax();
 			} else {
 				w->yields++;
+				if (!noted++)
+					rv_wait_note(RV_XP_SPIN_WAIT, l, NULL);
 				rv_stat_inc(spin_yields);
 				sched_yield();
 				spins = 0;
 			}
 		}
-		if (__atomic_exchange_n(&l->val, 1, __ATOMIC_ACQUIRE) == 0)
+		if (__atomic_exchange_n(&l->val, 1, __ATOMIC_ACQUIRE) == 0) {
+			if (noted) { /* the watchdog may have seen us wait */
+				rv_wait_done();
+				rv_wait_progressed();
+			}
 			return;
+		}
 	}
 }
 

@@ -126,11 +126,12 @@ static int __wait_for_completion(struct completion *c, int state)
 			ret = -EINTR;
 			break;
 		}
+		rv_wait_note(RV_XP_SLEEP, c, NULL);
 		schedule();
 	}
 	finish_wait(&c->wait, &w);
 	/* a wake-up consumed by us while we leave with -EINTR is passed on */
-	if (ret == -EINTR && w.woken)
+	if (ret == -EINTR && w.woken && !RV_MUTANT(completion_eintr_no_pass_on))
 		__wake_up(&c->wait, 1);
 	return ret;
 }

@@ -42,6 +42,7 @@ void __wake_up(struct wait_queue_head *wq, int nr);
 			prepare_to_wait((wq), &__w, TASK_UNINTERRUPTIBLE);         \
 			if (cond)                                                  \
 				break;                                             \
+			rv_wait_note(RV_XP_SLEEP, (wq), NULL);                     \
 			schedule();                                                \
 		}                                                                  \
 		finish_wait((wq), &__w);                                           \
@@ -59,6 +60,7 @@ void __wake_up(struct wait_queue_head *wq, int nr);
 				__ret = -EINTR;                                    \
 				break;                                             \
 			}                                                          \
+			rv_wait_note(RV_XP_SLEEP, (wq), NULL);                     \
 			schedule();                                                \
 		}                                                                  \
 		finish_wait((wq), &__w);                                           \
