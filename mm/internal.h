@@ -255,7 +255,10 @@ int vma_modify_flags(struct mm_struct *mm, unsigned long start, unsigned long en
 		     unsigned long set, unsigned long clear);
 int vma_modify_flags_all(struct mm_struct *mm, unsigned long set, unsigned long clear);
 
-/* mm/memory.c: fault in [start, start+len) under mmap_lock (read), as GUP does */
+/* mm/memory.c: fault in [start, start+len) under mmap_lock (read), as GUP
+ * does; mm_populate_locked with mmap_lock already held by the caller */
+int mm_populate_locked(struct mm_struct *mm, unsigned long start, unsigned long len,
+		       bool ignore_errors);
 int __mm_populate(struct mm_struct *mm, unsigned long start, unsigned long len,
 		  bool ignore_errors);
 

@@ -411,12 +411,24 @@ static int fault_remote(struct mm_struct *mm, unsigned long address, unsigned in
 int __mm_populate(struct mm_struct *mm, unsigned long start, unsigned long len,
 		  bool ignore_errors)
 {
+	int ret;
+
+	mmap_read_lock(mm);
+	ret = mm_populate_locked(mm, start, len, ignore_errors);
+	mmap_read_unlock(mm);
+	return ret;
+}
+
+/* the same with mmap_lock (read or write) held by the caller: mprotect_fixup
+ * calls populate_vma_page_range under mmap_lock for write */
+int mm_populate_locked(struct mm_struct *mm, unsigned long start, unsigned long len,
+		       bool ignore_errors)
+{
 	unsigned long end = start + len, addr = start;
 	int ret = 0;
 
 	if (end > TASK_SIZE || end < start)
 		end = TASK_SIZE;
-	mmap_read_lock(mm);
 	while (addr < end) {
 		struct vm_area_struct *vma = find_vma(mm, addr);
 		unsigned long vend;
@@ -474,7 +486,6 @@ int __mm_populate(struct mm_struct *mm, unsigned long start, unsigned long len,
 			addr = vend;
 		}
 	}
-	mmap_read_unlock(mm);
 	return ret;
 }
 

@@ -1366,34 +1366,35 @@ int vm_munmap(struct mm_struct *mm, unsigned long addr, unsigned long len)
  * VMA (newflags returns an errno: mprotect's -EACCES) stops the walk with
  * the VMAs before it already changed.  A hole at start changes nothing.
  * newflags(v, arg) gives the VMA's new flags or a negative errno; fixup,
- * if set, runs on each changed VMA (mprotect's change_protection).  The
- * changed VMAs are merged with each other and their neighbours at the
- * end, whether or not the walk stopped early (the kernel merges as it
- * goes, vma_modify_flags; for flag changes the result is the same).  A
- * VMA whose flags do not change is neither split nor merged: mprotect_fixup
- * and mlock_fixup (Linux 6.18) return at once when newflags == oldflags,
- * so adjacent VMAs that stayed apart (a fork child's copies) stay apart.
+ * if set, runs on each changed VMA (mprotect's change_protection).  Each
+ * changed VMA is merged with the previous VMA, then the next, before the
+ * walk goes on, as vma_modify_flags does inside mprotect_fixup and
+ * mlock_fixup (Linux 6.18); then after(mm, start, end, arg), if set, runs
+ * on the changed range with mmap_lock still held: mprotect_fixup's
+ * populate_vma_page_range, whose new anon_vma can keep the next VMA of the
+ * walk from merging with this one.  A VMA whose flags do not change is
+ * neither split nor merged: mprotect_fixup and mlock_fixup return at once
+ * when newflags == oldflags, so adjacent VMAs that stayed apart (a fork
+ * child's copies) stay apart.
  */
 static int vma_apply_range(struct mm_struct *mm, unsigned long start, unsigned long end,
 			   long (*newflags)(struct vm_area_struct *v, unsigned long arg),
-			   unsigned long arg, void (*fixup)(struct vm_area_struct *v))
+			   unsigned long arg, void (*fixup)(struct vm_area_struct *v),
+			   void (*after)(struct mm_struct *mm, unsigned long start,
+					 unsigned long end, unsigned long arg))
 {
-	int i = find_vma_idx(mm, start), ret = 0, nchanged = 0;
+	int i = find_vma_idx(mm, start), ret = 0;
 	struct vm_area_struct *v = mm_vma_at(mm, i);
 	unsigned long addr = start;
-	int *changed;
 
 	if (!v || v->vm_start > start)
-		return -ENOMEM;
-	/* at most every VMA of the range, two more after the end splits */
-	changed = malloc(((size_t)mm->map_count + 2) * sizeof(*changed));
-	if (!changed)
 		return -ENOMEM;
 	while (addr < end) {
 		unsigned long vend;
 		long nf;
 		int f, l;
 
+		i = find_vma_idx(mm, addr);
 		v = mm_vma_at(mm, i);
 		if (!v || v->vm_start > addr) {
 			ret = -ENOMEM;
@@ -1416,41 +1417,26 @@ static int vma_apply_range(struct mm_struct *mm, unsigned long start, unsigned l
 			WRITE_ONCE(v->vm_flags, (unsigned long)nf);
 			if (fixup)
 				fixup(v);
-			changed[nchanged++] = i;
+			/* vma_merge_existing_range: the previous VMA first,
+			 * then the next */
+			if (i > 0 && vma_merge_at(mm, i - 1))
+				i--;
+			vma_merge_at(mm, i);
+			if (after)
+				after(mm, addr, vend, arg);
 		}
 		addr = vend;
-		i++;
 	}
-	/*
-	 * Merge each changed VMA, left to right, with the previous VMA first
-	 * and then the next, as vma_merge_existing_range prefers: when both
-	 * neighbours could take it but have different anon_vmas, it goes to
-	 * the previous one.  Every merge removes one VMA: later indices shift.
-	 */
-	for (int j = 0, gone = 0; j < nchanged; j++) {
-		int k = changed[j] - gone;
-
-		if (k > 0 && vma_merge_at(mm, k - 1)) {
-			k--;
-			gone++;
-		}
-		if (vma_merge_at(mm, k))
-			gone++;
-	}
-	free(changed);
 	return ret;
 }
 
 /*
- * An mprotect call: its protection and range, and the ranges to populate
- * once mmap_lock is dropped (a private VM_LOCKED VMA made writable), at
- * most one per VMA of the range.
+ * An mprotect call: its protection and range, and whether the VMA the walk
+ * is at must be populated (a private VM_LOCKED VMA made writable).
  */
 struct mprotect_ctx {
 	int prot;
-	unsigned long start, end;
-	int n, cap;
-	unsigned long *pstart, *pend;
+	bool populate;
 };
 
 /*
@@ -1469,18 +1455,36 @@ static long mprotect_newflags(struct vm_area_struct *v, unsigned long arg)
 
 	if ((nf & ~(nf >> 4)) & VM_ACCESS_FLAGS)
 		return -EACCES;
+	/* mprotect_fixup (Linux 6.18) returns before it looks at VM_ACCOUNT
+	 * when the flags stay the same: an unwritable anonymous VMA without
+	 * an anon_vma (a fork child's VM_WIPEONFORK copy) stays charged */
+	if (nf == v->vm_flags) {
+		c->populate = false;
+		return (long)nf;
+	}
 	if (nf & VM_WRITE) {
 		if (!(v->vm_flags & (VM_ACCOUNT | VM_WRITE | VM_SHARED | VM_NORESERVE)))
 			nf |= VM_ACCOUNT;
 	} else if ((v->vm_flags & VM_ACCOUNT) && vma_is_anonymous(v) && !v->anon_vma) {
 		nf &= ~VM_ACCOUNT;
 	}
-	if ((v->vm_flags & (VM_WRITE | VM_SHARED | VM_LOCKED)) == VM_LOCKED && (nf & VM_WRITE) &&
-	    c->n < c->cap) {
-		c->pstart[c->n] = v->vm_start > c->start ? v->vm_start : c->start;
-		c->pend[c->n++] = v->vm_end < c->end ? v->vm_end : c->end;
-	}
+	c->populate = (v->vm_flags & (VM_WRITE | VM_SHARED | VM_LOCKED)) == VM_LOCKED &&
+		      (nf & VM_WRITE);
 	return (long)nf;
+}
+
+/*
+ * mprotect_fixup (mm/mprotect.c, Linux 6.18) calls populate_vma_page_range
+ * on the VMA it has just changed (and merged), under mmap_lock for write,
+ * before do_mprotect_pkey moves to the next VMA; errors are ignored.
+ */
+static void mprotect_populate(struct mm_struct *mm, unsigned long start, unsigned long end,
+			      unsigned long arg)
+{
+	const struct mprotect_ctx *c = (const struct mprotect_ctx *)arg;
+
+	if (c->populate)
+		mm_populate_locked(mm, start, end - start, true);
 }
 
 static void mprotect_fixup_ptes(struct vm_area_struct *v)
@@ -1516,11 +1520,9 @@ static int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long 
 	 */
 	if (c->prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC | PROT_SEM))
 		return -EINVAL;
-	c->start = start;
-	c->end = end;
 	/* past TASK_SIZE there is no VMA: the walk stops there, -ENOMEM */
 	return vma_apply_range(mm, start, end, mprotect_newflags, (unsigned long)c,
-			       mprotect_fixup_ptes);
+			       mprotect_fixup_ptes, mprotect_populate);
 }
 
 struct flags_change {
@@ -1539,7 +1541,8 @@ int vma_modify_flags(struct mm_struct *mm, unsigned long start, unsigned long en
 {
 	struct flags_change fc = { set, clear };
 
-	return vma_apply_range(mm, start, end, modify_newflags, (unsigned long)&fc, NULL);
+	return vma_apply_range(mm, start, end, modify_newflags, (unsigned long)&fc, NULL,
+			       NULL);
 }
 
 /* every VMA, holes allowed (mlockall, munlockall: apply_mlockall_flags) */
@@ -1570,23 +1573,11 @@ int vma_modify_flags_all(struct mm_struct *mm, unsigned long set, unsigned long 
 int vm_mprotect(struct mm_struct *mm, unsigned long addr, unsigned long len, int prot)
 {
 	struct mprotect_ctx c = { .prot = prot };
-	int ret, nr;
+	int ret;
 
 	mmap_write_lock(mm);
-	nr = mm->map_count + 2; /* the range's VMAs after splitting at both ends */
-	c.pstart = malloc((size_t)nr * sizeof(*c.pstart));
-	c.pend = malloc((size_t)nr * sizeof(*c.pend));
-	if (c.pstart && c.pend)
-		c.cap = nr;
 	ret = do_mprotect(mm, addr, len, &c);
 	mmap_write_unlock(mm);
-	/* populate_vma_page_range: the kernel does it under mmap_lock (write)
-	 * in mprotect_fixup; the model's populate takes mmap_lock (read)
-	 * itself, so it runs just after, errors ignored as there */
-	for (int i = 0; i < c.n; i++)
-		__mm_populate(mm, c.pstart[i], c.pend[i] - c.pstart[i], true);
-	free(c.pstart);
-	free(c.pend);
 	return ret;
 }
 

@@ -537,6 +537,73 @@ static void test_mprotect_locked_populates(void)
 }
 
 /*
+ * do_mprotect_pkey and mprotect_fixup (mm/mprotect.c, Linux 6.18): each
+ * VMA of the range is changed, merged, then populated (a private VM_LOCKED
+ * VMA made writable: populate_vma_page_range) before the walk moves on.
+ * A and B have no anon_vma, C has one.  A's populate gives A a new
+ * anon_vma (B, its only neighbour, has none to reuse), B merges into A,
+ * and C, whose anon_vma differs, stays apart: two VMAs, not one.
+ */
+static void test_mprotect_locked_populate_in_walk(void)
+{
+	struct task_struct *t = mmt_new_proc();
+	struct mm_struct *mm = t->mm;
+	struct vm_area_struct *a, *c;
+
+	CU_ASSERT(mmt_map(mm, BASE, PG, PROT_READ) == (long)BASE);
+	CU_ASSERT(mmt_map(mm, BASE + PG, PG, PROT_READ | PROT_EXEC) == (long)(BASE + PG));
+	CU_ASSERT(mmt_map(mm, BASE + 2 * PG, PG, PROT_READ | PROT_WRITE) == (long)(BASE + 2 * PG));
+	mmt_fill(BASE + 2 * PG, PG, 1);
+	CU_ASSERT(vm_mprotect(mm, BASE + 2 * PG, PG, PROT_READ) == 0);
+	CU_ASSERT(vm_mlock(mm, BASE, 3 * PG) == 0);
+	CU_ASSERT(mm_map_count(mm) == 3);
+	CU_ASSERT(vm_mprotect(mm, BASE, 3 * PG, PROT_READ | PROT_WRITE) == 0);
+	CU_ASSERT(mm_map_count(mm) == 2);
+	mmap_read_lock(mm);
+	a = vma_lookup(mm, BASE);
+	c = vma_lookup(mm, BASE + 2 * PG);
+	CU_ASSERT(a && c && a != c && a->vm_end == BASE + 2 * PG);
+	CU_ASSERT(a && c && a->anon_vma && c->anon_vma && a->anon_vma != c->anon_vma);
+	mmap_read_unlock(mm);
+	CU_ASSERT(get_mm_counter(mm, MM_ANONPAGES) == 3);
+	mmt_exit(t);
+	CU_ASSERT(mmt_all_freed());
+}
+
+/*
+ * mprotect_fixup (mm/mprotect.c, Linux 6.18) returns at once when newflags
+ * equals the old flags, before the VM_ACCOUNT drop for an unwritable
+ * anonymous VMA without an anon_vma is considered.  A fork child's copy of
+ * a charged read-only VM_WIPEONFORK VMA has no anon_vma (dup_mmap);
+ * mprotect to the protection it already has keeps its VM_ACCOUNT.
+ */
+static void test_mprotect_same_prot_keeps_account(void)
+{
+	struct task_struct *p = mmt_new_proc(), *c;
+	struct vm_area_struct *vma;
+
+	CU_ASSERT(mmt_map(p->mm, BASE, 2 * PG, PROT_READ | PROT_WRITE) == (long)BASE);
+	mmt_fill(BASE, 2 * PG, 1);
+	CU_ASSERT(vm_mprotect(p->mm, BASE, 2 * PG, PROT_READ) == 0);
+	CU_ASSERT(do_madvise(p->mm, BASE, 2 * PG, MADV_WIPEONFORK) == 0);
+	c = task_fork(p);
+	CU_ASSERT_FATAL(c != NULL);
+	mmap_read_lock(c->mm);
+	vma = vma_lookup(c->mm, BASE);
+	CU_ASSERT(vma && !vma->anon_vma && (vma->vm_flags & VM_ACCOUNT));
+	mmap_read_unlock(c->mm);
+	CU_ASSERT(vm_mprotect(c->mm, BASE + PG, PG, PROT_READ) == 0);
+	CU_ASSERT(mm_map_count(c->mm) == 1);
+	mmap_read_lock(c->mm);
+	vma = vma_lookup(c->mm, BASE + PG);
+	CU_ASSERT(vma && vma->vm_start == BASE && (vma->vm_flags & VM_ACCOUNT));
+	mmap_read_unlock(c->mm);
+	mmt_exit(c);
+	mmt_exit(p);
+	CU_ASSERT(mmt_all_freed());
+}
+
+/*
  * mprotect_fixup and mlock_fixup (Linux 6.18) return at once when a VMA's
  * flags do not change: no split, no merge.  A fork child's copies of three
  * VMAs that differed only by VM_LOCKED are identical but stay apart through
@@ -724,5 +791,7 @@ MMT_VMA_SUITE1(mm_vm_refcnt, _typesafe, "vma_lock=refcnt", "vm_area_cache=typesa
 	       RVTEST(test_vm_refcnt_states))
 RVTEST_SUITE(mm_fault, rvtest_instance_init, rvtest_instance_cleanup, RVTEST(test_anon_faults),
 	     RVTEST(test_access_errors), RVTEST(test_mprotect_bad_prot), RVTEST(test_vm_account_flags),
-	     RVTEST(test_mprotect_locked_populates), RVTEST(test_modify_flags_merges), RVTEST(test_mprotect_and_wp_reuse),
+	     RVTEST(test_mprotect_locked_populates), RVTEST(test_mprotect_locked_populate_in_walk),
+	     RVTEST(test_mprotect_same_prot_keeps_account),
+	     RVTEST(test_modify_flags_merges), RVTEST(test_mprotect_and_wp_reuse),
 	     RVTEST(test_numa_hint), RVTEST(test_pgtable_span), RVTEST(test_mm_check_detects))
