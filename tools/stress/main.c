@@ -399,7 +399,7 @@ static void report_failure(const struct stress_run *run, const char *who, const 
 	if (msg && msg[0])
 		fprintf(stderr, "verification failed: %s\n", msg);
 	else
-		fprintf(stderr, "%s: %s\n", call, err ? strerror(err) : "failed");
+		fprintf(stderr, "%s: %s\n", call ? call : "?", err ? strerror(err) : "failed");
 }
 
 /*
