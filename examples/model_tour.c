@@ -19,13 +19,12 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "model_tour: %s:%d: %s\n", __FILE__,   \
-				__LINE__, #cond);                              \
-			return 1;                                              \
-		}                                                              \
+#define CHECK(cond)                                                                                \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "model_tour: %s:%d: %s\n", __FILE__, __LINE__, #cond);     \
+			return 1;                                                                  \
+		}                                                                                  \
 	} while (0)
 
 static int tour(void)
@@ -61,7 +60,7 @@ static int tour(void)
 	CHECK(a > 0);
 	struct task_struct *c = task_fork(t);
 	CHECK(c != NULL);
-	char got[13] = { 0 };
+	char got[13] = {0};
 	CHECK(mm_access(c->mm, a, got, 12, false) == 0);
 	CHECK(strcmp(got, "hello, model") == 0);
 	printf("child reads the mapping: %s\n", got);

@@ -31,8 +31,7 @@ RV_STAT_DECLARE(fcntl_close_races);
  * the call fails with -EBADF.  Before 6.10 the kernel unlocked only the
  * range just granted.
  */
-static int fcntl_setlk_fd(unsigned int fd, struct file *filp, unsigned int cmd,
-			  struct flock *fl)
+static int fcntl_setlk_fd(unsigned int fd, struct file *filp, unsigned int cmd, struct flock *fl)
 {
 	struct files_struct *files = current->files;
 	struct file *now;
@@ -148,8 +147,9 @@ int ksys_fcntl(unsigned int fd, unsigned int cmd, unsigned long arg)
 	case F_GETLK:
 	case F_OFD_GETLK:
 		err = vfs_file_hooks.fcntl_getlk
-			      ? vfs_file_hooks.fcntl_getlk(f.file, cmd, (struct flock *)arg, current->files)
-			      : -EINVAL;
+			  ? vfs_file_hooks.fcntl_getlk(f.file, cmd, (struct flock *)arg,
+						       current->files)
+			  : -EINVAL;
 		break;
 	case F_SETLK:
 	case F_SETLKW:

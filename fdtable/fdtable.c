@@ -25,7 +25,8 @@ static long nr_fdtables; /* atomic: allocated (non-embedded) fdtables */
 RV_STAT_DEFINE(fdtable_expansions, "fd tables replaced by a larger one (expand_files)");
 /* Counted by fcntl.c; defined here, where every program with fd tables has
  * it: a static link pulls fcntl.o only into programs that call ksys_fcntl. */
-RV_STAT_DEFINE(fcntl_close_races, "POSIX locks dropped by fcntl because the fd was closed meanwhile (-EBADF)");
+RV_STAT_DEFINE(fcntl_close_races,
+	       "POSIX locks dropped by fcntl because the fd was closed meanwhile (-EBADF)");
 
 #define BITBIT_NR(nr) BITS_TO_LONGS(BITS_TO_LONGS(nr))
 
@@ -122,7 +123,8 @@ static int expand_fdtable(struct files_struct *files, unsigned int nr)
 	 * finished its store into the current table before we copy it.  A
 	 * table with one user has no concurrent fd_install.
 	 */
-	if (__atomic_load_n(&files->count, __ATOMIC_ACQUIRE) > 1 && !RV_MUTANT(expand_fdtable_no_sync))
+	if (__atomic_load_n(&files->count, __ATOMIC_ACQUIRE) > 1 &&
+	    !RV_MUTANT(expand_fdtable_no_sync))
 		synchronize_rcu();
 	spin_lock(&files->file_lock);
 	if (!new_fdt)
@@ -451,7 +453,8 @@ void fd_install(unsigned int fd, struct file *file)
 	struct fdtable *fdt;
 
 	rcu_read_lock();
-	if (unlikely(READ_ONCE(files->resize_in_progress)) && !RV_MUTANT(fd_install_no_resize_check)) {
+	if (unlikely(READ_ONCE(files->resize_in_progress)) &&
+	    !RV_MUTANT(fd_install_no_resize_check)) {
 		rcu_read_unlock();
 		spin_lock(&files->file_lock);
 		fdt = files_fdtable(files);

@@ -186,7 +186,8 @@ static __always_inline struct file *fget_slow_body(struct files_struct *files, u
 			}
 		}
 		if (res == GET_FILE_OK) {
-			if (recheck && !RV_MUTANT(fget_no_fdt_recheck) && rcu_dereference_raw(files->fdt) != fdt)
+			if (recheck && !RV_MUTANT(fget_no_fdt_recheck) &&
+			    rcu_dereference_raw(files->fdt) != fdt)
 				res = GET_FILE_DROP;
 			else if (file->f_mode & mask)
 				res = GET_FILE_REFUSED;

@@ -36,16 +36,14 @@ struct rvf_ctl_file {
 };
 
 static const struct rvf_ctl_file rvf_ctl_files[] = {
-    {RVF_INO_CTL_CONFIG, "config"},
-    {RVF_INO_CTL_STATS, "stats"},
-    {RVF_INO_CTL_SLABINFO, "slabinfo"},
-    {RVF_INO_CTL_LOCKS, "locks"},
+    {RVF_INO_CTL_CONFIG, "config"},	    {RVF_INO_CTL_STATS, "stats"},
+    {RVF_INO_CTL_SLABINFO, "slabinfo"},	    {RVF_INO_CTL_LOCKS, "locks"},
     {RVF_INO_CTL_STATS_HELP, "stats-help"},
 };
 
 struct rvf_snapshot {
 	struct list_head list; /* on snaps, under snap_lock */
-	uint64_t id;           /* the fh */
+	uint64_t id;	       /* the fh */
 	size_t len;
 	char text[];
 };

@@ -72,15 +72,15 @@ struct rvf_config {
 	int show_help;
 	int show_version;
 	int list_counters; /* --list-counters: print the counter glossary */
-	char *mountpoint; /* malloc'ed by fuse_parse_cmdline */
-	char *log_file;	  /* -o log=FILE: daemon mode's stderr (else syslog) */
+	char *mountpoint;  /* malloc'ed by fuse_parse_cmdline */
+	char *log_file;	   /* -o log=FILE: daemon mode's stderr (else syslog) */
 	/* the arguments that are not options: MOUNTPOINT, or SOURCE MOUNTPOINT
 	 * as mount.fuse3 passes them (an fstab line "rcuvfs /mnt fuse.rcuvfs") */
 	char *nonopt[2];
 	int nr_nonopt;
 	int user_fsname; /* -o fsname= given: it names the mount */
 	int remount;	 /* -o remount (mount -o remount): rvf_remount */
-	char *opts[64]; /* the -o options rcuvfs did not take (remount) */
+	char *opts[64];	 /* the -o options rcuvfs did not take (remount) */
 	int nr_opts;
 };
 
@@ -221,8 +221,8 @@ int rvf_op_lseek(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, off_t o
 		 off_t *out);
 
 /* xattrs: get/list return the length (size 0: the length needed) or -errno */
-int rvf_op_setxattr(const struct rvf_ctx *ctx, fuse_ino_t ino, const char *name,
-		    const void *value, size_t size, int flags);
+int rvf_op_setxattr(const struct rvf_ctx *ctx, fuse_ino_t ino, const char *name, const void *value,
+		    size_t size, int flags);
 ssize_t rvf_op_getxattr(const struct rvf_ctx *ctx, fuse_ino_t ino, const char *name, void *buf,
 			size_t size);
 ssize_t rvf_op_listxattr(const struct rvf_ctx *ctx, fuse_ino_t ino, char *buf, size_t size);

@@ -344,7 +344,9 @@ static struct lkf_rec *lkf_find(struct lkf_bucket *b, struct file *file)
 {
 	struct lkf_rec *r;
 
-	list_for_each_entry(r, &b->head, link) if (r->file == file) return r;
+	list_for_each_entry(r, &b->head, link)
+		if (r->file == file)
+			return r;
 	return NULL;
 }
 
@@ -420,8 +422,7 @@ static void lkf_release(struct file *file)
 		list_del_init(&r->link);
 		for (size_t i = 0; i < r->n; i++) {
 			shared = false;
-			list_for_each_entry(o, &b->head, link)
-			{
+			list_for_each_entry(o, &b->head, link) {
 				if (o->inode == r->inode && lkf_has(o, r->owners[i])) {
 					shared = true;
 					break;
@@ -513,8 +514,8 @@ static __noinline struct file *lk_file_slow(fuse_req_t req, fuse_ino_t ino, uint
  * filled for a control file or under test_skip_locks (a control file's fh
  * is a pointer, which could equal a model handle).  getlk: the GETLK's lock.
  */
-static __always_inline struct file *lk_file(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
-					    struct flock *getlk)
+static __always_inline struct file *lk_file(fuse_req_t req, fuse_ino_t ino,
+					    struct fuse_file_info *fi, struct flock *getlk)
 {
 	unsigned long gen = __atomic_load_n(&lk_gen, __ATOMIC_ACQUIRE);
 
@@ -726,8 +727,7 @@ void rvf_locks_shutdown(void)
 	rvf_enter();
 	lk_scope_enter();
 	pthread_mutex_lock(&lkw_lock);
-	list_for_each_entry(w, &lkw_all, all)
-	{
+	list_for_each_entry(w, &lkw_all, all) {
 		if (n == cap) {
 			struct rvf_lkw **nv;
 
@@ -771,8 +771,7 @@ void rvf_locks_drop_all(void)
 	lk_scope_enter();
 	for (int i = 0; i < LKF_BUCKETS; i++) {
 		pthread_mutex_lock(&lkf_hash[i].lock);
-		list_for_each_entry_safe(r, t, &lkf_hash[i].head, link)
-		{
+		list_for_each_entry_safe(r, t, &lkf_hash[i].head, link) {
 			/* r->file is still in the fd table: records go at RELEASE */
 			for (size_t k = 0; k < r->n; k++)
 				locks_remove_posix(r->file, (fl_owner_t)(uintptr_t)r->owners[k]);

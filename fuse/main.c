@@ -12,10 +12,9 @@
  *      for a working mount and 1 (after the child's message) otherwise;
  *   4. create the model instance with the switches, the daemon's model
  *      process and its root;
- *   5. start the shrinker thread (below) and run the multithreaded loop (libfuse 3.12+ loop config, max_threads,
- *      idle workers kept, clone_fd) until SIGINT/SIGTERM/SIGHUP or
- *      fusermount3 -u; libfuse joins every worker before returning, and each
- *      worker's model task exits with its thread;
+ *   5. start the shrinker thread (below) and run the multithreaded loop (libfuse 3.12+ loop config,
+ * max_threads, idle workers kept, clone_fd) until SIGINT/SIGTERM/SIGHUP or fusermount3 -u; libfuse
+ * joins every worker before returning, and each worker's model task exits with its thread;
  *   6. unmount, drop every handle and lookup count still held, destroy the
  *      instance (which reports leaks: exit status 1 if anything leaked).
  *
@@ -70,8 +69,8 @@ static void rvf_log_redirect(void)
 		return;
 	}
 	openlog("rcuvfs", LOG_PID, LOG_DAEMON);
-	if (pipe(pfd) == 0 && pthread_create(&rvf_log_thread, NULL, rvf_syslog_main,
-					      (void *)(intptr_t)pfd[0]) == 0) {
+	if (pipe(pfd) == 0 &&
+	    pthread_create(&rvf_log_thread, NULL, rvf_syslog_main, (void *)(intptr_t)pfd[0]) == 0) {
 		rvf_log_thread_live = true;
 		dup2(pfd[1], 1);
 		dup2(pfd[1], 2);

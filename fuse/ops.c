@@ -135,8 +135,7 @@ static void drop_all_lookups(void)
 	uintptr_t cnt;
 
 	spin_lock(&rv_sb->s_inode_list_lock);
-	list_for_each_entry(inode, &rv_sb->s_inodes, i_sb_list)
-	{
+	list_for_each_entry(inode, &rv_sb->s_inodes, i_sb_list) {
 		if (!__atomic_load_n(nlookup_of(inode), __ATOMIC_RELAXED))
 			continue;
 		if (n == cap) {
@@ -338,8 +337,7 @@ static struct inode *rvf_inode_get_checked(fuse_ino_t ino)
 		return rvf.root;
 	}
 	spin_lock(&rv_sb->s_inode_list_lock);
-	list_for_each_entry(inode, &rv_sb->s_inodes, i_sb_list)
-	{
+	list_for_each_entry(inode, &rv_sb->s_inodes, i_sb_list) {
 		if ((fuse_ino_t)(uintptr_t)inode != ino)
 			continue;
 		c = __atomic_load_n(&inode->i_count, __ATOMIC_RELAXED);
@@ -1148,8 +1146,8 @@ int rvf_op_ioctl(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, unsigne
 
 /* ---- extended attributes (vfs/xattr.c); the control files have none ---- */
 
-int rvf_op_setxattr(const struct rvf_ctx *ctx, fuse_ino_t ino, const char *name,
-		    const void *value, size_t size, int flags)
+int rvf_op_setxattr(const struct rvf_ctx *ctx, fuse_ino_t ino, const char *name, const void *value,
+		    size_t size, int flags)
 {
 	struct cred c;
 

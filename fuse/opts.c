@@ -92,8 +92,9 @@ static int rvf_opt_proc(void *data, const char *arg, int key, struct fuse_args *
 		return 0;
 	case FUSE_OPT_KEY_NONOPT:
 		if (cfg->nr_nonopt == 2) {
-			fprintf(stderr, "rcuvfs: unexpected argument '%s' (usage: rcuvfs [SOURCE] "
-					"MOUNTPOINT [options])\n",
+			fprintf(stderr,
+				"rcuvfs: unexpected argument '%s' (usage: rcuvfs [SOURCE] "
+				"MOUNTPOINT [options])\n",
 				arg);
 			return -1;
 		}
@@ -196,8 +197,7 @@ int rvf_parse_args(struct fuse_args *args, struct rvf_config *cfg)
 		return cfg->mountpoint ? 0 : -1;
 	}
 	/* MOUNTPOINT, or SOURCE MOUNTPOINT (mount.fuse3): hand libfuse the last */
-	if (cfg->nr_nonopt &&
-	    fuse_opt_add_arg(args, cfg->nonopt[cfg->nr_nonopt - 1]) != 0)
+	if (cfg->nr_nonopt && fuse_opt_add_arg(args, cfg->nonopt[cfg->nr_nonopt - 1]) != 0)
 		return -1;
 	if (cfg->log_file && !cfg->log_file[0]) {
 		fprintf(stderr, "rcuvfs: -o log= needs a file name\n");
@@ -269,19 +269,28 @@ static const struct {
 	const char *name;
 	unsigned long set, clear;
 } rvf_remount_flags[] = {
-    {"ro", MS_RDONLY, 0},	   {"rw", 0, MS_RDONLY},
-    {"nosuid", MS_NOSUID, 0},	   {"suid", 0, MS_NOSUID},
-    {"nodev", MS_NODEV, 0},	   {"dev", 0, MS_NODEV},
-    {"noexec", MS_NOEXEC, 0},	   {"exec", 0, MS_NOEXEC},
-    {"noatime", MS_NOATIME, 0},	   {"atime", 0, MS_NOATIME},
-    {"nodiratime", MS_NODIRATIME, 0}, {"diratime", 0, MS_NODIRATIME},
-    {"relatime", MS_RELATIME, 0},  {"norelatime", 0, MS_RELATIME},
-    {"strictatime", MS_STRICTATIME, 0}, {"sync", MS_SYNCHRONOUS, 0},
-    {"async", 0, MS_SYNCHRONOUS},  {"dirsync", MS_DIRSYNC, 0},
+    {"ro", MS_RDONLY, 0},
+    {"rw", 0, MS_RDONLY},
+    {"nosuid", MS_NOSUID, 0},
+    {"suid", 0, MS_NOSUID},
+    {"nodev", MS_NODEV, 0},
+    {"dev", 0, MS_NODEV},
+    {"noexec", MS_NOEXEC, 0},
+    {"exec", 0, MS_NOEXEC},
+    {"noatime", MS_NOATIME, 0},
+    {"atime", 0, MS_NOATIME},
+    {"nodiratime", MS_NODIRATIME, 0},
+    {"diratime", 0, MS_NODIRATIME},
+    {"relatime", MS_RELATIME, 0},
+    {"norelatime", 0, MS_RELATIME},
+    {"strictatime", MS_STRICTATIME, 0},
+    {"sync", MS_SYNCHRONOUS, 0},
+    {"async", 0, MS_SYNCHRONOUS},
+    {"dirsync", MS_DIRSYNC, 0},
 };
-static const char *const rvf_remount_same[] = {"user_id", "group_id", "default_permissions",
+static const char *const rvf_remount_same[] = {"user_id",     "group_id",   "default_permissions",
 					       "allow_other", "allow_root", "fsname",
-					       "subtype", "blksize", "max_read"};
+					       "subtype",     "blksize",    "max_read"};
 
 int rvf_remount(const struct rvf_config *cfg)
 {
@@ -300,7 +309,8 @@ int rvf_remount(const struct rvf_config *cfg)
 		name[n] = '\0';
 		for (k = 0; k < ARRAY_SIZE(rvf_remount_flags); k++)
 			if (!strcmp(name, rvf_remount_flags[k].name)) {
-				flags = (flags | rvf_remount_flags[k].set) & ~rvf_remount_flags[k].clear;
+				flags = (flags | rvf_remount_flags[k].set) &
+					~rvf_remount_flags[k].clear;
 				known = true;
 			}
 		for (k = 0; k < ARRAY_SIZE(rvf_remount_same); k++)

@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-
 #define LK_CHECK_REPORT_MAX 8
 
 struct lk_checker {
@@ -33,7 +32,7 @@ struct lk_checker {
 };
 
 static void lk_check_fail(struct lk_checker *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 static void lk_check_fail(struct lk_checker *c, const char *fmt, ...)
 {
 	va_list ap;
@@ -56,8 +55,7 @@ static bool lk_on_hash_bucket(const struct file_lock *w)
 {
 	const struct file_lock *fl;
 
-	list_for_each_entry(fl, &blocked_hash[blocked_hash_key(w->fl_owner)], fl_link)
-	{
+	list_for_each_entry(fl, &blocked_hash[blocked_hash_key(w->fl_owner)], fl_link) {
 		if (fl == w)
 			return true;
 	}
@@ -71,14 +69,15 @@ static void lk_check_waiters(struct lk_checker *c, struct file_lock *node, bool 
 	    posix ? posix_locks_conflict : flock_locks_conflict;
 	struct file_lock *w;
 
-	list_for_each_entry(w, &node->fl_blocked_requests, fl_blocked_member)
-	{
+	list_for_each_entry(w, &node->fl_blocked_requests, fl_blocked_member) {
 		bool want_hash = (node->fl_flags & (FL_POSIX | FL_OFDLCK)) == FL_POSIX;
 		bool hashed = !list_empty(&w->fl_link);
 
 		if (--c->budget < 0) {
-			lk_check_fail(c, "the blocker tree has more waiters than nr_blocked "
-					 "(%ld): a cycle?", nr_blocked);
+			lk_check_fail(c,
+				      "the blocker tree has more waiters than nr_blocked "
+				      "(%ld): a cycle?",
+				      nr_blocked);
 			return;
 		}
 		c->waiters++;
@@ -89,8 +88,9 @@ static void lk_check_waiters(struct lk_checker *c, struct file_lock *node, bool 
 			lk_check_fail(c, "waiter %p (flags %#x) under a %s lock", (void *)w,
 				      w->fl_flags, posix ? "POSIX" : "flock");
 		else if (!conflict(node, w))
-			lk_check_fail(c, "waiter %p (type %d, %lld-%lld) does not conflict with its "
-					 "blocker %p (type %d, %lld-%lld)",
+			lk_check_fail(c,
+				      "waiter %p (type %d, %lld-%lld) does not conflict with its "
+				      "blocker %p (type %d, %lld-%lld)",
 				      (void *)w, w->fl_type, (long long)w->fl_start,
 				      (long long)w->fl_end, (void *)node, node->fl_type,
 				      (long long)node->fl_start, (long long)node->fl_end);
@@ -99,14 +99,15 @@ static void lk_check_waiters(struct lk_checker *c, struct file_lock *node, bool 
 				      (void *)w, hashed ? "on" : "not on", (void *)node,
 				      want_hash ? "a POSIX non-OFD lock" : "not one");
 		else if (hashed && !lk_on_hash_bucket(w))
-			lk_check_fail(c, "waiter %p is hashed outside its owner's bucket", (void *)w);
+			lk_check_fail(c, "waiter %p is hashed outside its owner's bucket",
+				      (void *)w);
 		c->hashed += hashed;
 		lk_check_waiters(c, w, posix);
 	}
 }
 
-static void lk_check_held(struct lk_checker *c, struct file_lock_context *ctx,
-			  struct file_lock *fl, bool posix)
+static void lk_check_held(struct lk_checker *c, struct file_lock_context *ctx, struct file_lock *fl,
+			  bool posix)
 {
 	if (fl->fl_ctx != ctx)
 		lk_check_fail(c, "held lock %p on inode %llu's list has fl_ctx %p", (void *)fl,
@@ -130,16 +131,18 @@ static void lk_check_posix_pair(struct lk_checker *c, const struct file_lock *a,
 				const struct file_lock *b, unsigned long long ino)
 {
 	if (b->fl_start <= a->fl_end)
-		lk_check_fail(c, "inode %llu: owner %p's records %lld-%lld and %lld-%lld out of "
-				 "order or overlapping",
+		lk_check_fail(c,
+			      "inode %llu: owner %p's records %lld-%lld and %lld-%lld out of "
+			      "order or overlapping",
 			      ino, a->fl_owner, (long long)a->fl_start, (long long)a->fl_end,
 			      (long long)b->fl_start, (long long)b->fl_end);
 	else if (a->fl_type == b->fl_type && a->fl_end + 1 == b->fl_start)
-		lk_check_fail(c, "inode %llu: owner %p's adjacent %s records %lld-%lld and "
-				 "%lld-%lld were not merged",
+		lk_check_fail(c,
+			      "inode %llu: owner %p's adjacent %s records %lld-%lld and "
+			      "%lld-%lld were not merged",
 			      ino, a->fl_owner, a->fl_type == F_WRLCK ? "write" : "read",
-			      (long long)a->fl_start, (long long)a->fl_end,
-			      (long long)b->fl_start, (long long)b->fl_end);
+			      (long long)a->fl_start, (long long)a->fl_end, (long long)b->fl_start,
+			      (long long)b->fl_end);
 }
 
 static long lk_check_ctx(struct lk_checker *c, struct file_lock_context *ctx)
@@ -148,11 +151,11 @@ static long lk_check_ctx(struct lk_checker *c, struct file_lock_context *ctx)
 	struct file_lock *fl, *g;
 	long n = 0;
 
-	list_for_each_entry(fl, &ctx->flc_flock, fl_list)
-	{
+	list_for_each_entry(fl, &ctx->flc_flock, fl_list) {
 		n++;
 		lk_check_held(c, ctx, fl, false);
-		for (g = list_entry((fl)->fl_list.next, struct file_lock, fl_list); &g->fl_list != &ctx->flc_flock;
+		for (g = list_entry((fl)->fl_list.next, struct file_lock, fl_list);
+		     &g->fl_list != &ctx->flc_flock;
 		     g = list_entry((g)->fl_list.next, struct file_lock, fl_list))
 			if (g->fl_file == fl->fl_file || flock_locks_conflict(fl, g))
 				lk_check_fail(c, "inode %llu: flock records %p and %p %s", ino,
@@ -160,8 +163,7 @@ static long lk_check_ctx(struct lk_checker *c, struct file_lock_context *ctx)
 					      g->fl_file == fl->fl_file ? "of one open file"
 									: "conflict");
 	}
-	list_for_each_entry(fl, &ctx->flc_posix, fl_list)
-	{
+	list_for_each_entry(fl, &ctx->flc_posix, fl_list) {
 		struct file_lock *next = list_entry((fl)->fl_list.next, struct file_lock, fl_list);
 		bool last = &next->fl_list == &ctx->flc_posix;
 
@@ -169,14 +171,17 @@ static long lk_check_ctx(struct lk_checker *c, struct file_lock_context *ctx)
 		lk_check_held(c, ctx, fl, true);
 		if (!last && next->fl_owner == fl->fl_owner)
 			lk_check_posix_pair(c, fl, next, ino);
-		for (g = next; &g->fl_list != &ctx->flc_posix; g = list_entry((g)->fl_list.next, struct file_lock, fl_list)) {
+		for (g = next; &g->fl_list != &ctx->flc_posix;
+		     g = list_entry((g)->fl_list.next, struct file_lock, fl_list)) {
 			if (posix_locks_conflict(fl, g))
 				lk_check_fail(c, "inode %llu: held locks %p and %p conflict", ino,
 					      (void *)fl, (void *)g);
 			/* an owner that reappears after another owner's records */
 			if (g->fl_owner == fl->fl_owner && g != next &&
-			    list_entry((g)->fl_list.prev, struct file_lock, fl_list)->fl_owner != fl->fl_owner)
-				lk_check_fail(c, "inode %llu: owner %p's records are not contiguous",
+			    list_entry((g)->fl_list.prev, struct file_lock, fl_list)->fl_owner !=
+				fl->fl_owner)
+				lk_check_fail(c,
+					      "inode %llu: owner %p's records are not contiguous",
 					      ino, fl->fl_owner);
 		}
 	}
@@ -209,7 +214,8 @@ static long lk_check_owner_records(struct lk_checker *c, fl_owner_t owner)
 	for (size_t i = 0; i < c->nctx; i++) {
 		struct file_lock *fl;
 
-		list_for_each_entry(fl, &c->ctx[i]->flc_posix, fl_list) n += fl->fl_owner == owner;
+		list_for_each_entry(fl, &c->ctx[i]->flc_posix, fl_list)
+			n += fl->fl_owner == owner;
 	}
 	return n;
 }
@@ -246,12 +252,11 @@ static int lk_check(char *why, size_t len, bool live)
 		struct file_lock *fl;
 		long n = 0;
 
-		list_for_each_entry(fl, &lock_shards[i].list, fl_link)
-		{
+		list_for_each_entry(fl, &lock_shards[i].list, fl_link) {
 			n++;
 			if (!fl->fl_ctx)
-				lk_check_fail(&c,
-					      "lock %p on the global list has no context", (void *)fl);
+				lk_check_fail(&c, "lock %p on the global list has no context",
+					      (void *)fl);
 			else
 				lk_check_add_ctx(&c, fl->fl_ctx);
 		}
@@ -265,16 +270,15 @@ static int lk_check(char *why, size_t len, bool live)
 	if (live)
 		lk_check_detached(&c);
 	if (on_lists != global)
-		lk_check_fail(&c, "%ld locks on the inodes' lists, %ld on the global list", on_lists,
-			      global);
+		lk_check_fail(&c, "%ld locks on the inodes' lists, %ld on the global list",
+			      on_lists, global);
 	if (c.waiters != nr_blocked)
 		lk_check_fail(&c, "%ld waiters in the blocker trees, nr_blocked %ld", c.waiters,
 			      nr_blocked);
 	for (int i = 0; i < BLOCKED_HASH_SIZE; i++) {
 		struct file_lock *fl;
 
-		list_for_each_entry(fl, &blocked_hash[i], fl_link)
-		{
+		list_for_each_entry(fl, &blocked_hash[i], fl_link) {
 			hash_entries++;
 			if (!fl->fl_blocker)
 				lk_check_fail(&c, "request %p is on blocked_hash with no blocker",
@@ -289,8 +293,7 @@ static int lk_check(char *why, size_t len, bool live)
 	for (int i = 0; i < OWNER_HASH_SIZE; i++) {
 		struct owner_acct *a;
 
-		list_for_each_entry(a, &owner_hash[i].head, link)
-		{
+		list_for_each_entry(a, &owner_hash[i].head, link) {
 			long n = lk_check_owner_records(&c, a->owner);
 
 			/* live: a record is charged before it is inserted and

@@ -17,14 +17,14 @@
 #include "locks/locks.h"
 
 struct file_lock_context {
-	spinlock_t flc_lock;	    /* inode scheme: the two lists below */
-	spinlock_t *flc_lockp;	    /* the lists' spinlock: &flc_lock (inode),
-				       &file_lock_lock (global); NULL: the BKL */
-	struct list_head flc_flock; /* held flock locks; flc */
-	struct list_head flc_posix; /* held POSIX and OFD locks; flc */
+	spinlock_t flc_lock;	     /* inode scheme: the two lists below */
+	spinlock_t *flc_lockp;	     /* the lists' spinlock: &flc_lock (inode),
+					&file_lock_lock (global); NULL: the BKL */
+	struct list_head flc_flock;  /* held flock locks; flc */
+	struct list_head flc_posix;  /* held POSIX and OFD locks; flc */
 	struct file_lock *flc_spare; /* a free flock record (constructed); flc */
-	uint64_t flc_ino;	    /* the inode's number, for the listing */
-	struct list_head flc_all;   /* lk_ctx_list; lk_ctx_lock */
+	uint64_t flc_ino;	     /* the inode's number, for the listing */
+	struct list_head flc_all;    /* lk_ctx_list; lk_ctx_lock */
 };
 
 #define LOCK_SHARDS	      16
@@ -41,7 +41,7 @@ struct lock_shard {
 struct owner_acct {
 	struct list_head link; /* on owner_hash[], under its lock */
 	fl_owner_t owner;
-	long count;		  /* lock records charged */
+	long count;		 /* lock records charged */
 	struct file_lock *spare; /* a free record (constructed state) for the
 				    owner's next lock; bucket lock */
 };
@@ -65,7 +65,7 @@ extern bool lk_bkl_ops_lock; /* bkl_ops contains `lock` */
 extern spinlock_t file_lock_lock;
 extern spinlock_t blocked_lock_lock;
 extern struct list_head blocked_hash[BLOCKED_HASH_SIZE]; /* blocked lock */
-extern long nr_blocked;				 /* blocked lock */
+extern long nr_blocked;					 /* blocked lock */
 extern struct lock_shard lock_shards[LOCK_SHARDS];
 extern struct kmem_cache *filelock_cache;
 extern long lk_nr_ctx; /* atomic: contexts allocated */
@@ -110,7 +110,6 @@ static inline unsigned int blocked_hash_key(fl_owner_t owner)
 /* ------------------------------------------------------------------ */
 /* entry points and the grant queue (grant.c)                         */
 /* ------------------------------------------------------------------ */
-
 
 /*
  * This thread's queue of deferred requests to retry (see the top): a FIFO
@@ -177,7 +176,9 @@ static __always_inline struct owner_acct *owner_find(struct owner_bucket *b, fl_
 {
 	struct owner_acct *a;
 
-	list_for_each_entry(a, &b->head, link) if (a->owner == owner) return a;
+	list_for_each_entry(a, &b->head, link)
+		if (a->owner == owner)
+			return a;
 	return NULL;
 }
 
@@ -249,8 +250,7 @@ static __always_inline void owner_uncharge_one(fl_owner_t owner, struct file_loc
 	struct owner_acct *a;
 
 	a = owner_find_lock(owner, &b);
-	if (likely(a && !a->spare &&
-		   (a->count == 1 ? b->idle < OWNER_IDLE_MAX : a->count > 1))) {
+	if (likely(a && !a->spare && (a->count == 1 ? b->idle < OWNER_IDLE_MAX : a->count > 1))) {
 		if (!--a->count)
 			b->idle++;
 		a->spare = rec;

@@ -91,12 +91,12 @@ RV_STAT_DEFINE(locks_deadlocks, "lock requests refused with EDEADLK");
 RV_STAT_DEFINE(locks_enolck, "lock requests refused with ENOLCK (owner limit or memory)");
 RV_STAT_DEFINE(locks_interrupted, "lock waits ended by a signal or a cancel (EINTR)");
 
-int lk_scheme;	     /* enum filelock_scheme of the live instance */
+int lk_scheme;	      /* enum filelock_scheme of the live instance */
 bool lk_bkl_ops_lock; /* bkl_ops contains `lock` */
 DEFINE_SPINLOCK(file_lock_lock);
 DEFINE_SPINLOCK(blocked_lock_lock);
 struct list_head blocked_hash[BLOCKED_HASH_SIZE]; /* blocked lock */
-long nr_blocked;					 /* blocked lock */
+long nr_blocked;				  /* blocked lock */
 struct lock_shard lock_shards[LOCK_SHARDS];
 struct kmem_cache *filelock_cache;
 static struct kmem_cache *flreq_cache;
@@ -462,8 +462,8 @@ static void locks_dispose_list(struct list_head *dispose)
  * file_lock_list): assigned round robin at the thread's first lock. */
 static __noinline struct lock_shard *lk_my_shard_slow(void)
 {
-	lk_shard = &lock_shards[__atomic_fetch_add(&lk_shard_next, 1, __ATOMIC_RELAXED) %
-				LOCK_SHARDS];
+	lk_shard =
+	    &lock_shards[__atomic_fetch_add(&lk_shard_next, 1, __ATOMIC_RELAXED) % LOCK_SHARDS];
 	return lk_shard;
 }
 
@@ -589,8 +589,7 @@ static void __locks_insert_block(struct file_lock *blocker, struct file_lock *wa
 	struct file_lock *fl;
 
 new_blocker:
-	list_for_each_entry(fl, &blocker->fl_blocked_requests, fl_blocked_member)
-	{
+	list_for_each_entry(fl, &blocker->fl_blocked_requests, fl_blocked_member) {
 		if (conflict(fl, waiter)) {
 			blocker = fl;
 			goto new_blocker;
@@ -620,7 +619,8 @@ static __noinline void __locks_delete_block_slow(struct file_lock *waiter)
 static __always_inline void locks_delete_block(struct file_lock *waiter)
 {
 	/* paired with the release in __locks_wake_up_blocks */
-	if (!smp_load_acquire(&waiter->fl_blocker) && (RV_MUTANT(delete_block_ignores_waiters) || list_empty(&waiter->fl_blocked_requests)))
+	if (!smp_load_acquire(&waiter->fl_blocker) &&
+	    (RV_MUTANT(delete_block_ignores_waiters) || list_empty(&waiter->fl_blocked_requests)))
 		return;
 	__locks_delete_block_slow(waiter);
 }
@@ -630,8 +630,7 @@ static struct file_lock *what_owner_is_waiting_for(struct file_lock *block_fl)
 {
 	struct file_lock *fl;
 
-	list_for_each_entry(fl, &blocked_hash[blocked_hash_key(block_fl->fl_owner)], fl_link)
-	{
+	list_for_each_entry(fl, &blocked_hash[blocked_hash_key(block_fl->fl_owner)], fl_link) {
 		if (fl->fl_owner == block_fl->fl_owner) {
 			while (fl->fl_blocker && !RV_MUTANT(deadlock_no_chain_walk))
 				fl = fl->fl_blocker;
@@ -690,7 +689,8 @@ static int locks_block_on(struct file_lock *blocker, struct file_lock *request,
 	} else {
 		if (!RV_MUTANT(block_on_no_wake_first))
 			__locks_wake_up_blocks(request);
-		if (conflict == posix_locks_conflict && !RV_MUTANT(posix_deadlock_no_check) && posix_locks_deadlock(request, blocker))
+		if (conflict == posix_locks_conflict && !RV_MUTANT(posix_deadlock_no_check) &&
+		    posix_locks_deadlock(request, blocker))
 			error = -EDEADLK;
 		else
 			__locks_insert_block(blocker, request, conflict);
@@ -748,16 +748,16 @@ static __always_inline void locks_move_blocks(struct file_lock *new, struct file
 
 /* Insert fl before `before` (the list head: at the tail). */
 static __always_inline void __locks_insert_lock_ctx(struct file_lock *fl,
-						   struct file_lock_context *ctx,
-						   struct list_head *before, int sch)
+						    struct file_lock_context *ctx,
+						    struct list_head *before, int sch)
 {
 	fl->fl_ctx = ctx;
 	list_add_tail(&fl->fl_list, before);
 	__locks_insert_global_locks(fl, sch);
 }
 
-static __always_inline void locks_insert_lock_ctx(struct file_lock *fl, struct file_lock_context *ctx,
-				  struct list_head *before)
+static __always_inline void
+locks_insert_lock_ctx(struct file_lock *fl, struct file_lock_context *ctx, struct list_head *before)
 {
 	__locks_insert_lock_ctx(fl, ctx, before, LK_ANY);
 }
@@ -882,10 +882,10 @@ retry:
 	 * in two (a second record).
 	 */
 	split = false;
-	list_for_each_entry(fl, &ctx->flc_posix, fl_list)
-	{
+	list_for_each_entry(fl, &ctx->flc_posix, fl_list) {
 		if (fl->fl_owner == request->fl_owner) {
-			if (fl->fl_type != request->fl_type && fl->fl_start < start && fl->fl_end > end)
+			if (fl->fl_type != request->fl_type && fl->fl_start < start &&
+			    fl->fl_end > end)
 				split = true;
 			continue;
 		}
@@ -921,8 +921,9 @@ retry:
 	 */
 	cur = left = right = NULL;
 	added = unlock;
-	list_for_each_entry(fl, &ctx->flc_posix,
-			    fl_list) if (fl->fl_owner == request->fl_owner) break;
+	list_for_each_entry(fl, &ctx->flc_posix, fl_list)
+		if (fl->fl_owner == request->fl_owner)
+			break;
 	for (tmp = list_entry(fl->fl_list.next, struct file_lock, fl_list);
 	     &fl->fl_list != &ctx->flc_posix && fl->fl_owner == request->fl_owner;
 	     fl = tmp, tmp = list_entry(tmp->fl_list.next, struct file_lock, fl_list)) {
@@ -1031,7 +1032,8 @@ out_unlocked:
 #define LK_SLOW 1
 
 static __always_inline int __posix_lock_fast(struct file_lock_context *ctx,
-					     struct file_lock *request, bool may_have_waiters, int sch)
+					     struct file_lock *request, bool may_have_waiters,
+					     int sch)
 {
 	struct file_lock *fl, *mine = NULL, *new_fl = NULL, *unused;
 	fl_owner_t owner = request->fl_owner;
@@ -1048,8 +1050,7 @@ static __always_inline int __posix_lock_fast(struct file_lock_context *ctx,
 		}
 	}
 	__flc_lock(ctx, sch);
-	list_for_each_entry(fl, &ctx->flc_posix, fl_list)
-	{
+	list_for_each_entry(fl, &ctx->flc_posix, fl_list) {
 		if (fl->fl_owner == owner) {
 			if (!unlock || mine)
 				goto slow;
@@ -1086,8 +1087,8 @@ slow:
 	return LK_SLOW;
 }
 
-static __always_inline int posix_lock_fast(struct file_lock_context *ctx,
-					   struct file_lock *request, bool may_have_waiters)
+static __always_inline int posix_lock_fast(struct file_lock_context *ctx, struct file_lock *request,
+					   bool may_have_waiters)
 {
 	return __posix_lock_fast(ctx, request, may_have_waiters, LK_ANY);
 }
@@ -1114,8 +1115,7 @@ static void posix_test_lock_ctx(struct file_lock_context *ctx, struct file_lock 
 		return;
 	}
 	flc_lock(ctx);
-	list_for_each_entry(cfl, &ctx->flc_posix, fl_list)
-	{
+	list_for_each_entry(cfl, &ctx->flc_posix, fl_list) {
 		if (posix_test_locks_conflict(fl, cfl)) {
 			locks_copy_conflock(fl, cfl);
 			goto out;
@@ -1162,8 +1162,7 @@ static __always_inline int __flock_lock_ctx(struct file_lock_context *ctx,
 		/* not charged to the owner (see locks_free_lock); fl_req is NULL
 		 * (a spare was a held record, only requests have one) */
 	}
-	list_for_each_entry(fl, &ctx->flc_flock, fl_list)
-	{
+	list_for_each_entry(fl, &ctx->flc_flock, fl_list) {
 		if (request->fl_file != fl->fl_file)
 			continue;
 		if (request->fl_type == fl->fl_type) {
@@ -1182,8 +1181,7 @@ static __always_inline int __flock_lock_ctx(struct file_lock_context *ctx,
 		error = lk_claim(request) ? 0 : -ECANCELED;
 		goto out;
 	}
-	list_for_each_entry(fl, &ctx->flc_flock, fl_list)
-	{
+	list_for_each_entry(fl, &ctx->flc_flock, fl_list) {
 		if (!flock_locks_conflict(request, fl))
 			continue;
 		rv_stat_inc(locks_conflicts);
@@ -1795,7 +1793,6 @@ int __fcntl_setlk(struct file *filp, unsigned int cmd, const struct flock *l, fl
 	return __lk_lock_file_wait(filp, fl, FL_POSIX, NULL);
 }
 
-
 void locks_remove_posix(struct file *filp, fl_owner_t owner)
 {
 	struct file_lock_context *ctx;
@@ -1914,8 +1911,7 @@ static int locks_teardown(void)
 	if (owner_teardown(!held))
 		ret = -EBUSY;
 	spin_lock(&lk_ctx_lock);
-	list_for_each_entry(ctx, &lk_ctx_list, flc_all)
-	{
+	list_for_each_entry(ctx, &lk_ctx_list, flc_all) {
 		if (ctx->flc_spare) {
 			locks_free_record(ctx->flc_spare);
 			ctx->flc_spare = NULL;

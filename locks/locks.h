@@ -94,9 +94,9 @@ enum file_lock_req_state {
 };
 
 struct file_lock_req {
-	struct file_lock fl;	     /* the request; fl.fl_req == this */
-	int state;		     /* enum file_lock_req_state; atomic */
-	int refcount;		     /* atomic: caller + engine */
+	struct file_lock fl;		  /* the request; fl.fl_req == this */
+	int state;			  /* enum file_lock_req_state; atomic */
+	int refcount;			  /* atomic: caller + engine */
 	struct file_lock_req *grant_next; /* a thread's pending-grant queue */
 	/* Called once, with no lock-list lock held, when the request completes
 	 * after having been deferred: result 0 (lock held) or -errno. */

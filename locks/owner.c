@@ -29,7 +29,6 @@ static inline void owner_gen_bump(void)
 	__atomic_store_n(&owner_gen, owner_gen + 1, __ATOMIC_RELAXED);
 }
 
-
 /* Records come from a cache; idle ones are kept (OWNER_IDLE_MAX). */
 static struct kmem_cache *owner_cache;
 

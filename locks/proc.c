@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <sys/sysmacros.h>
 
-
 struct lk_buf {
 	char *buf;
 	size_t len;
@@ -58,8 +57,7 @@ static void lk_show(struct lk_buf *b, const struct file_lock_context *ctx,
 					   : "UNLCK");
 	/* fs/locks.c lock_get_status: "%02x:%02x:%lu", MAJOR:MINOR of i_sb->s_dev */
 	lk_printf(b, "%d %02x:%02x:%llu ", pid, rv_sb ? major(rv_sb->s_dev) : 0,
-		  rv_sb ? minor(rv_sb->s_dev) : 0,
-		  ctx ? (unsigned long long)ctx->flc_ino : 0ULL);
+		  rv_sb ? minor(rv_sb->s_dev) : 0, ctx ? (unsigned long long)ctx->flc_ino : 0ULL);
 	if (fl->fl_flags & FL_POSIX) {
 		if (fl->fl_end == OFFSET_MAX)
 			lk_printf(b, "%lld EOF\n", (long long)fl->fl_start);
@@ -122,8 +120,7 @@ size_t locks_format_proc(char *buf, size_t len)
 			spin_lock(&s->lock);
 			spin_lock(&blocked_lock_lock);
 		}
-		list_for_each_entry(fl, &s->list, fl_link)
-		{
+		list_for_each_entry(fl, &s->list, fl_link) {
 			lk_show(&b, fl->fl_ctx, fl, ++id, 0);
 			lk_show_blocked(&b, fl, id);
 		}

@@ -37,7 +37,7 @@ struct mm_checker {
 };
 
 static void check_fail(struct mm_checker *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 static void check_fail(struct mm_checker *c, const char *fmt, ...)
 {
 	va_list ap;
@@ -116,12 +116,14 @@ static void check_pte(struct mm_checker *c, struct vm_area_struct *vma, unsigned
 		return;
 	folio = mm_folio_from_pte(pte);
 	if (mm_folio_is_anon(folio)) {
-		struct rmap_find rf = { vma, addr, false };
+		struct rmap_find rf = {vma, addr, false};
 
 		rss[MM_ANONPAGES]++;
 		rmap_walk(folio, rmap_find_one, &rf);
 		if (!rf.found && ptep_get(ptep) == pte)
-			check_fail(c, "anonymous folio at %#lx not found by rmap (anon_vma %p, vma anon_vma %p)",
+			check_fail(c,
+				   "anonymous folio at %#lx not found by rmap (anon_vma %p, vma "
+				   "anon_vma %p)",
 				   addr, (void *)mm_folio_anon_vma(folio), (void *)vma->anon_vma);
 		return;
 	}
@@ -135,8 +137,8 @@ static void check_pte(struct mm_checker *c, struct vm_area_struct *vma, unsigned
 
 int mm_check(struct mm_struct *mm)
 {
-	struct mm_checker c = { .mm = mm };
-	long rss[NR_MM_COUNTERS] = { 0 }, tables = 0;
+	struct mm_checker c = {.mm = mm};
+	long rss[NR_MM_COUNTERS] = {0}, tables = 0;
 	struct vm_area_struct *vma;
 	int i;
 

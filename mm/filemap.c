@@ -361,8 +361,7 @@ static vm_fault_t __do_file_fault(struct vm_fault *vmf)
 		if (ret & (VM_FAULT_ERROR | VM_FAULT_RETRY | VM_FAULT_NOPAGE))
 			return ret;
 		rv_stat_inc(file_faults_shared);
-		return ret | finish_file_fault(vmf, folio,
-					       _PAGE_ACCESSED | _PAGE_DIRTY | _PAGE_RW);
+		return ret | finish_file_fault(vmf, folio, _PAGE_ACCESSED | _PAGE_DIRTY | _PAGE_RW);
 	}
 	/*
 	 * do_cow_fault (mm/memory.c, Linux 6.9): a private anonymous copy of
@@ -385,10 +384,9 @@ static vm_fault_t __do_file_fault(struct vm_fault *vmf)
 	}
 	memcpy(mm_folio_data(new), mm_folio_data(folio), PAGE_SIZE);
 	rv_stat_inc(file_faults_cow);
-	ret |= finish_fault_install(vmf, new,
-				    _PAGE_ACCESSED | _PAGE_DIRTY |
-					    ((vma->vm_flags & VM_WRITE) ? _PAGE_RW : 0),
-				    MM_ANONPAGES);
+	ret |= finish_fault_install(
+	    vmf, new, _PAGE_ACCESSED | _PAGE_DIRTY | ((vma->vm_flags & VM_WRITE) ? _PAGE_RW : 0),
+	    MM_ANONPAGES);
 	folio_unlock(folio);
 	folio_put(folio);
 	return ret;
@@ -507,8 +505,7 @@ static int folio_mkclean(struct folio *folio)
  * with even_cows, also the private anonymous copies of those pages
  * (truncate), without it only the page-cache folios (hole punch).
  */
-static void unmap_mapping_range(struct address_space *m, int64_t start, int64_t len,
-				int even_cows)
+static void unmap_mapping_range(struct address_space *m, int64_t start, int64_t len, int even_cows)
 {
 	unsigned long first = (unsigned long)start >> PAGE_SHIFT;
 	unsigned long last =

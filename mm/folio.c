@@ -22,9 +22,9 @@
 
 static unsigned char zero_page_data[PAGE_SIZE] __attribute__((aligned(4096)));
 static struct folio zero_folio = {
-	.refcount = 1,
-	.data = zero_page_data,
-	.index = -1,
+    .refcount = 1,
+    .data = zero_page_data,
+    .index = -1,
 };
 
 int mm_folio_init(void)

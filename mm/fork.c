@@ -72,7 +72,7 @@ int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
 		}
 		tmp->vm_mm = mm;
 		tmp->vm_lock_seq = mm->mm_lock_seq; /* born write-locked in the child */
-		tmp->vm_flags &= ~VM_LOCKED_MASK; /* mlock is not inherited */
+		tmp->vm_flags &= ~VM_LOCKED_MASK;   /* mlock is not inherited */
 		/*
 		 * dup_mmap (kernel/fork.c, Linux 6.9): VM_WIPEONFORK gets a
 		 * clean slate in the child, with no anon_vma until its first
@@ -162,8 +162,8 @@ static void mm_exit_mm(struct task_struct *t)
 }
 
 static const struct task_hooks mm_task_hooks = {
-	.copy_mm = mm_copy_mm,
-	.exit_mm = mm_exit_mm,
+    .copy_mm = mm_copy_mm,
+    .exit_mm = mm_exit_mm,
 };
 
 void mm_fork_hooks_install(void)

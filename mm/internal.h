@@ -231,7 +231,7 @@ struct vm_area_struct *vma_prev_of(struct vm_area_struct *vma);
 struct vm_area_struct *vma_next_of(struct vm_area_struct *vma);
 struct vm_area_struct *vm_area_alloc(struct mm_struct *mm);
 struct vm_area_struct *vm_area_dup(struct vm_area_struct *orig);
-void vm_area_free(struct vm_area_struct *vma);   /* per vm_area_cache (mmap.c) */
+void vm_area_free(struct vm_area_struct *vma); /* per vm_area_cache (mmap.c) */
 /* A VMA that never entered the tree (no reader can hold it): freed now. */
 void vm_area_free_unpublished(struct vm_area_struct *vma);
 void vma_link_file(struct vm_area_struct *vma);
@@ -259,8 +259,7 @@ int vma_modify_flags_all(struct mm_struct *mm, unsigned long set, unsigned long 
  * does; mm_populate_locked with mmap_lock already held by the caller */
 int mm_populate_locked(struct mm_struct *mm, unsigned long start, unsigned long len,
 		       bool ignore_errors);
-int __mm_populate(struct mm_struct *mm, unsigned long start, unsigned long len,
-		  bool ignore_errors);
+int __mm_populate(struct mm_struct *mm, unsigned long start, unsigned long len, bool ignore_errors);
 
 /* mm/filemap.c: the file side (VFS page cache) */
 void mm_file_get(struct file *file);
@@ -292,9 +291,9 @@ struct vm_fault {
 	unsigned long pgoff;   /* linear_page_index(vma, address) */
 	struct pt_page *pt;    /* NULL until allocated if no page table existed */
 	pte_t *pte;
-	pte_t orig_pte;        /* the PTE as read locklessly (FAULT_FLAG_ORIG_PTE_VALID) */
+	pte_t orig_pte;		/* the PTE as read locklessly (FAULT_FLAG_ORIG_PTE_VALID) */
 	struct folio *io_folio; /* the folio this fault read from the store, if any */
-	pte_t found_pte;       /* what finish_fault_install found instead of none */
+	pte_t found_pte;	/* what finish_fault_install found instead of none */
 };
 /* Allocate the page table of vmf->address if the fault found none. */
 static inline int vmf_pte_alloc(struct vm_fault *vmf)
@@ -309,7 +308,8 @@ static inline int vmf_pte_alloc(struct vm_fault *vmf)
 }
 /* Install folio at vmf->address if the PTE is still none (ptl taken inside).
  * Consumes the caller's folio reference either way; VM_FAULT_NOPAGE if raced. */
-vm_fault_t finish_fault_install(struct vm_fault *vmf, struct folio *folio, pte_t flags, int counter);
+vm_fault_t finish_fault_install(struct vm_fault *vmf, struct folio *folio, pte_t flags,
+				int counter);
 void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma, unsigned long addr);
 /* The VMA's anon_vma before an anonymous folio goes in: 0, VM_FAULT_OOM or VM_FAULT_RETRY. */
 vm_fault_t vmf_anon_prepare(struct vm_fault *vmf);

@@ -111,8 +111,8 @@ static int madvise_free_single_vma(struct vm_area_struct *vma, unsigned long sta
 			do {
 				new = old & ~(_PAGE_DIRTY | _PAGE_ACCESSED);
 			} while (new != old &&
-				 !__atomic_compare_exchange_n(ptep, &old, new, false, __ATOMIC_ACQ_REL,
-							      __ATOMIC_ACQUIRE));
+				 !__atomic_compare_exchange_n(ptep, &old, new, false,
+							      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
 			if (new != old) {
 				changed++;
 				rv_stat_inc(madvise_lazyfree);
@@ -125,8 +125,8 @@ static int madvise_free_single_vma(struct vm_area_struct *vma, unsigned long sta
 	return 0;
 }
 
-static int madvise_dontneed_free(struct vm_area_struct *vma, unsigned long start,
-				 unsigned long end, int behavior)
+static int madvise_dontneed_free(struct vm_area_struct *vma, unsigned long start, unsigned long end,
+				 int behavior)
 {
 	/* madvise_dontneed_free_valid_vma: VM_LOCKED pages stay */
 	if (vma->vm_flags & VM_LOCKED)
@@ -138,8 +138,8 @@ static int madvise_dontneed_free(struct vm_area_struct *vma, unsigned long start
 }
 
 /* madvise_vma_behavior for the VM_ flag advice: split, set, merge */
-static int madvise_update_flags(struct vm_area_struct *vma, unsigned long start,
-				unsigned long end, int behavior)
+static int madvise_update_flags(struct vm_area_struct *vma, unsigned long start, unsigned long end,
+				int behavior)
 {
 	unsigned long old = vma->vm_flags, nf = old;
 
@@ -167,8 +167,8 @@ static int madvise_update_flags(struct vm_area_struct *vma, unsigned long start,
 	return vma_modify_flags(vma->vm_mm, start, end, nf & ~old, old & ~nf);
 }
 
-static int madvise_vma_behavior(struct vm_area_struct *vma, unsigned long start,
-				unsigned long end, int behavior)
+static int madvise_vma_behavior(struct vm_area_struct *vma, unsigned long start, unsigned long end,
+				int behavior)
 {
 	if (behavior == MADV_DONTNEED || behavior == MADV_FREE)
 		return madvise_dontneed_free(vma, start, end, behavior);

@@ -129,10 +129,9 @@ static vm_fault_t do_anonymous_page(struct vm_fault *vmf)
 	folio = mm_alloc_anon_folio();
 	if (!folio)
 		return VM_FAULT_OOM;
-	return finish_fault_install(vmf, folio,
-				    _PAGE_ACCESSED | _PAGE_DIRTY |
-					    ((vma->vm_flags & VM_WRITE) ? _PAGE_RW : 0),
-				    MM_ANONPAGES);
+	return finish_fault_install(
+	    vmf, folio, _PAGE_ACCESSED | _PAGE_DIRTY | ((vma->vm_flags & VM_WRITE) ? _PAGE_RW : 0),
+	    MM_ANONPAGES);
 }
 
 /*
@@ -202,8 +201,8 @@ static vm_fault_t do_wp_page(struct vm_fault *vmf)
 	add_mm_counter(vma->vm_mm, MM_ANONPAGES, 1);
 	if (!special)
 		add_mm_counter(vma->vm_mm, mm_counter_of(vma, old), -1);
-	set_pte(vmf->pte, mm_folio_to_pte(new) | _PAGE_PRESENT | _PAGE_RW | _PAGE_DIRTY |
-				  _PAGE_ACCESSED);
+	set_pte(vmf->pte,
+		mm_folio_to_pte(new) | _PAGE_PRESENT | _PAGE_RW | _PAGE_DIRTY | _PAGE_ACCESSED);
 	if (!special) {
 		mm_folio_mapcount_dec(old);
 		mm_folio_put(old); /* the PTE's reference */
@@ -237,10 +236,10 @@ static vm_fault_t do_numa_page(struct vm_fault *vmf)
 vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address, unsigned int flags)
 {
 	struct vm_fault vmf = {
-		.vma = vma,
-		.address = address & PAGE_MASK,
-		.flags = flags,
-		.pgoff = linear_page_index(vma, address & PAGE_MASK),
+	    .vma = vma,
+	    .address = address & PAGE_MASK,
+	    .flags = flags,
+	    .pgoff = linear_page_index(vma, address & PAGE_MASK),
 	};
 	pte_t entry;
 
@@ -367,8 +366,9 @@ static struct folio *tlb_miss_walk(struct mm_struct *mm, unsigned long addr, boo
 			goto out;
 		want = pte | _PAGE_ACCESSED | (write ? _PAGE_DIRTY : 0);
 		rv_sched_point("tlb_miss_walk: PTE read, before the cmpxchg");
-		if (want == pte || __atomic_compare_exchange_n(ptep, &pte, want, false,
-							       __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		if (want == pte ||
+		    __atomic_compare_exchange_n(ptep, &pte, want, false, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE)) {
 			folio = mm_folio_from_pte(pte);
 			goto out;
 		}
@@ -408,8 +408,7 @@ static int fault_remote(struct mm_struct *mm, unsigned long address, unsigned in
  * -ENOMEM).  With ignore_errors (MAP_POPULATE, mlockall) a failing VMA
  * is left and the next one tried; else the first error is returned.
  */
-int __mm_populate(struct mm_struct *mm, unsigned long start, unsigned long len,
-		  bool ignore_errors)
+int __mm_populate(struct mm_struct *mm, unsigned long start, unsigned long len, bool ignore_errors)
 {
 	int ret;
 
@@ -458,7 +457,8 @@ int mm_populate_locked(struct mm_struct *mm, unsigned long start, unsigned long 
 				pte_t pte = mm_pte_read(mm, addr);
 				vm_fault_t r;
 
-				if ((pte & _PAGE_PRESENT) && (!(flags & FAULT_FLAG_WRITE) || pte_write(pte)))
+				if ((pte & _PAGE_PRESENT) &&
+				    (!(flags & FAULT_FLAG_WRITE) || pte_write(pte)))
 					break;
 				if (tries > MM_ACCESS_MAX_FAULTS) {
 					ret = -EDEADLK;
@@ -528,7 +528,8 @@ int mm_access(struct mm_struct *mm, unsigned long addr, void *buf, size_t len, b
 				break;
 			/* fault outside the section: a fault may flush this mm */
 			tlb_exit(mm, idx);
-			ret = remote ? fault_remote(mm, addr, flags) : handle_page_fault(mm, addr, flags);
+			ret = remote ? fault_remote(mm, addr, flags)
+				     : handle_page_fault(mm, addr, flags);
 			if (ret)
 				goto out;
 			if (++tries > MM_ACCESS_MAX_FAULTS) {

@@ -23,7 +23,6 @@
 
 #include <sys/mman.h>
 
-
 /* __mlock_posix_error_return: what mlock(2) reports for a populate error */
 static int mlock_posix_error(int err)
 {

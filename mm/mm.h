@@ -136,22 +136,22 @@ struct pt_page {
 /* VMA flags and the VMA                                               */
 /* ------------------------------------------------------------------ */
 
-#define VM_NONE      0x00000000UL
-#define VM_READ      0x00000001UL
-#define VM_WRITE     0x00000002UL
-#define VM_EXEC      0x00000004UL
-#define VM_SHARED    0x00000008UL
-#define VM_MAYREAD   0x00000010UL
-#define VM_MAYWRITE  0x00000020UL
-#define VM_MAYEXEC   0x00000040UL
-#define VM_MAYSHARE  0x00000080UL
-#define VM_LOCKED    0x00002000UL
-#define VM_DONTCOPY  0x00020000UL
-#define VM_LOCKONFAULT 0x00080000UL /* with VM_LOCKED: lock pages as they fault in */
-#define VM_LOCKED_MASK (VM_LOCKED | VM_LOCKONFAULT)
-#define VM_ACCOUNT   0x00100000UL /* charged to the commit (a private writable mapping) */
-#define VM_NORESERVE 0x00200000UL /* MAP_NORESERVE: not charged */
-#define VM_WIPEONFORK 0x02000000UL
+#define VM_NONE		0x00000000UL
+#define VM_READ		0x00000001UL
+#define VM_WRITE	0x00000002UL
+#define VM_EXEC		0x00000004UL
+#define VM_SHARED	0x00000008UL
+#define VM_MAYREAD	0x00000010UL
+#define VM_MAYWRITE	0x00000020UL
+#define VM_MAYEXEC	0x00000040UL
+#define VM_MAYSHARE	0x00000080UL
+#define VM_LOCKED	0x00002000UL
+#define VM_DONTCOPY	0x00020000UL
+#define VM_LOCKONFAULT	0x00080000UL /* with VM_LOCKED: lock pages as they fault in */
+#define VM_LOCKED_MASK	(VM_LOCKED | VM_LOCKONFAULT)
+#define VM_ACCOUNT	0x00100000UL /* charged to the commit (a private writable mapping) */
+#define VM_NORESERVE	0x00200000UL /* MAP_NORESERVE: not charged */
+#define VM_WIPEONFORK	0x02000000UL
 #define VM_ACCESS_FLAGS (VM_READ | VM_WRITE | VM_EXEC)
 
 struct anon_vma;
@@ -166,23 +166,23 @@ struct vm_area_struct {
 	unsigned long vm_pgoff; /* in pages: file offset, or vm_start>>PAGE_SHIFT for anon */
 	unsigned long vm_flags;
 	struct mm_struct *vm_mm;
-	struct file *vm_file;              /* NULL for anonymous; holds a reference */
-	struct address_space *vm_mapping;  /* vm_file's mapping (i_mmap member); NULL
-					    * if anonymous (private /dev/zero too) */
+	struct file *vm_file;		  /* NULL for anonymous; holds a reference */
+	struct address_space *vm_mapping; /* vm_file's mapping (i_mmap member); NULL
+					   * if anonymous (private /dev/zero too) */
 	/* set once: under mmap_lock (write), or under mmap_lock (read) plus
 	 * mm->page_table_lock (anon_vma_prepare; never under the VMA read lock
 	 * alone: vmf_anon_prepare); cleared under mmap_lock (write) */
 	struct anon_vma *anon_vma;
-	struct list_head anon_vma_chain;   /* anon_vma_chain.same_vma, same rules */
+	struct list_head anon_vma_chain; /* anon_vma_chain.same_vma, same rules */
 	/* per-VMA lock (Linux 6.4): write-locked while vm_lock_seq == mm_lock_seq */
-	int vm_lock_seq;                   /* written by the writer holding mmap_lock (write)
-					    * with the VMA's readers drained */
+	int vm_lock_seq; /* written by the writer holding mmap_lock (write)
+			  * with the VMA's readers drained */
 	/* vma_lock=rwsem (6.4-6.14): the rw_semaphore comes from its own cache,
 	 * vma_lock_cachep (6.4's "mm: separate vma->lock from vm_area_struct"),
 	 * allocated and freed with the VMA */
-	bool detached;                     /* rwsem: removed from the tree; VMA write-locked */
+	bool detached; /* rwsem: removed from the tree; VMA write-locked */
 	struct vma_lock *vm_lock;
-	struct list_head shared;           /* on vm_mapping's i_mmap list */
+	struct list_head shared; /* on vm_mapping's i_mmap list */
 	struct rcu_head rcu;
 	/*
 	 * vma_lock=refcnt (6.15's vm_refcnt): 0 detached (not in the tree), 1
@@ -236,8 +236,7 @@ static inline unsigned long vma_pages(const struct vm_area_struct *vma)
 {
 	return (vma->vm_end - vma->vm_start) >> PAGE_SHIFT;
 }
-static inline unsigned long linear_page_index(const struct vm_area_struct *vma,
-					      unsigned long addr)
+static inline unsigned long linear_page_index(const struct vm_area_struct *vma, unsigned long addr)
 {
 	return ((addr - vma->vm_start) >> PAGE_SHIFT) + vma->vm_pgoff;
 }
@@ -269,23 +268,23 @@ enum mm_counter_type {
 
 struct mm_struct {
 	struct rw_semaphore mmap_lock;
-	int mm_lock_seq;                   /* written under mmap_lock (write) */
-	int mm_users;                      /* atomic: tasks + mmget users */
-	int mm_count;                      /* atomic: references to the struct */
-	int map_count;                     /* VMAs; under mmap_lock */
-	struct vma_array *mm_mt;           /* the VMA tree; RCU-published */
-	spinlock_t page_table_lock;        /* see the top of the file */
-	struct pt_page **pgd;              /* PTRS_PER_PGD entries, atomic pointers */
-	long nr_ptes;                      /* atomic: page-table pages allocated */
+	int mm_lock_seq;	    /* written under mmap_lock (write) */
+	int mm_users;		    /* atomic: tasks + mmget users */
+	int mm_count;		    /* atomic: references to the struct */
+	int map_count;		    /* VMAs; under mmap_lock */
+	struct vma_array *mm_mt;    /* the VMA tree; RCU-published */
+	spinlock_t page_table_lock; /* see the top of the file */
+	struct pt_page **pgd;	    /* PTRS_PER_PGD entries, atomic pointers */
+	long nr_ptes;		    /* atomic: page-table pages allocated */
 	unsigned long mmap_base;
 	unsigned long task_size;
-	unsigned long def_flags;           /* under mmap_lock (write): VM_LOCKED after mlockall(MCL_FUTURE) */
-	int rss_mode;                      /* enum rss_counters_mode at creation */
+	unsigned long def_flags; /* under mmap_lock (write): VM_LOCKED after mlockall(MCL_FUTURE) */
+	int rss_mode;		 /* enum rss_counters_mode at creation */
 	struct percpu_counter rss_stat[NR_MM_COUNTERS];
 	/* the model TLB (mm/tlb.c): translations in use, counted per epoch */
 	int tlb_epoch __attribute__((aligned(64))); /* atomic; flipped under tlb_flush_lock */
-	long tlb_users[2];                 /* atomic: sections open, by epoch & 1 */
-	spinlock_t tlb_flush_lock;         /* serializes flushes that must wait */
+	long tlb_users[2];			    /* atomic: sections open, by epoch & 1 */
+	spinlock_t tlb_flush_lock;		    /* serializes flushes that must wait */
 	/* vma_lock=refcnt: a writer waits here for a VMA's readers to drain
 	 * (the kernel's rcuwait mm->vma_writer_wait) */
 	struct wait_queue_head vma_writer_wait;
@@ -377,9 +376,9 @@ static inline bool vma_is_write_locked(struct vm_area_struct *vma)
 struct mm_struct *mm_alloc(void);
 void mmget(struct mm_struct *mm);
 bool mmget_not_zero(struct mm_struct *mm);
-void mmput(struct mm_struct *mm);    /* last user: exit_mmap */
+void mmput(struct mm_struct *mm); /* last user: exit_mmap */
 void mmgrab(struct mm_struct *mm);
-void mmdrop(struct mm_struct *mm);   /* last reference: free */
+void mmdrop(struct mm_struct *mm); /* last reference: free */
 /* Give task `t` a fresh, empty address space (exec); drops its old one. */
 int exec_mm(struct task_struct *t);
 /* get_task_mm: a user reference on t's mm (mmput when done), or NULL. */
@@ -407,8 +406,7 @@ struct vm_area_struct *find_vma_rcu(struct mm_struct *mm, unsigned long addr);
 int mm_map_count(struct mm_struct *mm);
 /* The i-th VMA in address order (mmap_lock held), NULL past the end. */
 struct vm_area_struct *mm_vma_at(struct mm_struct *mm, int i);
-#define for_each_vma_idx(mm, i, vma) \
-	for ((i) = 0; ((vma) = mm_vma_at((mm), (i))) != NULL; (i)++)
+#define for_each_vma_idx(mm, i, vma) for ((i) = 0; ((vma) = mm_vma_at((mm), (i))) != NULL; (i)++)
 
 /*
  * mmap: prot is PROT_*, flags MAP_PRIVATE or MAP_SHARED, with MAP_ANONYMOUS
@@ -486,19 +484,19 @@ long mm_nr_ptes(struct mm_struct *mm);
 /* ------------------------------------------------------------------ */
 
 typedef unsigned int vm_fault_t;
-#define VM_FAULT_OOM       0x0001
-#define VM_FAULT_SIGBUS    0x0002
-#define VM_FAULT_MAJOR     0x0004
+#define VM_FAULT_OOM	   0x0001
+#define VM_FAULT_SIGBUS	   0x0002
+#define VM_FAULT_MAJOR	   0x0004
 #define VM_FAULT_SIGSEGV   0x0040
-#define VM_FAULT_NOPAGE    0x0100 /* nothing installed: the access retries */
-#define VM_FAULT_RETRY     0x0400 /* retry under mmap_lock (or again) */
+#define VM_FAULT_NOPAGE	   0x0100 /* nothing installed: the access retries */
+#define VM_FAULT_RETRY	   0x0400 /* retry under mmap_lock (or again) */
 #define VM_FAULT_COMPLETED 0x4000
-#define VM_FAULT_ERROR     (VM_FAULT_OOM | VM_FAULT_SIGBUS | VM_FAULT_SIGSEGV)
+#define VM_FAULT_ERROR	   (VM_FAULT_OOM | VM_FAULT_SIGBUS | VM_FAULT_SIGSEGV)
 
-#define FAULT_FLAG_WRITE    0x01
-#define FAULT_FLAG_TRIED    0x20
+#define FAULT_FLAG_WRITE	  0x01
+#define FAULT_FLAG_TRIED	  0x20
 #define FAULT_FLAG_ORIG_PTE_VALID 0x800 /* a page table existed: orig_pte was read */
-#define FAULT_FLAG_VMA_LOCK 0x1000
+#define FAULT_FLAG_VMA_LOCK	  0x1000
 
 /* Handle one fault on a VMA held by mmap_lock or its read lock (FAULT_FLAG_VMA_LOCK). */
 vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address, unsigned int flags);
@@ -517,7 +515,7 @@ int handle_page_fault(struct mm_struct *mm, unsigned long address, unsigned int 
  * mmap_lock for read.
  */
 int mm_access(struct mm_struct *mm, unsigned long addr, void *buf, size_t len, bool write);
-int rv_mm_read(unsigned long addr, void *buf, size_t len);        /* current->mm */
+int rv_mm_read(unsigned long addr, void *buf, size_t len);	  /* current->mm */
 int rv_mm_write(unsigned long addr, const void *buf, size_t len); /* current->mm */
 
 /*
@@ -533,18 +531,18 @@ long change_prot_numa(struct vm_area_struct *vma, unsigned long start, unsigned 
 /* ------------------------------------------------------------------ */
 
 struct anon_vma {
-	struct anon_vma *root;     /* the root of this tree: its rwsem is the tree's lock */
+	struct anon_vma *root;	   /* the root of this tree: its rwsem is the tree's lock */
 	struct anon_vma *parent;   /* holds a reference; NULL for a root */
-	int refcount;              /* atomic: one per chain link, one per child */
+	int refcount;		   /* atomic: one per chain link, one per child */
 	struct rw_semaphore rwsem; /* used in the root only */
-	struct list_head head;     /* anon_vma_chain.same_anon_vma, under root->rwsem */
+	struct list_head head;	   /* anon_vma_chain.same_anon_vma, under root->rwsem */
 	struct rcu_head rcu;
 };
 
 struct anon_vma_chain {
 	struct vm_area_struct *vma;
 	struct anon_vma *anon_vma;
-	struct list_head same_vma;      /* on vma->anon_vma_chain */
+	struct list_head same_vma;	/* on vma->anon_vma_chain */
 	struct list_head same_anon_vma; /* on anon_vma->head, under root->rwsem */
 };
 

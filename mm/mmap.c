@@ -54,8 +54,9 @@ struct kmem_cache *vma_node_cachep;
 long mm_live;
 
 RV_STAT_DEFINE(vma_write_locks, "VMAs write-locked by vma_start_write (slow path taken)");
-RV_STAT_DEFINE(vma_detach_waits,
-	       "vma_mark_detached found a reader's temporary reference and waited (vma_lock=refcnt)");
+RV_STAT_DEFINE(
+    vma_detach_waits,
+    "vma_mark_detached found a reader's temporary reference and waited (vma_lock=refcnt)");
 RV_STAT_DEFINE(vma_merges, "VMAs merged into a neighbour");
 RV_STAT_DEFINE(vma_splits, "VMA splits");
 RV_STAT_DEFINE(mm_bad_rss, "mm_structs freed with a non-zero RSS counter (bug)");
@@ -85,7 +86,8 @@ static bool __vma_enter_locked(struct vm_area_struct *vma, bool detaching)
 	} while (!__atomic_compare_exchange_n(&vma->vm_refcnt, &old, old + VMA_LOCK_OFFSET, true,
 					      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
 	if (!RV_MUTANT(vma_enter_locked_no_wait))
-		wait_event(&mm->vma_writer_wait, __atomic_load_n(&vma->vm_refcnt, __ATOMIC_ACQUIRE) == tgt);
+		wait_event(&mm->vma_writer_wait,
+			   __atomic_load_n(&vma->vm_refcnt, __ATOMIC_ACQUIRE) == tgt);
 	return true;
 }
 
@@ -100,7 +102,7 @@ void vma_start_write(struct vm_area_struct *vma)
 	int seq = mm->mm_lock_seq;
 
 	if (vma->vm_lock_seq == seq)
-		return; /* already write-locked in this mmap_lock section */
+		return;		      /* already write-locked in this mmap_lock section */
 	RV_INJECT("vma_start_write"); /* about to wait for the VMA's readers */
 	if (rv_sw.vma_lock == VMA_LOCK_REFCNT) {
 		/* __vma_start_write (6.15): a detached VMA has no readers to wait for */
@@ -327,8 +329,8 @@ static inline int vma_nr(struct mm_struct *mm)
  * release of nr, paired with the acquire in find_vma_rcu); anything else
  * publishes a new array and retires the old one through RCU.
  */
-static int vma_tree_splice(struct mm_struct *mm, int lo, int nremove,
-			   struct vm_area_struct **ins, int nins)
+static int vma_tree_splice(struct mm_struct *mm, int lo, int nremove, struct vm_area_struct **ins,
+			   int nins)
 {
 	struct vma_array *old = mm->mm_mt, *a;
 	int nr = old ? old->nr : 0;
@@ -336,7 +338,8 @@ static int vma_tree_splice(struct mm_struct *mm, int lo, int nremove,
 
 	if (old && nremove == 0 && lo == nr && newnr <= old->cap) {
 		for (int k = 0; k < nins; k++) {
-			vma_mark_attached(ins[k]); /* vma_iter_store: attached as it enters the tree */
+			vma_mark_attached(
+			    ins[k]); /* vma_iter_store: attached as it enters the tree */
 			__atomic_store_n(&old->v[nr + k], ins[k], __ATOMIC_RELEASE);
 		}
 		smp_store_release(&old->nr, newnr);
@@ -445,8 +448,9 @@ struct vm_area_struct *find_vma_rcu(struct mm_struct *mm, unsigned long addr)
 }
 
 RV_STAT_DEFINE(vma_lock_misses, "lock_vma_under_rcu failures (fall back to mmap_lock)");
-RV_STAT_DEFINE(vma_lock_replaced,
-	       "lock_vma_under_rcu lookups retried: the VMA was detached (the kernel's VMA_LOCK_MISS)");
+RV_STAT_DEFINE(
+    vma_lock_replaced,
+    "lock_vma_under_rcu lookups retried: the VMA was detached (the kernel's VMA_LOCK_MISS)");
 RV_STAT_DEFINE(vma_lock_recycled,
 	       "lock_vma_under_rcu locked a VMA that is no longer this mm's at that address "
 	       "(reused from a typesafe cache, or its bounds changed): fall back to mmap_lock");
@@ -475,7 +479,8 @@ static void vma_refcount_put(struct vm_area_struct *vma)
 	int cnt = __atomic_sub_fetch(&vma->vm_refcnt, 1, __ATOMIC_ACQ_REL);
 
 	/* is_vma_writer_only: the writer's offset and at most the tree's reference */
-	if (cnt && (cnt & VMA_LOCK_OFFSET) && cnt <= VMA_LOCK_OFFSET + 1 && !RV_MUTANT(vma_refcount_put_no_wake))
+	if (cnt && (cnt & VMA_LOCK_OFFSET) && cnt <= VMA_LOCK_OFFSET + 1 &&
+	    !RV_MUTANT(vma_refcount_put_no_wake))
 		wake_up_all(&mm->vma_writer_wait);
 }
 
@@ -490,7 +495,8 @@ int __vma_start_read(struct mm_struct *mm, struct vm_area_struct *vma)
 		if (!down_read_trylock(&vma->vm_lock->lock))
 			return -EBUSY;
 		rv_sched_point("vma_start_read: locked, before the recheck");
-		if (!RV_MUTANT(vma_start_read_no_seq_recheck) && unlikely(READ_ONCE(vma->vm_lock_seq) == smp_load_acquire(&mm->mm_lock_seq))) {
+		if (!RV_MUTANT(vma_start_read_no_seq_recheck) &&
+		    unlikely(READ_ONCE(vma->vm_lock_seq) == smp_load_acquire(&mm->mm_lock_seq))) {
 			up_read(&vma->vm_lock->lock);
 			return -EBUSY;
 		}
@@ -517,7 +523,8 @@ int __vma_start_read(struct mm_struct *mm, struct vm_area_struct *vma)
 		return -EBUSY;
 	}
 	/* acquire: pairs with vma_end_write_all's release of mm_lock_seq */
-	if (!RV_MUTANT(vma_start_read_ref_no_seq_recheck) && unlikely(READ_ONCE(vma->vm_lock_seq) == smp_load_acquire(&mm->mm_lock_seq))) {
+	if (!RV_MUTANT(vma_start_read_ref_no_seq_recheck) &&
+	    unlikely(READ_ONCE(vma->vm_lock_seq) == smp_load_acquire(&mm->mm_lock_seq))) {
 		vma_refcount_put(vma);
 		return -EBUSY;
 	}
@@ -998,8 +1005,7 @@ static unsigned long calc_vm_flags(int prot, int flags)
 	return vm;
 }
 
-static unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long hint,
-				       unsigned long len)
+static unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long hint, unsigned long len)
 {
 	int n = vma_nr(mm);
 	unsigned long addr;
@@ -1173,7 +1179,8 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int pr
 		ret = vma_tree_splice(mm, i, 0, &vma, 1);
 	if (ret) {
 		if (vma->vm_file)
-			mm_file_put_deferred(vma->vm_file); /* a shmem file: evicted at task_work_run */
+			mm_file_put_deferred(
+			    vma->vm_file); /* a shmem file: evicted at task_work_run */
 		vm_area_free_unpublished(vma);
 		return ret;
 	}
@@ -1192,8 +1199,8 @@ long vm_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len, int pr
 	mmap_write_lock(mm);
 	ret = do_mmap(mm, addr, len, prot, flags, file, pgoff);
 	/* do_mmap: a locked mapping is populated unless it locks on fault */
-	populate = ret >= 0 && ((mm->def_flags & VM_LOCKED_MASK) == VM_LOCKED ||
-				(flags & MAP_POPULATE));
+	populate =
+	    ret >= 0 && ((mm->def_flags & VM_LOCKED_MASK) == VM_LOCKED || (flags & MAP_POPULATE));
 	mmap_write_unlock(mm);
 	/* vm_mmap_pgoff: mm_populate after dropping mmap_lock, errors ignored */
 	if (populate)
@@ -1450,8 +1457,8 @@ struct mprotect_ctx {
 static long mprotect_newflags(struct vm_area_struct *v, unsigned long arg)
 {
 	struct mprotect_ctx *c = (struct mprotect_ctx *)arg;
-	unsigned long nf = (v->vm_flags & ~VM_ACCESS_FLAGS) |
-			   (calc_vm_flags(c->prot, 0) & VM_ACCESS_FLAGS);
+	unsigned long nf =
+	    (v->vm_flags & ~VM_ACCESS_FLAGS) | (calc_vm_flags(c->prot, 0) & VM_ACCESS_FLAGS);
 
 	if ((nf & ~(nf >> 4)) & VM_ACCESS_FLAGS)
 		return -EACCES;
@@ -1468,8 +1475,8 @@ static long mprotect_newflags(struct vm_area_struct *v, unsigned long arg)
 	} else if ((v->vm_flags & VM_ACCOUNT) && vma_is_anonymous(v) && !v->anon_vma) {
 		nf &= ~VM_ACCOUNT;
 	}
-	c->populate = (v->vm_flags & (VM_WRITE | VM_SHARED | VM_LOCKED)) == VM_LOCKED &&
-		      (nf & VM_WRITE);
+	c->populate =
+	    (v->vm_flags & (VM_WRITE | VM_SHARED | VM_LOCKED)) == VM_LOCKED && (nf & VM_WRITE);
 	return (long)nf;
 }
 
@@ -1539,10 +1546,9 @@ static long modify_newflags(struct vm_area_struct *v, unsigned long arg)
 int vma_modify_flags(struct mm_struct *mm, unsigned long start, unsigned long end,
 		     unsigned long set, unsigned long clear)
 {
-	struct flags_change fc = { set, clear };
+	struct flags_change fc = {set, clear};
 
-	return vma_apply_range(mm, start, end, modify_newflags, (unsigned long)&fc, NULL,
-			       NULL);
+	return vma_apply_range(mm, start, end, modify_newflags, (unsigned long)&fc, NULL, NULL);
 }
 
 /* every VMA, holes allowed (mlockall, munlockall: apply_mlockall_flags) */
@@ -1572,7 +1578,7 @@ int vma_modify_flags_all(struct mm_struct *mm, unsigned long set, unsigned long 
 
 int vm_mprotect(struct mm_struct *mm, unsigned long addr, unsigned long len, int prot)
 {
-	struct mprotect_ctx c = { .prot = prot };
+	struct mprotect_ctx c = {.prot = prot};
 	int ret;
 
 	mmap_write_lock(mm);
@@ -1640,22 +1646,22 @@ static int mm_subsys_init(void)
 	 * vm_lock from vma_lock_cachep); 6.15 SLAB_TYPESAFE_BY_RCU; 6.18
 	 * mm/vma_init.c vma_state_init adds sheaf_capacity 32 to it.
 	 */
-	vm_area_cachep = kmem_cache_create(
-		"vm_area_struct", sizeof(struct vm_area_struct), 0,
-		SLAB_HWCACHE_ALIGN | (vm_area_typesafe() ? SLAB_TYPESAFE_BY_RCU : 0) |
-			(rv_sw.vm_area_cache == VM_AREA_CACHE_SHEAVES ||
-					 rv_sw.vm_area_cache == VM_AREA_CACHE_TYPESAFE_SHEAVES ?
-				 SLAB_SHEAVES :
-				 0),
-		NULL);
-	vma_lock_cachep = rv_sw.vma_lock == VMA_LOCK_RWSEM ?
-				  kmem_cache_create("vma_lock", sizeof(struct vma_lock), 0, 0, NULL) :
-				  NULL;
-	mm_cachep = kmem_cache_create("mm_struct", sizeof(struct mm_struct), 0, SLAB_HWCACHE_ALIGN,
-				      NULL);
+	vm_area_cachep =
+	    kmem_cache_create("vm_area_struct", sizeof(struct vm_area_struct), 0,
+			      SLAB_HWCACHE_ALIGN | (vm_area_typesafe() ? SLAB_TYPESAFE_BY_RCU : 0) |
+				  (rv_sw.vm_area_cache == VM_AREA_CACHE_SHEAVES ||
+					   rv_sw.vm_area_cache == VM_AREA_CACHE_TYPESAFE_SHEAVES
+				       ? SLAB_SHEAVES
+				       : 0),
+			      NULL);
+	vma_lock_cachep = rv_sw.vma_lock == VMA_LOCK_RWSEM
+			      ? kmem_cache_create("vma_lock", sizeof(struct vma_lock), 0, 0, NULL)
+			      : NULL;
+	mm_cachep =
+	    kmem_cache_create("mm_struct", sizeof(struct mm_struct), 0, SLAB_HWCACHE_ALIGN, NULL);
 	anon_vma_cachep = kmem_cache_create("anon_vma", sizeof(struct anon_vma), 0, 0, NULL);
 	anon_vma_chain_cachep =
-		kmem_cache_create("anon_vma_chain", sizeof(struct anon_vma_chain), 0, 0, NULL);
+	    kmem_cache_create("anon_vma_chain", sizeof(struct anon_vma_chain), 0, 0, NULL);
 	pt_page_cachep = kmem_cache_create("pt_page", sizeof(struct pt_page), 64, 0, NULL);
 	vma_node_cachep = kmem_cache_create("vma_tree_node",
 					    sizeof(struct vma_array) +
@@ -1695,9 +1701,9 @@ static int mm_subsys_teardown(void)
 		ret = -EBUSY;
 	}
 	if (destroy_cache(&vm_area_cachep) | destroy_cache(&vma_lock_cachep) |
-	    destroy_cache(&mm_cachep) |
-	    destroy_cache(&anon_vma_cachep) | destroy_cache(&anon_vma_chain_cachep) |
-	    destroy_cache(&pt_page_cachep) | destroy_cache(&vma_node_cachep))
+	    destroy_cache(&mm_cachep) | destroy_cache(&anon_vma_cachep) |
+	    destroy_cache(&anon_vma_chain_cachep) | destroy_cache(&pt_page_cachep) |
+	    destroy_cache(&vma_node_cachep))
 		ret = -EBUSY;
 	if (mm_folio_exit())
 		ret = -EBUSY;

@@ -392,8 +392,12 @@ long do_mremap(struct mm_struct *mm, unsigned long addr, unsigned long old_len,
 	       unsigned long new_len, unsigned long flags, unsigned long new_addr)
 {
 	struct vma_remap vrm = {
-		.mm = mm, .addr = addr, .old_len = old_len, .new_len = new_len,
-		.flags = flags, .new_addr = new_addr,
+	    .mm = mm,
+	    .addr = addr,
+	    .old_len = old_len,
+	    .new_len = new_len,
+	    .flags = flags,
+	    .new_addr = new_addr,
 	};
 	long res;
 
@@ -415,6 +419,7 @@ long do_mremap(struct mm_struct *mm, unsigned long addr, unsigned long old_len,
 	task_work_run(); /* the last fput of a file VMA the target replaced */
 	/* a VM_LOCKED VMA that grew: populate the growth */
 	if (res >= 0 && vrm.mlocked && vrm.new_len > vrm.old_len)
-		__mm_populate(mm, (unsigned long)res + vrm.old_len, vrm.new_len - vrm.old_len, true);
+		__mm_populate(mm, (unsigned long)res + vrm.old_len, vrm.new_len - vrm.old_len,
+			      true);
 	return res;
 }

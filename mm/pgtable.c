@@ -136,7 +136,7 @@ long zap_page_range_tlb(struct mmu_gather *tlb, struct vm_area_struct *vma, unsi
 			unsigned long end, bool skip_anon)
 {
 	struct mm_struct *mm = vma->vm_mm;
-	long rss[NR_MM_COUNTERS] = { 0 }, zapped = 0;
+	long rss[NR_MM_COUNTERS] = {0}, zapped = 0;
 
 	for (unsigned long addr = start, next; addr < end; addr = next) {
 		struct pt_page *pt = pt_lookup(mm, addr);
@@ -154,8 +154,8 @@ long zap_page_range_tlb(struct mmu_gather *tlb, struct vm_area_struct *vma, unsi
 			pte = ptep_get(ptep);
 			if (pte_none(pte))
 				continue;
-			if (skip_anon && (pte_special(pte) ||
-					  mm_folio_is_anon(mm_folio_from_pte(pte))))
+			if (skip_anon &&
+			    (pte_special(pte) || mm_folio_is_anon(mm_folio_from_pte(pte))))
 				continue;
 			pte = ptep_get_and_clear(ptep);
 			pt->nr_present--;
@@ -240,7 +240,7 @@ int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_v
 
 	for (unsigned long addr = src_vma->vm_start, next; addr < end; addr = next) {
 		struct pt_page *src_pt = pt_lookup(src_mm, addr), *dst_pt;
-		long rss[NR_MM_COUNTERS] = { 0 };
+		long rss[NR_MM_COUNTERS] = {0};
 
 		next = pgd_addr_end(addr, end);
 		if (!src_pt)
@@ -316,8 +316,8 @@ void change_protection(struct vm_area_struct *vma, unsigned long start, unsigned
 				 !__atomic_compare_exchange_n(ptep, &old, new, false,
 							      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
 			/* a permission taken away must leave every TLB */
-			if (!pte_none(old) && (new & ~old & _PAGE_PROTNONE ||
-					       (old & ~new & (_PAGE_RW | _PAGE_PRESENT))))
+			if (!pte_none(old) && (new & ~old &_PAGE_PROTNONE ||
+					       (old & ~new &(_PAGE_RW | _PAGE_PRESENT))))
 				flush = true;
 		}
 		spin_unlock(&pt->ptl);

@@ -74,7 +74,6 @@ static void put_anon_vma(struct anon_vma *av)
 	}
 }
 
-
 /* Caller holds av->root->rwsem for write. */
 static void anon_vma_chain_link(struct vm_area_struct *vma, struct anon_vma_chain *avc,
 				struct anon_vma *av)
@@ -248,8 +247,8 @@ void unlink_anon_vmas(struct vm_area_struct *vma)
 		vma->anon_vma = NULL;
 		return;
 	}
-	root = list_first_entry(&vma->anon_vma_chain, struct anon_vma_chain, same_vma)
-		       ->anon_vma->root;
+	root =
+	    list_first_entry(&vma->anon_vma_chain, struct anon_vma_chain, same_vma)->anon_vma->root;
 	down_write(&root->rwsem);
 	list_for_each_entry(avc, &vma->anon_vma_chain, same_vma)
 		list_del_init(&avc->same_anon_vma);

@@ -53,7 +53,8 @@
  */
 #include "mm/internal.h"
 
-RV_STAT_DEFINE(shmem_zero_setups, "shared anonymous mappings given a shmem file (shmem_zero_setup)");
+RV_STAT_DEFINE(shmem_zero_setups,
+	       "shared anonymous mappings given a shmem file (shmem_zero_setup)");
 
 int shmem_zero_setup(struct vm_area_struct *vma)
 {

@@ -30,10 +30,9 @@ RV_STAT_DEFINE(reclaim_unstored_writebacks, "clean never-stored folios written b
 RV_STAT_DEFINE(reclaim_unmapped, "PTEs removed by reclaim (try_to_unmap)");
 RV_STAT_DEFINE(numa_scan_ptes, "PTEs made PROTNONE by the NUMA-hinting scan");
 
-
 static DEFINE_SPINLOCK(lru_lock);
 static struct list_head lru_list = LIST_HEAD_INIT(lru_list);
-static long nr_lru;       /* under lru_lock */
+static long nr_lru;	  /* under lru_lock */
 static int reclaim_depth; /* atomic: concurrent direct reclaimers */
 
 long mm_lru_pages(void)
@@ -73,7 +72,8 @@ static bool try_to_unmap(struct folio *folio)
 			break;
 		}
 		/* try_to_unmap_one: clear and flush before the folio goes */
-		pte = RV_MUTANT(try_to_unmap_no_flush) ? ptep_get_and_clear(ptep) : ptep_clear_flush(vma, addr, ptep);
+		pte = RV_MUTANT(try_to_unmap_no_flush) ? ptep_get_and_clear(ptep)
+						       : ptep_clear_flush(vma, addr, ptep);
 		pt->nr_present--;
 		if (pte_dirty(pte))
 			folio_mark_dirty(folio);
@@ -206,7 +206,8 @@ static uint64_t gauge_lru_folios(void)
 
 void mm_vmscan_init(void)
 {
-	rv_stat_register_gauge("lru_folios", "page-cache folios on the LRU (cache_pages bounds them)",
+	rv_stat_register_gauge("lru_folios",
+			       "page-cache folios on the LRU (cache_pages bounds them)",
 			       gauge_lru_folios);
 	spin_lock(&lru_lock);
 	INIT_LIST_HEAD(&lru_list);

@@ -183,8 +183,7 @@ static int external_name_alloc(uint32_t len, struct external_name **out)
  * external_name_alloc(len), so that a rename, past its point of no return
  * here, allocates nothing (the kernel's __d_move swaps or copies names).
  */
-static void d_set_name(struct dentry *d, const char *name, uint32_t len,
-		       struct external_name *ext)
+static void d_set_name(struct dentry *d, const char *name, uint32_t len, struct external_name *ext)
 {
 	const char *old = d->d_name.name;
 	bool old_ext = old && old != d->d_iname;
@@ -550,7 +549,8 @@ struct dentry *dget_parent(struct dentry *d)
 
 		p = READ_ONCE(d->d_parent);
 		if (lockref_get_not_dead(&p->d_lockref)) {
-			if (RV_MUTANT(dget_parent_no_seq_recheck) || !read_seqcount_retry(&d->d_seq, seq))
+			if (RV_MUTANT(dget_parent_no_seq_recheck) ||
+			    !read_seqcount_retry(&d->d_seq, seq))
 				break;
 			rcu_read_unlock();
 			dput(p);
@@ -700,8 +700,7 @@ void shrink_dcache_parent_negative(struct dentry *parent)
 
 	INIT_LIST_HEAD(&dispose);
 	spin_lock(&parent->d_lockref.lock);
-	list_for_each_entry_safe(d, n, &parent->d_subdirs, d_child)
-	{
+	list_for_each_entry_safe(d, n, &parent->d_subdirs, d_child) {
 		spin_lock(&d->d_lockref.lock);
 		if (d->d_lockref.count == 0 && !d->d_inode) {
 			lockref_mark_dead(&d->d_lockref);
@@ -713,8 +712,7 @@ void shrink_dcache_parent_negative(struct dentry *parent)
 		spin_unlock(&d->d_lockref.lock);
 	}
 	spin_unlock(&parent->d_lockref.lock);
-	list_for_each_entry_safe(d, n, &dispose, d_child)
-	{
+	list_for_each_entry_safe(d, n, &dispose, d_child) {
 		list_del_init(&d->d_child);
 		__atomic_fetch_sub(&d->d_sb->s_nr_dentries, 1, __ATOMIC_RELAXED);
 		rv_stat_inc(dentry_kills);
@@ -754,8 +752,7 @@ static int shrink_tree(struct dentry *d)
 		struct dentry *child = NULL, *c;
 
 		spin_lock(&d->d_lockref.lock);
-		list_for_each_entry(c, &d->d_subdirs, d_child)
-		{
+		list_for_each_entry(c, &d->d_subdirs, d_child) {
 			spin_lock(&c->d_lockref.lock);
 			if (c->d_lockref.count >= 0 && !(c->d_flags & DCACHE_SHRINK_VISITED)) {
 				c->d_lockref.count++;

@@ -49,12 +49,12 @@
 #include <fcntl.h>
 
 /* f_mode bits (kernel values where the kernel has them) */
-#define FMODE_READ   0x1u
-#define FMODE_WRITE  0x2u
-#define FMODE_LSEEK  0x4u
-#define FMODE_PREAD  0x8u
-#define FMODE_PWRITE 0x10u
-#define FMODE_PATH   0x4000u /* O_PATH: fget() refuses it, fget_raw() not */
+#define FMODE_READ	  0x1u
+#define FMODE_WRITE	  0x2u
+#define FMODE_LSEEK	  0x4u
+#define FMODE_PREAD	  0x8u
+#define FMODE_PWRITE	  0x10u
+#define FMODE_PATH	  0x4000u   /* O_PATH: fget() refuses it, fget_raw() not */
 #define FMODE_CAN_ODIRECT 0x400000u /* F_SETFL may set O_DIRECT (shmem: regular files) */
 
 /* file_ref zones (file-ref scheme; see the comment at the top) */

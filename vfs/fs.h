@@ -149,7 +149,7 @@ struct sb_lock_stats {
 struct super_block {
 	spinlock_t s_inode_list_lock;
 	const struct sb_lock_stats *s_inode_list_stats; /* NULL: the inode_sb_list_* counters */
-	struct list_head s_inodes; /* s_inode_list_lock */
+	struct list_head s_inodes;			/* s_inode_list_lock */
 	struct dentry *s_root;
 	struct inode *s_root_inode;
 	seqlock_t s_rename_lock;		/* d_move writers; RCU-walk readers */
@@ -258,8 +258,8 @@ struct kstat {
 #define ATTR_ATIME     (1u << 4)
 #define ATTR_MTIME     (1u << 5)
 #define ATTR_CTIME     (1u << 6)
-#define ATTR_ATIME_SET (1u << 7) /* use ia_atime, else now */
-#define ATTR_MTIME_SET (1u << 8) /* use ia_mtime, else now */
+#define ATTR_ATIME_SET (1u << 7)  /* use ia_atime, else now */
+#define ATTR_MTIME_SET (1u << 8)  /* use ia_mtime, else now */
 #define ATTR_KILL_SUID (1u << 11) /* clear S_ISUID if set (notify_change) */
 #define ATTR_KILL_SGID (1u << 12) /* clear S_ISGID if set */
 

@@ -31,8 +31,9 @@ static struct kmem_cache *inode_cachep;
 RV_STAT_DEFINE(inode_allocs, "inodes created (new_inode)");
 RV_STAT_DEFINE(inode_evictions, "inodes evicted by their last iput");
 RV_STAT_DEFINE(getattr_retries, "vfs_getattr seqcount retries");
-RV_STAT_DEFINE(inode_sb_list_locks,
-	       "s_inode_list_lock acquisitions by inode creation/eviction (the mount's superblock)");
+RV_STAT_DEFINE(
+    inode_sb_list_locks,
+    "s_inode_list_lock acquisitions by inode creation/eviction (the mount's superblock)");
 RV_STAT_DEFINE(inode_sb_list_contended,
 	       "inode creations/evictions that found s_inode_list_lock held");
 RV_STAT_DEFINE(inode_sb_list_spins,
@@ -54,8 +55,8 @@ static const struct sb_lock_stats sb_list_stats_default = {
  */
 static void sb_inode_list_lock(struct super_block *sb)
 {
-	const struct sb_lock_stats *st = sb->s_inode_list_stats ? sb->s_inode_list_stats
-							       : &sb_list_stats_default;
+	const struct sb_lock_stats *st =
+	    sb->s_inode_list_stats ? sb->s_inode_list_stats : &sb_list_stats_default;
 	struct spin_wait w = {0, 0};
 
 	rv_stat_add_idx(st->acquired->idx, 1);
@@ -172,7 +173,7 @@ static void inode_free_rcu(struct rcu_head *head)
  * daemon also calls vfs_shrink_freed once a second for what was freed
  * below the threshold.
  */
-#define SHRINK_AFTER_PAGES 256 /* 1 MiB */
+#define SHRINK_AFTER_PAGES 256	      /* 1 MiB */
 static long pages_freed_since_shrink; /* atomic */
 RV_STAT_DEFINE(vfs_shrinks, "caches shrunk after large frees (kmem_cache_shrink_all)");
 
@@ -233,8 +234,7 @@ struct inode *ilookup(uint64_t ino)
 	struct inode *inode, *found = NULL;
 
 	spin_lock(&sb->s_inode_list_lock);
-	list_for_each_entry(inode, &sb->s_inodes, i_sb_list)
-	{
+	list_for_each_entry(inode, &sb->s_inodes, i_sb_list) {
 		int c;
 
 		if (inode->i_ino != ino)
@@ -338,7 +338,8 @@ void vfs_getattr(struct inode *inode, struct kstat *st)
 		st->mtime = inode->i_mtime;
 		st->ctime = inode->i_ctime;
 		st->btime = inode->i_btime;
-		if (RV_MUTANT(getattr_no_seq_retry) || !read_seqcount_retry(&inode->i_attr_seq, seq))
+		if (RV_MUTANT(getattr_no_seq_retry) ||
+		    !read_seqcount_retry(&inode->i_attr_seq, seq))
 			break;
 		rv_stat_inc(getattr_retries);
 	}

@@ -153,7 +153,8 @@ static int step_rcu(struct nameidata *nd, const char *name, uint32_t len, bool l
 		child = READ_ONCE(parent->d_parent);
 		cseq = raw_read_seqcount(&child->d_seq) & ~1u;
 		if (read_seqcount_retry(&parent->d_seq, nd->seq) ||
-		    (!RV_MUTANT(walk_dotdot_no_rename_check) && read_seqretry(&parent->d_sb->s_rename_lock, nd->r_seq)))
+		    (!RV_MUTANT(walk_dotdot_no_rename_check) &&
+		     read_seqretry(&parent->d_sb->s_rename_lock, nd->r_seq)))
 			return -ECHILD;
 		nd->dentry = child;
 		nd->seq = cseq;
@@ -167,7 +168,10 @@ static int step_rcu(struct nameidata *nd, const char *name, uint32_t len, bool l
 		return -ECHILD;
 	inode = READ_ONCE(child->d_inode);
 	if (!inode)
-		return !RV_MUTANT(walk_negative_no_seq_check) && read_seqcount_retry(&child->d_seq, cseq) ? -ECHILD : -ENOENT;
+		return !RV_MUTANT(walk_negative_no_seq_check) &&
+			       read_seqcount_retry(&child->d_seq, cseq)
+			   ? -ECHILD
+			   : -ENOENT;
 	mode = READ_ONCE(inode->i_mode);
 	if (S_ISLNK(mode) && follow) {
 		*link = READ_ONCE(inode->i_link); /* immutable; inode freed by RCU */
@@ -1174,8 +1178,7 @@ static int64_t readdir_walk(struct inode *dir, struct file *file, int64_t pos, f
 		 * progress: the same guarantee, that a walk meets each
 		 * entry at most once and ends.
 		 */
-		uintptr_t rec = __atomic_load_n((uintptr_t *)&file->private_data,
-						__ATOMIC_RELAXED);
+		uintptr_t rec = __atomic_load_n((uintptr_t *)&file->private_data, __ATOMIC_RELAXED);
 
 		if (pos == 0 || rec == 0) {
 			rec = (uintptr_t)dir->i_dir_next_offset;

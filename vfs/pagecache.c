@@ -531,8 +531,8 @@ void truncate_inode_pages_range(struct address_space *m, int64_t lstart, int64_t
 			 * private COW copy is the process's own page.
 			 */
 			if (folio_mapcount(f) > 0 && vfs_hooks.unmap_mapping_range)
-				vfs_hooks.unmap_mapping_range(m, (int64_t)(idx << PAGE_SHIFT), PAGE_SIZE,
-							      0);
+				vfs_hooks.unmap_mapping_range(m, (int64_t)(idx << PAGE_SHIFT),
+							      PAGE_SIZE, 0);
 			__filemap_remove_folio(m, f);
 			rv_stat_inc(folio_truncations);
 		}
@@ -639,7 +639,8 @@ int64_t mapping_seek_data(struct address_space *m, int64_t pos, int64_t end, boo
 		for (;;) {
 			rcu_read_lock();
 			f = xa_find(&m->i_pages, &ci, UINT64_MAX);
-			if (f && folio_test_flag(f, PG_unwritten) && (int64_t)ci < (end >> PAGE_SHIFT)) {
+			if (f && folio_test_flag(f, PG_unwritten) &&
+			    (int64_t)ci < (end >> PAGE_SHIFT)) {
 				rcu_read_unlock();
 				ci++; /* fallocated, never written: a hole */
 				continue;

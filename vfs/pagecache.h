@@ -334,8 +334,9 @@ struct folio *filemap_get_folio(struct address_space *mapping, int64_t index);
 #define FGP_LOCK   0x1 /* return the folio locked */
 #define FGP_CREAT  0x2 /* create it if absent (reserving space) */
 #define FGP_NOFILL 0x4 /* with FGP_CREAT: caller overwrites the whole page; skip read */
-#define FGP_FALLOC 0x8 /* fallocate (shmem's SGP_FALLOC): a folio it creates is
-			* PG_unwritten; an existing PG_unwritten one becomes data */
+#define FGP_FALLOC                                                                                 \
+	0x8 /* fallocate (shmem's SGP_FALLOC): a folio it creates is                               \
+	     * PG_unwritten; an existing PG_unwritten one becomes data */
 /*
  * Find or create the folio at index.  With FGP_CREAT a missing folio is
  * allocated (a block reserved from the superblock if the store does not

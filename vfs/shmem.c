@@ -41,22 +41,23 @@
 #include <stdio.h>
 #include <sys/sysmacros.h>
 
-#define TMPFS_MAGIC	0x01021994
-#define DEVTMPFS_MAGIC	0x01021994 /* devtmpfs is a tmpfs (or ramfs) too */
-#define MEM_MAJOR	1
-#define ZERO_MINOR	5
+#define TMPFS_MAGIC    0x01021994
+#define DEVTMPFS_MAGIC 0x01021994 /* devtmpfs is a tmpfs (or ramfs) too */
+#define MEM_MAJOR      1
+#define ZERO_MINOR     5
 
 RV_STAT_DEFINE(shm_inode_list_locks,
 	       "shm_mnt s_inode_list_lock acquisitions (inode_sb_list_add/del of shmem files)");
-RV_STAT_DEFINE(shm_inode_list_contended, "shm_mnt s_inode_list_lock acquisitions that found it held");
+RV_STAT_DEFINE(shm_inode_list_contended,
+	       "shm_mnt s_inode_list_lock acquisitions that found it held");
 RV_STAT_DEFINE(shm_inode_list_spins, "PAUSE rounds spent waiting for shm_mnt s_inode_list_lock");
 RV_STAT_DEFINE(shm_inode_list_yields,
 	       "sched_yield calls while waiting for shm_mnt s_inode_list_lock");
 RV_STAT_DEFINE(shmem_files, "unlinked shmem files created on shm_mnt (shmem_kernel_file_setup)");
 
 static const struct sb_lock_stats shm_list_stats = {
-    &rv_stat_shm_inode_list_locks, &rv_stat_shm_inode_list_contended,
-    &rv_stat_shm_inode_list_spins, &rv_stat_shm_inode_list_yields};
+    &rv_stat_shm_inode_list_locks, &rv_stat_shm_inode_list_contended, &rv_stat_shm_inode_list_spins,
+    &rv_stat_shm_inode_list_yields};
 
 static struct super_block *shm_mnt;
 static struct super_block *devtmpfs;
@@ -81,8 +82,7 @@ bool shmem_inode_listed(uint64_t ino)
 	if (!shm_mnt)
 		return false;
 	spin_lock(&shm_mnt->s_inode_list_lock);
-	list_for_each_entry(inode, &shm_mnt->s_inodes, i_sb_list)
-	{
+	list_for_each_entry(inode, &shm_mnt->s_inodes, i_sb_list) {
 		if (inode->i_ino == ino) {
 			found = true;
 			break;

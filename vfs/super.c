@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * vfs/super.c - the superblock (the instance's one mount), space accounting
- * for the size limit (size=, or half the host's RAM as tmpfs), statfs, and the vfs subsystem's init/teardown.
+ * for the size limit (size=, or half the host's RAM as tmpfs), statfs, and the vfs subsystem's
+ * init/teardown.
  *
  * Locking: rv_sb is set at init and cleared at teardown, when no other
  * thread uses the model.  s_used_blocks, s_nr_* and s_next_ino are atomics.
@@ -137,9 +138,11 @@ int sb_free_internal(struct super_block *sb, const char *name)
 	if (!sb)
 		return 0;
 	if (!list_empty(&sb->s_inodes)) {
-		list_for_each_entry(inode, &sb->s_inodes, i_sb_list) fprintf(
-		    stderr, "rcuvfs: %s teardown: inode %llu mode %o still has %d reference(s)\n",
-		    name, (unsigned long long)inode->i_ino, inode->i_mode, inode->i_count);
+		list_for_each_entry(inode, &sb->s_inodes, i_sb_list)
+			fprintf(
+			    stderr,
+			    "rcuvfs: %s teardown: inode %llu mode %o still has %d reference(s)\n",
+			    name, (unsigned long long)inode->i_ino, inode->i_mode, inode->i_count);
 		return -EBUSY; /* keep it: freeing could hide the bug */
 	}
 	free(sb);
@@ -158,8 +161,8 @@ static int vfs_init(void)
 	sb_init_common(sb);
 	/* size=0: tmpfs's default size, so that statfs, fallocate and every
 	 * write see one bound and the daemon's page data stays below it */
-	sb->s_max_blocks = rv_sw.size ? (long)((rv_sw.size + PAGE_SIZE - 1) / PAGE_SIZE)
-				      : default_max_blocks();
+	sb->s_max_blocks =
+	    rv_sw.size ? (long)((rv_sw.size + PAGE_SIZE - 1) / PAGE_SIZE) : default_max_blocks();
 	sb->s_magic = RCUVFS_MAGIC;
 	rv_sb_shutting_down = 0;
 
@@ -222,9 +225,11 @@ static int vfs_teardown(void)
 	if (!list_empty(&sb->s_inodes)) {
 		struct inode *inode;
 
-		list_for_each_entry(inode, &sb->s_inodes, i_sb_list) fprintf(
-		    stderr, "rcuvfs: vfs teardown: inode %llu mode %o still has %d reference(s)\n",
-		    (unsigned long long)inode->i_ino, inode->i_mode, inode->i_count);
+		list_for_each_entry(inode, &sb->s_inodes, i_sb_list)
+			fprintf(
+			    stderr,
+			    "rcuvfs: vfs teardown: inode %llu mode %o still has %d reference(s)\n",
+			    (unsigned long long)inode->i_ino, inode->i_mode, inode->i_count);
 		ret = -EBUSY;
 	}
 	if (ret) {

@@ -116,8 +116,7 @@ static struct simple_xattr *xattr_find(struct inode *inode, const char *name, bo
 {
 	struct simple_xattr *x;
 
-	list_for_each_entry(x, &inode->i_xattrs, list)
-	{
+	list_for_each_entry(x, &inode->i_xattrs, list) {
 		int c = strcmp(name, x->name);
 
 		if (c >= 0) {
@@ -264,8 +263,7 @@ ssize_t vfs_listxattr(struct inode *inode, char *buf, size_t size, const struct 
 	if (size > XATTR_LIST_MAX)
 		size = XATTR_LIST_MAX;
 	spin_lock(&inode->i_xattr_lock);
-	list_for_each_entry(x, &inode->i_xattrs, list)
-	{
+	list_for_each_entry(x, &inode->i_xattrs, list) {
 		size_t n = strlen(x->name) + 1;
 
 		/* simple_xattr_list: trusted.* only for the capable */
@@ -293,8 +291,7 @@ void inode_free_xattrs(struct inode *inode)
 {
 	struct simple_xattr *x, *next;
 
-	list_for_each_entry_safe(x, next, &inode->i_xattrs, list)
-	{
+	list_for_each_entry_safe(x, next, &inode->i_xattrs, list) {
 		list_del_init(&x->list);
 		free(x->name);
 		free(x);

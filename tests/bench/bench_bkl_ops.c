@@ -100,17 +100,16 @@ static double run_op(int op)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: bench_bkl_ops [--iters N] [--rounds R] [--only CONFIG]\n"
-		"What the bkl_ops switch costs on the paths it covers (open+close, setattr,\n"
-		"ioctl), one task, uncontended: ns per operation, best of R rounds, the\n"
-		"configurations alternating.  Reported, never pass/fail.\n"
-		"  -n, --iters N    operations per path and round (default 200000)\n"
-		"  -r, --rounds R   rounds (default 5)\n"
-		"  -o, --only CFG   one configuration: none, open+release, setattr, ioctl\n"
-		"                   or all (for callgrind: bench_bkl_ops_callgrind.sh)\n"
-		"  -V, --version    version and git commit\n"
-		"  -h, --help       this text\n");
+	fprintf(f, "usage: bench_bkl_ops [--iters N] [--rounds R] [--only CONFIG]\n"
+		   "What the bkl_ops switch costs on the paths it covers (open+close, setattr,\n"
+		   "ioctl), one task, uncontended: ns per operation, best of R rounds, the\n"
+		   "configurations alternating.  Reported, never pass/fail.\n"
+		   "  -n, --iters N    operations per path and round (default 200000)\n"
+		   "  -r, --rounds R   rounds (default 5)\n"
+		   "  -o, --only CFG   one configuration: none, open+release, setattr, ioctl\n"
+		   "                   or all (for callgrind: bench_bkl_ops_callgrind.sh)\n"
+		   "  -V, --version    version and git commit\n"
+		   "  -h, --help       this text\n");
 }
 
 int main(int argc, char **argv)
@@ -119,9 +118,9 @@ int main(int argc, char **argv)
 	static const char *const cfg[] = {"none", "open+release", "setattr", "ioctl", "all"};
 	enum { NCFG = sizeof(cfg) / sizeof(cfg[0]) };
 	static const struct option opts[] = {
-		{"iters", required_argument, NULL, 'n'}, {"rounds", required_argument, NULL, 'r'},
-		{"only", required_argument, NULL, 'o'},	 {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'},
-		{NULL, 0, NULL, 0}};
+	    {"iters", required_argument, NULL, 'n'}, {"rounds", required_argument, NULL, 'r'},
+	    {"only", required_argument, NULL, 'o'},  {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},     {NULL, 0, NULL, 0}};
 	double best[NCFG][NR_OPS];
 	int opt;
 

@@ -155,27 +155,29 @@ static int run_scheme(int scheme, long iters, bool once)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: bench_fdtable [--iters N] [--rounds R] [--scheme NAME] [--once]\n"
-		"fd lookups on one thread, per fileref scheme: ns per lookup+release pair\n"
-		"for fdget (unshared and shared table) and fget/fput (inline and out-of-line\n"
-		"__get_file_rcu), and the ratio to an atomic inc+dec reference; best of R\n"
-		"rounds, schemes alternating.  Reported, never pass/fail.\n"
-		"  -n, --iters N      pairs per loop and round (default 20000000)\n"
-		"  -r, --rounds R     rounds (default 5)\n"
-		"  -s, --scheme NAME  inc-not-zero or file-ref only\n"
-		"      --once         each loop once, N pairs, no timing (for callgrind:\n"
-		"                     bench_fdtable_callgrind.sh)\n"
-		"  -V, --version      version and git commit\n"
-		"  -h, --help         this text\n");
+	fprintf(f, "usage: bench_fdtable [--iters N] [--rounds R] [--scheme NAME] [--once]\n"
+		   "fd lookups on one thread, per fileref scheme: ns per lookup+release pair\n"
+		   "for fdget (unshared and shared table) and fget/fput (inline and out-of-line\n"
+		   "__get_file_rcu), and the ratio to an atomic inc+dec reference; best of R\n"
+		   "rounds, schemes alternating.  Reported, never pass/fail.\n"
+		   "  -n, --iters N      pairs per loop and round (default 20000000)\n"
+		   "  -r, --rounds R     rounds (default 5)\n"
+		   "  -s, --scheme NAME  inc-not-zero or file-ref only\n"
+		   "      --once         each loop once, N pairs, no timing (for callgrind:\n"
+		   "                     bench_fdtable_callgrind.sh)\n"
+		   "  -V, --version      version and git commit\n"
+		   "  -h, --help         this text\n");
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"iters", required_argument, NULL, 'n'}, {"rounds", required_argument, NULL, 'r'},
-		{"scheme", required_argument, NULL, 's'}, {"once", no_argument, NULL, 'O'},
-		{"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'},	  {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {{"iters", required_argument, NULL, 'n'},
+					     {"rounds", required_argument, NULL, 'r'},
+					     {"scheme", required_argument, NULL, 's'},
+					     {"once", no_argument, NULL, 'O'},
+					     {"help", no_argument, NULL, 'h'},
+					     {"version", no_argument, NULL, 'V'},
+					     {NULL, 0, NULL, 0}};
 	long iters = 20 * 1000 * 1000;
 	int rounds = 5, only = -1, c;
 	bool once = false;

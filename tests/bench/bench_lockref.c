@@ -75,26 +75,25 @@ static double run(int threads, void *(*fn)(void *))
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: bench_lockref [--iters N] [--threads T] [--rounds R]\n"
-		"lockref_get + lockref_put_return pairs on one shared lockref against an\n"
-		"atomic increment + decrement, at 1 and T threads, lockref_relax 0 and 1:\n"
-		"ns per pair per thread (best round), ratio to the atomic reference,\n"
-		"fallbacks and cmpxchg retries per round.  Reported, never pass/fail;\n"
-		"exit 1 if a lockref count does not balance.\n"
-		"  -n, --iters N     pairs per thread and round (default 2000000)\n"
-		"  -t, --threads T   the contended thread count (default 2)\n"
-		"  -r, --rounds R    rounds (default 5)\n"
-		"  -V, --version     version and git commit\n"
-		"  -h, --help        this text\n");
+	fprintf(f, "usage: bench_lockref [--iters N] [--threads T] [--rounds R]\n"
+		   "lockref_get + lockref_put_return pairs on one shared lockref against an\n"
+		   "atomic increment + decrement, at 1 and T threads, lockref_relax 0 and 1:\n"
+		   "ns per pair per thread (best round), ratio to the atomic reference,\n"
+		   "fallbacks and cmpxchg retries per round.  Reported, never pass/fail;\n"
+		   "exit 1 if a lockref count does not balance.\n"
+		   "  -n, --iters N     pairs per thread and round (default 2000000)\n"
+		   "  -t, --threads T   the contended thread count (default 2)\n"
+		   "  -r, --rounds R    rounds (default 5)\n"
+		   "  -V, --version     version and git commit\n"
+		   "  -h, --help        this text\n");
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"iters", required_argument, NULL, 'n'}, {"threads", required_argument, NULL, 't'},
-		{"rounds", required_argument, NULL, 'r'}, {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'},
-		{NULL, 0, NULL, 0}};
+	    {"iters", required_argument, NULL, 'n'},  {"threads", required_argument, NULL, 't'},
+	    {"rounds", required_argument, NULL, 'r'}, {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0}};
 	int maxthreads = 2, rounds = 5, c, bad = 0;
 
 	bench_prog = "bench_lockref";
@@ -125,11 +124,12 @@ int main(int argc, char **argv)
 	bench_no_operands(argc, argv, usage);
 	printf("lockref get+put pairs, %ld per thread, best of %d rounds; %s\n", iters, rounds,
 	       rv_rcu_describe());
-	printf("%-8s %-7s %-14s %10s %8s %12s %12s\n", "threads", "relax", "loop",
-	       "ns/pair", "x ref", "fallbacks", "retries");
-	for (int threads = 1; threads <= maxthreads; threads = threads == 1 && maxthreads > 1 ? maxthreads : threads + maxthreads) {
-		double best_ref = 1e30, best[2] = { 1e30, 1e30 };
-		uint64_t fb[2] = { 0, 0 }, rt[2] = { 0, 0 };
+	printf("%-8s %-7s %-14s %10s %8s %12s %12s\n", "threads", "relax", "loop", "ns/pair",
+	       "x ref", "fallbacks", "retries");
+	for (int threads = 1; threads <= maxthreads;
+	     threads = threads == 1 && maxthreads > 1 ? maxthreads : threads + maxthreads) {
+		double best_ref = 1e30, best[2] = {1e30, 1e30};
+		uint64_t fb[2] = {0, 0}, rt[2] = {0, 0};
 
 		for (int r = 0; r < rounds; r++) {
 			double v = run(threads, run_ref);

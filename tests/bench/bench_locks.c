@@ -360,15 +360,11 @@ static void usage(FILE *out)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"duration", required_argument, NULL, 'd'},
-		{"tasks", required_argument, NULL, 't'},
-		{"pairs", required_argument, NULL, 'n'},
-		{"dir", required_argument, NULL, 'D'},
-		{"schemes", required_argument, NULL, 's'},
-		{"uncontended", no_argument, NULL, 'u'},
-		{"callgrind", no_argument, NULL, 'C'},
-		{"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'},
-		{NULL, 0, NULL, 0}};
+	    {"duration", required_argument, NULL, 'd'}, {"tasks", required_argument, NULL, 't'},
+	    {"pairs", required_argument, NULL, 'n'},	{"dir", required_argument, NULL, 'D'},
+	    {"schemes", required_argument, NULL, 's'},	{"uncontended", no_argument, NULL, 'u'},
+	    {"callgrind", no_argument, NULL, 'C'},	{"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},	{NULL, 0, NULL, 0}};
 	char *tok, *save;
 	int c;
 
@@ -389,10 +385,13 @@ int main(int argc, char **argv)
 		case 't':
 			opt_ntasks = 0;
 			save = NULL;
-			for (tok = strtok_r(optarg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			for (tok = strtok_r(optarg, ",", &save); tok;
+			     tok = strtok_r(NULL, ",", &save)) {
 				if (opt_ntasks == (int)ARRAY_SIZE(opt_tasks))
-					bench_bad("--tasks", tok, "within a list of at most 16 counts");
-				opt_tasks[opt_ntasks++] = (int)bench_opt_long("--tasks", tok, 1, 1024);
+					bench_bad("--tasks", tok,
+						  "within a list of at most 16 counts");
+				opt_tasks[opt_ntasks++] =
+				    (int)bench_opt_long("--tasks", tok, 1, 1024);
 			}
 			if (!opt_ntasks)
 				bench_bad("--tasks", optarg, "a list of task counts");
@@ -400,8 +399,10 @@ int main(int argc, char **argv)
 		case 's':
 			opt_nschemes = 0;
 			save = NULL;
-			for (tok = strtok_r(optarg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-				if (strcmp(tok, "global") && strcmp(tok, "bkl") && strcmp(tok, "inode"))
+			for (tok = strtok_r(optarg, ",", &save); tok;
+			     tok = strtok_r(NULL, ",", &save)) {
+				if (strcmp(tok, "global") && strcmp(tok, "bkl") &&
+				    strcmp(tok, "inode"))
 					bench_bad("--schemes", tok, "global, bkl or inode");
 				if (opt_nschemes == (int)ARRAY_SIZE(opt_schemes))
 					bench_bad("--schemes", tok, "within a list of at most 3");

@@ -57,7 +57,7 @@
 
 static int nvmas = 10000, nforks = 20, nrounds = 5, touch = 1;
 static long mm_iters = 20000;
-static const char *only; /* --only fork|mm|pf|fr: one section */
+static const char *only;		      /* --only fork|mm|pf|fr: one section */
 static int count_mode = -1, count_iters = 10; /* --mode, --iters (section 6) */
 
 static bool section(const char *name)
@@ -65,7 +65,7 @@ static bool section(const char *name)
 	return !only || !strcmp(only, name);
 }
 
-static const char *const mode_name[3] = { "always", "elide-single", "never" };
+static const char *const mode_name[3] = {"always", "elide-single", "never"};
 
 /* Create an instance with up to two switches set (NULL names skipped). */
 static int instance_with2(const char *n1, const char *v1, const char *n2, const char *v2)
@@ -118,7 +118,7 @@ static int cmp_u64(const void *a, const void *b)
 
 static struct fork_result model_fork_round(int mode)
 {
-	struct fork_result r = { 0, 0 };
+	struct fork_result r = {0, 0};
 	struct task_struct *p;
 	uint64_t t_fork = 0, t0, t1;
 
@@ -187,7 +187,7 @@ static struct fork_result model_fork_round(int mode)
 
 static struct fork_result real_fork(void)
 {
-	struct fork_result r = { -1, -1 };
+	struct fork_result r = {-1, -1};
 	int pfd[2];
 	pid_t helper;
 
@@ -198,7 +198,7 @@ static struct fork_result real_fork(void)
 		long pg = sysconf(_SC_PAGESIZE);
 		char *area = mmap(NULL, (size_t)(2L * nvmas + 2) * pg, PROT_NONE,
 				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		struct fork_result res = { -1, -1 };
+		struct fork_result res = {-1, -1};
 		uint64_t t_fork = 0, best_fork = UINT64_MAX, best_total = UINT64_MAX;
 
 		if (area == MAP_FAILED)
@@ -295,8 +295,8 @@ static double mm_round(const char *mode, int threads)
 /* ------------------------------------------------------------------ */
 
 static int pf_pages = 256, pf_cache = 64, pf_iters = 200;
-static const char *const recheck_name[3] = { "0", "1", "rfc" }; /* by switch value */
-static int pf_only = -1; /* --pte-recheck: one value only */
+static const char *const recheck_name[3] = {"0", "1", "rfc"}; /* by switch value */
+static int pf_only = -1;				      /* --pte-recheck: one value only */
 
 struct pf_result {
 	double pages_per_s;
@@ -305,7 +305,7 @@ struct pf_result {
 
 static struct pf_result pf_round(int shared, int recheck)
 {
-	struct pf_result r = { 0, 0, 0, 0 };
+	struct pf_result r = {0, 0, 0, 0};
 	struct task_struct *p;
 	struct file *f = NULL;
 	unsigned char buf[4096];
@@ -338,7 +338,8 @@ static struct pf_result pf_round(int shared, int recheck)
 		if (a < 0)
 			exit(2);
 		for (int i = 0; i < pf_pages; i++)
-			if (rv_mm_write((unsigned long)a + (unsigned long)i * PAGE_SIZE, &v, sizeof(v)))
+			if (rv_mm_write((unsigned long)a + (unsigned long)i * PAGE_SIZE, &v,
+					sizeof(v)))
 				exit(2);
 		vm_munmap(p->mm, (unsigned long)a, (unsigned long)pf_pages * PAGE_SIZE);
 	}
@@ -358,7 +359,7 @@ static struct pf_result pf_round(int shared, int recheck)
 /* 5. fork-race: forks while another parent thread faults              */
 /* ------------------------------------------------------------------ */
 
-#define FR_VMAS  1000
+#define FR_VMAS	 1000
 #define FR_PAGES 4
 
 struct fr_arg {
@@ -400,8 +401,8 @@ struct fr_result {
 
 static struct fr_result fork_race_round(int mode, int nfork)
 {
-	struct fr_result r = { 0, 0, 0 };
-	struct fr_arg fa = { 0 };
+	struct fr_result r = {0, 0, 0};
+	struct fr_arg fa = {0};
 	struct task_struct *p, *th;
 	pthread_t tid;
 	uint64_t t0;
@@ -539,7 +540,8 @@ static void bench_fork(struct fork_result real)
 	if (real.fork_ns > 0) {
 		printf("the same lock pass relative to a host fork(): %.2f%%\n",
 		       100.0 * (double)lock_pass_ns / real.fork_ns);
-		printf("host fork() of %d mappings: %.1f us/fork, %.1f us/fork+exit+wait (best round)\n",
+		printf("host fork() of %d mappings: %.1f us/fork, %.1f us/fork+exit+wait (best "
+		       "round)\n",
 		       nvmas, real.fork_ns / 1e3, real.fork_exit_ns / 1e3);
 		printf("model(always)/host fork: %.3fx (fork), %.3fx (fork+exit)\n",
 		       best[0].fork_ns / real.fork_ns, best[0].fork_exit_ns / real.fork_exit_ns);
@@ -550,8 +552,8 @@ static void bench_fork(struct fork_result real)
 
 static void bench_mm_alloc(void)
 {
-	static const char *const rss_name[2] = { "single", "group" };
-	double mmops[2][2] = { { 0 } };
+	static const char *const rss_name[2] = {"single", "group"};
+	double mmops[2][2] = {{0}};
 
 	for (int r = 0; r < nrounds; r++)
 		for (int m = 0; m < 2; m++)
@@ -567,14 +569,14 @@ static void bench_mm_alloc(void)
 		printf("rss_counters=%-15s %14.0f %14.0f\n", rss_name[m], mmops[m][0], mmops[m][1]);
 	printf("group/single: %.3fx (1 thread), %.3fx (2 threads)\n", mmops[1][0] / mmops[0][0],
 	       mmops[1][1] / mmops[0][1]);
-
 }
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: bench_mm [--vmas N] [--forks F] [--rounds R] [--mm-iters M] [--no-touch]\n"
-		"                [--only fork|mm|pf|fr] [--mode always|elide-single|never [--iters N]]\n"
+		"                [--only fork|mm|pf|fr] [--mode always|elide-single|never [--iters "
+		"N]]\n"
 		"Model fork of an N-VMA process under each fork_vma_lock beside a host fork()\n"
 		"(fork), mm_alloc+mmput under each rss_counters (mm), page_fault2/3 with\n"
 		"pte_recheck 1, rfc, 0 (pf), fork-race always vs never (fr); rounds rotate\n"
@@ -597,20 +599,26 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"vmas", required_argument, NULL, 'v'},	    {"forks", required_argument, NULL, 'f'},
-		{"rounds", required_argument, NULL, 'r'},   {"mm-iters", required_argument, NULL, 'M'},
-		{"no-touch", no_argument, NULL, 'T'},	    {"only", required_argument, NULL, 'o'},
-		{"mode", required_argument, NULL, 'm'},	    {"iters", required_argument, NULL, 'n'},
-		{"pte-recheck", required_argument, NULL, 'P'},
-		{"passes", required_argument, NULL, 'p'},
-		{"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'},	    {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {{"vmas", required_argument, NULL, 'v'},
+					     {"forks", required_argument, NULL, 'f'},
+					     {"rounds", required_argument, NULL, 'r'},
+					     {"mm-iters", required_argument, NULL, 'M'},
+					     {"no-touch", no_argument, NULL, 'T'},
+					     {"only", required_argument, NULL, 'o'},
+					     {"mode", required_argument, NULL, 'm'},
+					     {"iters", required_argument, NULL, 'n'},
+					     {"pte-recheck", required_argument, NULL, 'P'},
+					     {"passes", required_argument, NULL, 'p'},
+					     {"help", no_argument, NULL, 'h'},
+					     {"version", no_argument, NULL, 'V'},
+					     {NULL, 0, NULL, 0}};
 	int c;
 
 	bench_prog = "bench_mm";
 	bench_argv = argv;
 	opterr = 0; /* one line of ours per usage error */
-	while ((c = getopt_long(argc, argv, bench_shortopts = "v:f:r:o:m:n:hV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, bench_shortopts = "v:f:r:o:m:n:hV", opts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'v':
 			nvmas = (int)bench_opt_long("--vmas", optarg, 1, 100000);
@@ -628,8 +636,8 @@ int main(int argc, char **argv)
 			touch = 0;
 			break;
 		case 'o':
-			if (strcmp(optarg, "fork") && strcmp(optarg, "mm") && strcmp(optarg, "pf") &&
-			    strcmp(optarg, "fr"))
+			if (strcmp(optarg, "fork") && strcmp(optarg, "mm") &&
+			    strcmp(optarg, "pf") && strcmp(optarg, "fr"))
 				bench_bad("--only", optarg, "fork, mm, pf or fr");
 			only = optarg;
 			break;
@@ -665,7 +673,8 @@ int main(int argc, char **argv)
 	}
 	bench_no_operands(argc, argv, usage);
 	if (count_mode >= 0 && only && strcmp(only, "fork")) {
-		fprintf(stderr, "bench_mm: --mode counts forks: it goes with --only fork or alone\n");
+		fprintf(stderr,
+			"bench_mm: --mode counts forks: it goes with --only fork or alone\n");
 		return 2;
 	}
 	if (count_mode >= 0) {
@@ -686,7 +695,7 @@ int main(int argc, char **argv)
 		bench_mm_alloc();
 	/* page_fault2/3: rounds rotate the order of recheck 1, rfc, 0; best of each */
 	if (section("pf")) {
-		static const int order[3] = { 1, 2, 0 }; /* 1, rfc, 0 */
+		static const int order[3] = {1, 2, 0}; /* 1, rfc, 0 */
 		struct pf_result best_pf[2][3];
 
 		memset(best_pf, 0, sizeof(best_pf));
@@ -702,8 +711,9 @@ int main(int argc, char **argv)
 					if (x.pages_per_s > best_pf[sh][rc].pages_per_s)
 						best_pf[sh][rc] = x;
 				}
-		printf("\npage_fault2/3: %d-page file, cache_pages=%d, %d passes, best of %d rounds\n",
-		       pf_pages, pf_cache, pf_iters, nrounds);
+		printf(
+		    "\npage_fault2/3: %d-page file, cache_pages=%d, %d passes, best of %d rounds\n",
+		    pf_pages, pf_cache, pf_iters, nrounds);
 		printf("%-28s %12s %10s %10s %10s %12s\n", "", "pages/s", "majflt", "spurious",
 		       "locks", "vs 0");
 		for (int sh = 0; sh < 2; sh++)
@@ -719,8 +729,8 @@ int main(int argc, char **argv)
 				       (unsigned long long)best_pf[sh][rc].spurious,
 				       (unsigned long long)best_pf[sh][rc].locked);
 				if (best_pf[sh][0].pages_per_s > 0)
-					printf(" %11.3fx\n",
-					       best_pf[sh][rc].pages_per_s / best_pf[sh][0].pages_per_s);
+					printf(" %11.3fx\n", best_pf[sh][rc].pages_per_s /
+								 best_pf[sh][0].pages_per_s);
 				else
 					printf(" %12s\n", "-");
 			}
@@ -729,7 +739,7 @@ int main(int argc, char **argv)
 	/* fork-race: always vs never */
 	if (section("fr")) {
 		struct fr_result fr[3];
-		int modes[2] = { 0, 2 };
+		int modes[2] = {0, 2};
 
 		memset(fr, 0, sizeof(fr));
 		for (int r = 0; r < nrounds; r++)

@@ -50,24 +50,23 @@ static double loop(unsigned long base, long n)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: bench_mm_shared_write [--writes N] [--rounds R] [--only shared|anon]\n"
-		"The model access fast path: 64-byte rv_mm_write()s into one page of a shared\n"
-		"file mapping and of an anonymous one (no faults), rounds alternating; ns per\n"
-		"write per round and the best of each.  Reported, never pass/fail.\n"
-		"  -n, --writes N   writes per kind and round (default 2000000)\n"
-		"  -r, --rounds R   rounds (default 5)\n"
-		"  -o, --only KIND  shared or anon only (for callgrind)\n"
-		"  -V, --version    version and git commit\n"
-		"  -h, --help       this text\n");
+	fprintf(f, "usage: bench_mm_shared_write [--writes N] [--rounds R] [--only shared|anon]\n"
+		   "The model access fast path: 64-byte rv_mm_write()s into one page of a shared\n"
+		   "file mapping and of an anonymous one (no faults), rounds alternating; ns per\n"
+		   "write per round and the best of each.  Reported, never pass/fail.\n"
+		   "  -n, --writes N   writes per kind and round (default 2000000)\n"
+		   "  -r, --rounds R   rounds (default 5)\n"
+		   "  -o, --only KIND  shared or anon only (for callgrind)\n"
+		   "  -V, --version    version and git commit\n"
+		   "  -h, --help       this text\n");
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"writes", required_argument, NULL, 'n'}, {"rounds", required_argument, NULL, 'r'},
-		{"only", required_argument, NULL, 'o'},	  {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'},
-		{NULL, 0, NULL, 0}};
+	    {"writes", required_argument, NULL, 'n'}, {"rounds", required_argument, NULL, 'r'},
+	    {"only", required_argument, NULL, 'o'},   {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0}};
 	long n = 2000000;
 	int rounds = 5, c;
 	const char *only = NULL;

@@ -24,8 +24,8 @@ static const char *bench_shortopts = "";
 
 static inline void bench_bad(const char *opt, const char *arg, const char *want)
 {
-	fprintf(stderr, "%s: %s: '%s' is not %s (--help shows the options)\n", bench_prog, opt,
-		arg, want);
+	fprintf(stderr, "%s: %s: '%s' is not %s (--help shows the options)\n", bench_prog, opt, arg,
+		want);
 	exit(2);
 }
 

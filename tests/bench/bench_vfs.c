@@ -245,25 +245,24 @@ static void real_cleanup(void)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: bench_vfs [--iters N] [--tasks T] [--rounds R]\n"
-		"stat by path: the model's RCU path walk (lockref_relax 0 and 1, and the\n"
-		"ref-walk reference) beside real stat() on /dev/shm, stat1 and stat2, at 1\n"
-		"and T tasks, configurations alternating round by round (best of R): wall\n"
-		"and CPU ns per stat, Mstat/s, fallbacks.  Reported, never pass/fail.\n"
-		"  -n, --iters N    stats per task and round (default 200000)\n"
-		"  -t, --tasks T    the second task count, 1..64 (default 2)\n"
-		"  -r, --rounds R   rounds (default 3)\n"
-		"  -V, --version    version and git commit\n"
-		"  -h, --help       this text\n");
+	fprintf(f, "usage: bench_vfs [--iters N] [--tasks T] [--rounds R]\n"
+		   "stat by path: the model's RCU path walk (lockref_relax 0 and 1, and the\n"
+		   "ref-walk reference) beside real stat() on /dev/shm, stat1 and stat2, at 1\n"
+		   "and T tasks, configurations alternating round by round (best of R): wall\n"
+		   "and CPU ns per stat, Mstat/s, fallbacks.  Reported, never pass/fail.\n"
+		   "  -n, --iters N    stats per task and round (default 200000)\n"
+		   "  -t, --tasks T    the second task count, 1..64 (default 2)\n"
+		   "  -r, --rounds R   rounds (default 3)\n"
+		   "  -V, --version    version and git commit\n"
+		   "  -h, --help       this text\n");
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"iters", required_argument, NULL, 'n'}, {"tasks", required_argument, NULL, 't'},
-		{"rounds", required_argument, NULL, 'r'}, {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'},
-		{NULL, 0, NULL, 0}};
+	    {"iters", required_argument, NULL, 'n'},  {"tasks", required_argument, NULL, 't'},
+	    {"rounds", required_argument, NULL, 'r'}, {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0}};
 	struct cfg cfgs[32];
 	int n = 0, have_real, opt;
 	int task_counts[2];

@@ -31,15 +31,18 @@ struct base_priv {
 static void violation(struct base_priv *bp, const char *what, int task)
 {
 	if (!bp->violations++)
-		snprintf(bp->first, sizeof(bp->first), "%s (T%d enters with %d reader(s), %d writer(s) inside)",
-			 what, task, bp->readers, bp->writers);
+		snprintf(bp->first, sizeof(bp->first),
+			 "%s (T%d enters with %d reader(s), %d writer(s) inside)", what, task,
+			 bp->readers, bp->writers);
 }
 
 static void enter(struct base_priv *bp, int task, bool write)
 {
 	if (bp->writers || (write && bp->readers))
-		violation(bp, write ? "exclusive section entered while held"
-				    : "shared section entered while held exclusive", task);
+		violation(bp,
+			  write ? "exclusive section entered while held"
+				: "shared section entered while held exclusive",
+			  task);
 	if (write)
 		bp->writers++;
 	else
@@ -65,7 +68,8 @@ static void section(struct base_priv *bp, int task, bool write, const char *poin
 static int report_violations(struct base_priv *bp, char *why, size_t len)
 {
 	if (bp->violations) {
-		snprintf(why, len, "%d exclusion violation(s), first: %s", bp->violations, bp->first);
+		snprintf(why, len, "%d exclusion violation(s), first: %s", bp->violations,
+			 bp->first);
 		return 1;
 	}
 	return 0;
@@ -134,22 +138,24 @@ static int rwsem_check(struct xs_run *r, char *why, size_t len)
 }
 
 static struct xscenario rwsem_handoff = {
-	.name = "rwsem-handoff",
-	.summary = "down_read/up_read (T0, T2) vs down_write/up_write or downgrade_write (T1)",
-	.ntasks = 3,
-	.nops = {1, 1, 1},
-	.opname = {{"read section"}, {"write section"}, {"read section"}},
-	.params = {{"writer", {"plain", "downgrade"},
-		    "the writer releases with up_write, or downgrades and reads on"}},
-	.variants = {
-		{"writer=plain", false},
-		{"writer=downgrade", false},
+    .name = "rwsem-handoff",
+    .summary = "down_read/up_read (T0, T2) vs down_write/up_write or downgrade_write (T1)",
+    .ntasks = 3,
+    .nops = {1, 1, 1},
+    .opname = {{"read section"}, {"write section"}, {"read section"}},
+    .params = {{"writer",
+		{"plain", "downgrade"},
+		"the writer releases with up_write, or downgrades and reads on"}},
+    .variants =
+	{
+	    {"writer=plain", false},
+	    {"writer=downgrade", false},
 	},
-	.priv_size = sizeof(struct base_priv),
-	.setup = rwsem_setup,
-	.op = rwsem_op,
-	.check = rwsem_check,
-	.teardown = xs_exit_tasks,
+    .priv_size = sizeof(struct base_priv),
+    .setup = rwsem_setup,
+    .op = rwsem_op,
+    .check = rwsem_check,
+    .teardown = xs_exit_tasks,
 };
 XSCENARIO(rwsem_handoff)
 
@@ -238,22 +244,23 @@ static void sem_format(int task, int op, long v, char *buf, size_t len)
 }
 
 static struct xscenario sem_signal = {
-	.name = "sem-signal",
-	.summary = "down/up (T0) vs down_interruptible/up (T1) vs signal T1 then down/up (T2)",
-	.ntasks = 3,
-	.nops = {1, 1, 1},
-	.opname = {{"down, up"}, {"down_interruptible, up"}, {"signal T1, down, up"}},
-	.params = {{"sem", {"fifo", "steal"}, "the semaphore: FIFO hand-off or stealing"}},
-	.variants = {
-		{"sem=fifo", false},
-		{"sem=steal", false},
+    .name = "sem-signal",
+    .summary = "down/up (T0) vs down_interruptible/up (T1) vs signal T1 then down/up (T2)",
+    .ntasks = 3,
+    .nops = {1, 1, 1},
+    .opname = {{"down, up"}, {"down_interruptible, up"}, {"signal T1, down, up"}},
+    .params = {{"sem", {"fifo", "steal"}, "the semaphore: FIFO hand-off or stealing"}},
+    .variants =
+	{
+	    {"sem=fifo", false},
+	    {"sem=steal", false},
 	},
-	.priv_size = sizeof(struct base_priv),
-	.setup = sem_setup,
-	.op = sem_op,
-	.check = sem_check,
-	.teardown = xs_exit_tasks,
-	.format = sem_format,
+    .priv_size = sizeof(struct base_priv),
+    .setup = sem_setup,
+    .op = sem_op,
+    .check = sem_check,
+    .teardown = xs_exit_tasks,
+    .format = sem_format,
 };
 XSCENARIO(sem_signal)
 
@@ -330,21 +337,22 @@ static int bkl_check(struct xs_run *r, char *why, size_t len)
 }
 
 static struct xscenario bkl_sleep = {
-	.name = "bkl-sleep",
-	.summary = "lock_kernel twice, down() sleeping (the BKL released and re-taken) vs "
-		   "lock_kernel, up(), unlock_kernel",
-	.ntasks = 2,
-	.nops = {1, 1},
-	.opname = {{"BKL x2, down, unlock x2"}, {"BKL, up, unlock"}},
-	.variants = {
-		{"bkl=spin", false},
-		{"bkl=sem-fifo", false},
-		{"bkl=sem-steal", false},
+    .name = "bkl-sleep",
+    .summary = "lock_kernel twice, down() sleeping (the BKL released and re-taken) vs "
+	       "lock_kernel, up(), unlock_kernel",
+    .ntasks = 2,
+    .nops = {1, 1},
+    .opname = {{"BKL x2, down, unlock x2"}, {"BKL, up, unlock"}},
+    .variants =
+	{
+	    {"bkl=spin", false},
+	    {"bkl=sem-fifo", false},
+	    {"bkl=sem-steal", false},
 	},
-	.priv_size = sizeof(struct base_priv),
-	.setup = bkl_setup,
-	.op = bkl_op,
-	.check = bkl_check,
-	.teardown = xs_exit_tasks,
+    .priv_size = sizeof(struct base_priv),
+    .setup = bkl_setup,
+    .op = bkl_op,
+    .check = bkl_check,
+    .teardown = xs_exit_tasks,
 };
 XSCENARIO(bkl_sleep)

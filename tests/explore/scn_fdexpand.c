@@ -153,12 +153,13 @@ static int xfe_check(struct xs_run *r, char *why, size_t len)
 	for (unsigned int fd = 0; fd < files_max_fds(files); fd++) {
 		struct file *f = files_lookup_fd_raw(files, fd);
 		int want = fd == 0 || fd == 100 || (dup && fd == 200) ? 'Z'
-			   : !dup && fd == afd ? 'A'
-			   : p->full && fd < 64 ? 'F' : 0;
+			   : !dup && fd == afd			      ? 'A'
+			   : p->full && fd < 64			      ? 'F'
+								      : 0;
 
 		if (xfe_tag(f) != want) {
-			snprintf(why, len, "fd %u holds %c, expected %c", fd,
-				 f ? xfe_tag(f) : '-', want ? want : '-');
+			snprintf(why, len, "fd %u holds %c, expected %c", fd, f ? xfe_tag(f) : '-',
+				 want ? want : '-');
 			return 1;
 		}
 		if (!f)
@@ -174,7 +175,8 @@ static int xfe_check(struct xs_run *r, char *why, size_t len)
 			live++;
 		}
 	}
-	if (zslots != (dup ? 3 : 2) || (zslots && file_count(files_lookup_fd_raw(files, 0)) != zslots)) {
+	if (zslots != (dup ? 3 : 2) ||
+	    (zslots && file_count(files_lookup_fd_raw(files, 0)) != zslots)) {
 		snprintf(why, len, "Z is in %ld slots with %ld references", zslots,
 			 file_count(files_lookup_fd_raw(files, 0)));
 		return 1;
@@ -193,26 +195,28 @@ static void xfe_format(int task, int op, long v, char *buf, size_t len)
 }
 
 static struct xscenario fd_install_expand = {
-	.name = "fd-install-expand",
-	.summary = "open (alloc_fd + fd_install) or a second dup2 vs dup2(0, 100) growing the table",
-	.ntasks = 2,
-	.nops = {1, 1},
-	.opname = {{"open(A)"}, {"dup2(0,100)"}},
-	.params = {{"t0", {"open", "open64", "dup2"},
-		    "T0: open A at fd 1, open A at fd 64 (must expand too), dup2(0, 200)"}},
-	.matrix_k = 3, /* K = 3 exhausts in seconds (docs/explore.md, Depth) */
-	.variants = {
-		{"t0=open", false},
-		{"t0=open64", false},
-		{"t0=dup2", false},
+    .name = "fd-install-expand",
+    .summary = "open (alloc_fd + fd_install) or a second dup2 vs dup2(0, 100) growing the table",
+    .ntasks = 2,
+    .nops = {1, 1},
+    .opname = {{"open(A)"}, {"dup2(0,100)"}},
+    .params = {{"t0",
+		{"open", "open64", "dup2"},
+		"T0: open A at fd 1, open A at fd 64 (must expand too), dup2(0, 200)"}},
+    .matrix_k = 3, /* K = 3 exhausts in seconds (docs/explore.md, Depth) */
+    .variants =
+	{
+	    {"t0=open", false},
+	    {"t0=open64", false},
+	    {"t0=dup2", false},
 	},
-	.priv_size = sizeof(struct xfe_priv),
-	.setup = xfe_setup,
-	.op = xfe_op,
-	.midcheck = xfe_midcheck,
-	.check = xfe_check,
-	.teardown = xs_exit_tasks,
-	.format = xfe_format,
+    .priv_size = sizeof(struct xfe_priv),
+    .setup = xfe_setup,
+    .op = xfe_op,
+    .midcheck = xfe_midcheck,
+    .check = xfe_check,
+    .teardown = xs_exit_tasks,
+    .format = xfe_format,
 };
 XSCENARIO(fd_install_expand)
 
@@ -242,7 +246,8 @@ static int ocr_check(struct xs_run *r, char *why, size_t len)
 {
 	struct files_struct *files = r->task[1]->files;
 	long afd = r->result[0][0];
-	struct file *a = afd == 0 || afd == 1 ? files_lookup_fd_raw(files, (unsigned int)afd) : NULL;
+	struct file *a =
+	    afd == 0 || afd == 1 ? files_lookup_fd_raw(files, (unsigned int)afd) : NULL;
 
 	if (fdt_invariants(files, 0, why, len))
 		return 1;
@@ -253,8 +258,8 @@ static int ocr_check(struct xs_run *r, char *why, size_t len)
 	}
 	if (files_lookup_fd_raw(files, (unsigned int)!afd) ||
 	    (a && (xfe_tag(a) != 'A' || file_count(a) != 1))) {
-		snprintf(why, len, "expected fd %d closed and fd %ld holding A once or closed", !afd,
-			 afd);
+		snprintf(why, len, "expected fd %d closed and fd %ld holding A once or closed",
+			 !afd, afd);
 		return 1;
 	}
 	if (nr_files_active() != (a ? 1 : 0)) {
@@ -266,21 +271,22 @@ static int ocr_check(struct xs_run *r, char *why, size_t len)
 }
 
 static struct xscenario open_close_range = {
-	.name = "open-close-range",
-	.summary = "open A (alloc_fd + fd_install) vs close_range(0, 300)",
-	.ntasks = 2,
-	.nops = {1, 1},
-	.opname = {{"open(A)"}, {"close_range(0,300)"}},
-	.matrix_k = 3, /* K = 3 exhausts in seconds (docs/explore.md, Depth) */
-	.variants = {
-		{"", false},
+    .name = "open-close-range",
+    .summary = "open A (alloc_fd + fd_install) vs close_range(0, 300)",
+    .ntasks = 2,
+    .nops = {1, 1},
+    .opname = {{"open(A)"}, {"close_range(0,300)"}},
+    .matrix_k = 3, /* K = 3 exhausts in seconds (docs/explore.md, Depth) */
+    .variants =
+	{
+	    {"", false},
 	},
-	.setup = ocr_setup,
-	.op = ocr_op,
-	.midcheck = ocr_midcheck,
-	.check = ocr_check,
-	.teardown = xs_exit_tasks,
-	.format = xfe_format,
+    .setup = ocr_setup,
+    .op = ocr_op,
+    .midcheck = ocr_midcheck,
+    .check = ocr_check,
+    .teardown = xs_exit_tasks,
+    .format = xfe_format,
 };
 XSCENARIO(open_close_range)
 
@@ -327,21 +333,22 @@ static int odp_check(struct xs_run *r, char *why, size_t len)
 }
 
 static struct xscenario open_dup2 = {
-	.name = "open-dup2",
-	.summary = "open A (fd 1 reserved, then installed) vs dup2(0, 1)",
-	.ntasks = 2,
-	.nops = {1, 1},
-	.opname = {{"open(A)"}, {"dup2(0,1)"}},
-	.matrix_k = 3, /* K = 3 exhausts in seconds (docs/explore.md, Depth) */
-	.variants = {
-		{"", false},
+    .name = "open-dup2",
+    .summary = "open A (fd 1 reserved, then installed) vs dup2(0, 1)",
+    .ntasks = 2,
+    .nops = {1, 1},
+    .opname = {{"open(A)"}, {"dup2(0,1)"}},
+    .matrix_k = 3, /* K = 3 exhausts in seconds (docs/explore.md, Depth) */
+    .variants =
+	{
+	    {"", false},
 	},
-	.setup = ocr_setup,
-	.op = odp_op,
-	.midcheck = ocr_midcheck,
-	.check = odp_check,
-	.teardown = xs_exit_tasks,
-	.format = xfe_format,
+    .setup = ocr_setup,
+    .op = odp_op,
+    .midcheck = ocr_midcheck,
+    .check = odp_check,
+    .teardown = xs_exit_tasks,
+    .format = xfe_format,
 };
 XSCENARIO(open_dup2)
 
@@ -431,24 +438,26 @@ static int fxr_check(struct xs_run *r, char *why, size_t len)
 }
 
 static struct xscenario fget_expand_reopen = {
-	.name = "fget-expand-reopen",
-	.summary = "fget(0) vs dup2(1, 100) growing the table, close(0), open B onto A's object, install C at 0",
-	.ntasks = 2,
-	.nops = {1, 4},
-	.opname = {{"fget(0)"}, {"dup2(1,100)", "close(0)", "reserve(0)+open(B)", "install(0,C)"}},
-	.matrix_k = 3, /* K = 3 exhausts in seconds (docs/explore.md, Depth) */
-	.variants = {
-		{"", false},
-		{"fileref=file-ref", false},
+    .name = "fget-expand-reopen",
+    .summary = "fget(0) vs dup2(1, 100) growing the table, close(0), open B onto A's object, "
+	       "install C at 0",
+    .ntasks = 2,
+    .nops = {1, 4},
+    .opname = {{"fget(0)"}, {"dup2(1,100)", "close(0)", "reserve(0)+open(B)", "install(0,C)"}},
+    .matrix_k = 3, /* K = 3 exhausts in seconds (docs/explore.md, Depth) */
+    .variants =
+	{
+	    {"", false},
+	    {"fileref=file-ref", false},
 	},
-	.linearizable = true,
-	.setup = fxr_setup,
-	.task_setup = fxr_task_setup,
-	.op = fxr_op,
-	.midcheck = fxr_midcheck,
-	.check = fxr_check,
-	.teardown = xs_exit_tasks,
-	.format = fxr_format,
+    .linearizable = true,
+    .setup = fxr_setup,
+    .task_setup = fxr_task_setup,
+    .op = fxr_op,
+    .midcheck = fxr_midcheck,
+    .check = fxr_check,
+    .teardown = xs_exit_tasks,
+    .format = fxr_format,
 };
 XSCENARIO(fget_expand_reopen)
 
@@ -508,21 +517,22 @@ static void ofk_teardown(struct xs_run *r)
 }
 
 static struct xscenario open_fork = {
-	.name = "open-fork",
-	.summary = "open A (fd 1 reserved, then installed) vs fork by another thread",
-	.ntasks = 2,
-	.nops = {1, 1},
-	.opname = {{"open(A)"}, {"fork"}},
-	.matrix_k = 3, /* K = 3 exhausts in seconds (docs/explore.md, Depth) */
-	.variants = {
-		{"", false},
+    .name = "open-fork",
+    .summary = "open A (fd 1 reserved, then installed) vs fork by another thread",
+    .ntasks = 2,
+    .nops = {1, 1},
+    .opname = {{"open(A)"}, {"fork"}},
+    .matrix_k = 3, /* K = 3 exhausts in seconds (docs/explore.md, Depth) */
+    .variants =
+	{
+	    {"", false},
 	},
-	.priv_size = sizeof(struct ofk_priv),
-	.setup = ocr_setup,
-	.op = ofk_op,
-	.midcheck = ocr_midcheck,
-	.check = ofk_check,
-	.teardown = ofk_teardown,
-	.format = xfe_format,
+    .priv_size = sizeof(struct ofk_priv),
+    .setup = ocr_setup,
+    .op = ofk_op,
+    .midcheck = ocr_midcheck,
+    .check = ofk_check,
+    .teardown = ofk_teardown,
+    .format = xfe_format,
 };
 XSCENARIO(open_fork)

@@ -91,7 +91,8 @@ static int check_table(struct xs_run *r, const int *tags, int n, char *why, size
 			continue;
 		if (!f || (long)(uintptr_t)f->private_data != want) {
 			snprintf(why, len, "fd %d holds %c, expected %c", fd,
-				 f ? (char)(uintptr_t)f->private_data : '-', want ? (char)want : '-');
+				 f ? (char)(uintptr_t)f->private_data : '-',
+				 want ? (char)want : '-');
 			return 1;
 		}
 		if (file_count(f) != 1) {
@@ -159,27 +160,29 @@ static int reopen_check(struct xs_run *r, char *why, size_t len)
 }
 
 static struct xscenario fget_reopen = {
-	.name = "fget-reopen",
-	.summary = "fget(0) vs close(0), open B onto A's recycled object at fd 1, install C at fd 0",
-	.ntasks = 2,
-	.nops = {1, 3},
-	.opname = {{"fget(0)"}, {"close(0)", "reserve(0)+open(B)", "install(0,C)"}},
-	.params = {{"fget", {"inline", "ool", "norecheck"},
-		    "fget variant: the inline protocol, out of line, or without the slot reload"}},
-	.variants = {
-		{"fget=inline", false},
-		{"fget=inline,fileref=file-ref", false},
-		{"fget=ool", false},
-		{"fget=norecheck", true},
-		{"fget=norecheck,fileref=file-ref", true},
+    .name = "fget-reopen",
+    .summary = "fget(0) vs close(0), open B onto A's recycled object at fd 1, install C at fd 0",
+    .ntasks = 2,
+    .nops = {1, 3},
+    .opname = {{"fget(0)"}, {"close(0)", "reserve(0)+open(B)", "install(0,C)"}},
+    .params = {{"fget",
+		{"inline", "ool", "norecheck"},
+		"fget variant: the inline protocol, out of line, or without the slot reload"}},
+    .variants =
+	{
+	    {"fget=inline", false},
+	    {"fget=inline,fileref=file-ref", false},
+	    {"fget=ool", false},
+	    {"fget=norecheck", true},
+	    {"fget=norecheck,fileref=file-ref", true},
 	},
-	.linearizable = true,
-	.setup = reopen_setup,
-	.task_setup = reopen_task_setup,
-	.op = reopen_op,
-	.check = reopen_check,
-	.teardown = xs_exit_tasks,
-	.format = format_tag,
+    .linearizable = true,
+    .setup = reopen_setup,
+    .task_setup = reopen_task_setup,
+    .op = reopen_op,
+    .check = reopen_check,
+    .teardown = xs_exit_tasks,
+    .format = format_tag,
 };
 XSCENARIO(fget_reopen)
 
@@ -238,25 +241,27 @@ static int dup2_check(struct xs_run *r, char *why, size_t len)
 }
 
 static struct xscenario fget_dup2 = {
-	.name = "fget-dup2",
-	.summary = "fget(0) vs dup2(1, 0) closing A, then open C onto A's recycled object",
-	.ntasks = 2,
-	.nops = {1, 2},
-	.opname = {{"fget(0)"}, {"dup2(1,0)", "open(C)"}},
-	.params = {{"fget", {"inline", "ool", "norecheck"},
-		    "fget variant: the inline protocol, out of line, or without the slot reload"}},
-	.variants = {
-		{"fget=inline", false},
-		{"fget=inline,fileref=file-ref", false},
-		{"fget=norecheck", true},
+    .name = "fget-dup2",
+    .summary = "fget(0) vs dup2(1, 0) closing A, then open C onto A's recycled object",
+    .ntasks = 2,
+    .nops = {1, 2},
+    .opname = {{"fget(0)"}, {"dup2(1,0)", "open(C)"}},
+    .params = {{"fget",
+		{"inline", "ool", "norecheck"},
+		"fget variant: the inline protocol, out of line, or without the slot reload"}},
+    .variants =
+	{
+	    {"fget=inline", false},
+	    {"fget=inline,fileref=file-ref", false},
+	    {"fget=norecheck", true},
 	},
-	.linearizable = true,
-	.setup = dup2_setup,
-	.task_setup = dup2_task_setup,
-	.op = dup2_op,
-	.check = dup2_check,
-	.teardown = xs_exit_tasks,
-	.format = format_tag,
+    .linearizable = true,
+    .setup = dup2_setup,
+    .task_setup = dup2_task_setup,
+    .op = dup2_op,
+    .check = dup2_check,
+    .teardown = xs_exit_tasks,
+    .format = format_tag,
 };
 XSCENARIO(fget_dup2)
 
@@ -308,23 +313,25 @@ static int expand_check(struct xs_run *r, char *why, size_t len)
 }
 
 static struct xscenario fget_expand = {
-	.name = "fget-expand",
-	.summary = "fget(0) vs dup2(0, 100) growing the table (expand_files), then close(0)",
-	.ntasks = 2,
-	.nops = {1, 2},
-	.opname = {{"fget(0)"}, {"dup2(0,100)", "close(0)"}},
-	.params = {{"fget", {"inline", "ool", "norecheck"},
-		    "fget variant: the inline protocol, out of line, or without the slot reload"}},
-	.variants = {
-		{"fget=inline", false},
-		{"fget=inline,fileref=file-ref", false},
-		{"fget=ool", false},
+    .name = "fget-expand",
+    .summary = "fget(0) vs dup2(0, 100) growing the table (expand_files), then close(0)",
+    .ntasks = 2,
+    .nops = {1, 2},
+    .opname = {{"fget(0)"}, {"dup2(0,100)", "close(0)"}},
+    .params = {{"fget",
+		{"inline", "ool", "norecheck"},
+		"fget variant: the inline protocol, out of line, or without the slot reload"}},
+    .variants =
+	{
+	    {"fget=inline", false},
+	    {"fget=inline,fileref=file-ref", false},
+	    {"fget=ool", false},
 	},
-	.linearizable = true,
-	.setup = expand_setup,
-	.op = expand_op,
-	.check = expand_check,
-	.teardown = xs_exit_tasks,
-	.format = format_tag,
+    .linearizable = true,
+    .setup = expand_setup,
+    .op = expand_op,
+    .check = expand_check,
+    .teardown = xs_exit_tasks,
+    .format = format_tag,
 };
 XSCENARIO(fget_expand)

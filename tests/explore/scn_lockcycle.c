@@ -29,7 +29,7 @@
 
 #include <string.h>
 
-#define XOWNER(n) ((fl_owner_t)(uintptr_t)(0x20000 + (n) * 64))
+#define XOWNER(n) ((fl_owner_t)(uintptr_t)(0x20000 + (n)*64))
 
 struct xc_priv {
 	struct file *f, *g;
@@ -39,7 +39,7 @@ static int xc_setlk(struct file *f, unsigned int cmd, int owner, int type, int64
 		    int64_t len)
 {
 	struct flock l = {
-		.l_type = (short)type, .l_whence = SEEK_SET, .l_start = start, .l_len = len};
+	    .l_type = (short)type, .l_whence = SEEK_SET, .l_start = start, .l_len = len};
 
 	return fcntl_setlk(f, cmd, &l, XOWNER(owner), owner + 200, NULL);
 }
@@ -69,8 +69,8 @@ static int xc_nothing_left(char *why, size_t len)
 	size_t need = locks_format_proc(NULL, 0);
 
 	if (need) {
-		snprintf(why, len, "locks left after every owner unlocked (%zu bytes of /proc/locks)",
-			 need);
+		snprintf(why, len,
+			 "locks left after every owner unlocked (%zu bytes of /proc/locks)", need);
 		return 1;
 	}
 	if (locks_check(msg, sizeof(msg))) {
@@ -111,8 +111,10 @@ static int pd_check(struct xs_run *r, char *why, size_t len)
 	long a = r->result[0][0], b = r->result[1][0];
 
 	if (!((a == -EDEADLK && b == 0) || (a == 0 && b == -EDEADLK))) {
-		snprintf(why, len, "A's F_SETLKW returned %ld, B's %ld: exactly one of them closes "
-			 "the cycle and gets EDEADLK (Linux)", a, b);
+		snprintf(why, len,
+			 "A's F_SETLKW returned %ld, B's %ld: exactly one of them closes "
+			 "the cycle and gets EDEADLK (Linux)",
+			 a, b);
 		return 1;
 	}
 	for (int t = 0; t < r->sc->ntasks; t++)
@@ -136,45 +138,47 @@ static void pd_teardown(struct xs_run *r)
 }
 
 static struct xscenario posix_deadlock = {
-	.name = "posix-deadlock",
-	.summary = "two POSIX owners each asking for the lock the other holds: exactly one EDEADLK",
-	.ntasks = 2,
-	.nops = {2, 2},
-	.opname = {{"setlkw(W0-0)", "unlock(all)"}, {"setlkw(W5-5)", "unlock(all)"}},
-	.variants = {
-		{"", false},
-		{"filelock=inode", false},
+    .name = "posix-deadlock",
+    .summary = "two POSIX owners each asking for the lock the other holds: exactly one EDEADLK",
+    .ntasks = 2,
+    .nops = {2, 2},
+    .opname = {{"setlkw(W0-0)", "unlock(all)"}, {"setlkw(W5-5)", "unlock(all)"}},
+    .variants =
+	{
+	    {"", false},
+	    {"filelock=inode", false},
 	},
-	.priv_size = sizeof(struct xc_priv),
-	.setup = pd_setup,
-	.op = pd_op,
-	.midcheck = xc_midcheck,
-	.check = pd_check,
-	.teardown = pd_teardown,
-	.format = xc_format,
+    .priv_size = sizeof(struct xc_priv),
+    .setup = pd_setup,
+    .op = pd_op,
+    .midcheck = xc_midcheck,
+    .check = pd_check,
+    .teardown = pd_teardown,
+    .format = xc_format,
 };
 XSCENARIO(posix_deadlock)
 
 static struct xscenario posix_deadlock_nested = {
-	.name = "posix-deadlock-nested",
-	.summary = "the cycle of posix-deadlock with a third owner queued on B's lock: A's request "
-		   "may hang under C's, the cycle is found through the chain",
-	.ntasks = 3,
-	.nops = {2, 2, 2},
-	.opname = {{"setlkw(W0-0)", "unlock(all)"},
-		   {"setlkw(W5-5)", "unlock(all)"},
-		   {"setlkw(W0-0)", "unlock(all)"}},
-	.matrix_k = 1, /* three tasks */
-	.variants = {
-		{"", false},
+    .name = "posix-deadlock-nested",
+    .summary = "the cycle of posix-deadlock with a third owner queued on B's lock: A's request "
+	       "may hang under C's, the cycle is found through the chain",
+    .ntasks = 3,
+    .nops = {2, 2, 2},
+    .opname = {{"setlkw(W0-0)", "unlock(all)"},
+	       {"setlkw(W5-5)", "unlock(all)"},
+	       {"setlkw(W0-0)", "unlock(all)"}},
+    .matrix_k = 1, /* three tasks */
+    .variants =
+	{
+	    {"", false},
 	},
-	.priv_size = sizeof(struct xc_priv),
-	.setup = pd_setup,
-	.op = pd_op,
-	.midcheck = xc_midcheck,
-	.check = pd_check,
-	.teardown = pd_teardown,
-	.format = xc_format,
+    .priv_size = sizeof(struct xc_priv),
+    .setup = pd_setup,
+    .op = pd_op,
+    .midcheck = xc_midcheck,
+    .check = pd_check,
+    .teardown = pd_teardown,
+    .format = xc_format,
 };
 XSCENARIO(posix_deadlock_nested)
 
@@ -255,25 +259,26 @@ static void cs_teardown(struct xs_run *r)
 }
 
 static struct xscenario close_setlkw = {
-	.name = "close-setlkw",
-	.summary = "F_SETLKW through fd 1 (blocked by H) vs close(1) or dup2 over it by another "
-		   "thread, then H unlocks: no lock of the process may survive the close",
-	.ntasks = 3,
-	.nops = {1, 1, 1},
-	.opname = {{"setlkw(fd 1, W0-0)"}, {"close(1)"}, {"H unlock"}},
-	.params = {{"close", {"close", "dup2"}, "close fd 1, or dup2 fd 0 over it"}},
-	.matrix_k = 1,
-	.variants = {
-		{"close=close", false},
-		{"close=dup2", false},
+    .name = "close-setlkw",
+    .summary = "F_SETLKW through fd 1 (blocked by H) vs close(1) or dup2 over it by another "
+	       "thread, then H unlocks: no lock of the process may survive the close",
+    .ntasks = 3,
+    .nops = {1, 1, 1},
+    .opname = {{"setlkw(fd 1, W0-0)"}, {"close(1)"}, {"H unlock"}},
+    .params = {{"close", {"close", "dup2"}, "close fd 1, or dup2 fd 0 over it"}},
+    .matrix_k = 1,
+    .variants =
+	{
+	    {"close=close", false},
+	    {"close=dup2", false},
 	},
-	.priv_size = sizeof(struct xc_priv),
-	.setup = cs_setup,
-	.op = cs_op,
-	.midcheck = xc_midcheck,
-	.check = cs_check,
-	.teardown = cs_teardown,
-	.format = xc_format,
+    .priv_size = sizeof(struct xc_priv),
+    .setup = cs_setup,
+    .op = cs_op,
+    .midcheck = xc_midcheck,
+    .check = cs_check,
+    .teardown = cs_teardown,
+    .format = xc_format,
 };
 XSCENARIO(close_setlkw)
 
@@ -350,22 +355,23 @@ static void fh_teardown(struct xs_run *r)
 }
 
 static struct xscenario flock_handoff = {
-	.name = "flock-handoff",
-	.summary = "H unlocks a flock LOCK_EX that W waits for while X asks for it too",
-	.ntasks = 3,
-	.nops = {1, 1, 1},
-	.opname = {{"unlock"}, {"flock(EX), section, unlock"}, {"flock(EX), section, unlock"}},
-	.matrix_k = 1,
-	.variants = {
-		{"", false},
-		{"filelock=inode", false},
+    .name = "flock-handoff",
+    .summary = "H unlocks a flock LOCK_EX that W waits for while X asks for it too",
+    .ntasks = 3,
+    .nops = {1, 1, 1},
+    .opname = {{"unlock"}, {"flock(EX), section, unlock"}, {"flock(EX), section, unlock"}},
+    .matrix_k = 1,
+    .variants =
+	{
+	    {"", false},
+	    {"filelock=inode", false},
 	},
-	.priv_size = sizeof(struct fh_priv),
-	.setup = fh_setup,
-	.op = fh_op,
-	.midcheck = xc_midcheck,
-	.check = fh_check,
-	.teardown = fh_teardown,
-	.format = xc_format,
+    .priv_size = sizeof(struct fh_priv),
+    .setup = fh_setup,
+    .op = fh_op,
+    .midcheck = xc_midcheck,
+    .check = fh_check,
+    .teardown = fh_teardown,
+    .format = xc_format,
 };
 XSCENARIO(flock_handoff)

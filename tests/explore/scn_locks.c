@@ -26,11 +26,10 @@ struct reblock_priv {
 	struct file *f;
 };
 
-static int setlk(struct file *f, unsigned int cmd, int owner, int type, int64_t start,
-		 int64_t len)
+static int setlk(struct file *f, unsigned int cmd, int owner, int type, int64_t start, int64_t len)
 {
 	struct flock l = {
-		.l_type = (short)type, .l_whence = SEEK_SET, .l_start = start, .l_len = len};
+	    .l_type = (short)type, .l_whence = SEEK_SET, .l_start = start, .l_len = len};
 
 	return fcntl_setlk(f, cmd, &l, OWNER(owner), owner + 100, NULL);
 }
@@ -119,14 +118,15 @@ static int reblock_check(struct xs_run *r, char *why, size_t len)
 				char v[64];
 
 				format_errno(t, k, r->result[t][k], v, sizeof(v));
-				snprintf(why, len, "%s's %s returned %s (Linux: 0, no cycle of owners)",
+				snprintf(why, len,
+					 "%s's %s returned %s (Linux: 0, no cycle of owners)",
 					 who[t], r->sc->opname[t][k], v);
 				return 1;
 			}
 	need = locks_format_proc(NULL, 0);
 	if (need) {
-		snprintf(why, len, "locks left after every owner unlocked (%zu bytes of /proc/locks)",
-			 need);
+		snprintf(why, len,
+			 "locks left after every owner unlocked (%zu bytes of /proc/locks)", need);
 		return 1;
 	}
 	return lock_lists_check(why, len);
@@ -144,31 +144,33 @@ static void reblock_teardown(struct xs_run *r)
 }
 
 static struct xscenario posix_reblock = {
-	.name = "posix-reblock",
-	.summary = "three POSIX owners: a woken F_SETLKW waiter that must wait again, with "
-		   "another owner's request queued behind it",
-	.ntasks = 3,
-	.nops = {1, 2, 2},
-	.opname = {{"unlock(0,0)"}, {"setlkw(W0-0)", "unlock(all)"}, {"setlkw(W0-10)", "unlock(all)"}},
-	.params = {{"move_blocks", {"fixed", "unfixed"},
-		    "locks_move_blocks as in Linux 5.0, or as first merged (test-only: the "
-		    "moved waiters keep a stale fl_blocker)"}},
-	.matrix_k = 1, /* three tasks: K = 2 is 30,000-60,000 schedules (long tests) */
-	.variants = {
-		{"move_blocks=unfixed", true},
-		{"move_blocks=unfixed,filelock=inode", true},
-		{"filelock=global", false},
-		{"filelock=bkl", false},
-		{"filelock=inode", false},
-		{"filelock=inode,bkl_ops=lock", false},
+    .name = "posix-reblock",
+    .summary = "three POSIX owners: a woken F_SETLKW waiter that must wait again, with "
+	       "another owner's request queued behind it",
+    .ntasks = 3,
+    .nops = {1, 2, 2},
+    .opname = {{"unlock(0,0)"}, {"setlkw(W0-0)", "unlock(all)"}, {"setlkw(W0-10)", "unlock(all)"}},
+    .params = {{"move_blocks",
+		{"fixed", "unfixed"},
+		"locks_move_blocks as in Linux 5.0, or as first merged (test-only: the "
+		"moved waiters keep a stale fl_blocker)"}},
+    .matrix_k = 1, /* three tasks: K = 2 is 30,000-60,000 schedules (long tests) */
+    .variants =
+	{
+	    {"move_blocks=unfixed", true},
+	    {"move_blocks=unfixed,filelock=inode", true},
+	    {"filelock=global", false},
+	    {"filelock=bkl", false},
+	    {"filelock=inode", false},
+	    {"filelock=inode,bkl_ops=lock", false},
 	},
-	.priv_size = sizeof(struct reblock_priv),
-	.setup = reblock_setup,
-	.op = reblock_op,
-	.midcheck = lock_lists_midcheck,
-	.check = reblock_check,
-	.teardown = reblock_teardown,
-	.format = format_errno,
+    .priv_size = sizeof(struct reblock_priv),
+    .setup = reblock_setup,
+    .op = reblock_op,
+    .midcheck = lock_lists_midcheck,
+    .check = reblock_check,
+    .teardown = reblock_teardown,
+    .format = format_errno,
 };
 XSCENARIO(posix_reblock)
 
@@ -185,8 +187,8 @@ XSCENARIO(posix_reblock)
  */
 struct excl_priv {
 	struct file *fa, *fb, *fc; /* three open file descriptions of one file */
-	int in_flock, in_range;    /* owners inside each critical section */
-	int overlap;               /* set when a section had two owners */
+	int in_flock, in_range;	   /* owners inside each critical section */
+	int overlap;		   /* set when a section had two owners */
 };
 
 static void critical(struct excl_priv *ep, int *in)
@@ -265,7 +267,8 @@ static int excl_check(struct xs_run *r, char *why, size_t len)
 			return 1;
 		}
 	if (ep->overlap) {
-		snprintf(why, len, "two owners inside one critical section at once: an exclusive "
+		snprintf(why, len,
+			 "two owners inside one critical section at once: an exclusive "
 			 "lock granted twice");
 		return 1;
 	}
@@ -293,28 +296,30 @@ static void excl_teardown(struct xs_run *r)
 }
 
 static struct xscenario lock_exclusion = {
-	.name = "lock-exclusion",
-	.summary = "flock, OFD and POSIX owners of one file, each in a critical section under "
-		   "its exclusive locks",
-	.ntasks = 3,
-	.nops = {1, 1, 1},
-	.opname = {{"flock(A,EX)+setlkw(W0)"}, {"flock(B,EX)"}, {"ofd_setlkw(C,W0)"}},
-	.params = {{"t1_lock", {"flock", "none"},
-		    "T1 takes its flock lock, or enters the section without it (must fail)"}},
-	.matrix_k = 1, /* three tasks: K = 2 is 23,000-63,000 schedules (long tests) */
-	.variants = {
-		{"t1_lock=none", true},
-		{"filelock=global", false},
-		{"filelock=bkl", false},
-		{"filelock=inode", false},
-		{"filelock=inode,bkl_ops=lock", false},
+    .name = "lock-exclusion",
+    .summary = "flock, OFD and POSIX owners of one file, each in a critical section under "
+	       "its exclusive locks",
+    .ntasks = 3,
+    .nops = {1, 1, 1},
+    .opname = {{"flock(A,EX)+setlkw(W0)"}, {"flock(B,EX)"}, {"ofd_setlkw(C,W0)"}},
+    .params = {{"t1_lock",
+		{"flock", "none"},
+		"T1 takes its flock lock, or enters the section without it (must fail)"}},
+    .matrix_k = 1, /* three tasks: K = 2 is 23,000-63,000 schedules (long tests) */
+    .variants =
+	{
+	    {"t1_lock=none", true},
+	    {"filelock=global", false},
+	    {"filelock=bkl", false},
+	    {"filelock=inode", false},
+	    {"filelock=inode,bkl_ops=lock", false},
 	},
-	.priv_size = sizeof(struct excl_priv),
-	.setup = excl_setup,
-	.op = excl_op,
-	.midcheck = lock_lists_midcheck,
-	.check = excl_check,
-	.teardown = excl_teardown,
-	.format = format_errno,
+    .priv_size = sizeof(struct excl_priv),
+    .setup = excl_setup,
+    .op = excl_op,
+    .midcheck = lock_lists_midcheck,
+    .check = excl_check,
+    .teardown = excl_teardown,
+    .format = format_errno,
 };
 XSCENARIO(lock_exclusion)

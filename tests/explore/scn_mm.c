@@ -42,13 +42,13 @@
  * whose faults take the per-VMA lock run each matrix line under each.
  */
 static const char *const vma_cross[] = {
-	"",
-	"vm_area_cache=sheaves",
-	"vma_lock=refcnt",
-	"vma_lock=refcnt,vm_area_cache=typesafe",
-	"vma_lock=refcnt,vm_area_cache=sheaves",
-	"vma_lock=refcnt,vm_area_cache=typesafe-sheaves",
-	NULL,
+    "",
+    "vm_area_cache=sheaves",
+    "vma_lock=refcnt",
+    "vma_lock=refcnt,vm_area_cache=typesafe",
+    "vma_lock=refcnt,vm_area_cache=sheaves",
+    "vma_lock=refcnt,vm_area_cache=typesafe-sheaves",
+    NULL,
 };
 
 static uint64_t stat_of(const char *name)
@@ -74,8 +74,8 @@ static int fork_setup(struct xs_run *r)
 	task_attach(p);
 	if (exec_mm(p))
 		return -ENOMEM;
-	if (vm_mmap(p->mm, XBASE, 2 * PAGE_SIZE, XRW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
-		    NULL, 0) != (long)XBASE)
+	if (vm_mmap(p->mm, XBASE, 2 * PAGE_SIZE, XRW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL,
+		    0) != (long)XBASE)
 		return -ENOMEM;
 	if (xs_param_is(r, "touched", "yes")) {
 		unsigned char v = 0x11;
@@ -111,7 +111,8 @@ static int fork_check(struct xs_run *r, char *why, size_t len)
 	}
 	cm = fp->child->mm;
 	if (mm_access(cm, XBASE, &before, 1, false) || (before != 0 && before != 0x42)) {
-		snprintf(why, len, "the child reads 0x%02x after fork (0 or 0x42 expected)", before);
+		snprintf(why, len, "the child reads 0x%02x after fork (0 or 0x42 expected)",
+			 before);
 		return 1;
 	}
 	bad = mm_check(cm);
@@ -149,28 +150,30 @@ static void fork_teardown(struct xs_run *r)
 }
 
 static struct xscenario fork_write = {
-	.name = "fork-write",
-	.summary = "a parent thread's first write to an anon VMA vs another parent thread's fork",
-	.ntasks = 2,
-	.nops = {1, 1},
-	.opname = {{"write(0x42)"}, {"fork"}},
-	.params = {{"touched", {"no", "yes"},
-		    "whether another page of the VMA was written before (the VMA has an anon_vma)"}},
-	.variants = {
-		{"fork_vma_lock=always", false},
-		{"fork_vma_lock=elide-single", false},
-		{"fork_vma_lock=never", false},
-		{"fork_vma_lock=always,touched=yes", false},
-		{"fork_vma_lock=elide-single,touched=yes", false},
-		{"fork_vma_lock=never,touched=yes", false},
+    .name = "fork-write",
+    .summary = "a parent thread's first write to an anon VMA vs another parent thread's fork",
+    .ntasks = 2,
+    .nops = {1, 1},
+    .opname = {{"write(0x42)"}, {"fork"}},
+    .params = {{"touched",
+		{"no", "yes"},
+		"whether another page of the VMA was written before (the VMA has an anon_vma)"}},
+    .variants =
+	{
+	    {"fork_vma_lock=always", false},
+	    {"fork_vma_lock=elide-single", false},
+	    {"fork_vma_lock=never", false},
+	    {"fork_vma_lock=always,touched=yes", false},
+	    {"fork_vma_lock=elide-single,touched=yes", false},
+	    {"fork_vma_lock=never,touched=yes", false},
 	},
-	.cross = vma_cross,
-	.cross_k = 1, /* the other pairs at K = 1 (CTest's time; long mode: K = 3) */
-	.priv_size = sizeof(struct fork_priv),
-	.setup = fork_setup,
-	.op = fork_op,
-	.check = fork_check,
-	.teardown = fork_teardown,
+    .cross = vma_cross,
+    .cross_k = 1, /* the other pairs at K = 1 (CTest's time; long mode: K = 3) */
+    .priv_size = sizeof(struct fork_priv),
+    .setup = fork_setup,
+    .op = fork_op,
+    .check = fork_check,
+    .teardown = fork_teardown,
 };
 XSCENARIO(fork_write)
 
@@ -200,8 +203,7 @@ static int numa_setup(struct xs_run *r)
 	/* the seed: mlockall (its populate COWs the page); else an explicit COW */
 	if (xs_param_is(r, "mlock", "yes") && vm_mlockall(p->mm, MCL_CURRENT | MCL_FUTURE))
 		return -EIO;
-	if (vm_mmap(p->mm, XBASE, PAGE_SIZE, XRW, MAP_PRIVATE | MAP_FIXED, np->f, 0) !=
-	    (long)XBASE)
+	if (vm_mmap(p->mm, XBASE, PAGE_SIZE, XRW, MAP_PRIVATE | MAP_FIXED, np->f, 0) != (long)XBASE)
 		return -EIO;
 	/* write the COW'd page, then reclaim the file folio: a lookup misses */
 	if (rv_mm_write(XBASE, &b, 1))
@@ -241,7 +243,8 @@ static int numa_check(struct xs_run *r, char *why, size_t len)
 		snprintf(why, len,
 			 "a major fault for a page mapped all along (majflt +%lu, file page %s the "
 			 "page cache)",
-			 (unsigned long)(stat_of("majflt") - np->majflt), fo ? "read back into" : "not in");
+			 (unsigned long)(stat_of("majflt") - np->majflt),
+			 fo ? "read back into" : "not in");
 		return 1;
 	}
 	if (mm_check(r->task[0]->mm)) {
@@ -263,27 +266,29 @@ static void numa_teardown(struct xs_run *r)
 }
 
 static struct xscenario numa_fault = {
-	.name = "numa-fault",
-	.summary = "the NUMA scanner's PTE window vs a read fault on a COW'd page whose file "
-		   "folio was reclaimed",
-	.ntasks = 2,
-	.nops = {1, 1},
-	.opname = {{"task_numa_work"}, {"read"}},
-	.params = {{"mlock", {"yes", "no"},
-		    "mlockall before the mapping (the seed's program), or a plain private mapping"}},
-	.variants = {
-		{"pte_recheck=1", false},
-		{"pte_recheck=rfc", false},
-		{"pte_recheck=rfc,mlock=no", false},
-		{"pte_recheck=0", true},
-		{"pte_recheck=1,mlock=no", true}, /* as merged: VM_LOCKED VMAs only */
+    .name = "numa-fault",
+    .summary = "the NUMA scanner's PTE window vs a read fault on a COW'd page whose file "
+	       "folio was reclaimed",
+    .ntasks = 2,
+    .nops = {1, 1},
+    .opname = {{"task_numa_work"}, {"read"}},
+    .params = {{"mlock",
+		{"yes", "no"},
+		"mlockall before the mapping (the seed's program), or a plain private mapping"}},
+    .variants =
+	{
+	    {"pte_recheck=1", false},
+	    {"pte_recheck=rfc", false},
+	    {"pte_recheck=rfc,mlock=no", false},
+	    {"pte_recheck=0", true},
+	    {"pte_recheck=1,mlock=no", true}, /* as merged: VM_LOCKED VMAs only */
 	},
-	.cross = vma_cross,
-	.priv_size = sizeof(struct numa_priv),
-	.setup = numa_setup,
-	.op = numa_op,
-	.check = numa_check,
-	.teardown = numa_teardown,
+    .cross = vma_cross,
+    .priv_size = sizeof(struct numa_priv),
+    .setup = numa_setup,
+    .op = numa_op,
+    .check = numa_check,
+    .teardown = numa_teardown,
 };
 XSCENARIO(numa_fault)
 
@@ -359,21 +364,22 @@ static void trunc_teardown(struct xs_run *r)
 }
 
 static struct xscenario truncate_cow = {
-	.name = "truncate-cow",
-	.summary = "a write fault copying page 1 of a private file mapping vs truncate to one page",
-	.ntasks = 2,
-	.nops = {1, 1},
-	.opname = {{"write(page 1)"}, {"truncate(1 page)"}},
-	.variants = {
-		{"", false},
+    .name = "truncate-cow",
+    .summary = "a write fault copying page 1 of a private file mapping vs truncate to one page",
+    .ntasks = 2,
+    .nops = {1, 1},
+    .opname = {{"write(page 1)"}, {"truncate(1 page)"}},
+    .variants =
+	{
+	    {"", false},
 	},
-	.cross = vma_cross,
-	.cross_k = 1, /* the other pairs at K = 1 (CTest's time; long mode: K = 3) */
-	.priv_size = sizeof(struct trunc_priv),
-	.setup = trunc_setup,
-	.op = trunc_op,
-	.check = trunc_check,
-	.teardown = trunc_teardown,
+    .cross = vma_cross,
+    .cross_k = 1, /* the other pairs at K = 1 (CTest's time; long mode: K = 3) */
+    .priv_size = sizeof(struct trunc_priv),
+    .setup = trunc_setup,
+    .op = trunc_op,
+    .check = trunc_check,
+    .teardown = trunc_teardown,
 };
 XSCENARIO(truncate_cow)
 
@@ -428,7 +434,8 @@ static int exit_check(struct xs_run *r, char *why, size_t len)
 		return 1;
 	}
 	if (vfs_read(ep->f, &b, 1, &pos) != 1 || b != 0x5a) {
-		snprintf(why, len, "the byte written through the mapping reads 0x%02x, not 0x5a", b);
+		snprintf(why, len, "the byte written through the mapping reads 0x%02x, not 0x5a",
+			 b);
 		return 1;
 	}
 	return 0;
@@ -449,21 +456,22 @@ static void exit_teardown(struct xs_run *r)
 }
 
 static struct xscenario exit_fsync = {
-	.name = "exit-fsync",
-	.summary = "fsync of a file (folio_mkclean walks i_mmap into page tables) vs the exit of "
-		   "a process that maps it shared and dirty (run under ASan: a page table freed "
-		   "under the walker is a use-after-free)",
-	.ntasks = 2,
-	.nops = {1, 1},
-	.opname = {{"fsync"}, {"exit(mapping process)"}},
-	.variants = {
-		{"", false},
+    .name = "exit-fsync",
+    .summary = "fsync of a file (folio_mkclean walks i_mmap into page tables) vs the exit of "
+	       "a process that maps it shared and dirty (run under ASan: a page table freed "
+	       "under the walker is a use-after-free)",
+    .ntasks = 2,
+    .nops = {1, 1},
+    .opname = {{"fsync"}, {"exit(mapping process)"}},
+    .variants =
+	{
+	    {"", false},
 	},
-	.priv_size = sizeof(struct exit_priv),
-	.setup = exit_setup,
-	.op = exit_op,
-	.check = exit_check,
-	.teardown = exit_teardown,
+    .priv_size = sizeof(struct exit_priv),
+    .setup = exit_setup,
+    .op = exit_op,
+    .check = exit_check,
+    .teardown = exit_teardown,
 };
 XSCENARIO(exit_fsync)
 
@@ -484,7 +492,8 @@ static int split_setup(struct xs_run *r)
 		/* a = page 0, never touched; b = page 1, written (its own
 		 * anon_vma), then read-only: two VMAs that mprotect will merge */
 		if (vm_mmap(p->mm, XBASE + PAGE_SIZE, PAGE_SIZE, XRW,
-			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0) != (long)(XBASE + PAGE_SIZE) ||
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL,
+			    0) != (long)(XBASE + PAGE_SIZE) ||
 		    rv_mm_write(XBASE + PAGE_SIZE, &v, 1) ||
 		    vm_mprotect(p->mm, XBASE + PAGE_SIZE, PAGE_SIZE, PROT_READ) ||
 		    vm_mmap(p->mm, XBASE, PAGE_SIZE, XRW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
@@ -500,8 +509,8 @@ static int split_setup(struct xs_run *r)
 		return xs_thread_of(r, 1, 0) ? 0 : -ENOMEM;
 	}
 	/* two pages, never touched: no anon_vma yet */
-	if (vm_mmap(p->mm, XBASE, 2 * PAGE_SIZE, XRW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
-		    NULL, 0) != (long)XBASE)
+	if (vm_mmap(p->mm, XBASE, 2 * PAGE_SIZE, XRW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL,
+		    0) != (long)XBASE)
 		return -ENOMEM;
 	return xs_thread_of(r, 1, 0) ? 0 : -ENOMEM;
 }
@@ -510,8 +519,8 @@ static int split_setup(struct xs_run *r)
 static unsigned long split_addr(const struct xs_run *r)
 {
 	return xs_param_is(r, "change", "merge") || xs_param_is(r, "change", "extend")
-		       ? XBASE
-		       : XBASE + PAGE_SIZE;
+		   ? XBASE
+		   : XBASE + PAGE_SIZE;
 }
 
 static long split_op(struct xs_run *r, int task, int op)
@@ -544,7 +553,8 @@ static int split_check(struct xs_run *r, char *why, size_t len)
 	int n;
 
 	if (r->result[0][0] || r->result[1][0]) {
-		snprintf(why, len, "write %ld, bounds change %ld", r->result[0][0], r->result[1][0]);
+		snprintf(why, len, "write %ld, bounds change %ld", r->result[0][0],
+			 r->result[1][0]);
 		return 1;
 	}
 	if (!pte_present(pte)) {
@@ -556,8 +566,10 @@ static int split_check(struct xs_run *r, char *why, size_t len)
 	n = rmap_walk(f, NULL, NULL);
 	mm_folio_put(f);
 	if (n != 1) {
-		snprintf(why, len, "rmap finds the written page's folio %d times, not once (its VMA "
-			 "is not on its anon_vma)", n);
+		snprintf(why, len,
+			 "rmap finds the written page's folio %d times, not once (its VMA "
+			 "is not on its anon_vma)",
+			 n);
 		return 1;
 	}
 	if (mm_check(mm)) {
@@ -580,32 +592,34 @@ static int split_check(struct xs_run *r, char *why, size_t len)
 }
 
 static struct xscenario split_fault = {
-	.name = "split-fault",
-	.summary = "a first-touch write fault vs mprotect or munmap splitting its VMA, "
-		   "mprotect merging it with a neighbour, or mmap extending it",
-	.ntasks = 2,
-	.nops = {1, 1},
-	.opname = {{"write(first touch)"}, {"change bounds"}},
-	.params = {{"change", {"mprotect", "munmap", "merge", "extend"},
-		    "split page 0 off (mprotect, munmap; the fault is on page 1), merge the "
-		    "fault's VMA with a written neighbour (mprotect), or extend it with a new "
-		    "mapping (mmap; the fault is on page 0 for both)"}},
-	.variants = {
-		{"change=mprotect", false},
-		{"change=munmap", false},
-		{"change=merge", false},
-		{"change=mprotect,anon_vma_fault=refuse", false},
-		{"change=munmap,anon_vma_fault=refuse", false},
-		{"change=merge,anon_vma_fault=refuse", false},
-		{"change=extend", false},
-		{"change=extend,anon_vma_fault=refuse", false},
+    .name = "split-fault",
+    .summary = "a first-touch write fault vs mprotect or munmap splitting its VMA, "
+	       "mprotect merging it with a neighbour, or mmap extending it",
+    .ntasks = 2,
+    .nops = {1, 1},
+    .opname = {{"write(first touch)"}, {"change bounds"}},
+    .params = {{"change",
+		{"mprotect", "munmap", "merge", "extend"},
+		"split page 0 off (mprotect, munmap; the fault is on page 1), merge the "
+		"fault's VMA with a written neighbour (mprotect), or extend it with a new "
+		"mapping (mmap; the fault is on page 0 for both)"}},
+    .variants =
+	{
+	    {"change=mprotect", false},
+	    {"change=munmap", false},
+	    {"change=merge", false},
+	    {"change=mprotect,anon_vma_fault=refuse", false},
+	    {"change=munmap,anon_vma_fault=refuse", false},
+	    {"change=merge,anon_vma_fault=refuse", false},
+	    {"change=extend", false},
+	    {"change=extend,anon_vma_fault=refuse", false},
 	},
-	.cross = vma_cross,
-	.cross_k = 1, /* the other pairs at K = 1 (CTest's time; long mode: K = 3) */
-	.setup = split_setup,
-	.op = split_op,
-	.check = split_check,
-	.teardown = xs_exit_tasks,
+    .cross = vma_cross,
+    .cross_k = 1, /* the other pairs at K = 1 (CTest's time; long mode: K = 3) */
+    .setup = split_setup,
+    .op = split_op,
+    .check = split_check,
+    .teardown = xs_exit_tasks,
 };
 XSCENARIO(split_fault)
 
@@ -684,24 +698,25 @@ static int forkcow_check(struct xs_run *r, char *why, size_t len)
 }
 
 static struct xscenario fork_cow = {
-	.name = "fork-cow",
-	.summary = "two parent threads write a page the parent wrote before while a third "
-		   "forks (a COW fault and a stale writable translation)",
-	.ntasks = 3,
-	.nops = {1, 1, 1},
-	.opname = {{"write(0xa0 @0)"}, {"fork"}, {"write(0xb0 @1)"}},
-	.matrix_k = 1,
-	.variants = {
-		{"fork_vma_lock=always", false},
-		{"fork_vma_lock=elide-single", false},
-		{"fork_vma_lock=never", true},
+    .name = "fork-cow",
+    .summary = "two parent threads write a page the parent wrote before while a third "
+	       "forks (a COW fault and a stale writable translation)",
+    .ntasks = 3,
+    .nops = {1, 1, 1},
+    .opname = {{"write(0xa0 @0)"}, {"fork"}, {"write(0xb0 @1)"}},
+    .matrix_k = 1,
+    .variants =
+	{
+	    {"fork_vma_lock=always", false},
+	    {"fork_vma_lock=elide-single", false},
+	    {"fork_vma_lock=never", true},
 	},
-	.cross = vma_cross,
-	.priv_size = sizeof(struct fork_priv),
-	.setup = forkcow_setup,
-	.op = forkcow_op,
-	.check = forkcow_check,
-	.teardown = fork_teardown,
+    .cross = vma_cross,
+    .priv_size = sizeof(struct fork_priv),
+    .setup = forkcow_setup,
+    .op = forkcow_op,
+    .check = forkcow_check,
+    .teardown = fork_teardown,
 };
 XSCENARIO(fork_cow)
 
@@ -801,7 +816,8 @@ static int reuse_check(struct xs_run *r, char *why, size_t len)
 			return 1;
 		}
 	if (got != 0 && got != 0x40 && got != -EFAULT) {
-		snprintf(why, len, "T0's read of X returned %ld (0, 0x40 or -EFAULT expected)", got);
+		snprintf(why, len, "T0's read of X returned %ld (0, 0x40 or -EFAULT expected)",
+			 got);
 		return 1;
 	}
 	err = mm_access(mm, XBASE, &v, 1, false);
@@ -835,35 +851,37 @@ static void reuse_teardown(struct xs_run *r)
 }
 
 static struct xscenario vma_reuse = {
-	.name = "vma-reuse",
-	.summary = "a lockless read fault at X vs munmap(X), mmap(Y) reusing X's VMA object, "
-		   "and a file mapped at X",
-	.ntasks = 2,
-	.nops = {1, 3},
-	.opname = {{"read(X)"}, {"munmap(X)", "mmap(Y)", "mmap(X, file)"}},
-	.params = {{"recheck", {"yes", "no"},
-		    "lock_vma_under_rcu checks the locked VMA covers the address, or not "
-		    "(test-only)"}},
-	.variants = {
-		{"vma_lock=refcnt,vm_area_cache=typesafe,recheck=no", true},
-		{"vma_lock=refcnt,vm_area_cache=typesafe-sheaves,recheck=no", true},
-		{"vma_lock=refcnt,vm_area_cache=typesafe", false},
-		{"vma_lock=refcnt,vm_area_cache=typesafe-sheaves", false},
-		{"vma_lock=refcnt,recheck=no", false},
-		{"vma_lock=refcnt,vm_area_cache=sheaves,recheck=no", false},
-		{"recheck=no", false},
-		{"vm_area_cache=sheaves,recheck=no", false},
-		{"", false},
-		{"vm_area_cache=sheaves", false},
-		{"vma_lock=refcnt", false},
-		{"vma_lock=refcnt,vm_area_cache=sheaves", false},
+    .name = "vma-reuse",
+    .summary = "a lockless read fault at X vs munmap(X), mmap(Y) reusing X's VMA object, "
+	       "and a file mapped at X",
+    .ntasks = 2,
+    .nops = {1, 3},
+    .opname = {{"read(X)"}, {"munmap(X)", "mmap(Y)", "mmap(X, file)"}},
+    .params = {{"recheck",
+		{"yes", "no"},
+		"lock_vma_under_rcu checks the locked VMA covers the address, or not "
+		"(test-only)"}},
+    .variants =
+	{
+	    {"vma_lock=refcnt,vm_area_cache=typesafe,recheck=no", true},
+	    {"vma_lock=refcnt,vm_area_cache=typesafe-sheaves,recheck=no", true},
+	    {"vma_lock=refcnt,vm_area_cache=typesafe", false},
+	    {"vma_lock=refcnt,vm_area_cache=typesafe-sheaves", false},
+	    {"vma_lock=refcnt,recheck=no", false},
+	    {"vma_lock=refcnt,vm_area_cache=sheaves,recheck=no", false},
+	    {"recheck=no", false},
+	    {"vm_area_cache=sheaves,recheck=no", false},
+	    {"", false},
+	    {"vm_area_cache=sheaves", false},
+	    {"vma_lock=refcnt", false},
+	    {"vma_lock=refcnt,vm_area_cache=sheaves", false},
 	},
-	.priv_size = sizeof(struct reuse_priv),
-	.setup = reuse_setup,
-	.task_setup = reuse_task_setup,
-	.op = reuse_op,
-	.check = reuse_check,
-	.teardown = reuse_teardown,
+    .priv_size = sizeof(struct reuse_priv),
+    .setup = reuse_setup,
+    .task_setup = reuse_task_setup,
+    .op = reuse_op,
+    .check = reuse_check,
+    .teardown = reuse_teardown,
 };
 XSCENARIO(vma_reuse)
 
@@ -897,8 +915,8 @@ static int mremap_setup(struct xs_run *r)
 	task_attach(p);
 	if (exec_mm(p))
 		return -ENOMEM;
-	if (vm_mmap(p->mm, XBASE, 2 * PAGE_SIZE, XRW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
-		    NULL, 0) != (long)XBASE ||
+	if (vm_mmap(p->mm, XBASE, 2 * PAGE_SIZE, XRW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL,
+		    0) != (long)XBASE ||
 	    rv_mm_write(XBASE, &v, 1))
 		return -ENOMEM;
 	return xs_thread_of(r, 1, 0) ? 0 : -ENOMEM;
@@ -954,25 +972,27 @@ static int mremap_check(struct xs_run *r, char *why, size_t len)
 }
 
 static struct xscenario mremap_fault = {
-	.name = "mremap-fault",
-	.summary = "a first-touch write fault under the per-VMA lock vs mremap moving its VMA",
-	.ntasks = 2,
-	.nops = {1, 1},
-	.opname = {{"write(page 1)"}, {"mremap(move)"}},
-	.params = {{"wlock", {"yes", "no"},
-		    "move_vma write-locks the source VMA before moving its page tables, or "
-		    "not (test-only: before the 6.4 fix)"}},
-	.variants = {
-		{"", false},
-		{"wlock=no", true},
-		{"anon_vma_fault=refuse", false},
+    .name = "mremap-fault",
+    .summary = "a first-touch write fault under the per-VMA lock vs mremap moving its VMA",
+    .ntasks = 2,
+    .nops = {1, 1},
+    .opname = {{"write(page 1)"}, {"mremap(move)"}},
+    .params = {{"wlock",
+		{"yes", "no"},
+		"move_vma write-locks the source VMA before moving its page tables, or "
+		"not (test-only: before the 6.4 fix)"}},
+    .variants =
+	{
+	    {"", false},
+	    {"wlock=no", true},
+	    {"anon_vma_fault=refuse", false},
 	},
-	.cross = vma_cross,
-	.cross_k = 1,
-	.setup = mremap_setup,
-	.op = mremap_op,
-	.check = mremap_check,
-	.teardown = xs_exit_tasks,
+    .cross = vma_cross,
+    .cross_k = 1,
+    .setup = mremap_setup,
+    .op = mremap_op,
+    .check = mremap_check,
+    .teardown = xs_exit_tasks,
 };
 XSCENARIO(mremap_fault)
 
@@ -1006,8 +1026,8 @@ static int dontneed_setup(struct xs_run *r)
 	task_attach(p);
 	if (exec_mm(p))
 		return -ENOMEM;
-	if (vm_mmap(p->mm, XBASE, 2 * PAGE_SIZE, XRW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
-		    NULL, 0) != (long)XBASE ||
+	if (vm_mmap(p->mm, XBASE, 2 * PAGE_SIZE, XRW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL,
+		    0) != (long)XBASE ||
 	    rv_mm_write(XBASE, &v, 1))
 		return -ENOMEM;
 	if (xs_param_is(r, "zero", "yes") && rv_mm_read(XBASE + PAGE_SIZE, &v, 1))
@@ -1051,24 +1071,26 @@ static int dontneed_check(struct xs_run *r, char *why, size_t len)
 }
 
 static struct xscenario dontneed_fault = {
-	.name = "dontneed-fault",
-	.summary = "madvise(MADV_DONTNEED) under the per-VMA lock vs a write fault on the same page",
-	.ntasks = 2,
-	.nops = {1, 1},
-	.opname = {{"write(page 1)"}, {"madvise(DONTNEED)"}},
-	.params = {{"zero", {"yes", "no"},
-		    "page 1 maps the zero page before (a write-protect fault), or nothing (a "
-		    "first-touch fault)"}},
-	.variants = {
-		{"", false},
-		{"zero=no", false},
-		{"anon_vma_fault=refuse", false},
+    .name = "dontneed-fault",
+    .summary = "madvise(MADV_DONTNEED) under the per-VMA lock vs a write fault on the same page",
+    .ntasks = 2,
+    .nops = {1, 1},
+    .opname = {{"write(page 1)"}, {"madvise(DONTNEED)"}},
+    .params = {{"zero",
+		{"yes", "no"},
+		"page 1 maps the zero page before (a write-protect fault), or nothing (a "
+		"first-touch fault)"}},
+    .variants =
+	{
+	    {"", false},
+	    {"zero=no", false},
+	    {"anon_vma_fault=refuse", false},
 	},
-	.cross = vma_cross,
-	.cross_k = 1,
-	.setup = dontneed_setup,
-	.op = dontneed_op,
-	.check = dontneed_check,
-	.teardown = xs_exit_tasks,
+    .cross = vma_cross,
+    .cross_k = 1,
+    .setup = dontneed_setup,
+    .op = dontneed_op,
+    .check = dontneed_check,
+    .teardown = xs_exit_tasks,
 };
 XSCENARIO(dontneed_fault)

@@ -40,9 +40,9 @@
 #define XVRW   (PROT_READ | PROT_WRITE)
 
 static const char *const xv_cross[] = {
-	"",
-	"vma_lock=refcnt",
-	NULL,
+    "",
+    "vma_lock=refcnt",
+    NULL,
 };
 
 static int xv_setup(struct xs_run *r)
@@ -67,7 +67,7 @@ static int xv_setup(struct xs_run *r)
 static unsigned long xv_page(const struct xs_run *r)
 {
 	return xs_param_is(r, "change", "mprotect-tail") ? XVBASE + 2 * PAGE_SIZE
-							   : XVBASE + PAGE_SIZE;
+							 : XVBASE + PAGE_SIZE;
 }
 
 static long xv_op(struct xs_run *r, int task, int op)
@@ -121,8 +121,10 @@ static int xv_check(struct xs_run *r, char *why, size_t len)
 		}
 		if (!munmap && pte_present(pte) && pte_write(pte) &&
 		    (xs_param_is(r, "change", "mprotect-all") || a == XVBASE + 2 * PAGE_SIZE)) {
-			snprintf(why, len, "page %#lx is writable in a read-only VMA (a fault "
-				 "installed it after mprotect)", a);
+			snprintf(why, len,
+				 "page %#lx is writable in a read-only VMA (a fault "
+				 "installed it after mprotect)",
+				 a);
 			return 1;
 		}
 	}
@@ -130,7 +132,8 @@ static int xv_check(struct xs_run *r, char *why, size_t len)
 		unsigned char v = 0;
 
 		if (mm_access(mm, page, &v, 1, false) || v != (w ? 0 : 0x5a)) {
-			snprintf(why, len, "the page reads 0x%02x after a write that returned %ld", v, w);
+			snprintf(why, len, "the page reads 0x%02x after a write that returned %ld",
+				 v, w);
 			return 1;
 		}
 	}
@@ -142,28 +145,30 @@ static int xv_check(struct xs_run *r, char *why, size_t len)
 }
 
 static struct xscenario touched_fault = {
-	.name = "touched-fault",
-	.summary = "a fault under the per-VMA lock in a touched VMA vs mprotect of all of it, "
-		   "mprotect splitting off the faulted page, or munmap of all of it",
-	.ntasks = 2,
-	.nops = {1, 1},
-	.opname = {{"write(untouched page)"}, {"change"}},
-	.params = {{"change", {"mprotect-all", "mprotect-tail", "munmap-all"},
-		    "mprotect the VMA read-only, mprotect its page 2 (the written one: a "
-		    "split), or munmap it"}},
-	.matrix_k = 3, /* K = 3 exhausts in seconds (docs/explore.md, Depth) */
-	.cross_k = 2,
-	.variants = {
-		{"change=mprotect-all", false},
-		{"change=mprotect-tail", false},
-		{"change=munmap-all", false},
+    .name = "touched-fault",
+    .summary = "a fault under the per-VMA lock in a touched VMA vs mprotect of all of it, "
+	       "mprotect splitting off the faulted page, or munmap of all of it",
+    .ntasks = 2,
+    .nops = {1, 1},
+    .opname = {{"write(untouched page)"}, {"change"}},
+    .params = {{"change",
+		{"mprotect-all", "mprotect-tail", "munmap-all"},
+		"mprotect the VMA read-only, mprotect its page 2 (the written one: a "
+		"split), or munmap it"}},
+    .matrix_k = 3, /* K = 3 exhausts in seconds (docs/explore.md, Depth) */
+    .cross_k = 2,
+    .variants =
+	{
+	    {"change=mprotect-all", false},
+	    {"change=mprotect-tail", false},
+	    {"change=munmap-all", false},
 	},
-	.cross = xv_cross,
-	.setup = xv_setup,
-	.op = xv_op,
-	.midcheck = xv_midcheck,
-	.check = xv_check,
-	.teardown = xs_exit_tasks,
+    .cross = xv_cross,
+    .setup = xv_setup,
+    .op = xv_op,
+    .midcheck = xv_midcheck,
+    .check = xv_check,
+    .teardown = xs_exit_tasks,
 };
 XSCENARIO(touched_fault)
 
@@ -195,7 +200,8 @@ static int xt_check(struct xs_run *r, char *why, size_t len)
 		return 1;
 	}
 	if (v != r->result[1][1]) {
-		snprintf(why, len, "the page read 0x%02lx after mprotect returned and 0x%02x at the "
+		snprintf(why, len,
+			 "the page read 0x%02lx after mprotect returned and 0x%02x at the "
 			 "end: a write through a stale writable translation landed after mprotect",
 			 r->result[1][1], v);
 		return 1;
@@ -208,19 +214,20 @@ static int xt_check(struct xs_run *r, char *why, size_t len)
 }
 
 static struct xscenario tlb_mprotect = {
-	.name = "tlb-mprotect",
-	.summary = "a write through an in-use translation vs mprotect read-only, then a read",
-	.ntasks = 2,
-	.nops = {1, 2},
-	.opname = {{"write(0xa0)"}, {"mprotect(READ)", "read"}},
-	.matrix_k = 3, /* K = 3 exhausts in seconds (docs/explore.md, Depth) */
-	.variants = {
-		{"", false},
+    .name = "tlb-mprotect",
+    .summary = "a write through an in-use translation vs mprotect read-only, then a read",
+    .ntasks = 2,
+    .nops = {1, 2},
+    .opname = {{"write(0xa0)"}, {"mprotect(READ)", "read"}},
+    .matrix_k = 3, /* K = 3 exhausts in seconds (docs/explore.md, Depth) */
+    .variants =
+	{
+	    {"", false},
 	},
-	.setup = xv_setup,
-	.op = xt_op,
-	.midcheck = xv_midcheck,
-	.check = xt_check,
-	.teardown = xs_exit_tasks,
+    .setup = xv_setup,
+    .op = xt_op,
+    .midcheck = xv_midcheck,
+    .check = xt_check,
+    .teardown = xs_exit_tasks,
 };
 XSCENARIO(tlb_mprotect)

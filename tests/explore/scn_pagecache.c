@@ -77,7 +77,8 @@ static long mlock_op(struct xs_run *r, int task, int op)
 	if (task == 1)
 		return mm_reclaim_folios(1000);
 	if (op == 0)
-		return xs_param_is(r, "mlock", "no") ? 0 : vm_mlock(current->mm, XPC_BASE, PAGE_SIZE);
+		return xs_param_is(r, "mlock", "no") ? 0
+						     : vm_mlock(current->mm, XPC_BASE, PAGE_SIZE);
 	maj = pc_stat("majflt");
 	if (rv_mm_read(XPC_BASE, &b, 1))
 		return -EFAULT;
@@ -94,15 +95,16 @@ static int mlock_check(struct xs_run *r, char *why, size_t len)
 		return 1;
 	}
 	if (r->result[0][1] != 0x33) {
-		snprintf(why, len,
-			 "the read after mlock returned %#lx: %s", r->result[0][1],
+		snprintf(why, len, "the read after mlock returned %#lx: %s", r->result[0][1],
 			 r->result[0][1] & 0x100 ? "a major fault, the locked page was reclaimed"
 						 : "wrong data");
 		return 1;
 	}
 	fo = filemap_get_folio(pp->f->f_mapping, 0);
 	if (!fo) {
-		snprintf(why, len, "the page is no longer in the page cache (reclaimed while mlocked, or never locked)");
+		snprintf(why, len,
+			 "the page is no longer in the page cache (reclaimed while mlocked, or "
+			 "never locked)");
 		return 1;
 	}
 	folio_put(fo);
@@ -126,21 +128,22 @@ static void mlock_teardown(struct xs_run *r)
 }
 
 static struct xscenario mlock_reclaim = {
-	.name = "mlock-reclaim",
-	.summary = "mlock a mapped file page, then read it, vs reclaim of the page cache",
-	.ntasks = 2,
-	.nops = {2, 1},
-	.opname = {{"mlock", "read"}, {"reclaim"}},
-	.params = {{"mlock", {"yes", "no"}, "T0 mlocks the page, or (a known failure) does not"}},
-	.variants = {
-		{"mlock=yes", false},
-		{"mlock=no", true},
+    .name = "mlock-reclaim",
+    .summary = "mlock a mapped file page, then read it, vs reclaim of the page cache",
+    .ntasks = 2,
+    .nops = {2, 1},
+    .opname = {{"mlock", "read"}, {"reclaim"}},
+    .params = {{"mlock", {"yes", "no"}, "T0 mlocks the page, or (a known failure) does not"}},
+    .variants =
+	{
+	    {"mlock=yes", false},
+	    {"mlock=no", true},
 	},
-	.priv_size = sizeof(struct pc_priv),
-	.setup = mlock_setup,
-	.op = mlock_op,
-	.check = mlock_check,
-	.teardown = mlock_teardown,
+    .priv_size = sizeof(struct pc_priv),
+    .setup = mlock_setup,
+    .op = mlock_op,
+    .check = mlock_check,
+    .teardown = mlock_teardown,
 };
 XSCENARIO(mlock_reclaim)
 
@@ -191,8 +194,8 @@ static int wb_setup(struct xs_run *r)
 	}
 	if (vfs_fsync(pp->f, 0))
 		return -EIO;
-	if (vm_mmap(p->mm, XPC_BASE, 2 * PAGE_SIZE, PROT_READ | PROT_WRITE,
-		    MAP_SHARED | MAP_FIXED, pp->f, 0) != (long)XPC_BASE)
+	if (vm_mmap(p->mm, XPC_BASE, 2 * PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+		    pp->f, 0) != (long)XPC_BASE)
 		return -EIO;
 	return xs_thread_of(r, 1, 0) ? 0 : -ENOMEM;
 }
@@ -222,11 +225,13 @@ static int wb_check(struct xs_run *r, char *why, size_t len)
 		return 1;
 	}
 	if (__atomic_load_n(&inode->i_size, __ATOMIC_RELAXED) != PAGE_SIZE) {
-		snprintf(why, len, "size %lld after truncate to one page", (long long)__atomic_load_n(&inode->i_size, __ATOMIC_RELAXED));
+		snprintf(why, len, "size %lld after truncate to one page",
+			 (long long)__atomic_load_n(&inode->i_size, __ATOMIC_RELAXED));
 		return 1;
 	}
 	if (!mm_access(r->task[0]->mm, XPC_BASE + PAGE_SIZE, &v, 1, false)) {
-		snprintf(why, len, "page 1 is beyond EOF but still mapped and readable (0x%02x)", v);
+		snprintf(why, len, "page 1 is beyond EOF but still mapped and readable (0x%02x)",
+			 v);
 		return 1;
 	}
 	if (mm_check(r->task[0]->mm)) {
@@ -242,37 +247,42 @@ static int wb_check(struct xs_run *r, char *why, size_t len)
 		return snprintf(why, len, "reading page 1 failed"), 1;
 	for (size_t i = 0; i < PAGE_SIZE; i++)
 		if (buf[i]) {
-			snprintf(why, len, "page 1, truncated away and extended again, reads 0x%02x "
-				 "at %zu: data from beyond EOF survived the truncate", buf[i], i);
+			snprintf(why, len,
+				 "page 1, truncated away and extended again, reads 0x%02x "
+				 "at %zu: data from beyond EOF survived the truncate",
+				 buf[i], i);
 			return 1;
 		}
 	pos = 0;
 	if (vfs_read(pp->f, buf, PAGE_SIZE, &pos) != (ssize_t)PAGE_SIZE)
 		return snprintf(why, len, "reading page 0 failed"), 1;
 	if (buf[0] != 0x67 || buf[1] != 0x11) {
-		snprintf(why, len, "page 0 reads %02x %02x after reclaim, not 67 11: a dirty "
-			 "write was lost", buf[0], buf[1]);
+		snprintf(why, len,
+			 "page 0 reads %02x %02x after reclaim, not 67 11: a dirty "
+			 "write was lost",
+			 buf[0], buf[1]);
 		return 1;
 	}
 	return 0;
 }
 
 static struct xscenario writeback_truncate = {
-	.name = "writeback-truncate",
-	.summary = "writes to pages 0 (twice) and 1 of a shared file mapping vs fsync, then "
-		   "truncate to one page",
-	.ntasks = 2,
-	.nops = {3, 2},
-	.opname = {{"write(page 0)=66", "write(page 0)=67", "write(page 1)"},
-		   {"fsync", "truncate(1 page)"}},
-	.variants = {
-		{"", false},
+    .name = "writeback-truncate",
+    .summary = "writes to pages 0 (twice) and 1 of a shared file mapping vs fsync, then "
+	       "truncate to one page",
+    .ntasks = 2,
+    .nops = {3, 2},
+    .opname = {{"write(page 0)=66", "write(page 0)=67", "write(page 1)"},
+	       {"fsync", "truncate(1 page)"}},
+    .variants =
+	{
+	    {"", false},
 	},
-	.priv_size = sizeof(struct pc_priv),
-	.setup = wb_setup,
-	.op = wb_op,
-	.check = wb_check,
-	.teardown = mlock_teardown,
+    .priv_size = sizeof(struct pc_priv),
+    .setup = wb_setup,
+    .op = wb_op,
+    .check = wb_check,
+    .teardown = mlock_teardown,
 };
 XSCENARIO(writeback_truncate)
 
@@ -404,35 +414,38 @@ static int zero_check(struct xs_run *r, char *why, size_t len)
 	     pos = pos->next)
 		n++;
 	if (n != zp->base + 1) {
-		snprintf(why, len, "shm_mnt lists %ld inodes at the end, want %ld", n, zp->base + 1);
+		snprintf(why, len, "shm_mnt lists %ld inodes at the end, want %ld", n,
+			 zp->base + 1);
 		return 1;
 	}
 	if (shmem_inodes_live() != zp->base + 1 || !zp->ino1 || !shmem_inode_listed(zp->ino1)) {
 		snprintf(why, len, "%ld shm_mnt inodes (want %ld), T1's %s", shmem_inodes_live(),
-			 zp->base + 1, zp->ino1 && shmem_inode_listed(zp->ino1) ? "listed" : "not listed");
+			 zp->base + 1,
+			 zp->ino1 && shmem_inode_listed(zp->ino1) ? "listed" : "not listed");
 		return 1;
 	}
 	return 0;
 }
 
 static struct xscenario shmem_zero = {
-	.name = "shmem-zero",
-	.summary = "mmap MAP_SHARED|MAP_ANONYMOUS, write, munmap vs mmap of /dev/zero MAP_SHARED, "
-		   "write (two processes, shm_mnt's inode list)",
-	.ntasks = 2,
-	.nops = {2, 1},
-	.opname = {{"mmap(shared anon)+write", "munmap"}, {"mmap(/dev/zero)+write"}},
-	.variants = {
-		{"", false},
+    .name = "shmem-zero",
+    .summary = "mmap MAP_SHARED|MAP_ANONYMOUS, write, munmap vs mmap of /dev/zero MAP_SHARED, "
+	       "write (two processes, shm_mnt's inode list)",
+    .ntasks = 2,
+    .nops = {2, 1},
+    .opname = {{"mmap(shared anon)+write", "munmap"}, {"mmap(/dev/zero)+write"}},
+    .variants =
+	{
+	    {"", false},
 	},
-	/* K = 2 is 18,833 schedules (clean, 7.7 s on the loaded development
-	 * machine): CTest runs K = 1 (201) */
-	.matrix_k = 1,
-	.priv_size = sizeof(struct zero_priv),
-	.setup = zero_setup,
-	.op = zero_op,
-	.midcheck = zero_midcheck,
-	.check = zero_check,
-	.teardown = xs_exit_tasks,
+    /* K = 2 is 18,833 schedules (clean, 7.7 s on the loaded development
+     * machine): CTest runs K = 1 (201) */
+    .matrix_k = 1,
+    .priv_size = sizeof(struct zero_priv),
+    .setup = zero_setup,
+    .op = zero_op,
+    .midcheck = zero_midcheck,
+    .check = zero_check,
+    .teardown = xs_exit_tasks,
 };
 XSCENARIO(shmem_zero)

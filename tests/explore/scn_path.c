@@ -24,7 +24,7 @@
 
 struct path_priv {
 	uint64_t ino[4];   /* inode numbers of the files setup made (0: none) */
-	struct file *f;    /* stat-setattr-mode: the file whose attributes change */
+	struct file *f;	   /* stat-setattr-mode: the file whose attributes change */
 	struct file *dirf; /* readdir-rename: the open directory */
 	unsigned int seen[6];
 	int other; /* readdir-rename: names not in the directory */
@@ -131,21 +131,22 @@ static void aba_teardown(struct xs_run *r)
 }
 
 static struct xscenario rename_aba = {
-	.name = "rename-aba",
-	.summary = "stat(/xa/f), stat(/xc/f) (RCU walks) vs rename(/xa,/xc), rename(/xc,/xa)",
-	.ntasks = 2,
-	.nops = {2, 2},
-	.opname = {{"stat(/xa/f)", "stat(/xc/f)"}, {"rename(/xa,/xc)", "rename(/xc,/xa)"}},
-	.variants = {
-		{"", false},
+    .name = "rename-aba",
+    .summary = "stat(/xa/f), stat(/xc/f) (RCU walks) vs rename(/xa,/xc), rename(/xc,/xa)",
+    .ntasks = 2,
+    .nops = {2, 2},
+    .opname = {{"stat(/xa/f)", "stat(/xc/f)"}, {"rename(/xa,/xc)", "rename(/xc,/xa)"}},
+    .variants =
+	{
+	    {"", false},
 	},
-	.linearizable = true,
-	.priv_size = sizeof(struct path_priv),
-	.setup = aba_setup,
-	.op = aba_op,
-	.check = aba_check,
-	.teardown = aba_teardown,
-	.format = format_which,
+    .linearizable = true,
+    .priv_size = sizeof(struct path_priv),
+    .setup = aba_setup,
+    .op = aba_op,
+    .check = aba_check,
+    .teardown = aba_teardown,
+    .format = format_which,
 };
 XSCENARIO(rename_aba)
 
@@ -196,20 +197,21 @@ static void dotdot_teardown(struct xs_run *r)
 }
 
 static struct xscenario dotdot_rename = {
-	.name = "dotdot-cross",
-	.summary = "stat(/xa/d/../f), stat(/xb/d/../f) vs rename(/xa/d,/xb/d)",
-	.ntasks = 2,
-	.nops = {2, 1},
-	.opname = {{"stat(/xa/d/../f)", "stat(/xb/d/../f)"}, {"rename(/xa/d,/xb/d)"}},
-	.variants = {
-		{"", false},
+    .name = "dotdot-cross",
+    .summary = "stat(/xa/d/../f), stat(/xb/d/../f) vs rename(/xa/d,/xb/d)",
+    .ntasks = 2,
+    .nops = {2, 1},
+    .opname = {{"stat(/xa/d/../f)", "stat(/xb/d/../f)"}, {"rename(/xa/d,/xb/d)"}},
+    .variants =
+	{
+	    {"", false},
 	},
-	.linearizable = true,
-	.priv_size = sizeof(struct path_priv),
-	.setup = dotdot_setup,
-	.op = dotdot_op,
-	.teardown = dotdot_teardown,
-	.format = format_which,
+    .linearizable = true,
+    .priv_size = sizeof(struct path_priv),
+    .setup = dotdot_setup,
+    .op = dotdot_op,
+    .teardown = dotdot_teardown,
+    .format = format_which,
 };
 XSCENARIO(dotdot_rename)
 
@@ -255,10 +257,10 @@ static long attr_op(struct xs_run *r, int task, int op)
 
 	if (task == 1) {
 		struct iattr ia = {
-			.ia_valid = ATTR_MODE | ATTR_UID | ATTR_GID,
-			.ia_mode = attr_state[op + 1].mode,
-			.ia_uid = attr_state[op + 1].uid,
-			.ia_gid = (gid_t)attr_state[op + 1].uid,
+		    .ia_valid = ATTR_MODE | ATTR_UID | ATTR_GID,
+		    .ia_mode = attr_state[op + 1].mode,
+		    .ia_uid = attr_state[op + 1].uid,
+		    .ia_gid = (gid_t)attr_state[op + 1].uid,
 		};
 
 		return vfs_setattr(inode, &ia);
@@ -292,20 +294,21 @@ static void attr_teardown(struct xs_run *r)
 }
 
 static struct xscenario stat_setattr = {
-	.name = "stat-setattr-mode",
-	.summary = "getattr twice (the i_attr_seq reader) vs setattr A, setattr B (mode, uid, gid)",
-	.ntasks = 2,
-	.nops = {2, 2},
-	.opname = {{"stat", "stat"}, {"setattr(A)", "setattr(B)"}},
-	.variants = {
-		{"", false},
+    .name = "stat-setattr-mode",
+    .summary = "getattr twice (the i_attr_seq reader) vs setattr A, setattr B (mode, uid, gid)",
+    .ntasks = 2,
+    .nops = {2, 2},
+    .opname = {{"stat", "stat"}, {"setattr(A)", "setattr(B)"}},
+    .variants =
+	{
+	    {"", false},
 	},
-	.linearizable = true,
-	.priv_size = sizeof(struct path_priv),
-	.setup = attr_setup,
-	.op = attr_op,
-	.teardown = attr_teardown,
-	.format = attr_format,
+    .linearizable = true,
+    .priv_size = sizeof(struct path_priv),
+    .setup = attr_setup,
+    .op = attr_op,
+    .teardown = attr_teardown,
+    .format = attr_format,
 };
 XSCENARIO(stat_setattr)
 
@@ -434,20 +437,21 @@ static void rd_teardown(struct xs_run *r)
 }
 
 static struct xscenario readdir_rename = {
-	.name = "readdir-rename",
-	.summary = "readdir of /xr (a, b, c), one entry per vfs_iterate_dir call, vs "
-		   "rename(/xr/b,/xr/z), rename(/xr/z,/xr/b)",
-	.ntasks = 2,
-	.nops = {1, 2},
-	.opname = {{"readdir(/xr)"}, {"rename(b,z)", "rename(z,b)"}},
-	.variants = {
-		{"", false},
+    .name = "readdir-rename",
+    .summary = "readdir of /xr (a, b, c), one entry per vfs_iterate_dir call, vs "
+	       "rename(/xr/b,/xr/z), rename(/xr/z,/xr/b)",
+    .ntasks = 2,
+    .nops = {1, 2},
+    .opname = {{"readdir(/xr)"}, {"rename(b,z)", "rename(z,b)"}},
+    .variants =
+	{
+	    {"", false},
 	},
-	.priv_size = sizeof(struct path_priv),
-	.setup = rd_setup,
-	.op = rd_op,
-	.check = rd_check,
-	.teardown = rd_teardown,
+    .priv_size = sizeof(struct path_priv),
+    .setup = rd_setup,
+    .op = rd_op,
+    .check = rd_check,
+    .teardown = rd_teardown,
 };
 XSCENARIO(readdir_rename)
 
@@ -516,19 +520,20 @@ static void uo_teardown(struct xs_run *r)
 }
 
 static struct xscenario unlink_open = {
-	.name = "unlink-open",
-	.summary = "open(/xu) twice vs unlink(/xu), then create /xu anew (O_EXCL)",
-	.ntasks = 2,
-	.nops = {2, 2},
-	.opname = {{"open(/xu)", "open(/xu)"}, {"unlink(/xu)", "create(/xu)"}},
-	.variants = {
-		{"", false},
+    .name = "unlink-open",
+    .summary = "open(/xu) twice vs unlink(/xu), then create /xu anew (O_EXCL)",
+    .ntasks = 2,
+    .nops = {2, 2},
+    .opname = {{"open(/xu)", "open(/xu)"}, {"unlink(/xu)", "create(/xu)"}},
+    .variants =
+	{
+	    {"", false},
 	},
-	.linearizable = true,
-	.priv_size = sizeof(struct path_priv),
-	.setup = uo_setup,
-	.op = uo_op,
-	.teardown = uo_teardown,
-	.format = format_which,
+    .linearizable = true,
+    .priv_size = sizeof(struct path_priv),
+    .setup = uo_setup,
+    .op = uo_op,
+    .teardown = uo_teardown,
+    .format = format_which,
 };
 XSCENARIO(unlink_open)

@@ -59,23 +59,24 @@ static int counter_check(struct xs_run *r, char *why, size_t len)
 }
 
 static struct xscenario selftest_counter = {
-	.name = "selftest-counter",
-	.summary = "the explorer's own check: two increments of one counter, unlocked, under "
-		   "a spinlock_t, or atomic",
-	.ntasks = 2,
-	.nops = {1, 1},
-	.opname = {{"inc"}, {"inc"}},
-	.params = {{"lock", {"none", "spinlock", "atomic"}, "how the increment is protected"}},
-	.variants = {
-		{"lock=none", true},
-		{"lock=spinlock", false},
-		{"lock=atomic", false},
+    .name = "selftest-counter",
+    .summary = "the explorer's own check: two increments of one counter, unlocked, under "
+	       "a spinlock_t, or atomic",
+    .ntasks = 2,
+    .nops = {1, 1},
+    .opname = {{"inc"}, {"inc"}},
+    .params = {{"lock", {"none", "spinlock", "atomic"}, "how the increment is protected"}},
+    .variants =
+	{
+	    {"lock=none", true},
+	    {"lock=spinlock", false},
+	    {"lock=atomic", false},
 	},
-	.priv_size = sizeof(struct counter_priv),
-	.setup = counter_setup,
-	.op = counter_op,
-	.check = counter_check,
-	.teardown = xs_exit_tasks,
+    .priv_size = sizeof(struct counter_priv),
+    .setup = counter_setup,
+    .op = counter_op,
+    .check = counter_check,
+    .teardown = xs_exit_tasks,
 };
 XSCENARIO(selftest_counter)
 
@@ -118,20 +119,21 @@ static long abba_op(struct xs_run *r, int task, int op)
 }
 
 static struct xscenario selftest_abba = {
-	.name = "selftest-abba",
-	.summary = "the explorer's own check: two rw_semaphores taken in opposite orders "
-		   "(a deadlock) or in the same order",
-	.ntasks = 2,
-	.nops = {1, 1},
-	.opname = {{"lock A, B"}, {"lock B, A | A, B"}},
-	.params = {{"order", {"abba", "aabb"}, "T1's order"}},
-	.variants = {
-		{"order=abba", true},
-		{"order=aabb", false},
+    .name = "selftest-abba",
+    .summary = "the explorer's own check: two rw_semaphores taken in opposite orders "
+	       "(a deadlock) or in the same order",
+    .ntasks = 2,
+    .nops = {1, 1},
+    .opname = {{"lock A, B"}, {"lock B, A | A, B"}},
+    .params = {{"order", {"abba", "aabb"}, "T1's order"}},
+    .variants =
+	{
+	    {"order=abba", true},
+	    {"order=aabb", false},
 	},
-	.priv_size = sizeof(struct abba_priv),
-	.setup = abba_setup,
-	.op = abba_op,
-	.teardown = xs_exit_tasks,
+    .priv_size = sizeof(struct abba_priv),
+    .setup = abba_setup,
+    .op = abba_op,
+    .teardown = xs_exit_tasks,
 };
 XSCENARIO(selftest_abba)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * tests/explore/scn_sleep.c - more of the sleeping primitives of vfs/base
- * as scenarios of their own (scn_base.c has the others): rw_semaphore hand-off and downgrade, semaphore
- * hand-off and stealing, and waits interrupted by a signal.
+ * as scenarios of their own (scn_base.c has the others): rw_semaphore hand-off and downgrade,
+ * semaphore hand-off and stealing, and waits interrupted by a signal.
  *
  * rwsem-readers-writer: two readers and a writer take and release one
  * rw_semaphore; each counts itself in and out of its critical section.
@@ -91,19 +91,20 @@ static int xb_excl_check(struct xs_run *r, char *why, size_t len)
 }
 
 static struct xscenario rwsem_handoff = {
-	.name = "rwsem-readers-writer",
-	.summary = "two readers and a writer on one rw_semaphore: exclusion, no lost wake-up",
-	.ntasks = 3,
-	.nops = {1, 1, 1},
-	.opname = {{"read section"}, {"write section"}, {"read section"}},
-	.matrix_k = 3, /* K = 3 exhausts in seconds (docs/explore.md, Depth) */
-	.variants = {
-		{"", false},
+    .name = "rwsem-readers-writer",
+    .summary = "two readers and a writer on one rw_semaphore: exclusion, no lost wake-up",
+    .ntasks = 3,
+    .nops = {1, 1, 1},
+    .opname = {{"read section"}, {"write section"}, {"read section"}},
+    .matrix_k = 3, /* K = 3 exhausts in seconds (docs/explore.md, Depth) */
+    .variants =
+	{
+	    {"", false},
 	},
-	.setup = xb_setup,
-	.op = rh_op,
-	.check = xb_excl_check,
-	.teardown = xs_exit_tasks,
+    .setup = xb_setup,
+    .op = rh_op,
+    .check = xb_excl_check,
+    .teardown = xs_exit_tasks,
 };
 XSCENARIO(rwsem_handoff)
 
@@ -125,18 +126,19 @@ static long rd_op(struct xs_run *r, int task, int op)
 }
 
 static struct xscenario rwsem_downgrade = {
-	.name = "rwsem-downgrade",
-	.summary = "a writer downgrades and waits for a reader to join it",
-	.ntasks = 2,
-	.nops = {1, 1},
-	.opname = {{"read, signal"}, {"write, downgrade, wait"}},
-	.matrix_k = 3, /* K = 3 exhausts in seconds (docs/explore.md, Depth) */
-	.variants = {
-		{"", false},
+    .name = "rwsem-downgrade",
+    .summary = "a writer downgrades and waits for a reader to join it",
+    .ntasks = 2,
+    .nops = {1, 1},
+    .opname = {{"read, signal"}, {"write, downgrade, wait"}},
+    .matrix_k = 3, /* K = 3 exhausts in seconds (docs/explore.md, Depth) */
+    .variants =
+	{
+	    {"", false},
 	},
-	.setup = xb_setup,
-	.op = rd_op,
-	.teardown = xs_exit_tasks,
+    .setup = xb_setup,
+    .op = rd_op,
+    .teardown = xs_exit_tasks,
 };
 XSCENARIO(rwsem_downgrade)
 
@@ -154,21 +156,22 @@ static long sh_op(struct xs_run *r, int task, int op)
 }
 
 static struct xscenario sem_handoff = {
-	.name = "sem-handoff",
-	.summary = "three tasks down() and up() a semaphore of 1 (FIFO hand-off or stealing)",
-	.ntasks = 3,
-	.nops = {1, 1, 1},
-	.opname = {{"section"}, {"section"}, {"section"}},
-	.params = {{"sem", {"fifo", "steal"}, "semaphore kind: FIFO hand-off or stealing"}},
-	.matrix_k = 2,
-	.variants = {
-		{"sem=fifo", false},
-		{"sem=steal", false},
+    .name = "sem-handoff",
+    .summary = "three tasks down() and up() a semaphore of 1 (FIFO hand-off or stealing)",
+    .ntasks = 3,
+    .nops = {1, 1, 1},
+    .opname = {{"section"}, {"section"}, {"section"}},
+    .params = {{"sem", {"fifo", "steal"}, "semaphore kind: FIFO hand-off or stealing"}},
+    .matrix_k = 2,
+    .variants =
+	{
+	    {"sem=fifo", false},
+	    {"sem=steal", false},
 	},
-	.setup = xb_setup,
-	.op = sh_op,
-	.check = xb_excl_check,
-	.teardown = xs_exit_tasks,
+    .setup = xb_setup,
+    .op = sh_op,
+    .check = xb_excl_check,
+    .teardown = xs_exit_tasks,
 };
 XSCENARIO(sem_handoff)
 
@@ -211,8 +214,10 @@ static int ss_check(struct xs_run *r, char *why, size_t len)
 	}
 	left = down_trylock(&xb_sem) ? 0 : 1;
 	if (left != (got == 0 ? 0 : 1)) {
-		snprintf(why, len, "down_interruptible returned %ld and the count is %d after: the "
-			 "count went to a waiter that had left", got, left);
+		snprintf(why, len,
+			 "down_interruptible returned %ld and the count is %d after: the "
+			 "count went to a waiter that had left",
+			 got, left);
 		return 1;
 	}
 	if (!left)
@@ -222,19 +227,20 @@ static int ss_check(struct xs_run *r, char *why, size_t len)
 }
 
 static struct xscenario sem_signal = {
-	.name = "sem-signal-count",
-	.summary = "down_interruptible of a semaphore of 0 vs a signal and an up()",
-	.ntasks = 3,
-	.nops = {1, 1, 1},
-	.opname = {{"down_interruptible"}, {"signal T0, up"}, {"trylock"}},
-	.matrix_k = 3, /* K = 3 exhausts in seconds (docs/explore.md, Depth) */
-	.variants = {
-		{"", false},
+    .name = "sem-signal-count",
+    .summary = "down_interruptible of a semaphore of 0 vs a signal and an up()",
+    .ntasks = 3,
+    .nops = {1, 1, 1},
+    .opname = {{"down_interruptible"}, {"signal T0, up"}, {"trylock"}},
+    .matrix_k = 3, /* K = 3 exhausts in seconds (docs/explore.md, Depth) */
+    .variants =
+	{
+	    {"", false},
 	},
-	.setup = ss_setup,
-	.op = ss_op,
-	.check = ss_check,
-	.teardown = xs_exit_tasks,
+    .setup = ss_setup,
+    .op = ss_op,
+    .check = ss_check,
+    .teardown = xs_exit_tasks,
 };
 XSCENARIO(sem_signal)
 
@@ -262,17 +268,18 @@ static long cs2_op(struct xs_run *r, int task, int op)
 }
 
 static struct xscenario completion_signal = {
-	.name = "completion-signal",
-	.summary = "two waiters of one completion, one interrupted by a signal, one complete()",
-	.ntasks = 3,
-	.nops = {1, 1, 1},
-	.opname = {{"wait_interruptible"}, {"signal T0, complete"}, {"wait"}},
-	.matrix_k = 2,
-	.variants = {
-		{"", false},
+    .name = "completion-signal",
+    .summary = "two waiters of one completion, one interrupted by a signal, one complete()",
+    .ntasks = 3,
+    .nops = {1, 1, 1},
+    .opname = {{"wait_interruptible"}, {"signal T0, complete"}, {"wait"}},
+    .matrix_k = 2,
+    .variants =
+	{
+	    {"", false},
 	},
-	.setup = xb_setup,
-	.op = cs2_op,
-	.teardown = xs_exit_tasks,
+    .setup = xb_setup,
+    .op = cs2_op,
+    .teardown = xs_exit_tasks,
 };
 XSCENARIO(completion_signal)

@@ -73,20 +73,21 @@ static void rename_teardown(struct xs_run *r)
 }
 
 static struct xscenario rename_walk = {
-	.name = "rename-walk",
-	.summary = "stat(/xa/f) then stat(/xc/f) (RCU path walks) vs rename(/xa, /xc)",
-	.ntasks = 2,
-	.nops = {2, 1},
-	.opname = {{"stat(/xa/f)", "stat(/xc/f)"}, {"rename(/xa,/xc)"}},
-	.variants = {
-		{"", false},
+    .name = "rename-walk",
+    .summary = "stat(/xa/f) then stat(/xc/f) (RCU path walks) vs rename(/xa, /xc)",
+    .ntasks = 2,
+    .nops = {2, 1},
+    .opname = {{"stat(/xa/f)", "stat(/xc/f)"}, {"rename(/xa,/xc)"}},
+    .variants =
+	{
+	    {"", false},
 	},
-	.linearizable = true,
-	.priv_size = sizeof(struct walk_priv),
-	.setup = rename_setup,
-	.op = rename_op,
-	.teardown = rename_teardown,
-	.format = format_found,
+    .linearizable = true,
+    .priv_size = sizeof(struct walk_priv),
+    .setup = rename_setup,
+    .op = rename_op,
+    .teardown = rename_teardown,
+    .format = format_found,
 };
 XSCENARIO(rename_walk)
 
@@ -141,22 +142,23 @@ static int dput_check(struct xs_run *r, char *why, size_t len)
 }
 
 static struct xscenario dput_lookup = {
-	.name = "dput-lookup",
-	.summary = "stat(/xd), open+close(/xd) (lockref gets on the dentry) vs unlink(/xd) "
-		   "(the last dput kills it)",
-	.ntasks = 2,
-	.nops = {2, 1},
-	.opname = {{"stat(/xd)", "open+close(/xd)"}, {"unlink(/xd)"}},
-	.variants = {
-		{"", false},
-		{"lockref_relax=1", false},
+    .name = "dput-lookup",
+    .summary = "stat(/xd), open+close(/xd) (lockref gets on the dentry) vs unlink(/xd) "
+	       "(the last dput kills it)",
+    .ntasks = 2,
+    .nops = {2, 1},
+    .opname = {{"stat(/xd)", "open+close(/xd)"}, {"unlink(/xd)"}},
+    .variants =
+	{
+	    {"", false},
+	    {"lockref_relax=1", false},
 	},
-	.linearizable = true,
-	.priv_size = sizeof(struct walk_priv),
-	.setup = dput_setup,
-	.op = dput_op,
-	.check = dput_check,
-	.teardown = xs_exit_tasks,
-	.format = format_found,
+    .linearizable = true,
+    .priv_size = sizeof(struct walk_priv),
+    .setup = dput_setup,
+    .op = dput_op,
+    .check = dput_check,
+    .teardown = xs_exit_tasks,
+    .format = format_found,
 };
 XSCENARIO(dput_lookup)

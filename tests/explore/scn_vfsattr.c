@@ -65,20 +65,21 @@ static void sa_teardown(struct xs_run *r)
 }
 
 static struct xscenario stat_setattr = {
-	.name = "stat-setattr",
-	.summary = "stat twice (vfs_getattr, i_attr_seq) vs chown 1:1 -> 2:2 (one write section)",
-	.ntasks = 2,
-	.nops = {2, 1},
-	.opname = {{"stat", "stat"}, {"chown(2:2)"}},
-	.matrix_k = 3, /* K = 3 exhausts in seconds (docs/explore.md, Depth) */
-	.variants = {
-		{"", false},
+    .name = "stat-setattr",
+    .summary = "stat twice (vfs_getattr, i_attr_seq) vs chown 1:1 -> 2:2 (one write section)",
+    .ntasks = 2,
+    .nops = {2, 1},
+    .opname = {{"stat", "stat"}, {"chown(2:2)"}},
+    .matrix_k = 3, /* K = 3 exhausts in seconds (docs/explore.md, Depth) */
+    .variants =
+	{
+	    {"", false},
 	},
-	.linearizable = true,
-	.priv_size = sizeof(struct xa_priv),
-	.setup = sa_setup,
-	.op = sa_op,
-	.teardown = sa_teardown,
+    .linearizable = true,
+    .priv_size = sizeof(struct xa_priv),
+    .setup = sa_setup,
+    .op = sa_op,
+    .teardown = sa_teardown,
 };
 XSCENARIO(stat_setattr)
 
@@ -133,19 +134,20 @@ static void rw_teardown(struct xs_run *r)
 }
 
 static struct xscenario rename_walk_rev = {
-	.name = "rename-walk-rev",
-	.summary = "stat(/xr/c/f) then stat(/xr/a/f) (RCU path walks) vs rename(/xr/a, /xr/c)",
-	.ntasks = 2,
-	.nops = {2, 1},
-	.opname = {{"stat(/xr/c/f)", "stat(/xr/a/f)"}, {"rename(/xr/a,/xr/c)"}},
-	.variants = {
-		{"", false},
+    .name = "rename-walk-rev",
+    .summary = "stat(/xr/c/f) then stat(/xr/a/f) (RCU path walks) vs rename(/xr/a, /xr/c)",
+    .ntasks = 2,
+    .nops = {2, 1},
+    .opname = {{"stat(/xr/c/f)", "stat(/xr/a/f)"}, {"rename(/xr/a,/xr/c)"}},
+    .variants =
+	{
+	    {"", false},
 	},
-	.linearizable = true,
-	.priv_size = sizeof(struct xa_priv),
-	.setup = rw_setup,
-	.op = rw_op,
-	.teardown = rw_teardown,
+    .linearizable = true,
+    .priv_size = sizeof(struct xa_priv),
+    .setup = rw_setup,
+    .op = rw_op,
+    .teardown = rw_teardown,
 };
 XSCENARIO(rename_walk_rev)
 
@@ -215,18 +217,19 @@ static void dd_teardown(struct xs_run *r)
 }
 
 static struct xscenario dotdot_rename = {
-	.name = "dotdot-rename",
-	.summary = "stat(/xp/s/../g) (an RCU walk through \"..\") vs rename(/xp/s, /xq/s)",
-	.ntasks = 2,
-	.nops = {1, 1},
-	.opname = {{"stat(/xp/s/../g)"}, {"rename(/xp/s,/xq/s)"}},
-	.variants = {
-		{"", false},
+    .name = "dotdot-rename",
+    .summary = "stat(/xp/s/../g) (an RCU walk through \"..\") vs rename(/xp/s, /xq/s)",
+    .ntasks = 2,
+    .nops = {1, 1},
+    .opname = {{"stat(/xp/s/../g)"}, {"rename(/xp/s,/xq/s)"}},
+    .variants =
+	{
+	    {"", false},
 	},
-	.linearizable = true,
-	.priv_size = sizeof(struct dd_priv),
-	.setup = dd_setup,
-	.op = dd_op,
-	.teardown = dd_teardown,
+    .linearizable = true,
+    .priv_size = sizeof(struct dd_priv),
+    .setup = dd_setup,
+    .op = dd_op,
+    .teardown = dd_teardown,
 };
 XSCENARIO(dotdot_rename)

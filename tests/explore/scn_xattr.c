@@ -104,10 +104,11 @@ static int xa_check(struct xs_run *r, char *why, size_t len)
 			 r->result[0][1], r->result[1][1]);
 		return 1;
 	}
-	if (b != want || xa_get(xp->f->f_inode, "user.a") != 1 ||
-	    xa_list(xp->f->f_inode) != 3) {
-		snprintf(why, len, "end state: user.b = %ld (expected %ld), or user.a or the "
-			 "listing wrong", b, want);
+	if (b != want || xa_get(xp->f->f_inode, "user.a") != 1 || xa_list(xp->f->f_inode) != 3) {
+		snprintf(why, len,
+			 "end state: user.b = %ld (expected %ld), or user.a or the "
+			 "listing wrong",
+			 b, want);
 		return 1;
 	}
 	return 0;
@@ -116,9 +117,13 @@ static int xa_check(struct xs_run *r, char *why, size_t len)
 static void xa_format(int task, int op, long v, char *buf, size_t len)
 {
 	if (v < 0)
-		snprintf(buf, len, "%s", v == -ENODATA ? "ENODATA" : v == -EEXIST ? "EEXIST" : "err");
+		snprintf(buf, len, "%s",
+			 v == -ENODATA	? "ENODATA"
+			 : v == -EEXIST ? "EEXIST"
+					: "err");
 	else if (task == 1 && op == 2)
-		snprintf(buf, len, "{%s%s%s}", v & 1 ? "a" : "", v & 2 ? "b" : "", v & 4 ? "?" : "");
+		snprintf(buf, len, "{%s%s%s}", v & 1 ? "a" : "", v & 2 ? "b" : "",
+			 v & 4 ? "?" : "");
 	else
 		snprintf(buf, len, "%ld", v);
 }
@@ -135,22 +140,22 @@ static void xa_teardown(struct xs_run *r)
 }
 
 static struct xscenario xattr_race = {
-	.name = "xattr-race",
-	.summary = "setxattr(a, REPLACE), setxattr(b, CREATE) vs getxattr(a), setxattr(b, CREATE), "
-		   "listxattr",
-	.ntasks = 2,
-	.nops = {2, 3},
-	.opname = {{"set(a=1,REPLACE)", "set(b=2,CREATE)"},
-		   {"get(a)", "set(b=3,CREATE)", "list"}},
-	.variants = {
-		{"", false},
+    .name = "xattr-race",
+    .summary = "setxattr(a, REPLACE), setxattr(b, CREATE) vs getxattr(a), setxattr(b, CREATE), "
+	       "listxattr",
+    .ntasks = 2,
+    .nops = {2, 3},
+    .opname = {{"set(a=1,REPLACE)", "set(b=2,CREATE)"}, {"get(a)", "set(b=3,CREATE)", "list"}},
+    .variants =
+	{
+	    {"", false},
 	},
-	.linearizable = true,
-	.priv_size = sizeof(struct xattr_priv),
-	.setup = xa_setup,
-	.op = xa_op,
-	.check = xa_check,
-	.teardown = xa_teardown,
-	.format = xa_format,
+    .linearizable = true,
+    .priv_size = sizeof(struct xattr_priv),
+    .setup = xa_setup,
+    .op = xa_op,
+    .check = xa_check,
+    .teardown = xa_teardown,
+    .format = xa_format,
 };
 XSCENARIO(xattr_race)

@@ -64,9 +64,9 @@
 #define RENAME_EXCHANGE	 (1 << 1)
 #endif
 
-#define NFDS	 8
-#define HANG_S	 20
-#define HISTORY	 16
+#define NFDS	8
+#define HANG_S	20
+#define HISTORY 16
 
 static uint64_t rng;
 static int fds[NFDS];
@@ -74,10 +74,10 @@ static bool verbose;
 static unsigned long long seed_arg;
 static char history[HISTORY][160];
 static unsigned long nops;
-static bool racing; /* PROCS > 1 */
-static bool diff_mode; /* RCUVFS_FUZZ_DIFF=1: leave out the documented differences */
+static bool racing;	      /* PROCS > 1 */
+static bool diff_mode;	      /* RCUVFS_FUZZ_DIFF=1: leave out the documented differences */
 static const char *keep_list; /* RCUVFS_FUZZ_KEEP: the calls made; the others only drawn */
-static bool skip; /* this call is drawn, not made */
+static bool skip;	      /* this call is drawn, not made */
 
 /* A call, or when skipped, a failure without an errno: draws come before it. */
 #define SYS(call) (skip ? -1L : (long)(call))
@@ -110,21 +110,36 @@ static uint64_t rnd(void)
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
 	return z ^ (z >> 31);
 }
-static unsigned pick(unsigned n) { return (unsigned)(rnd() % n); }
+static unsigned pick(unsigned n)
+{
+	return (unsigned)(rnd() % n);
+}
 
 /* An offset: small, page-edge, or at the limits (2^63-1, 2^63-4096, negative). */
 static int64_t offset(void)
 {
-	static const int64_t edge[] = {0, 1, 4095, 4096, 8191, 65536, INT64_MAX, INT64_MAX - 4095,
-				       INT64_MAX - 4096, INT64_MAX / 2, -1, -4096, INT64_MIN};
+	static const int64_t edge[] = {0,
+				       1,
+				       4095,
+				       4096,
+				       8191,
+				       65536,
+				       INT64_MAX,
+				       INT64_MAX - 4095,
+				       INT64_MAX - 4096,
+				       INT64_MAX / 2,
+				       -1,
+				       -4096,
+				       INT64_MIN};
 
 	return pick(3) ? (int64_t)pick(5 * 4096) : edge[pick(sizeof(edge) / sizeof(edge[0]))];
 }
 
 static const char *name(char *buf)
 {
-	static const char *const base[] = {"f0", "f1", "f2", "d0", "d1", "d0/f0", "d0/f1",
-					   "d1/d2", "d1/d2/f0", "l0", "l1", "nope/x", "f0/x"};
+	static const char *const base[] = {"f0",    "f1",     "f2",    "d0",	   "d1",
+					   "d0/f0", "d0/f1",  "d1/d2", "d1/d2/f0", "l0",
+					   "l1",    "nope/x", "f0/x"};
 	unsigned k = pick(20);
 
 	if (k < 13)
@@ -153,7 +168,7 @@ static const char *shown(const char *p, char *buf, size_t len)
 	snprintf(buf, len, "<%zu bytes>", n);
 	return buf;
 }
-#define SH(p)  shown((p), (char[32]){0}, 32)
+#define SH(p) shown((p), (char[32]){0}, 32)
 
 static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void note(const char *fmt, ...)
@@ -192,7 +207,8 @@ static void result(long r)
 static void on_alarm(int sig)
 {
 	char msg[256];
-	int n = snprintf(msg, sizeof(msg), "rcuvfs-fuzz: seed %llu: call %lu blocked over %d s; last calls:\n",
+	int n = snprintf(msg, sizeof(msg),
+			 "rcuvfs-fuzz: seed %llu: call %lu blocked over %d s; last calls:\n",
 			 seed_arg, nops, HANG_S);
 
 	(void)sig;
@@ -205,7 +221,10 @@ static void on_alarm(int sig)
 	_exit(3);
 }
 
-static int slot(void) { return (int)pick(NFDS); }
+static int slot(void)
+{
+	return (int)pick(NFDS);
+}
 
 static void one_op(void)
 {
@@ -221,10 +240,12 @@ static void one_op(void)
 	skip = !kept(nops);
 	errno = 0;
 	switch (pick(30)) {
-	case 0: case 1: {
-		static const int fl[] = {O_CREAT, O_EXCL, O_TRUNC, O_APPEND, O_DIRECTORY, O_NOFOLLOW,
-					 O_CLOEXEC, O_NONBLOCK, O_SYNC, O_DSYNC, O_NOATIME, O_PATH,
-					 O_TMPFILE, O_LARGEFILE, O_NOCTTY};
+	case 0:
+	case 1: {
+		static const int fl[] = {O_CREAT,     O_EXCL,	   O_TRUNC,   O_APPEND,
+					 O_DIRECTORY, O_NOFOLLOW,  O_CLOEXEC, O_NONBLOCK,
+					 O_SYNC,      O_DSYNC,	   O_NOATIME, O_PATH,
+					 O_TMPFILE,   O_LARGEFILE, O_NOCTTY};
 		flags = (int)pick(3); /* O_RDONLY, O_WRONLY, O_RDWR */
 		for (int i = pick(4); i > 0; i--)
 			flags |= fl[pick(sizeof(fl) / sizeof(fl[0]))];
@@ -268,9 +289,15 @@ static void one_op(void)
 		r = SYS(truncate(p, off));
 		break;
 	case 8: {
-		static const int mode[] = {0, FALLOC_FL_KEEP_SIZE, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-					   FALLOC_FL_PUNCH_HOLE, FALLOC_FL_ZERO_RANGE, FALLOC_FL_COLLAPSE_RANGE,
-					   FALLOC_FL_INSERT_RANGE, FALLOC_FL_UNSHARE_RANGE, 0x100};
+		static const int mode[] = {0,
+					   FALLOC_FL_KEEP_SIZE,
+					   FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+					   FALLOC_FL_PUNCH_HOLE,
+					   FALLOC_FL_ZERO_RANGE,
+					   FALLOC_FL_COLLAPSE_RANGE,
+					   FALLOC_FL_INSERT_RANGE,
+					   FALLOC_FL_UNSHARE_RANGE,
+					   0x100};
 		int md = mode[pick(sizeof(mode) / sizeof(mode[0]))];
 		int64_t l = pick(4) ? (int64_t)pick(3 * 4096) : offset();
 
@@ -314,8 +341,10 @@ static void one_op(void)
 		munmap(m, ml);
 		break;
 	}
-	case 11: case 12: {
-		static const unsigned rf[] = {0, RENAME_NOREPLACE, RENAME_EXCHANGE, 4, RENAME_NOREPLACE | RENAME_EXCHANGE};
+	case 11:
+	case 12: {
+		static const unsigned rf[] = {0, RENAME_NOREPLACE, RENAME_EXCHANGE, 4,
+					      RENAME_NOREPLACE | RENAME_EXCHANGE};
 		unsigned f = rf[pick(5)];
 
 		if (diff_mode && f == 4)
@@ -331,7 +360,8 @@ static void one_op(void)
 		note("link %s %s", SH(p), SH(q));
 		r = SYS(link(p, q));
 		break;
-	case 14: case 15:
+	case 14:
+	case 15:
 		note("unlink %s", SH(p));
 		r = SYS(unlink(p));
 		break;
@@ -381,7 +411,8 @@ static void one_op(void)
 		break;
 	}
 	case 23: {
-		static const char *const xn[] = {"user.a", "user.b", "trusted.t", "bogus.x", "user."};
+		static const char *const xn[] = {"user.a", "user.b", "trusted.t", "bogus.x",
+						 "user."};
 		const char *x = xn[pick(5)];
 
 		bool set = pick(2);
@@ -393,7 +424,8 @@ static void one_op(void)
 		break;
 	}
 	case 24: {
-		static const int fo[] = {LOCK_SH | LOCK_NB, LOCK_EX | LOCK_NB, LOCK_UN, 0, LOCK_SH | LOCK_EX};
+		static const int fo[] = {LOCK_SH | LOCK_NB, LOCK_EX | LOCK_NB, LOCK_UN, 0,
+					 LOCK_SH | LOCK_EX};
 		int o = fo[pick(5)];
 
 		note("flock %d %d", s, o);
@@ -402,17 +434,20 @@ static void one_op(void)
 	}
 	case 25: {
 		static const int cmd[] = {F_SETLK, F_GETLK, F_OFD_SETLK, F_OFD_GETLK};
-		struct flock l = {.l_type = (short)pick(4), .l_whence = (short)pick(4),
-				  .l_start = offset(), .l_len = pick(3) ? (int64_t)pick(100) : offset()};
+		struct flock l = {.l_type = (short)pick(4),
+				  .l_whence = (short)pick(4),
+				  .l_start = offset(),
+				  .l_len = pick(3) ? (int64_t)pick(100) : offset()};
 		int c = cmd[pick(4)];
 
-		note("fcntl-lock %d %d type %d whence %d %" PRId64 " %" PRId64, s, c, l.l_type, l.l_whence,
-		     (int64_t)l.l_start, (int64_t)l.l_len);
+		note("fcntl-lock %d %d type %d whence %d %" PRId64 " %" PRId64, s, c, l.l_type,
+		     l.l_whence, (int64_t)l.l_start, (int64_t)l.l_len);
 		r = SYS(fcntl(fd, c, &l));
 		break;
 	}
 	case 26: {
-		unsigned long cmd = pick(2) ? (unsigned long)rnd() & 0xffffffff : _IOR(0xB7, pick(4), uint64_t);
+		unsigned long cmd =
+		    pick(2) ? (unsigned long)rnd() & 0xffffffff : _IOR(0xB7, pick(4), uint64_t);
 		uint64_t arg = 0;
 
 		if (diff_mode)
@@ -501,7 +536,9 @@ int main(int argc, char **argv)
 	if (keep_list && !*keep_list)
 		keep_list = NULL; /* set and empty: every call */
 	if (keep_list && strspn(keep_list, "0123456789,-") != strlen(keep_list)) {
-		fprintf(stderr, "rcuvfs-fuzz: RCUVFS_FUZZ_KEEP: a list of call numbers and ranges (3,17-40)\n");
+		fprintf(
+		    stderr,
+		    "rcuvfs-fuzz: RCUVFS_FUZZ_KEEP: a list of call numbers and ranges (3,17-40)\n");
 		return 2;
 	}
 	if (procs == 1) {

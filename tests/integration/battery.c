@@ -732,7 +732,8 @@ static void perms_calls(void)
 	RES("perms.link_other_0644", link("ronly/f", "pub/hl"));
 	RES("perms.link_mine", link("pub/mine", "pub/hl2"));
 	RES("perms.utimes_now_0666", utimensat(AT_FDCWD, "pub/w", NULL, 0));
-	RES("perms.utimes_set_0666", utimensat(AT_FDCWD, "pub/w", (struct timespec[2]){{1, 0}, {1, 0}}, 0));
+	RES("perms.utimes_set_0666",
+	    utimensat(AT_FDCWD, "pub/w", (struct timespec[2]){{1, 0}, {1, 0}}, 0));
 	RES("perms.truncate_0666", truncate("pub/w", 1));
 	RES("perms.rename_out_of_0755", rename("ronly/f", "pub/f"));
 	RES("perms.rmdir_in_0755", rmdir("ronly/sub"));
@@ -746,8 +747,8 @@ static void perms_calls(void)
 
 static int run_perms(const char *dir)
 {
-	static const char *const shown[] = {"sgid/n", "sgid/d", "suid", "pub/mine", "pub/minerg",
-					    "pub/hl", "pub/hl2", "pub/w", "ronly/f", "xonly/n"};
+	static const char *const shown[] = {"sgid/n", "sgid/d",	 "suid",  "pub/mine", "pub/minerg",
+					    "pub/hl", "pub/hl2", "pub/w", "ronly/f",  "xonly/n"};
 
 	if (chdir(dir))
 		die(dir);
@@ -866,7 +867,8 @@ int main(int argc, char **argv)
 	const char *mode = argc > 2 ? argv[2] : "basic";
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s DIR [basic|enospc|ctl|perms|ctl-user|denied]\n", argv[0]);
+		fprintf(stderr, "usage: %s DIR [basic|enospc|ctl|perms|ctl-user|denied]\n",
+			argv[0]);
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);

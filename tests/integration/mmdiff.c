@@ -199,7 +199,7 @@ struct step {
 	unsigned long pgoff; /* OP_MMAP: file offset in pages; OP_PUNCH: byte offset;
 			      * OP_MREMAP: the new length */
 	unsigned long addr2; /* OP_MREMAP: the new address (MREMAP_FIXED) */
-	int nacc[3]; /* OP_ACCESS: nacc[0]; OP_FORK: child, parent, child */
+	int nacc[3];	     /* OP_ACCESS: nacc[0]; OP_FORK: child, parent, child */
 	struct acc acc[3][NACC];
 };
 
@@ -249,8 +249,13 @@ static void gen_range(unsigned long *addr, unsigned long *len)
 
 static int gen_prot(void)
 {
-	static const int p[] = {PROT_NONE, PROT_READ, PROT_READ | PROT_WRITE, PROT_WRITE,
-				PROT_READ | PROT_EXEC, PROT_READ | PROT_WRITE | PROT_EXEC, PROT_EXEC,
+	static const int p[] = {PROT_NONE,
+				PROT_READ,
+				PROT_READ | PROT_WRITE,
+				PROT_WRITE,
+				PROT_READ | PROT_EXEC,
+				PROT_READ | PROT_WRITE | PROT_EXEC,
+				PROT_EXEC,
 				PROT_WRITE | PROT_EXEC};
 	int r = rn(16);
 
@@ -298,42 +303,62 @@ static void gen_invalid(struct step *s)
 	gen_range(&a, &l);
 	switch (rn(12)) {
 	case 0: /* unaligned address */
-		*s = (struct step){.op = OP_MUNMAP, .addr = a + 1 + (unsigned long)rn(100), .len = l};
+		*s = (struct step){
+		    .op = OP_MUNMAP, .addr = a + 1 + (unsigned long)rn(100), .len = l};
 		break;
 	case 1:
 		*s = (struct step){.op = OP_MPROTECT, .addr = a + 8, .len = l, .prot = PROT_READ};
 		break;
 	case 2:
-		*s = (struct step){.op = OP_MMAP, .addr = a + 16, .len = l, .prot = PROT_READ,
-				   .flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, .fd = -1};
+		*s = (struct step){.op = OP_MMAP,
+				   .addr = a + 16,
+				   .len = l,
+				   .prot = PROT_READ,
+				   .flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+				   .fd = -1};
 		break;
 	case 3: /* zero length */
-		*s = (struct step){.op = rn(2) ? OP_MUNMAP : OP_MMAP, .addr = a, .len = 0,
-				   .prot = PROT_READ, .flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+		*s = (struct step){.op = rn(2) ? OP_MUNMAP : OP_MMAP,
+				   .addr = a,
+				   .len = 0,
+				   .prot = PROT_READ,
+				   .flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
 				   .fd = -1};
 		break;
 	case 4: /* a length that wraps around the address space */
-		*s = (struct step){.op = OP_MUNMAP, .addr = a, .len = -(unsigned long)PG * (1 + rn(4))};
+		*s = (struct step){
+		    .op = OP_MUNMAP, .addr = a, .len = -(unsigned long)PG * (1 + rn(4))};
 		break;
 	case 5:
-		*s = (struct step){.op = OP_MPROTECT, .addr = a, .len = -(unsigned long)PG,
-				   .prot = PROT_READ};
+		*s = (struct step){
+		    .op = OP_MPROTECT, .addr = a, .len = -(unsigned long)PG, .prot = PROT_READ};
 		break;
 	case 6:
-		*s = (struct step){.op = OP_MMAP, .addr = a, .len = -(unsigned long)PG * 2,
-				   .prot = PROT_READ, .flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+		*s = (struct step){.op = OP_MMAP,
+				   .addr = a,
+				   .len = -(unsigned long)PG * 2,
+				   .prot = PROT_READ,
+				   .flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
 				   .fd = -1};
 		break;
 	case 7: /* neither MAP_PRIVATE nor MAP_SHARED */
-		*s = (struct step){.op = OP_MMAP, .addr = a, .len = l, .prot = PROT_READ,
-				   .flags = MAP_ANONYMOUS | MAP_FIXED, .fd = -1};
+		*s = (struct step){.op = OP_MMAP,
+				   .addr = a,
+				   .len = l,
+				   .prot = PROT_READ,
+				   .flags = MAP_ANONYMOUS | MAP_FIXED,
+				   .fd = -1};
 		break;
 	case 8: /* bad PROT bits */
 		*s = (struct step){.op = OP_MPROTECT, .addr = a, .len = l, .prot = 0x100};
 		break;
 	case 9: /* a file mapping with an offset that overflows */
-		*s = (struct step){.op = OP_MMAP, .addr = a, .len = l, .prot = PROT_READ,
-				   .flags = MAP_PRIVATE | MAP_FIXED, .fd = FD_F0,
+		*s = (struct step){.op = OP_MMAP,
+				   .addr = a,
+				   .len = l,
+				   .prot = PROT_READ,
+				   .flags = MAP_PRIVATE | MAP_FIXED,
+				   .fd = FD_F0,
 				   .pgoff = -(unsigned long)1};
 		break;
 	case 10: /* bad mlockall flags */
@@ -355,7 +380,8 @@ static void gen_step(struct step *s, int k)
 		s->op = OP_MMAP;
 		gen_range(&s->addr, &s->len);
 		s->prot = gen_prot();
-		s->flags = (k == K_MMAP_ANON ? MAP_PRIVATE : MAP_SHARED) | MAP_ANONYMOUS | MAP_FIXED;
+		s->flags =
+		    (k == K_MMAP_ANON ? MAP_PRIVATE : MAP_SHARED) | MAP_ANONYMOUS | MAP_FIXED;
 		if (!rn(8))
 			s->pgoff = 1 + (unsigned long)rn(8); /* ignored for anonymous memory */
 		gen_mmap_flags(s);
@@ -402,8 +428,8 @@ static void gen_step(struct step *s, int k)
 		}
 		break;
 	case K_TRUNCATE: {
-		static const unsigned long sz[] = {0, 3 * PG, 5 * PG + 17, 8 * PG + 100, 16 * PG,
-						   24 * PG, 30 * PG + 7};
+		static const unsigned long sz[] = {0,	    3 * PG,  5 * PG + 17, 8 * PG + 100,
+						   16 * PG, 24 * PG, 30 * PG + 7};
 
 		s->op = OP_TRUNCATE;
 		s->fd = rn(NFILE);
@@ -437,8 +463,11 @@ static void gen_step(struct step *s, int k)
 	case K_MREMAP: {
 		/* grow, shrink or keep; in place, may move, to a fixed address,
 		 * don't-unmap; now and then unaligned or with flags Linux refuses */
-		static const int fl[] = {0, MREMAP_MAYMOVE, MREMAP_MAYMOVE | MREMAP_FIXED,
-					 MREMAP_MAYMOVE | MREMAP_DONTUNMAP, MREMAP_FIXED,
+		static const int fl[] = {0,
+					 MREMAP_MAYMOVE,
+					 MREMAP_MAYMOVE | MREMAP_FIXED,
+					 MREMAP_MAYMOVE | MREMAP_DONTUNMAP,
+					 MREMAP_FIXED,
 					 MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP};
 		int r = rn(10), np;
 
@@ -461,9 +490,9 @@ static void gen_step(struct step *s, int k)
 		break;
 	}
 	case K_MADVISE: {
-		static const int adv[] = {MADV_DONTNEED, MADV_DONTNEED, MADV_FREE,
-					  MADV_DONTFORK, MADV_DOFORK, MADV_WIPEONFORK,
-					  MADV_KEEPONFORK, 999};
+		static const int adv[] = {
+		    MADV_DONTNEED, MADV_DONTNEED,   MADV_FREE,	     MADV_DONTFORK,
+		    MADV_DOFORK,   MADV_WIPEONFORK, MADV_KEEPONFORK, 999};
 
 		s->op = OP_MADVISE;
 		gen_range(&s->addr, &s->len);
@@ -497,7 +526,6 @@ static void gen_script(uint64_t seed, int n, struct step *st)
 		gen_step(&st[i], k);
 	}
 }
-
 
 /* ---- canonical text ----------------------------------------------------- */
 
@@ -539,20 +567,34 @@ static void put(struct out *o, const char *fmt, ...)
 static const char *errname(int e)
 {
 	switch (e) {
-	case EINVAL: return "EINVAL";
-	case ENOMEM: return "ENOMEM";
-	case EFAULT: return "EFAULT";
-	case EACCES: return "EACCES";
-	case EPERM: return "EPERM";
-	case EBADF: return "EBADF";
-	case EAGAIN: return "EAGAIN";
-	case EBUSY: return "EBUSY";
-	case ENODEV: return "ENODEV";
-	case EOVERFLOW: return "EOVERFLOW";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	case ENOSYS: return "ENOSYS";
-	case EFBIG: return "EFBIG";
-	case EIO: return "EIO";
+	case EINVAL:
+		return "EINVAL";
+	case ENOMEM:
+		return "ENOMEM";
+	case EFAULT:
+		return "EFAULT";
+	case EACCES:
+		return "EACCES";
+	case EPERM:
+		return "EPERM";
+	case EBADF:
+		return "EBADF";
+	case EAGAIN:
+		return "EAGAIN";
+	case EBUSY:
+		return "EBUSY";
+	case ENODEV:
+		return "ENODEV";
+	case EOVERFLOW:
+		return "EOVERFLOW";
+	case EOPNOTSUPP:
+		return "EOPNOTSUPP";
+	case ENOSYS:
+		return "ENOSYS";
+	case EFBIG:
+		return "EFBIG";
+	case EIO:
+		return "EIO";
 	}
 	return NULL;
 }
@@ -579,7 +621,7 @@ static void put_op(struct out *o, const struct step *s)
 	case OP_MMAP:
 		put(o, "mmap %s%#lx %#lx prot %d %s%s%s%s%s%s %s pgoff %#lx", rel, off, s->len,
 		    s->prot,
-		    (s->flags & MAP_TYPE) == MAP_SHARED	 ? "shared"
+		    (s->flags & MAP_TYPE) == MAP_SHARED	   ? "shared"
 		    : (s->flags & MAP_TYPE) == MAP_PRIVATE ? "private"
 							   : "type?",
 		    s->flags & MAP_ANONYMOUS ? "|anon" : "", s->flags & MAP_FIXED ? "|fixed" : "",
@@ -587,23 +629,47 @@ static void put_op(struct out *o, const struct step *s)
 		    s->flags & MAP_NORESERVE ? "|noreserve" : "", "",
 		    s->fd >= 0 ? fdname[s->fd] : "-", s->pgoff);
 		break;
-	case OP_MUNMAP: put(o, "munmap %s%#lx %#lx", rel, off, s->len); break;
-	case OP_MPROTECT: put(o, "mprotect %s%#lx %#lx %d", rel, off, s->len, s->prot); break;
-	case OP_MLOCK: put(o, "mlock %s%#lx %#lx", rel, off, s->len); break;
-	case OP_MUNLOCK: put(o, "munlock %s%#lx %#lx", rel, off, s->len); break;
-	case OP_MLOCKALL: put(o, "mlockall %d", s->arg); break;
-	case OP_MUNLOCKALL: put(o, "munlockall"); break;
-	case OP_TRUNCATE: put(o, "truncate f%d %#lx", s->fd, s->len); break;
-	case OP_PUNCH: put(o, "punch f%d %#lx %#lx", s->fd, s->pgoff, s->len); break;
-	case OP_FORK: put(o, "fork->%s", s->arg ? "child" : "parent"); break;
-	case OP_ACCESS: put(o, "access"); break;
-	case OP_MSYNC: put(o, "msync %s%#lx %#lx %d", rel, off, s->len, s->arg); break;
+	case OP_MUNMAP:
+		put(o, "munmap %s%#lx %#lx", rel, off, s->len);
+		break;
+	case OP_MPROTECT:
+		put(o, "mprotect %s%#lx %#lx %d", rel, off, s->len, s->prot);
+		break;
+	case OP_MLOCK:
+		put(o, "mlock %s%#lx %#lx", rel, off, s->len);
+		break;
+	case OP_MUNLOCK:
+		put(o, "munlock %s%#lx %#lx", rel, off, s->len);
+		break;
+	case OP_MLOCKALL:
+		put(o, "mlockall %d", s->arg);
+		break;
+	case OP_MUNLOCKALL:
+		put(o, "munlockall");
+		break;
+	case OP_TRUNCATE:
+		put(o, "truncate f%d %#lx", s->fd, s->len);
+		break;
+	case OP_PUNCH:
+		put(o, "punch f%d %#lx %#lx", s->fd, s->pgoff, s->len);
+		break;
+	case OP_FORK:
+		put(o, "fork->%s", s->arg ? "child" : "parent");
+		break;
+	case OP_ACCESS:
+		put(o, "access");
+		break;
+	case OP_MSYNC:
+		put(o, "msync %s%#lx %#lx %d", rel, off, s->len, s->arg);
+		break;
 	case OP_MREMAP:
 		put(o, "mremap %s%#lx %#lx %#lx flags %d", rel, off, s->len, s->pgoff, s->arg);
 		if (s->arg & MREMAP_FIXED)
 			put(o, " to +%#lx", s->addr2 - WIN);
 		break;
-	case OP_MADVISE: put(o, "madvise %s%#lx %#lx %d", rel, off, s->len, s->arg); break;
+	case OP_MADVISE:
+		put(o, "madvise %s%#lx %#lx %d", rel, off, s->len, s->arg);
+		break;
 	}
 }
 
@@ -623,7 +689,6 @@ static void put_acc(struct out *o, const struct acc *a, int r, unsigned char v)
 		put(o, "=ok");
 }
 
-
 static void put_vmas(struct out *o, struct vlist *vl)
 {
 	put(o, " |");
@@ -637,7 +702,6 @@ static void put_vmas(struct out *o, struct vlist *vl)
 	}
 	put(o, " | rss %ld/%ld", vl->rss, vl->anon);
 }
-
 
 /* ---- the host side ------------------------------------------------------ */
 
@@ -973,8 +1037,9 @@ static void model_accs(struct out *o, const struct acc *a, int n)
 {
 	for (int i = 0; i < n; i++) {
 		unsigned char v = 0;
-		int r = a[i].val < 0 ? rv_mm_read(a[i].addr, &v, 1)
-				     : rv_mm_write(a[i].addr, &(unsigned char){(unsigned char)a[i].val}, 1);
+		int r = a[i].val < 0
+			    ? rv_mm_read(a[i].addr, &v, 1)
+			    : rv_mm_write(a[i].addr, &(unsigned char){(unsigned char)a[i].val}, 1);
 
 		put_acc(o, &a[i], r, v);
 	}
@@ -1155,16 +1220,20 @@ static int model_setup(const struct rv_switches *sw, struct task_struct **tp)
 				return -1;
 		}
 	}
-	if (filp_open(model_path[0], O_RDONLY, 0, &mfile[FD_F0RO]) || dev_zero_open(O_RDWR, &mfile[FD_ZERO]))
+	if (filp_open(model_path[0], O_RDONLY, 0, &mfile[FD_F0RO]) ||
+	    dev_zero_open(O_RDWR, &mfile[FD_ZERO]))
 		return -1;
-	if (vm_mmap(t->mm, WIN - PG, PG, PROT_NONE, MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, NULL, 0) < 0 ||
-	    vm_mmap(t->mm, WIN + WLEN, PG, PROT_NONE, MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, NULL, 0) < 0)
+	if (vm_mmap(t->mm, WIN - PG, PG, PROT_NONE, MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, NULL,
+		    0) < 0 ||
+	    vm_mmap(t->mm, WIN + WLEN, PG, PROT_NONE, MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, NULL,
+		    0) < 0)
 		return -1;
 	return 0;
 }
 
 /* The model run of a script: its transcript in tr; -1 if the run itself failed. */
-static int model_run(const struct rv_switches *sw, const struct step *st, int n, struct transcript *tr)
+static int model_run(const struct rv_switches *sw, const struct step *st, int n,
+		     struct transcript *tr)
 {
 	static char line[LINE];
 	struct task_struct *t = NULL;
@@ -1208,7 +1277,8 @@ static int model_run(const struct rv_switches *sw, const struct step *st, int n,
 			put_ret(&o, vfs_truncate(mfile[s->fd]->f_inode, (int64_t)s->len));
 			break;
 		case OP_PUNCH:
-			put_ret(&o, vfs_fallocate(mfile[s->fd], FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			put_ret(&o, vfs_fallocate(mfile[s->fd],
+						  FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 						  (int64_t)s->pgoff, (int64_t)s->len));
 			break;
 		case OP_ACCESS:
@@ -1279,7 +1349,8 @@ static int host_files(void)
 			for (unsigned long i = 0; i < n; i++)
 				buf[i] = file_byte(f, off + i);
 			if (pwrite(hfd[f], buf, n, (off_t)off) != (ssize_t)n) {
-				fprintf(stderr, "mmdiff: %s: write: %s\n", host_path[f], strerror(errno));
+				fprintf(stderr, "mmdiff: %s: write: %s\n", host_path[f],
+					strerror(errno));
 				return -1;
 			}
 		}
@@ -1389,8 +1460,8 @@ static int compare(uint64_t seed, int steps, const char *sw, const char *ops,
 	for (int i = 0; i < n && diffs < max_diffs; i++) {
 		if (strcmp(a->v[i], b->v[i])) {
 			printf("DIFF seed %llu step %d%s%s\n  linux %s\n  model %s\n",
-			       (unsigned long long)seed, i, sw && *sw ? " under " : "", sw ? sw : "",
-			       a->v[i], b->v[i]);
+			       (unsigned long long)seed, i, sw && *sw ? " under " : "",
+			       sw ? sw : "", a->v[i], b->v[i]);
 			if (i > 0)
 				printf("  previous: %s\n", a->v[i - 1]);
 			if (!diffs)
@@ -1468,7 +1539,8 @@ static int parse_ops(const char *text)
 		for (k = 0; k < NKIND && strcmp(w, kinds[k].name); k++)
 			;
 		if (k == NKIND) {
-			fprintf(stderr, "rcuvfs-mmdiff: --ops: unknown kind '%s' (see --help)\n", w);
+			fprintf(stderr, "rcuvfs-mmdiff: --ops: unknown kind '%s' (see --help)\n",
+				w);
 			return -1;
 		}
 		kind_on[k] = true;
@@ -1482,23 +1554,24 @@ static int parse_ops(const char *text)
 
 static void help(void)
 {
-	printf("usage: rcuvfs-mmdiff [options]\n"
-	       "Runs seeded mm scripts step by step in a real process on this machine and in\n"
-	       "a model process, one canonical line per step, and compares the transcripts.\n"
-	       "  -s, --seeds N|A-B   seeds (default 1)\n"
-	       "  -n, --steps N       steps per script (default 200)\n"
-	       "  -o, --switches SW   a model switch set, as \"vma_lock=refcnt,vm_area_cache=rcu\";\n"
-	       "                      repeat for several; each starts from the defaults with\n"
-	       "                      fault_around=16 (Linux's 64 KiB) (default: just that)\n"
-	       "      --ops LIST      operation kinds, comma-separated, or \"all\" (default all:\n"
-	       "                      every kind the model has; the others only with --print host)\n"
-	       "      --dir DIR       the host's scratch files go here (default /dev/shm)\n"
-	       "      --print host|model  print the first seed's transcript instead\n"
-	       "  -k N                print up to N differing lines per comparison (default 1)\n"
-	       "  -h, --help          this text\n"
-	       "Exit status: 0 identical, 1 a difference (seed, step, both lines and a\n"
-	       "reproducer printed), 2 a bad option or a failed run.\n"
-	       "Operation kinds:\n");
+	printf(
+	    "usage: rcuvfs-mmdiff [options]\n"
+	    "Runs seeded mm scripts step by step in a real process on this machine and in\n"
+	    "a model process, one canonical line per step, and compares the transcripts.\n"
+	    "  -s, --seeds N|A-B   seeds (default 1)\n"
+	    "  -n, --steps N       steps per script (default 200)\n"
+	    "  -o, --switches SW   a model switch set, as \"vma_lock=refcnt,vm_area_cache=rcu\";\n"
+	    "                      repeat for several; each starts from the defaults with\n"
+	    "                      fault_around=16 (Linux's 64 KiB) (default: just that)\n"
+	    "      --ops LIST      operation kinds, comma-separated, or \"all\" (default all:\n"
+	    "                      every kind the model has; the others only with --print host)\n"
+	    "      --dir DIR       the host's scratch files go here (default /dev/shm)\n"
+	    "      --print host|model  print the first seed's transcript instead\n"
+	    "  -k N                print up to N differing lines per comparison (default 1)\n"
+	    "  -h, --help          this text\n"
+	    "Exit status: 0 identical, 1 a difference (seed, step, both lines and a\n"
+	    "reproducer printed), 2 a bad option or a failed run.\n"
+	    "Operation kinds:\n");
 	for (int k = 0; k < NKIND; k++)
 		printf("  %-12s %s%s\n", kinds[k].name, kinds[k].help,
 		       NO_MLOCKALL && k == K_MLOCKALL ? " (not in this sanitizer build)" : "");
@@ -1515,11 +1588,10 @@ static void bad(const char *fmt, const char *arg)
 int main(int argc, char **argv)
 {
 	static const struct option lopt[] = {
-	    {"seeds", required_argument, NULL, 's'}, {"steps", required_argument, NULL, 'n'},
+	    {"seeds", required_argument, NULL, 's'},	{"steps", required_argument, NULL, 'n'},
 	    {"switches", required_argument, NULL, 'o'}, {"ops", required_argument, NULL, 'O'},
-	    {"dir", required_argument, NULL, 'D'},
-	    {"print", required_argument, NULL, 'P'}, {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0}};
+	    {"dir", required_argument, NULL, 'D'},	{"print", required_argument, NULL, 'P'},
+	    {"help", no_argument, NULL, 'h'},		{NULL, 0, NULL, 0}};
 	const char *sws[32], *ops = NULL, *print = NULL;
 	int nsw = 0, steps = 200, c, status = 0;
 	uint64_t lo = 1, hi = 1;
@@ -1594,7 +1666,8 @@ int main(int argc, char **argv)
 	for (int k = 0; k < NKIND; k++)
 		if (kind_on[k] && !kinds[k].model_has && !(print && !strcmp(print, "host"))) {
 			fprintf(stderr,
-				"rcuvfs-mmdiff: --ops: %s is not in the model yet (only --print host)\n",
+				"rcuvfs-mmdiff: --ops: %s is not in the model yet (only --print "
+				"host)\n",
 				kinds[k].name);
 			return 2;
 		}
@@ -1662,7 +1735,8 @@ int main(int argc, char **argv)
 			}
 			d = first_diff(&ref, &again);
 			if (d >= 0) {
-				printf("note: seed %llu: two host runs differ at step %d; the second is "
+				printf("note: seed %llu: two host runs differ at step %d; the "
+				       "second is "
 				       "the reference\n  first  %s\n  second %s\n",
 				       (unsigned long long)seed, d, d < ref.n ? ref.v[d] : "(none)",
 				       d < again.n ? again.v[d] : "(none)");

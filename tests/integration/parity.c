@@ -75,7 +75,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#define PG 4096L
+#define PG	     4096L
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 static const char *errname(int err)
@@ -118,8 +118,7 @@ static void show_file(const char *name, int fd)
 
 	if (fstat(fd, &st))
 		die("fstat");
-	printf("%s: size %lld blocks %lld\n", name, (long long)st.st_size,
-	       (long long)st.st_blocks);
+	printf("%s: size %lld blocks %lld\n", name, (long long)st.st_size, (long long)st.st_blocks);
 }
 
 static void show_seek(const char *name, int fd, off_t off, int whence)
@@ -221,7 +220,8 @@ static int run_fallocate(const char *dir)
 	show_runs("read_punched", fd, 0, 3 * PG);
 	show_seek("seek_hole_punched", fd, 0, SEEK_HOLE);
 	show_seek("seek_data_punched_4k", fd, PG, SEEK_DATA);
-	RES("punch_beyond_eof", fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 1 << 30, PG));
+	RES("punch_beyond_eof",
+	    fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 1 << 30, PG));
 	show_file("file_punch_beyond_eof", fd);
 	RES("punch_to_eof", fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 1 << 30));
 	show_file("file_punch_all", fd);
@@ -601,8 +601,8 @@ static uint64_t fsx_rand(void)
 static int run_fsx(const char *dir, long nops)
 {
 	static unsigned char good[FSX_MAX], buf[FSX_MAX];
-	static const char *const names[] = {"write",  "read",	 "truncate", "fallocate",
-					    "keep",   "punch",	 "mapwrite", "mapread"};
+	static const char *const names[] = {"write", "read",  "truncate", "fallocate",
+					    "keep",  "punch", "mapwrite", "mapread"};
 	off_t size = 0;
 	int fd;
 
@@ -636,7 +636,8 @@ static int run_fsx(const char *dir, long nops)
 				break;
 			if ((off_t)(off + len) > size)
 				len = (size_t)(size - off);
-			if (pread(fd, buf, len, off) != (ssize_t)len || memcmp(buf, good + off, len))
+			if (pread(fd, buf, len, off) != (ssize_t)len ||
+			    memcmp(buf, good + off, len))
 				bad = 1;
 			break;
 		case 2: /* truncate */
@@ -654,11 +655,12 @@ static int run_fsx(const char *dir, long nops)
 				size = off + (off_t)len;
 			break;
 		case 5: /* punch */
-			if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, (off_t)len))
+			if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off,
+				      (off_t)len))
 				bad = 1;
 			memset(good + off, 0, len);
 			break;
-		case 6: /* mapwrite within the file */
+		case 6:	  /* mapwrite within the file */
 		case 7: { /* mapread */
 			off_t moff = off & ~(PG - 1);
 			size_t mlen;
@@ -694,8 +696,11 @@ static int run_fsx(const char *dir, long nops)
 				bad = 2;
 		}
 		if (bad) {
-			printf("fsx: op %ld %s off %lld len %zu: %s\n", op, what, (long long)off, len,
-			       bad == 2 ? "size differs" : errno ? errname(errno) : "data differs");
+			printf("fsx: op %ld %s off %lld len %zu: %s\n", op, what, (long long)off,
+			       len,
+			       bad == 2 ? "size differs"
+			       : errno	? errname(errno)
+					: "data differs");
 			close(fd);
 			return 0;
 		}
@@ -709,7 +714,6 @@ static int run_fsx(const char *dir, long nops)
 	unlink("fsx");
 	return 0;
 }
-
 
 /* ---- readdir while renaming -------------------------------------------- */
 
@@ -831,19 +835,20 @@ static int run_whiteout(const char *dir)
 	RES("whiteout.over_target", renameat2(AT_FDCWD, "wo/g", AT_FDCWD, "wo/t", RENAME_WHITEOUT));
 	show_node("whiteout.over_old", "wo/g");
 	show_node("whiteout.over_new", "wo/t");
-	RES("whiteout.directory", renameat2(AT_FDCWD, "wo/sub", AT_FDCWD, "wo/sub2", RENAME_WHITEOUT));
+	RES("whiteout.directory",
+	    renameat2(AT_FDCWD, "wo/sub", AT_FDCWD, "wo/sub2", RENAME_WHITEOUT));
 	show_node("whiteout.directory_old", "wo/sub");
 	show_node("whiteout.directory_new", "wo/sub2");
 	RES("whiteout.across", renameat2(AT_FDCWD, "wo/t", AT_FDCWD, "wo/sub2/t", RENAME_WHITEOUT));
 	show_node("whiteout.across_old", "wo/t");
 	show_node("whiteout.across_dir", "wo/sub2");
 	show_node("whiteout.dir_after", "wo");
-	RES("whiteout.exchange", renameat2(AT_FDCWD, "wo/f", AT_FDCWD, "wo/g",
-					   RENAME_WHITEOUT | RENAME_EXCHANGE));
-	RES("whiteout.noreplace", renameat2(AT_FDCWD, "wo/sub2/t", AT_FDCWD, "wo/g",
-					    RENAME_WHITEOUT | RENAME_NOREPLACE));
-	RES("whiteout.noreplace_exists", renameat2(AT_FDCWD, "wo/g", AT_FDCWD, "wo/f",
-						   RENAME_WHITEOUT | RENAME_NOREPLACE));
+	RES("whiteout.exchange",
+	    renameat2(AT_FDCWD, "wo/f", AT_FDCWD, "wo/g", RENAME_WHITEOUT | RENAME_EXCHANGE));
+	RES("whiteout.noreplace",
+	    renameat2(AT_FDCWD, "wo/sub2/t", AT_FDCWD, "wo/g", RENAME_WHITEOUT | RENAME_NOREPLACE));
+	RES("whiteout.noreplace_exists",
+	    renameat2(AT_FDCWD, "wo/g", AT_FDCWD, "wo/f", RENAME_WHITEOUT | RENAME_NOREPLACE));
 	RES("whiteout.missing", renameat2(AT_FDCWD, "wo/none", AT_FDCWD, "wo/x", RENAME_WHITEOUT));
 	as_user(65534, 65534, whiteout_as_nobody);
 	show_node("whiteout.nobody_old", "wo/n");
@@ -853,7 +858,6 @@ static int run_whiteout(const char *dir)
 	show_node("whiteout.dir_end", "wo");
 	return 0;
 }
-
 
 /* ---- privilege stripping ----------------------------------------------- */
 
@@ -940,7 +944,6 @@ static int run_killpriv(const char *dir)
 	}
 	return 0;
 }
-
 
 /* ---- file handles ---------------------------------------------------------- */
 
@@ -1056,7 +1059,11 @@ int main(int argc, char **argv)
 	const char *mode = argc > 2 ? argv[2] : "";
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: %s DIR fallocate|owner|ioctl|xattr|sizes|readdir|whiteout|killpriv|handles|fsx [ARG]\n", argv[0]);
+		fprintf(stderr,
+			"usage: %s DIR "
+			"fallocate|owner|ioctl|xattr|sizes|readdir|whiteout|killpriv|handles|fsx "
+			"[ARG]\n",
+			argv[0]);
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);

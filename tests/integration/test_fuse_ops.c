@@ -261,7 +261,8 @@ static void test_lookup_dot_after_forget(void)
 		char name[32];
 
 		snprintf(name, sizeof(name), "dot%d", i);
-		CU_ASSERT_EQUAL_FATAL(rvf_op_mkdir(&ctx0, FUSE_ROOT_ID, name, S_IFDIR | 0755, &d), 0);
+		CU_ASSERT_EQUAL_FATAL(rvf_op_mkdir(&ctx0, FUSE_ROOT_ID, name, S_IFDIR | 0755, &d),
+				      0);
 		rcu_barrier();
 		err = rvf_op_lookup(&ctx0, ino, ".", &e2);
 		if (err == 0) {
@@ -308,11 +309,11 @@ static void test_setattr_nothing_valid_sets_ctime(void)
 	fuse_ino_t ino = make_file("ctime", &fh);
 
 	inode = (struct inode *)(uintptr_t)ino;
-	inode->i_ctime = (struct timespec){ 1, 0 }; /* long ago (single-threaded) */
+	inode->i_ctime = (struct timespec){1, 0}; /* long ago (single-threaded) */
 	memset(&attr, 0, sizeof(attr));
 	CU_ASSERT_EQUAL(rvf_op_setattr(&ctx0, ino, &attr, 0, NULL, &st, &to), 0);
 	CU_ASSERT(st.st_ctim.tv_sec > 1);
-	inode->i_ctime = (struct timespec){ 1, 0 };
+	inode->i_ctime = (struct timespec){1, 0};
 	CU_ASSERT_EQUAL(rvf_op_setattr(&ctx0, ino, &attr, FUSE_SET_ATTR_CTIME, NULL, &st, &to), 0);
 	CU_ASSERT(st.st_ctim.tv_sec > 1);
 	CU_ASSERT_EQUAL(rvf_op_release(&ctx0, ino, fh), 0);
@@ -335,7 +336,7 @@ static void test_append_handle_writes_at_offset(void)
 
 	CU_ASSERT_EQUAL(rvf_op_write(&ctx0, ino, fh, "aaaaaaaa", 8, 0), 8);
 	CU_ASSERT_EQUAL(rvf_op_open(&ctx0, ino, O_RDWR | O_APPEND, &afh, &direct), 0);
-	CU_ASSERT_EQUAL(rvf_op_write(&ctx0, ino, afh, "M", 1, 0), 1); /* a page's write-back */
+	CU_ASSERT_EQUAL(rvf_op_write(&ctx0, ino, afh, "M", 1, 0), 1);  /* a page's write-back */
 	CU_ASSERT_EQUAL(rvf_op_write(&ctx0, ino, afh, "zz", 2, 8), 2); /* an append: offset = EOF */
 	CU_ASSERT_EQUAL(rvf_op_read(&ctx0, ino, fh, buf, sizeof(buf), 0), 10);
 	CU_ASSERT_STRING_EQUAL(buf, "Maaaaaaazz");
@@ -347,6 +348,6 @@ static void test_append_handle_writes_at_offset(void)
 RVTEST_SUITE(fuse_ops, suite_init, suite_cleanup, RVTEST(test_unknown_fh_ebadf),
 	     RVTEST(test_stale_fh_ebadf), RVTEST(test_lookup_forget_balance),
 	     RVTEST(test_readdirplus_counts), RVTEST(test_ctl_refusals),
-	     RVTEST(test_setattr_nothing_valid_sets_ctime), RVTEST(test_append_handle_writes_at_offset),
-	     RVTEST(test_lookup_dot_after_forget),
+	     RVTEST(test_setattr_nothing_valid_sets_ctime),
+	     RVTEST(test_append_handle_writes_at_offset), RVTEST(test_lookup_dot_after_forget),
 	     RVTEST(test_teardown_drops_everything))

@@ -44,7 +44,7 @@
 struct shared {
 	atomic_long ops, torn, stale, overlaps, writes, reads;
 	atomic_int stop;
-	atomic_int *value;   /* per record: the byte its last writer wrote */
+	atomic_int *value;    /* per record: the byte its last writer wrote */
 	atomic_int holders[]; /* per record: +1 per reader, +0x10000 per writer */
 };
 
@@ -66,8 +66,8 @@ static void die(const char *what)
 
 static int lock(int fd, int cmd, short type, int rec)
 {
-	struct flock fl = {.l_type = type, .l_whence = SEEK_SET,
-			   .l_start = (off_t)rec * recsz, .l_len = recsz};
+	struct flock fl = {
+	    .l_type = type, .l_whence = SEEK_SET, .l_start = (off_t)rec * recsz, .l_len = recsz};
 
 	while (fcntl(fd, cmd, &fl) < 0) {
 		if (errno != EINTR)
@@ -120,10 +120,11 @@ static void worker(int kind, int id)
 				if (buf[i] != buf[0]) {
 					if (!bad && atomic_load(&sh->torn) < 5)
 						fprintf(stderr,
-							"rcuvfs-tornread: torn read: record %d (offset %lld): "
+							"rcuvfs-tornread: torn read: record %d "
+							"(offset %lld): "
 							"byte 0 = %u, byte %d = %u\n",
-							rec, (long long)off, (unsigned char)buf[0], i,
-							(unsigned char)buf[i]);
+							rec, (long long)off, (unsigned char)buf[0],
+							i, (unsigned char)buf[i]);
 					bad = 1;
 					break;
 				}
@@ -131,10 +132,12 @@ static void worker(int kind, int id)
 				ovl = 1;
 			if (!ovl && !bad && (unsigned char)buf[0] != atomic_load(&sh->value[rec])) {
 				if (atomic_fetch_add(&sh->stale, 1) < 5)
-					fprintf(stderr,
-						"rcuvfs-tornread: stale read: record %d holds %u, its "
-						"last writer wrote %u\n",
-						rec, (unsigned char)buf[0], atomic_load(&sh->value[rec]));
+					fprintf(
+					    stderr,
+					    "rcuvfs-tornread: stale read: record %d holds %u, its "
+					    "last writer wrote %u\n",
+					    rec, (unsigned char)buf[0],
+					    atomic_load(&sh->value[rec]));
 			}
 			if (ovl)
 				atomic_fetch_add(&sh->overlaps, 1);
@@ -181,13 +184,15 @@ int main(int argc, char **argv)
 		const char *a = argv[i];
 
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			printf("usage: rcuvfs-tornread FILE [--ops N] [--seconds S] [--records N]\n"
-			       "  [--writers N] [--ofd-readers N] [--posix-readers N] "
-			       "[--record-size BYTES] [--seed N]\n"
-			       "OFD write locks for writers, OFD and POSIX read locks for readers,\n"
-			       "on records of FILE; prints ops, torn and stale reads and lock\n"
-			       "overlaps; exit 0 only if all are 0.  Defaults: --ops 200000 --records 64\n"
-			       "--record-size 1024 --writers 2 --ofd-readers 2 --posix-readers 2.\n");
+			printf(
+			    "usage: rcuvfs-tornread FILE [--ops N] [--seconds S] [--records N]\n"
+			    "  [--writers N] [--ofd-readers N] [--posix-readers N] "
+			    "[--record-size BYTES] [--seed N]\n"
+			    "OFD write locks for writers, OFD and POSIX read locks for readers,\n"
+			    "on records of FILE; prints ops, torn and stale reads and lock\n"
+			    "overlaps; exit 0 only if all are 0.  Defaults: --ops 200000 --records "
+			    "64\n"
+			    "--record-size 1024 --writers 2 --ofd-readers 2 --posix-readers 2.\n");
 			return 0;
 		}
 		if (a[0] != '-') {
@@ -219,8 +224,8 @@ int main(int argc, char **argv)
 	}
 	if (!path)
 		usage();
-	sh = mmap(NULL, sizeof(*sh) + 2 * sizeof(atomic_int) * (size_t)nrec,
-		  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	sh = mmap(NULL, sizeof(*sh) + 2 * sizeof(atomic_int) * (size_t)nrec, PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED)
 		die("mmap");
 	sh->value = &sh->holders[nrec];
@@ -267,5 +272,5 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	return atomic_load(&sh->torn) || atomic_load(&sh->stale) || atomic_load(&sh->overlaps) ? 1
-											   : 0;
+											       : 0;
 }

@@ -155,7 +155,7 @@ void rvtest_run_threads(int n, void *(*fn)(void *), void **args)
 
 	pthread_barrier_init(&bar, NULL, n);
 	for (int i = 0; i < n; i++) {
-		th[i] = (struct rvtest_thread){ fn, args ? args[i] : NULL, &bar };
+		th[i] = (struct rvtest_thread){fn, args ? args[i] : NULL, &bar};
 		if (pthread_create(&tid[i], NULL, rvtest_thread_main, &th[i])) {
 			perror("pthread_create");
 			exit(2);
@@ -253,7 +253,7 @@ static void wd_symbolize(FILE *f, const void *addr)
 	if (info.dli_fbase != dladdr_self_base()) {
 		fprintf(f, "%s in %s", info.dli_sname ? info.dli_sname : "?",
 			strrchr(info.dli_fname, '/') ? strrchr(info.dli_fname, '/') + 1
-						    : info.dli_fname);
+						     : info.dli_fname);
 		return;
 	}
 	snprintf(cmd, sizeof(cmd), "addr2line -f -i -p -s -e /proc/%d/exe 0x%lx", (int)getpid(),
@@ -293,7 +293,7 @@ static void wd_describe(FILE *f, const struct rv_task_wait *w)
 
 		fprintf(f, "%s rw_semaphore %p (%s)", wd_kind_name(w->wait.kind), o,
 			rwsem_is_write_locked(sem) ? "held for write"
-			: rwsem_is_locked(sem)     ? "held for read"
+			: rwsem_is_locked(sem)	   ? "held for read"
 						   : "free: a grant is pending");
 		break;
 	}
@@ -316,7 +316,7 @@ static void wd_dump(const struct rv_task_wait *w, int n, double secs, bool all)
 {
 	CU_pSuite s = CU_get_current_suite();
 	CU_pTest t = CU_get_current_test();
-	struct sigaction sa = { .sa_handler = wd_backtrace };
+	struct sigaction sa = {.sa_handler = wd_backtrace};
 	int sig = SIGRTMIN + 5;
 
 	sigemptyset(&sa.sa_mask);
@@ -330,8 +330,9 @@ static void wd_dump(const struct rv_task_wait *w, int n, double secs, bool all)
 		fprintf(stderr, "  task %d \"%s\"%s: ", w[i].pid, w[i].comm,
 			w[i].lock_depth >= 0 ? " (holds the BKL)" : "");
 		if (!wd_waits(&w[i])) {
-			fprintf(stderr, "%s\n", w[i].host_thread ? "running, not in a model wait"
-								 : "not on a thread");
+			fprintf(stderr, "%s\n",
+				w[i].host_thread ? "running, not in a model wait"
+						 : "not on a thread");
 			continue;
 		}
 		wd_describe(stderr, &w[i]);
@@ -487,12 +488,13 @@ int rvtest_main(int argc, char **argv)
 		const struct rvtest_suite *s = rvtest_find_suite(only_suite);
 
 		if (!s) {
-			fprintf(stderr, "%s: no suite %s (--list shows them)\n", argv[0], only_suite);
+			fprintf(stderr, "%s: no suite %s (--list shows them)\n", argv[0],
+				only_suite);
 			return 2;
 		}
 		if (only_test && !rvtest_has_case(s, only_test)) {
-			fprintf(stderr, "%s: suite %s has no test %s (--list shows them)\n", argv[0],
-				only_suite, only_test);
+			fprintf(stderr, "%s: suite %s has no test %s (--list shows them)\n",
+				argv[0], only_suite, only_test);
 			return 2;
 		}
 	}
@@ -518,7 +520,7 @@ int rvtest_main(int argc, char **argv)
 			if (!t || !r)
 				return 2;
 			rvtest_ran = r;
-			rvtest_ran[rvtest_nran++] = (struct rvtest_ran){ t, s->name, 0 };
+			rvtest_ran[rvtest_nran++] = (struct rvtest_ran){t, s->name, 0};
 		}
 	}
 	CU_basic_set_mode(CU_BRM_VERBOSE);
@@ -539,7 +541,8 @@ int rvtest_main(int argc, char **argv)
 	free(rvtest_ran);
 	CU_cleanup_registry();
 	if (rvtest_worker_asserts) {
-		fprintf(stderr, "rvtest: %lu CU_ASSERTs ran on worker threads (see above): failed\n",
+		fprintf(stderr,
+			"rvtest: %lu CU_ASSERTs ran on worker threads (see above): failed\n",
 			rvtest_worker_asserts);
 		return 1;
 	}

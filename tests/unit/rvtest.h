@@ -50,7 +50,7 @@ int rvtest_main(int argc, char **argv); /* main() lives in rvtest.c */
  */
 #define WAIT_UNTIL_MS(cond, ms)                                                                    \
 	({                                                                                         \
-		uint64_t __end = rv_now_ns() + (uint64_t)(ms) * 1000000ull;                        \
+		uint64_t __end = rv_now_ns() + (uint64_t)(ms)*1000000ull;                          \
 		int __r = 0;                                                                       \
 		while (!(cond)) {                                                                  \
 			if (rv_now_ns() > __end) {                                                 \
@@ -78,15 +78,18 @@ static inline uint64_t rvtest_stat(const char *name)
 	return v;
 }
 
-#define RVTEST_SUITE(nm, initfn, cleanupfn, ...)                                 \
-	static const struct rvtest_case rvtest_cases_##nm[] = { __VA_ARGS__, { NULL, NULL } }; \
-	static struct rvtest_suite rvtest_suite_##nm = { #nm, initfn, cleanupfn,      \
-							rvtest_cases_##nm, NULL };    \
-	__attribute__((constructor)) static void rvtest_ctor_##nm(void)              \
-	{                                                                            \
-		rvtest_register(&rvtest_suite_##nm);                                 \
+#define RVTEST_SUITE(nm, initfn, cleanupfn, ...)                                                   \
+	static const struct rvtest_case rvtest_cases_##nm[] = {__VA_ARGS__, {NULL, NULL}};         \
+	static struct rvtest_suite rvtest_suite_##nm = {#nm, initfn, cleanupfn, rvtest_cases_##nm, \
+							NULL};                                     \
+	__attribute__((constructor)) static void rvtest_ctor_##nm(void)                            \
+	{                                                                                          \
+		rvtest_register(&rvtest_suite_##nm);                                               \
 	}
-#define RVTEST(fn) { #fn, fn }
+#define RVTEST(fn)                                                                                 \
+	{                                                                                          \
+#fn, fn                                                                            \
+	}
 
 /* Suite init/cleanup that create/destroy a model instance with default switches. */
 int rvtest_instance_init(void);

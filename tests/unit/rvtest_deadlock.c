@@ -49,7 +49,7 @@ static void *abba_thread(void *arg)
 
 static void test_abba(void)
 {
-	void *args[2] = { (void *)0L, (void *)1L };
+	void *args[2] = {(void *)0L, (void *)1L};
 
 	init_rwsem(&sem_x);
 	init_rwsem(&sem_y);

@@ -143,7 +143,7 @@ static void *seq_role(void *arg)
 
 static void test_seqcount_no_torn_pair(void)
 {
-	void *roles[2] = { (void *)1, NULL };
+	void *roles[2] = {(void *)1, NULL};
 
 	seqcount_init(&sc);
 	spin_lock_init(&sc_lock);
@@ -347,7 +347,7 @@ static void *wq_role(void *arg)
 
 static void test_wait_event(void)
 {
-	void *roles[3] = { NULL, NULL, (void *)1 };
+	void *roles[3] = {NULL, NULL, (void *)1};
 
 	init_waitqueue_head(&wq);
 	wq_cond = 0;
@@ -586,8 +586,8 @@ static void test_switches_parse_format(void)
  */
 static void test_switches_vma_combinations(void)
 {
-	static const char *const caches[] = { "rcu", "typesafe", "sheaves", "typesafe-sheaves" };
-	static const char *const locks[] = { "rwsem", "refcnt" };
+	static const char *const caches[] = {"rcu", "typesafe", "sheaves", "typesafe-sheaves"};
+	static const char *const locks[] = {"rwsem", "refcnt"};
 	struct rv_switches sw;
 	char err[256];
 
@@ -596,11 +596,13 @@ static void test_switches_vma_combinations(void)
 			bool bad = l == 0 && (c == 1 || c == 3);
 
 			rv_switches_default(&sw);
-			CU_ASSERT_EQUAL(rv_switch_set(&sw, "vma_lock", locks[l], err, sizeof(err)), 0);
+			CU_ASSERT_EQUAL(rv_switch_set(&sw, "vma_lock", locks[l], err, sizeof(err)),
+					0);
 			CU_ASSERT_EQUAL(
-				rv_switch_set(&sw, "vm_area_cache", caches[c], err, sizeof(err)), 0);
+			    rv_switch_set(&sw, "vm_area_cache", caches[c], err, sizeof(err)), 0);
 			err[0] = 0;
-			CU_ASSERT_EQUAL(rv_switches_check(&sw, err, sizeof(err)), bad ? -EINVAL : 0);
+			CU_ASSERT_EQUAL(rv_switches_check(&sw, err, sizeof(err)),
+					bad ? -EINVAL : 0);
 			if (bad) {
 				CU_ASSERT_PTR_NOT_NULL(strstr(err, "vma_lock=refcnt"));
 				CU_ASSERT_PTR_NOT_NULL(strstr(err, "vm_area_cache="));
@@ -644,8 +646,8 @@ static void fake_exit_files(struct task_struct *t)
 
 static void test_task_fork_clone_hooks(void)
 {
-	static const struct task_hooks fake = { .copy_files = fake_copy_files,
-						.exit_files = fake_exit_files };
+	static const struct task_hooks fake = {.copy_files = fake_copy_files,
+					       .exit_files = fake_exit_files};
 	struct task_struct *p, *c, *th;
 	long live = task_count_live();
 
@@ -674,9 +676,9 @@ static void test_task_fork_clone_hooks(void)
 
 static void test_instance_cycle(void)
 {
-	static const char *const bkl_sem[] = { "filelock=bkl", "bkl=sem-fifo", "fileref=file-ref",
-					       NULL };
-	static const char *const inode[] = { "filelock=inode", "lockref_relax=1", NULL };
+	static const char *const bkl_sem[] = {"filelock=bkl", "bkl=sem-fifo", "fileref=file-ref",
+					      NULL};
+	static const char *const inode[] = {"filelock=inode", "lockref_relax=1", NULL};
 
 	CU_ASSERT_EQUAL(rv_instance_destroy(), -ENOENT);
 	CU_ASSERT_EQUAL_FATAL(rvtest_instance_with(bkl_sem), 0);

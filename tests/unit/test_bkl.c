@@ -10,8 +10,6 @@
 #include <pthread.h>
 #include <sched.h>
 
-
-
 static int kind; /* enum bkl_kind of the running suite */
 
 static void test_recursion(void)

@@ -23,7 +23,6 @@
 
 #define OK(x) CU_ASSERT_EQUAL((x), 0)
 
-
 static uint64_t acq(void)
 {
 	uint64_t v = 0;

@@ -170,7 +170,9 @@ static int wl_step(struct wl *w, int i)
 		return do_mkdir("/d", 0755);
 	case 3:
 		return wl_open(w, "/d/a", O_CREAT | O_RDWR);
-	case 4: case 5: case 6:
+	case 4:
+	case 5:
+	case 6:
 		return wl_write_page(w, i - 4);
 	case 7:
 		return do_symlink("/d/a", "/d/l");
@@ -326,8 +328,9 @@ static void test_fail_alloc_sweep(void)
 			break; /* k is past the workload's allocations */
 	}
 	allocs = k - 1;
-	printf("\nfail_alloc sweep: %d allocation sites, %d answered -ENOMEM, %d absorbed, %d bad\n",
-	       allocs, sw.enomem, sw.absorbed, sw.bad);
+	printf(
+	    "\nfail_alloc sweep: %d allocation sites, %d answered -ENOMEM, %d absorbed, %d bad\n",
+	    allocs, sw.enomem, sw.absorbed, sw.bad);
 	CU_ASSERT_EQUAL(sw.bad, 0);
 	/* the workload allocates in every layer: far more than its 42 steps */
 	CU_ASSERT(allocs > 60);
@@ -338,10 +341,13 @@ static void test_fail_alloc_sweep(void)
 static void test_fail_alloc_switch(void)
 {
 	static const char *const good[][2] = {
-	    {"none", "none"},	      {"every:3", "every:3"},	    {"nth:7:dentry", "nth:7:dentry"},
-	    {"p:0.5", "p:0.5"},	      {"p:100:xa_node", "p:100:xa_node"},
+	    {"none", "none"},
+	    {"every:3", "every:3"},
+	    {"nth:7:dentry", "nth:7:dentry"},
+	    {"p:0.5", "p:0.5"},
+	    {"p:100:xa_node", "p:100:xa_node"},
 	};
-	static const char *const bad[] = {"every:0", "nth:", "p:101", "p:-1", "often:3",
+	static const char *const bad[] = {"every:0", "nth:",   "p:101", "p:-1",	    "often:3",
 					  "nth:3:",  "nth:3x", "every", "nth:2:a:b"};
 	struct rv_switches s;
 	struct file *f = NULL;

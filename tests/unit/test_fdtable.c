@@ -541,7 +541,6 @@ static void test_fdget_light(void)
 	end();
 }
 
-
 /* fcntl as Linux 6.18's do_fcntl (found by fddiff) */
 static void test_fcntl_as_linux(void)
 {
@@ -563,7 +562,8 @@ static void test_fcntl_as_linux(void)
 	/* F_SETFL changes only O_APPEND, O_NONBLOCK, O_DIRECT, O_NOATIME */
 	f = peek(a);
 	f->f_mode |= FMODE_CAN_ODIRECT;
-	CU_ASSERT_EQUAL(ksys_fcntl(a, F_SETFL, O_APPEND | O_NONBLOCK | O_WRONLY | O_TRUNC | O_ASYNC), 0);
+	CU_ASSERT_EQUAL(
+	    ksys_fcntl(a, F_SETFL, O_APPEND | O_NONBLOCK | O_WRONLY | O_TRUNC | O_ASYNC), 0);
 	CU_ASSERT_EQUAL(ksys_fcntl(a, F_GETFL, 0), O_RDWR | O_APPEND | O_NONBLOCK);
 	CU_ASSERT_EQUAL(ksys_fcntl(a, F_SETFL, O_DIRECT), 0);
 	CU_ASSERT_EQUAL(ksys_fcntl(a, F_GETFL, 0), O_RDWR | O_DIRECT);

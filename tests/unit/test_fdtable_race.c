@@ -64,7 +64,6 @@ static struct file *new_file(uintptr_t tag)
 	return f;
 }
 
-
 /* ---- one-shot reader thread ---------------------------------------------- */
 
 enum { LOOK_FGET, LOOK_FGET_OOL, LOOK_NORECHECK, LOOK_FILES };

@@ -25,17 +25,17 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define M	   INT64_MAX
-#define P	   ((int64_t)PAGE_SIZE)
+#define M	     INT64_MAX
+#define P	     ((int64_t)PAGE_SIZE)
 #define TMPFS_MAGIC_ 0x01021994
 
 enum op { TRUNC, PWRITE, PREAD, SEEK, FALLOC, MMAP, SETLK };
 
 struct step {
 	enum op op;
-	int64_t a, b;	/* offset/size and count/len */
-	int c;		/* whence or fallocate mode or lock type */
-	int64_t want;	/* the result, or -errno */
+	int64_t a, b; /* offset/size and count/len */
+	int c;	      /* whence or fallocate mode or lock type */
+	int64_t want; /* the result, or -errno */
 	bool model_only;
 };
 
@@ -71,8 +71,8 @@ static int64_t model_step(struct file *f, struct mm_struct *mm, const struct ste
 			return addr;
 		return vm_munmap(mm, (unsigned long)addr, (unsigned long)s->b);
 	case SETLK:
-		l = (struct flock){.l_type = F_WRLCK, .l_whence = (short)s->c, .l_start = s->a,
-				   .l_len = s->b};
+		l = (struct flock){
+		    .l_type = F_WRLCK, .l_whence = (short)s->c, .l_start = s->a, .l_len = s->b};
 		return fcntl_setlk(f, F_SETLK, &l, (fl_owner_t)f, 1, NULL);
 	}
 	return -ENOSYS;
@@ -111,8 +111,8 @@ static int64_t host_step(int fd, const struct step *s)
 			break;
 		return munmap(p, (size_t)s->b) ? -errno : 0;
 	case SETLK:
-		l = (struct flock){.l_type = F_WRLCK, .l_whence = (short)s->c, .l_start = s->a,
-				   .l_len = s->b};
+		l = (struct flock){
+		    .l_type = F_WRLCK, .l_whence = (short)s->c, .l_start = s->a, .l_len = s->b};
 		r = fcntl(fd, F_SETLK, &l);
 		break;
 	}
@@ -237,9 +237,11 @@ static void test_limits_against_tmpfs(void)
 		int64_t host = fd >= 0 && !s->model_only ? host_step(fd, s) : s->want;
 
 		if (got != s->want || host != s->want) {
-			fprintf(stderr, "step %zu (op %d, %lld, %lld, %d): model %lld host %lld want %lld\n",
-				i, (int)s->op, (long long)s->a, (long long)s->b, s->c, (long long)got,
-				(long long)host, (long long)s->want);
+			fprintf(
+			    stderr,
+			    "step %zu (op %d, %lld, %lld, %d): model %lld host %lld want %lld\n", i,
+			    (int)s->op, (long long)s->a, (long long)s->b, s->c, (long long)got,
+			    (long long)host, (long long)s->want);
 			bad++;
 		}
 	}
@@ -281,8 +283,8 @@ static void test_mmap_fixed_refused_keeps_mapping(void)
 	CU_ASSERT(vm_mmap(t->mm, base, PG, PROT_READ, MAP_SHARED | MAP_FIXED, f, 0) == (long)base);
 	CU_ASSERT(vm_mmap(t->mm, base, PG, PROT_READ, MAP_SHARED | MAP_FIXED, f,
 			  (unsigned long)-1) == -EOVERFLOW);
-	CU_ASSERT(vm_mmap(t->mm, base, PG, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, ro,
-			  0) == -EACCES);
+	CU_ASSERT(vm_mmap(t->mm, base, PG, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, ro, 0) ==
+		  -EACCES);
 	/* a length PAGE_ALIGN wraps to 0 is ENOMEM, as on the host */
 	CU_ASSERT(vm_mprotect(t->mm, base, ~0UL, PROT_READ) == -ENOMEM);
 	CU_ASSERT(host_mprotect_wrapped() == -ENOMEM);
@@ -330,15 +332,15 @@ static void test_mlock_wrapping_range(void)
 		int want;
 	} c[] = {
 	    {1, 0, 0, 0},
-	    {1, 1, PG, 0},                /* unaligned: both pages */
-	    {1, 0, ~0UL, 0},              /* PAGE_ALIGN wraps to 0 */
-	    {1, 0, ~0UL - (PG - 2), 0},   /* the same, by the start's offset */
+	    {1, 1, PG, 0},		/* unaligned: both pages */
+	    {1, 0, ~0UL, 0},		/* PAGE_ALIGN wraps to 0 */
+	    {1, 0, ~0UL - (PG - 2), 0}, /* the same, by the start's offset */
 	    {1, 0, ~0UL - 2 * PG, -EINVAL},
-	    {2, 0, 0, -EINVAL},           /* end = 2^64: 0 */
+	    {2, 0, 0, -EINVAL}, /* end = 2^64: 0 */
 	    {2, 0, PG, -EINVAL},
-	    {0, top, 1, -EINVAL},         /* end = 0 */
+	    {0, top, 1, -EINVAL}, /* end = 0 */
 	    {0, top, 2 * PG, -EINVAL},
-	    {0, PG, PG, -ENOMEM},         /* nothing mapped there */
+	    {0, PG, PG, -ENOMEM}, /* nothing mapped there */
 	};
 	unsigned long mbase;
 	char *hbase;
@@ -363,8 +365,8 @@ static void test_mlock_wrapping_range(void)
 		if (!cap)
 			h1 = c[i].want;
 		if (m1 != c[i].want || m2 != c[i].want || h1 != c[i].want || h2 != c[i].want) {
-			fprintf(stderr, "mlock case %zu: model %d/%d host %d/%d want %d\n", i, m1, m2,
-				h1, h2, c[i].want);
+			fprintf(stderr, "mlock case %zu: model %d/%d host %d/%d want %d\n", i, m1,
+				m2, h1, h2, c[i].want);
 			bad++;
 		}
 	}

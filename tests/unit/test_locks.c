@@ -420,7 +420,7 @@ static void test_check_detects(void)
 	fixture_up();
 	CU_ASSERT_EQUAL(tl_lock(f1, 1, F_WRLCK, 0, 10), 0);  /* h1: W0-9 */
 	CU_ASSERT_EQUAL(tl_lock(f1, 1, F_RDLCK, 20, 10), 0); /* h2: R20-29 */
-	a = submit_posix(f2, 2, F_WRLCK, 0, 1, &ret);	      /* under h1 */
+	a = submit_posix(f2, 2, F_WRLCK, 0, 1, &ret);	     /* under h1 */
 	CU_ASSERT_EQUAL(ret, FILE_LOCK_DEFERRED);
 	b = submit_posix(f3, 3, F_WRLCK, 20, 1, &ret); /* under h2 */
 	CU_ASSERT_EQUAL(ret, FILE_LOCK_DEFERRED);
@@ -805,9 +805,10 @@ static int init_global_bklops(void)
 	RVTEST(test_posix_split_merge), RVTEST(test_posix_upgrade_downgrade),                      \
 	    RVTEST(test_posix_conflicts), RVTEST(test_posix_whence_and_lengths),                   \
 	    RVTEST(test_getlk), RVTEST(test_flock), RVTEST(test_ofd),                              \
-	    RVTEST(test_unlock_on_close), RVTEST(test_deferred_grant_and_cancel), RVTEST(test_check_detects),                  \
-	    RVTEST(test_deadlock), RVTEST(test_owner_limit), RVTEST(test_invalid),                 \
-	    RVTEST(test_listing), RVTEST(test_interrupt_posix), RVTEST(test_interrupt_flock)
+	    RVTEST(test_unlock_on_close), RVTEST(test_deferred_grant_and_cancel),                  \
+	    RVTEST(test_check_detects), RVTEST(test_deadlock), RVTEST(test_owner_limit),           \
+	    RVTEST(test_invalid), RVTEST(test_listing), RVTEST(test_interrupt_posix),              \
+	    RVTEST(test_interrupt_flock)
 
 RVTEST_SUITE(locks_global, init_global, rvtest_instance_cleanup, LOCK_CASES)
 RVTEST_SUITE(locks_bkl, init_bkl, rvtest_instance_cleanup, LOCK_CASES)

@@ -120,5 +120,4 @@ static inline const char *tl_ranges(uint64_t ino, int pid)
 	return out;
 }
 
-
 #endif

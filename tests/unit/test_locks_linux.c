@@ -818,7 +818,7 @@ static int init_bkl_bklops(void)
 	    RVTEST(test_waiter_queues_behind_first_deferred),                                      \
 	    RVTEST(test_merge_does_not_wake_sleep), RVTEST(test_merge_does_not_wake_deferred),     \
 	    RVTEST(test_ofd_getlk_unlck), RVTEST(test_test_lock_unlck_owner),                      \
-	    RVTEST(test_retry_bkl_sleep), RVTEST(test_retry_bkl_deferred),                 \
+	    RVTEST(test_retry_bkl_sleep), RVTEST(test_retry_bkl_deferred),                         \
 	    RVTEST(test_owner_charge_race)
 
 RVTEST_SUITE(locks_linux_global, init_global, rvtest_instance_cleanup, LINUX_CASES)

@@ -344,7 +344,7 @@ static pthread_barrier_t gc_bar;
 static struct file_lock_req *gc_req;
 static int gc_granted, gc_grant_result, gc_cancel_ret, gc_bad;
 static int gc_grant_won, gc_cancel_won; /* iterations each side won */
-static int gc_cancel_in_grant; /* the forced case: cancel from inside grant() */
+static int gc_cancel_in_grant;		/* the forced case: cancel from inside grant() */
 static struct file *gc_holder, *gc_fw;
 
 static void gc_grant(struct file_lock_req *req, int result)

@@ -89,7 +89,7 @@ static void test_merge_split(void)
 	CU_ASSERT(mmt_map(mm, BASE - PG, PG, rw) == (long)(BASE - PG));
 	CU_ASSERT(mmt_check(BASE - 2 * PG, PG, 7));
 	{
-		unsigned char buf[PG], z[PG] = { 0 };
+		unsigned char buf[PG], z[PG] = {0};
 
 		CU_ASSERT(rv_mm_read(BASE - PG, buf, PG) == 0);
 		CU_ASSERT(memcmp(buf, z, PG) == 0);
@@ -130,7 +130,7 @@ static void test_many_vmas(void)
 struct rcu_churn {
 	struct mm_struct *mm;
 	unsigned long stable;
-	int stop;        /* atomic */
+	int stop; /* atomic */
 	long found, misses, bad;
 };
 
@@ -139,8 +139,8 @@ static void *rcu_reader(void *p)
 	struct rcu_churn *c = p;
 
 	/* at least 1000 lookups whatever the writer's pace (no timing) */
-	for (long it = 0; it < 200000 && (it < 1000 || !__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE));
-	     it++) {
+	for (long it = 0;
+	     it < 200000 && (it < 1000 || !__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)); it++) {
 		unsigned long addr = (it & 1) ? c->stable : BASE + (unsigned long)(it % 64) * PG;
 		struct vm_area_struct *v = lock_vma_under_rcu(c->mm, addr);
 
@@ -148,7 +148,8 @@ static void *rcu_reader(void *p)
 			c->misses++;
 			continue;
 		}
-		if (v->vm_start > addr || v->vm_end <= addr || vma_is_detached(v) || v->vm_mm != c->mm)
+		if (v->vm_start > addr || v->vm_end <= addr || vma_is_detached(v) ||
+		    v->vm_mm != c->mm)
 			c->bad++;
 		c->found++;
 		vma_end_read(v);
@@ -160,7 +161,7 @@ static void test_rcu_lookup_during_updates(void)
 {
 	struct task_struct *t = mmt_new_proc();
 	struct mm_struct *mm = t->mm;
-	struct rcu_churn c = { .mm = mm, .stable = BASE + 1024 * PG };
+	struct rcu_churn c = {.mm = mm, .stable = BASE + 1024 * PG};
 	struct mmt_thread th;
 	struct task_struct *reader = task_clone_thread(t);
 
@@ -256,7 +257,7 @@ static void test_vma_write_waits_for_reader(void)
 	struct task_struct *t = mmt_new_proc();
 	struct mm_struct *mm = t->mm;
 	struct task_struct *t2 = task_clone_thread(t);
-	struct unmap_arg u = { mm, BASE };
+	struct unmap_arg u = {mm, BASE};
 	struct mmt_thread th;
 	struct vm_area_struct *v;
 
@@ -291,7 +292,7 @@ static void test_vm_refcnt_states(void)
 	struct task_struct *t = mmt_new_proc();
 	struct mm_struct *mm = t->mm;
 	struct task_struct *t2 = task_clone_thread(t);
-	struct unmap_arg u = { mm, BASE };
+	struct unmap_arg u = {mm, BASE};
 	struct mmt_thread th;
 	struct vm_area_struct *v;
 	long i;
@@ -305,8 +306,9 @@ static void test_vm_refcnt_states(void)
 	CU_ASSERT_EQUAL(__atomic_load_n(&v->vm_refcnt, __ATOMIC_ACQUIRE), 2);
 	mmt_thread_start(&th, t2, unmapper, &u);
 	/* the writer's offset arrives (bounded; the writer then waits for us) */
-	for (i = 0; i < 10000000 && __atomic_load_n(&v->vm_refcnt, __ATOMIC_ACQUIRE) !=
-					     VMA_LOCK_OFFSET + 2; i++)
+	for (i = 0; i < 10000000 &&
+		    __atomic_load_n(&v->vm_refcnt, __ATOMIC_ACQUIRE) != VMA_LOCK_OFFSET + 2;
+	     i++)
 		sched_yield();
 	CU_ASSERT_EQUAL(__atomic_load_n(&v->vm_refcnt, __ATOMIC_ACQUIRE), VMA_LOCK_OFFSET + 2);
 	CU_ASSERT(!__atomic_load_n(&th.done, __ATOMIC_ACQUIRE));
@@ -378,7 +380,7 @@ static void test_anon_faults(void)
 {
 	struct task_struct *t = mmt_new_proc();
 	struct mm_struct *mm = t->mm;
-	unsigned char buf[PG], z[PG] = { 0 };
+	unsigned char buf[PG], z[PG] = {0};
 	uint64_t cow;
 	pte_t pte;
 	struct folio *f;
@@ -459,8 +461,8 @@ static void test_mprotect_bad_prot(void)
 	CU_ASSERT(mmt_map(mm, BASE, 2 * PG, PROT_READ) == (long)BASE);
 	CU_ASSERT(vm_mprotect(mm, BASE, PG, 0x100) == -EINVAL);
 	CU_ASSERT(vm_mprotect(mm, BASE, PG, PROT_READ | 0x1000000) == -EINVAL);
-	CU_ASSERT(vm_mprotect(mm, BASE, 0, 0x100) == 0);          /* len 0: done first */
-	CU_ASSERT(vm_mprotect(mm, BASE, -PG, 0x100) == -ENOMEM);  /* the end wraps */
+	CU_ASSERT(vm_mprotect(mm, BASE, 0, 0x100) == 0);	 /* len 0: done first */
+	CU_ASSERT(vm_mprotect(mm, BASE, -PG, 0x100) == -ENOMEM); /* the end wraps */
 	CU_ASSERT(vm_mprotect(mm, BASE, PG, PROT_READ | PROT_WRITE | 0x8) == 0); /* PROT_SEM */
 	CU_ASSERT(mm_map_count(mm) == 2);
 	mmt_exit(t);
@@ -502,7 +504,8 @@ static void test_vm_account_flags(void)
 	CU_ASSERT(vm_mmap(mm, BASE + 16 * PG, PG, PROT_READ | PROT_WRITE,
 			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, NULL,
 			  0) == (long)(BASE + 16 * PG));
-	CU_ASSERT(mmt_map(mm, BASE + 17 * PG, PG, PROT_READ | PROT_WRITE) == (long)(BASE + 17 * PG));
+	CU_ASSERT(mmt_map(mm, BASE + 17 * PG, PG, PROT_READ | PROT_WRITE) ==
+		  (long)(BASE + 17 * PG));
 	CU_ASSERT(mm_map_count(mm) == 5);
 	mmap_read_lock(mm);
 	vma = vma_lookup(mm, BASE + 16 * PG);
@@ -790,8 +793,9 @@ MMT_VMA_SUITE1(mm_vm_refcnt, _rcu, "vma_lock=refcnt", "vm_area_cache=rcu", NULL,
 MMT_VMA_SUITE1(mm_vm_refcnt, _typesafe, "vma_lock=refcnt", "vm_area_cache=typesafe", NULL,
 	       RVTEST(test_vm_refcnt_states))
 RVTEST_SUITE(mm_fault, rvtest_instance_init, rvtest_instance_cleanup, RVTEST(test_anon_faults),
-	     RVTEST(test_access_errors), RVTEST(test_mprotect_bad_prot), RVTEST(test_vm_account_flags),
-	     RVTEST(test_mprotect_locked_populates), RVTEST(test_mprotect_locked_populate_in_walk),
-	     RVTEST(test_mprotect_same_prot_keeps_account),
-	     RVTEST(test_modify_flags_merges), RVTEST(test_mprotect_and_wp_reuse),
-	     RVTEST(test_numa_hint), RVTEST(test_pgtable_span), RVTEST(test_mm_check_detects))
+	     RVTEST(test_access_errors), RVTEST(test_mprotect_bad_prot),
+	     RVTEST(test_vm_account_flags), RVTEST(test_mprotect_locked_populates),
+	     RVTEST(test_mprotect_locked_populate_in_walk),
+	     RVTEST(test_mprotect_same_prot_keeps_account), RVTEST(test_modify_flags_merges),
+	     RVTEST(test_mprotect_and_wp_reuse), RVTEST(test_numa_hint), RVTEST(test_pgtable_span),
+	     RVTEST(test_mm_check_detects))

@@ -31,7 +31,7 @@
 struct anon_race {
 	struct mm_struct *mm;
 	int (*change)(struct mm_struct *mm); /* the bounds change under test */
-	int locks_before;                    /* VMA write locks it takes before the contended one */
+	int locks_before;		     /* VMA write locks it takes before the contended one */
 	unsigned long fault_addr;
 	int change_ret, fault_ret;
 };
@@ -77,8 +77,8 @@ static void anon_race_run(struct task_struct *t, struct anon_race *r)
 		 * write lock of the faulting VMA and waits there */
 		CU_ASSERT(mmt_stat("vma_lock_misses") == misses);
 		mmt_thread_start(&cth, tc, change_fn, r);
-		CU_ASSERT_FATAL(rv_inject_wait_arrivals("vma_start_write", r->locks_before + 1,
-							WAIT_MS) == 0);
+		CU_ASSERT_FATAL(
+		    rv_inject_wait_arrivals("vma_start_write", r->locks_before + 1, WAIT_MS) == 0);
 	}
 	rv_inject_release("handle_pte_fault");
 	mmt_thread_join(&fth);
@@ -136,7 +136,7 @@ static int change_munmap_low(struct mm_struct *mm)
 static void split_race(int (*change)(struct mm_struct *mm))
 {
 	struct task_struct *t = mmt_new_proc();
-	struct anon_race r = { .change = change, .locks_before = 0, .fault_addr = BASE + PG };
+	struct anon_race r = {.change = change, .locks_before = 0, .fault_addr = BASE + PG};
 
 	CU_ASSERT(mmt_map(t->mm, BASE, 2 * PG, RW) == (long)BASE); /* never touched */
 	anon_race_run(t, &r);
@@ -173,7 +173,7 @@ static int change_mprotect_b(struct mm_struct *mm)
 static void test_merge_mprotect(void)
 {
 	struct task_struct *t = mmt_new_proc();
-	struct anon_race r = { .change = change_mprotect_b, .locks_before = 1, .fault_addr = BASE };
+	struct anon_race r = {.change = change_mprotect_b, .locks_before = 1, .fault_addr = BASE};
 	unsigned char v = 0x77;
 
 	CU_ASSERT(mmt_map(t->mm, BASE + PG, PG, RW) == (long)(BASE + PG));
@@ -211,7 +211,8 @@ static int change_mmap_hole(struct mm_struct *mm)
 static void test_merge_mmap_extend(void)
 {
 	struct task_struct *t = mmt_new_proc();
-	struct anon_race r = { .change = change_mmap_hole, .locks_before = 1, .fault_addr = BASE + 2 * PG };
+	struct anon_race r = {
+	    .change = change_mmap_hole, .locks_before = 1, .fault_addr = BASE + 2 * PG};
 	unsigned char v = 0x77;
 
 	CU_ASSERT(mmt_map(t->mm, BASE, PG, RW) == (long)BASE);
@@ -228,7 +229,6 @@ static void test_merge_mmap_extend(void)
 	mmt_exit(t);
 	CU_ASSERT(mmt_all_freed());
 }
-
 
 /*
  * Two halves of a once-split mapping that differ only in protection get
@@ -299,6 +299,8 @@ RVTEST_SUITE(mm_anon_vma_reuse, rvtest_instance_init, rvtest_instance_cleanup,
 
 /* first-touch faults under the per-VMA lock: under each of its designs */
 MMT_VMA_SUITES(mm_anon_vma_retry, "anon_vma_fault=retry", RVTEST(test_split_mprotect),
-	       RVTEST(test_split_munmap), RVTEST(test_merge_mprotect), RVTEST(test_merge_mmap_extend))
+	       RVTEST(test_split_munmap), RVTEST(test_merge_mprotect),
+	       RVTEST(test_merge_mmap_extend))
 MMT_VMA_SUITES(mm_anon_vma_refuse, "anon_vma_fault=refuse", RVTEST(test_split_mprotect),
-	       RVTEST(test_split_munmap), RVTEST(test_merge_mprotect), RVTEST(test_merge_mmap_extend))
+	       RVTEST(test_split_munmap), RVTEST(test_merge_mprotect),
+	       RVTEST(test_merge_mmap_extend))

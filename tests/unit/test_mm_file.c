@@ -159,7 +159,8 @@ static void test_mlock_beyond_eof(void)
 	struct file *f = mmt_make_file("/e", 2, 50);
 	struct vm_area_struct *vma;
 
-	CU_ASSERT(vm_mmap(mm, BASE, 4 * PG, PROT_READ, MAP_PRIVATE | MAP_FIXED, f, 0) == (long)BASE);
+	CU_ASSERT(vm_mmap(mm, BASE, 4 * PG, PROT_READ, MAP_PRIVATE | MAP_FIXED, f, 0) ==
+		  (long)BASE);
 	CU_ASSERT(vm_mlock(mm, BASE, 4 * PG) == -ENOMEM);
 	mmap_read_lock(mm);
 	vma = vma_lookup(mm, BASE);
@@ -190,7 +191,8 @@ static void test_major_fault_retry(void)
 	folio_unlock(fo);
 	folio_put(fo);
 	CU_ASSERT(filemap_get_folio(f->f_mapping, 1) == NULL);
-	CU_ASSERT(vm_mmap(mm, BASE, 2 * PG, PROT_READ, MAP_PRIVATE | MAP_FIXED, f, 0) == (long)BASE);
+	CU_ASSERT(vm_mmap(mm, BASE, 2 * PG, PROT_READ, MAP_PRIVATE | MAP_FIXED, f, 0) ==
+		  (long)BASE);
 	maj = mmt_stat("majflt");
 	retries = mmt_stat("vma_lock_retries");
 	CU_ASSERT(mmt_check(BASE + PG, PG, 51));
@@ -233,7 +235,8 @@ static void test_fault_around(void)
 	unsigned char c;
 	int64_t pos = 2 * PG;
 
-	CU_ASSERT(vm_mmap(mm, BASE, 40 * PG, PROT_READ, MAP_PRIVATE | MAP_FIXED, f, 0) == (long)BASE);
+	CU_ASSERT(vm_mmap(mm, BASE, 40 * PG, PROT_READ, MAP_PRIVATE | MAP_FIXED, f, 0) ==
+		  (long)BASE);
 	CU_ASSERT(rv_mm_read(BASE + 5 * PG, &c, 1) == 0 && c == 65);
 	for (int i = 0; i < 20; i++)
 		CU_ASSERT((mm_pte_read(mm, BASE + (unsigned long)i * PG) != 0) == (i < 16));
@@ -253,8 +256,8 @@ static void test_fault_around(void)
 	CU_ASSERT(mm_pte_read(mm, BASE + 65 * PG) == 0 && mm_pte_read(mm, BASE + 69 * PG) == 0);
 	/* clamped to EOF: a file of 2 pages and 1 byte, mapped over 8 pages */
 	CU_ASSERT(vfs_write(g, "x", 1, &pos) == 1);
-	CU_ASSERT(vm_mmap(mm, BASE + 80 * PG, 8 * PG, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
-			  g, 0) == (long)(BASE + 80 * PG));
+	CU_ASSERT(vm_mmap(mm, BASE + 80 * PG, 8 * PG, PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_FIXED, g, 0) == (long)(BASE + 80 * PG));
 	CU_ASSERT(rv_mm_read(BASE + 80 * PG, &c, 1) == 0 && c == 70);
 	CU_ASSERT(mm_pte_read(mm, BASE + 82 * PG) != 0 && mm_pte_read(mm, BASE + 83 * PG) == 0);
 	CU_ASSERT(!pte_write(mm_pte_read(mm, BASE + 81 * PG)));

@@ -61,8 +61,7 @@ struct rmap_count {
 	struct mm_struct *mms[8];
 };
 
-static bool rmap_one(struct folio *folio, struct vm_area_struct *vma, unsigned long addr,
-		     void *arg)
+static bool rmap_one(struct folio *folio, struct vm_area_struct *vma, unsigned long addr, void *arg)
 {
 	struct rmap_count *rc = arg;
 
@@ -77,7 +76,7 @@ static bool rmap_one(struct folio *folio, struct vm_area_struct *vma, unsigned l
 static void test_rmap_walk_fork(void)
 {
 	struct task_struct *p = mmt_new_proc(), *c[3], *gc;
-	struct rmap_count rc = { 0 };
+	struct rmap_count rc = {0};
 	struct folio *f;
 
 	CU_ASSERT(mmt_map(p->mm, BASE, 4 * PG, RW) == (long)BASE);
@@ -201,7 +200,7 @@ static void test_rss_exact(void)
 	c = task_fork(p);
 	CU_ASSERT_FATAL(c != NULL);
 	CU_ASSERT(get_mm_counter(c->mm, MM_ANONPAGES) == 40);
-	mmt_fill_mm(c->mm, BASE, 10 * PG, 1);        /* COW: replaces, same count */
+	mmt_fill_mm(c->mm, BASE, 10 * PG, 1);	       /* COW: replaces, same count */
 	mmt_fill_mm(c->mm, BASE + 48 * PG, 4 * PG, 1); /* over zero pages: +4 */
 	CU_ASSERT(get_mm_counter(c->mm, MM_ANONPAGES) == 44);
 	CU_ASSERT(get_mm_counter(pm, MM_ANONPAGES) == 40);
@@ -225,7 +224,8 @@ static void test_fork_vma_lock_mode(void)
 	long expect_single, expect_multi;
 
 	for (int i = 0; i < n; i++)
-		CU_ASSERT(mmt_map(p->mm, BASE + 2UL * i * PG, PG, RW) == (long)(BASE + 2UL * i * PG));
+		CU_ASSERT(mmt_map(p->mm, BASE + 2UL * i * PG, PG, RW) ==
+			  (long)(BASE + 2UL * i * PG));
 	mmt_fill(BASE, PG, 1);
 	switch (rv_sw.fork_vma_lock) {
 	case FORK_VMA_LOCK_ALWAYS:
@@ -264,8 +264,8 @@ static void test_fork_vma_lock_mode(void)
 /* Fork while another thread of the parent keeps writing its memory. */
 struct writer_arg {
 	unsigned long addr;
-	int stop; /* atomic */
-	long writes;  /* atomic */
+	int stop;    /* atomic */
+	long writes; /* atomic */
 	long failed; /* writes that returned an error (the main thread asserts 0) */
 };
 
@@ -285,7 +285,7 @@ static void *busy_writer(void *p)
 static void test_fork_with_concurrent_writer(void)
 {
 	struct task_struct *p = mmt_new_proc(), *th;
-	struct writer_arg w = { .addr = BASE + 64 * PG };
+	struct writer_arg w = {.addr = BASE + 64 * PG};
 	struct mmt_thread mt;
 
 	CU_ASSERT(mmt_map(p->mm, BASE, 128 * PG, RW) == (long)BASE);
@@ -430,13 +430,14 @@ static void test_fork_child_no_merge(void)
 	CU_ASSERT(m[2] == 1 && m[3] == 1); /* parent: merged */
 	if (mmt_host_run(host_fork_merge, h, 4) == 0) {
 		if (memcmp(h, m, sizeof(h)))
-			printf("\n  host %ld %ld %ld %ld, model %ld %ld %ld %ld\n", h[0], h[1], h[2],
-			       h[3], m[0], m[1], m[2], m[3]);
+			printf("\n  host %ld %ld %ld %ld, model %ld %ld %ld %ld\n", h[0], h[1],
+			       h[2], h[3], m[0], m[1], m[2], m[3]);
 		CU_ASSERT(memcmp(h, m, sizeof(h)) == 0);
 	} else {
 		printf("\n  host oracle unavailable: model only\n");
 	}
-	CU_ASSERT(mmt_check_mm(c->mm, BASE, 2 * PG, 1) && mmt_check_mm(c->mm, BASE + 8 * PG, 2 * PG, 2));
+	CU_ASSERT(mmt_check_mm(c->mm, BASE, 2 * PG, 1) &&
+		  mmt_check_mm(c->mm, BASE + 8 * PG, 2 * PG, 2));
 	mmt_exit(c);
 	mmt_exit(p);
 	CU_ASSERT(mmt_all_freed());
@@ -444,20 +445,20 @@ static void test_fork_child_no_merge(void)
 
 static int init_fail_pt(void)
 {
-	static const char *const s[] = { "fail_alloc=nth:4:pt_page", NULL };
+	static const char *const s[] = {"fail_alloc=nth:4:pt_page", NULL};
 
 	return rvtest_instance_with(s) ? -1 : 0;
 }
 
 static int init_single(void)
 {
-	static const char *const s[] = { "rss_counters=single", NULL };
+	static const char *const s[] = {"rss_counters=single", NULL};
 
 	return rvtest_instance_with(s) ? -1 : 0;
 }
 static int init_group(void)
 {
-	static const char *const s[] = { "rss_counters=group", NULL };
+	static const char *const s[] = {"rss_counters=group", NULL};
 
 	return rvtest_instance_with(s) ? -1 : 0;
 }

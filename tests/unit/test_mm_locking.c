@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#define BASE 0x20000000UL
-#define RW   (PROT_READ | PROT_WRITE)
+#define BASE	   0x20000000UL
+#define RW	   (PROT_READ | PROT_WRITE)
 #define SPIN_LIMIT 100000000L /* bounds every wait; never reached when correct */
 
 /* A model process with a fresh address space, not attached to any thread. */
@@ -88,7 +88,7 @@ static void test_exit_mmap_vs_fsync(void)
 	struct file *f = mmt_make_file("/exit-fsync", 1, 0x10);
 	struct address_space *m = f->f_mapping;
 	struct mm_struct *mm = t->mm;
-	struct fsync_arg fa = { .f = f };
+	struct fsync_arg fa = {.f = f};
 	struct mmt_thread fth, eth;
 	unsigned char v = 0x5a;
 	long ptes_at_block;
@@ -105,7 +105,7 @@ static void test_exit_mmap_vs_fsync(void)
 	mmt_thread_start(&eth, te, exit_fn, t);
 	exited = wait_done_or(&eth, rwsem_queued, &m->i_mmap_rwsem);
 	ptes_at_block = mm_nr_ptes(mm);
-	CU_ASSERT(!exited); /* it must wait for the walker on i_mmap_rwsem */
+	CU_ASSERT(!exited);	       /* it must wait for the walker on i_mmap_rwsem */
 	CU_ASSERT(ptes_at_block == 1); /* the walker's table is still there */
 	rv_inject_release("folio_check_address");
 	mmt_thread_join(&fth);
@@ -149,7 +149,6 @@ static void *access_fn(void *p)
 	return NULL;
 }
 
-
 static sigjmp_buf host_bus_jmp;
 
 static void host_bus_handler(int sig)
@@ -167,7 +166,7 @@ static void host_bus_handler(int sig)
 static int host_cow_then_truncate_sigbus(void)
 {
 	char path[] = "/tmp/rcuvfs-cowtrunc-XXXXXX";
-	struct sigaction sa = { .sa_handler = host_bus_handler }, old;
+	struct sigaction sa = {.sa_handler = host_bus_handler}, old;
 	int fd = mkstemp(path), bus = 0;
 	volatile unsigned char *p;
 
@@ -205,7 +204,7 @@ static void test_cow_fault_vs_truncate(void)
 	struct task_struct *drv = mmt_new_proc(), *t = new_proc_detached("cow");
 	struct file *f = mmt_make_file("/cow-trunc", 2, 0x30);
 	struct mm_struct *mm = t->mm;
-	struct access_arg a = { .mm = mm, .addr = BASE + PG, .val = 0x99, .write = true };
+	struct access_arg a = {.mm = mm, .addr = BASE + PG, .val = 0x99, .write = true};
 	struct mmt_thread th;
 	unsigned char b = 0;
 
@@ -364,7 +363,7 @@ static void test_lock_vma_retry_replaced(void)
 {
 	struct task_struct *drv = mmt_new_proc(), *t = new_proc_detached("replaced");
 	struct mm_struct *mm = t->mm;
-	struct access_arg a = { .mm = mm, .addr = BASE, .val = 0x11, .write = true };
+	struct access_arg a = {.mm = mm, .addr = BASE, .val = 0x11, .write = true};
 	uint64_t faults, misses, replaced;
 	struct vm_area_struct *old;
 	struct mmt_thread th;
@@ -455,7 +454,7 @@ static void test_vma_reuse_same_mm(void)
 	struct task_struct *drv = mmt_new_proc(), *t = new_proc_detached("reuse");
 	struct mm_struct *mm = t->mm;
 	const unsigned long x = BASE, y = BASE + 16 * PG;
-	struct access_arg a = { .mm = mm, .addr = x, .val = 0xee, .write = false };
+	struct access_arg a = {.mm = mm, .addr = x, .val = 0xee, .write = false};
 	struct file *f = mmt_make_file("/vma-reuse", 1, 0x40);
 	struct vm_area_struct *stale;
 	uint64_t recycled0 = mmt_stat("vma_lock_recycled");
@@ -499,7 +498,7 @@ static void test_vma_reuse_other_mm(void)
 	struct task_struct *tb = new_proc_detached("reuse-b");
 	struct mm_struct *mm = t->mm, *mmb = tb->mm;
 	const unsigned long x = BASE;
-	struct access_arg a = { .mm = mm, .addr = x, .val = 0x11, .write = true };
+	struct access_arg a = {.mm = mm, .addr = x, .val = 0x11, .write = true};
 	struct vm_area_struct *stale;
 	uint64_t recycled0 = mmt_stat("vma_lock_recycled");
 	struct mmt_thread th;
@@ -564,7 +563,7 @@ static void test_get_task_mm_vs_exit(void)
 {
 	struct task_struct *drv = mmt_new_proc(), *t = new_proc_detached("target");
 	struct task_struct *tg = new_proc_detached("getter"), *te = new_proc_detached("exiter");
-	struct gtm_arg g = { .t = t };
+	struct gtm_arg g = {.t = t};
 	struct mmt_thread gth, eth;
 	struct mm_objects o;
 	unsigned char b = 0x21;
@@ -655,8 +654,8 @@ static void test_remote_access_vs_fork(void)
 {
 	struct task_struct *drv = mmt_new_proc(), *p = new_proc_detached("parent");
 	struct task_struct *tr = new_proc_detached("remote");
-	struct forker_arg fk = { .parent = p };
-	struct remote_arg ra = { .target = p, .addr = BASE };
+	struct forker_arg fk = {.parent = p};
+	struct remote_arg ra = {.target = p, .addr = BASE};
 	struct mm_struct *mm = p->mm;
 	struct mmt_thread fth, rth;
 	uint64_t locks;
@@ -733,9 +732,9 @@ static void test_remote_store_vs_fork(void)
 {
 	struct task_struct *drv = mmt_new_proc(), *p = new_proc_detached("parent");
 	struct task_struct *ta = new_proc_detached("remote-a"), *tb = new_proc_detached("remote-b");
-	struct forker_arg fk = { .parent = p };
-	struct remote_store ra = { .target = p, .addr = BASE, .val = 0xAA, .ret = -1 };
-	struct remote_store rb = { .target = p, .addr = BASE + 1, .val = 0xBB, .ret = -1 };
+	struct forker_arg fk = {.parent = p};
+	struct remote_store ra = {.target = p, .addr = BASE, .val = 0xAA, .ret = -1};
+	struct remote_store rb = {.target = p, .addr = BASE + 1, .val = 0xBB, .ret = -1};
 	struct mm_struct *mm = p->mm;
 	struct mmt_thread ath, bth, fth;
 	unsigned char fill[PG], b = 0;
@@ -968,7 +967,7 @@ static void test_mlock_prot_none(void)
 
 static int init_elide(void)
 {
-	static const char *const s[] = { "fork_vma_lock=elide-single", NULL };
+	static const char *const s[] = {"fork_vma_lock=elide-single", NULL};
 
 	return rvtest_instance_with(s) ? -1 : 0;
 }

@@ -21,11 +21,11 @@
 #define WIN  16 /* pages */
 
 enum sop_kind {
-	S_MAP,      /* arg: prot; len pages */
-	S_MAPZERO,  /* private /dev/zero, RW */
+	S_MAP,	   /* arg: prot; len pages */
+	S_MAPZERO, /* private /dev/zero, RW */
 	S_MAPSHANON,
-	S_MADV,     /* arg: advice; off in bytes (delta added to the page), len in bytes */
-	S_WRITE,    /* arg: byte */
+	S_MADV,	 /* arg: advice; off in bytes (delta added to the page), len in bytes */
+	S_WRITE, /* arg: byte */
 	S_READ,
 	S_MLOCK2,   /* arg: flags; len pages */
 	S_FORKREAD, /* a forked child reads the byte: value or -EFAULT */
@@ -43,61 +43,61 @@ struct sop {
 #define P(n) ((long)(n) * (long)PG)
 
 static const struct sop script[] = {
-	{S_MAP, 0, 0, 4, RW},
-	{S_WRITE, 0, 0, 0, 'a'},
-	{S_WRITE, 1, 0, 0, 'b'},
-	{S_WRITE, 3, 0, 0, 'd'},
-	{S_MADV, 0, 0, P(1), MADV_DONTNEED},
-	{S_READ, 0, 0, 0, 0},
-	{S_READ, 1, 0, 0, 0},
-	{S_MADV, 1, 0, P(1), 99},              /* bad advice */
-	{S_MADV, 1, 1, P(1), MADV_DONTNEED},   /* unaligned start */
-	{S_MADV, 1, 0, 0, MADV_DONTNEED},      /* len 0 */
-	{S_MADV, 1, 0, -1, MADV_DONTNEED},     /* PAGE_ALIGN wraps to 0 */
-	{S_MADV, 1, 0, -P(2), MADV_DONTNEED},  /* end wraps */
-	{S_MAP, 6, 0, 2, RW},
-	{S_WRITE, 7, 0, 0, 'h'},
-	{S_MADV, 1, 0, P(7), MADV_DONTNEED},   /* [1,4) and [6,8) across a hole */
-	{S_READ, 1, 0, 0, 0},
-	{S_READ, 3, 0, 0, 0},
-	{S_READ, 7, 0, 0, 0},
-	{S_MADV, 9, 0, P(2), MADV_DONTNEED},   /* nothing mapped there */
-	{S_MADV, 4, 0, P(1), MADV_DONTNEED},   /* inside the hole, before a VMA */
-	{S_WRITE, 1, 0, 0, 'c'},
-	{S_WRITE, 2, 0, 0, 'e'},
-	{S_MADV, 2, 0, P(1), MADV_DONTFORK},
-	{S_COUNT, 0, 0, 0, 0},
-	{S_FORKREAD, 2, 0, 0, 0},
-	{S_FORKREAD, 1, 0, 0, 0},
-	{S_MADV, 2, 0, P(1), MADV_DOFORK},
-	{S_COUNT, 0, 0, 0, 0},
-	{S_FORKREAD, 2, 0, 0, 0},
-	{S_WRITE, 6, 0, 0, 'g'},
-	{S_MADV, 5, 0, P(3), MADV_WIPEONFORK}, /* hole at 5: applied to [6,8), then ENOMEM */
-	{S_COUNT, 0, 0, 0, 0},
-	{S_FORKREAD, 6, 0, 0, 0},
-	{S_READ, 6, 0, 0, 0},
-	{S_MADV, 6, 0, P(1), MADV_KEEPONFORK},
-	{S_COUNT, 0, 0, 0, 0},
-	{S_FORKREAD, 6, 0, 0, 0},
-	{S_FORKREAD, 7, 0, 0, 0},
-	{S_MAPZERO, 10, 0, 1, 0},
-	{S_MADV, 10, 0, P(1), MADV_WIPEONFORK}, /* a file: EINVAL */
-	{S_MAPSHANON, 11, 0, 1, 0},
-	{S_MADV, 11, 0, P(1), MADV_WIPEONFORK}, /* shared: EINVAL */
-	{S_MADV, 11, 0, P(1), MADV_FREE},       /* not anonymous: EINVAL */
-	{S_MADV, 10, 0, P(1), MADV_FREE},       /* private /dev/zero: anonymous */
-	{S_MADV, 10, 0, P(2), MADV_DONTFORK},
-	{S_COUNT, 0, 0, 0, 0},
-	{S_MADV, 0, 0, P(12), MADV_NORMAL},
-	{S_MLOCK2, 0, 0, 1, MLOCK_ONFAULT},
-	{S_MLOCK2, 0, 0, 1, 2},                 /* bad flag */
-	{S_MADV, 0, 0, P(1), MADV_DONTNEED},    /* VM_LOCKED: EINVAL */
-	{S_MADV, 0, 0, P(2), MADV_FREE},        /* stops at the locked VMA */
-	{S_MADV, 1, 0, P(1), MADV_FREE},
-	{S_WRITE, 1, 0, 0, 'f'},
-	{S_READ, 1, 0, 0, 0},
-	{S_COUNT, 0, 0, 0, 0},
+    {S_MAP, 0, 0, 4, RW},
+    {S_WRITE, 0, 0, 0, 'a'},
+    {S_WRITE, 1, 0, 0, 'b'},
+    {S_WRITE, 3, 0, 0, 'd'},
+    {S_MADV, 0, 0, P(1), MADV_DONTNEED},
+    {S_READ, 0, 0, 0, 0},
+    {S_READ, 1, 0, 0, 0},
+    {S_MADV, 1, 0, P(1), 99},		  /* bad advice */
+    {S_MADV, 1, 1, P(1), MADV_DONTNEED},  /* unaligned start */
+    {S_MADV, 1, 0, 0, MADV_DONTNEED},	  /* len 0 */
+    {S_MADV, 1, 0, -1, MADV_DONTNEED},	  /* PAGE_ALIGN wraps to 0 */
+    {S_MADV, 1, 0, -P(2), MADV_DONTNEED}, /* end wraps */
+    {S_MAP, 6, 0, 2, RW},
+    {S_WRITE, 7, 0, 0, 'h'},
+    {S_MADV, 1, 0, P(7), MADV_DONTNEED}, /* [1,4) and [6,8) across a hole */
+    {S_READ, 1, 0, 0, 0},
+    {S_READ, 3, 0, 0, 0},
+    {S_READ, 7, 0, 0, 0},
+    {S_MADV, 9, 0, P(2), MADV_DONTNEED}, /* nothing mapped there */
+    {S_MADV, 4, 0, P(1), MADV_DONTNEED}, /* inside the hole, before a VMA */
+    {S_WRITE, 1, 0, 0, 'c'},
+    {S_WRITE, 2, 0, 0, 'e'},
+    {S_MADV, 2, 0, P(1), MADV_DONTFORK},
+    {S_COUNT, 0, 0, 0, 0},
+    {S_FORKREAD, 2, 0, 0, 0},
+    {S_FORKREAD, 1, 0, 0, 0},
+    {S_MADV, 2, 0, P(1), MADV_DOFORK},
+    {S_COUNT, 0, 0, 0, 0},
+    {S_FORKREAD, 2, 0, 0, 0},
+    {S_WRITE, 6, 0, 0, 'g'},
+    {S_MADV, 5, 0, P(3), MADV_WIPEONFORK}, /* hole at 5: applied to [6,8), then ENOMEM */
+    {S_COUNT, 0, 0, 0, 0},
+    {S_FORKREAD, 6, 0, 0, 0},
+    {S_READ, 6, 0, 0, 0},
+    {S_MADV, 6, 0, P(1), MADV_KEEPONFORK},
+    {S_COUNT, 0, 0, 0, 0},
+    {S_FORKREAD, 6, 0, 0, 0},
+    {S_FORKREAD, 7, 0, 0, 0},
+    {S_MAPZERO, 10, 0, 1, 0},
+    {S_MADV, 10, 0, P(1), MADV_WIPEONFORK}, /* a file: EINVAL */
+    {S_MAPSHANON, 11, 0, 1, 0},
+    {S_MADV, 11, 0, P(1), MADV_WIPEONFORK}, /* shared: EINVAL */
+    {S_MADV, 11, 0, P(1), MADV_FREE},	    /* not anonymous: EINVAL */
+    {S_MADV, 10, 0, P(1), MADV_FREE},	    /* private /dev/zero: anonymous */
+    {S_MADV, 10, 0, P(2), MADV_DONTFORK},
+    {S_COUNT, 0, 0, 0, 0},
+    {S_MADV, 0, 0, P(12), MADV_NORMAL},
+    {S_MLOCK2, 0, 0, 1, MLOCK_ONFAULT},
+    {S_MLOCK2, 0, 0, 1, 2},		 /* bad flag */
+    {S_MADV, 0, 0, P(1), MADV_DONTNEED}, /* VM_LOCKED: EINVAL */
+    {S_MADV, 0, 0, P(2), MADV_FREE},	 /* stops at the locked VMA */
+    {S_MADV, 1, 0, P(1), MADV_FREE},
+    {S_WRITE, 1, 0, 0, 'f'},
+    {S_READ, 1, 0, 0, 0},
+    {S_COUNT, 0, 0, 0, 0},
 };
 #define NSCRIPT ((int)(sizeof(script) / sizeof(script[0])))
 
@@ -140,16 +140,18 @@ static int host_script(long *out, int n)
 		case S_MAP:
 		case S_MAPZERO:
 		case S_MAPSHANON:
-			p = mmap((void *)a, (size_t)s->len * PG, s->kind == S_MAP ? (int)s->arg : RW,
+			p = mmap((void *)a, (size_t)s->len * PG,
+				 s->kind == S_MAP ? (int)s->arg : RW,
 				 (s->kind == S_MAPSHANON ? MAP_SHARED : MAP_PRIVATE) | MAP_FIXED |
-					 (s->kind == S_MAPZERO ? 0 : MAP_ANONYMOUS),
+				     (s->kind == S_MAPZERO ? 0 : MAP_ANONYMOUS),
 				 s->kind == S_MAPZERO ? z : -1, 0);
 			r = p == MAP_FAILED ? -errno : 0;
 			break;
 		case S_MADV:
-			r = madvise((void *)(a + (unsigned long)s->delta), (size_t)s->len, (int)s->arg)
-				    ? -errno
-				    : 0;
+			r = madvise((void *)(a + (unsigned long)s->delta), (size_t)s->len,
+				    (int)s->arg)
+				? -errno
+				: 0;
 			break;
 		case S_WRITE:
 			*(volatile unsigned char *)a = (unsigned char)s->arg;
@@ -158,7 +160,8 @@ static int host_script(long *out, int n)
 			r = host_read(a);
 			break;
 		case S_MLOCK2:
-			r = mlock2((void *)a, (size_t)s->len * PG, (unsigned int)s->arg) ? -errno : 0;
+			r = mlock2((void *)a, (size_t)s->len * PG, (unsigned int)s->arg) ? -errno
+											 : 0;
 			break;
 		case S_FORKREAD: {
 			pid_t c = fork();
@@ -203,13 +206,14 @@ static void model_script(struct task_struct *t, long *out)
 		case S_MAPSHANON:
 			r = vm_mmap(mm, a, (unsigned long)s->len * PG,
 				    s->kind == S_MAP ? (int)s->arg : RW,
-				    (s->kind == S_MAPSHANON ? MAP_SHARED : MAP_PRIVATE) | MAP_FIXED |
-					    (s->kind == S_MAPZERO ? 0 : MAP_ANONYMOUS),
+				    (s->kind == S_MAPSHANON ? MAP_SHARED : MAP_PRIVATE) |
+					MAP_FIXED | (s->kind == S_MAPZERO ? 0 : MAP_ANONYMOUS),
 				    s->kind == S_MAPZERO ? z : NULL, 0);
 			r = r < 0 ? r : 0;
 			break;
 		case S_MADV:
-			r = do_madvise(mm, a + (unsigned long)s->delta, (size_t)s->len, (int)s->arg);
+			r = do_madvise(mm, a + (unsigned long)s->delta, (size_t)s->len,
+				       (int)s->arg);
 			break;
 		case S_WRITE:
 			r = mm_access(mm, a, &v, 1, true);
@@ -249,8 +253,10 @@ static void test_madvise_vs_host(void)
 	if (mmt_host_run(host_script, h, NSCRIPT) == 0) {
 		for (int i = 0; i < NSCRIPT; i++) {
 			if (h[i] != m[i]) {
-				printf("\n  step %d (kind %d page %ld advice/arg %ld): host %ld, model %ld",
-				       i, script[i].kind, script[i].page, script[i].arg, h[i], m[i]);
+				printf("\n  step %d (kind %d page %ld advice/arg %ld): host %ld, "
+				       "model %ld",
+				       i, script[i].kind, script[i].page, script[i].arg, h[i],
+				       m[i]);
 				bad++;
 			}
 		}
@@ -259,14 +265,14 @@ static void test_madvise_vs_host(void)
 		printf("\n  host oracle unavailable: model only\n");
 	}
 	/* the model's own answers for the central cases, whatever the host */
-	CU_ASSERT(m[5] == 0 && m[6] == 'b');            /* DONTNEED zeroes, the next page stays */
-	CU_ASSERT(m[7] == -EINVAL && m[8] == -EINVAL);  /* bad advice, unaligned */
+	CU_ASSERT(m[5] == 0 && m[6] == 'b');	       /* DONTNEED zeroes, the next page stays */
+	CU_ASSERT(m[7] == -EINVAL && m[8] == -EINVAL); /* bad advice, unaligned */
 	CU_ASSERT(m[9] == 0 && m[10] == -EINVAL && m[11] == -EINVAL);
 	CU_ASSERT(m[14] == -ENOMEM && m[15] == 0 && m[17] == 0); /* applied across the hole */
 	CU_ASSERT(m[18] == -ENOMEM && m[19] == -ENOMEM);
 	CU_ASSERT(m[24] == -EFAULT && m[25] == 'c' && m[28] == 'e'); /* DONTFORK, DOFORK */
 	CU_ASSERT(m[30] == -ENOMEM && m[32] == 0 && m[33] == 'g');   /* WIPEONFORK */
-	CU_ASSERT(m[36] == 'g');                                      /* KEEPONFORK */
+	CU_ASSERT(m[36] == 'g');				     /* KEEPONFORK */
 	CU_ASSERT(m[39] == -EINVAL && m[41] == -EINVAL && m[42] == -EINVAL && m[43] == 0);
 	CU_ASSERT(m[47] == 0 && m[48] == -EINVAL && m[49] == -EINVAL && m[50] == -EINVAL);
 	CU_ASSERT(m[53] == 'f');
@@ -311,7 +317,7 @@ static void test_madvise_dontneed_free(void)
 	CU_ASSERT(vm_mmap(mm, BASE + 4 * PG, 2 * PG, RW, MAP_PRIVATE | MAP_FIXED, f, 0) ==
 		  (long)(BASE + 4 * PG));
 	b = 0x99;
-	CU_ASSERT(rv_mm_write(BASE + 4 * PG, &b, 1) == 0); /* COW'd */
+	CU_ASSERT(rv_mm_write(BASE + 4 * PG, &b, 1) == 0);		      /* COW'd */
 	CU_ASSERT(do_madvise(mm, BASE + 3 * PG, 2 * PG, MADV_DONTNEED) == 0); /* two VMAs */
 	CU_ASSERT(mmt_stat("madvise_vma_locked") == locked + 1);
 	CU_ASSERT(rv_mm_read(BASE + 4 * PG, &b, 1) == 0 && b == 0x30); /* the file again */

@@ -15,9 +15,9 @@
 #include <setjmp.h>
 #include <signal.h>
 
-#define BASE 0x20000000UL
-#define RW   (PROT_READ | PROT_WRITE)
-#define WIN  32 /* pages */
+#define BASE	   0x20000000UL
+#define RW	   (PROT_READ | PROT_WRITE)
+#define WIN	   32	/* pages */
 #define MOVED_AWAY 1000 /* a plain MREMAP_MAYMOVE move: the address is the kernel's choice */
 
 enum sop_kind { S_MAP, S_WRITE, S_READ, S_MREMAP, S_READ_LAST, S_UNMAP_LAST, S_COUNT };
@@ -35,79 +35,79 @@ struct sop {
 #define P(n) ((long)(n) * (long)PG)
 
 static const struct sop script[] = {
-	{S_MAP, 0, 4, RW, 0, 0, 0},
-	{S_WRITE, 0, 0, 'a', 0, 0, 0},
-	{S_WRITE, 1, 0, 'b', 0, 0, 0},
-	{S_WRITE, 2, 0, 'c', 0, 0, 0},
-	{S_WRITE, 3, 0, 'd', 0, 0, 0},
-	{S_MREMAP, 0, P(4), P(2), 0, 0, 0},                 /* shrink */
-	{S_COUNT, 0, 0, 0, 0, 0, 0},
-	{S_READ, 2, 0, 0, 0, 0, 0},
-	{S_READ, 1, 0, 0, 0, 0, 0},
-	{S_MREMAP, 0, P(2), P(4), 0, 0, 0},                 /* grow in place */
-	{S_READ, 2, 0, 0, 0, 0, 0},
-	{S_READ, 1, 0, 0, 0, 0, 0},
-	{S_MAP, 6, 2, RW, 0, 0, 0},
-	{S_WRITE, 6, 0, 'g', 0, 0, 0},
-	{S_MREMAP, 0, P(4), P(8), 0, 0, 0},                 /* blocked, no MAYMOVE */
-	{S_MREMAP, 0, P(4), P(6), 0, 0, 0},                 /* grows up to [6,8) */
-	{S_COUNT, 0, 0, 0, 0, 0, 0},
-	{S_WRITE, 3, 0, 'e', 0, 0, 0},
-	{S_MREMAP, 0, P(6), P(6), MREMAP_MAYMOVE | MREMAP_FIXED, 10, 0},
-	{S_READ, 11, 0, 0, 0, 0, 0},
-	{S_READ, 13, 0, 0, 0, 0, 0},
-	{S_READ, 1, 0, 0, 0, 0, 0},
-	{S_COUNT, 0, 0, 0, 0, 0, 0},
-	{S_MREMAP, 10, P(2), P(3), MREMAP_MAYMOVE | MREMAP_FIXED, 20, 0}, /* move and grow */
-	{S_READ, 21, 0, 0, 0, 0, 0},
-	{S_READ, 22, 0, 0, 0, 0, 0},
-	{S_READ, 10, 0, 0, 0, 0, 0},
-	{S_COUNT, 0, 0, 0, 0, 0, 0},
-	{S_WRITE, 12, 0, 'm', 0, 0, 0},
-	{S_MREMAP, 12, P(4), P(4), MREMAP_MAYMOVE | MREMAP_DONTUNMAP, 24, 0},
-	{S_READ, 24, 0, 0, 0, 0, 0},
-	{S_READ, 25, 0, 0, 0, 0, 0},
-	{S_READ, 12, 0, 0, 0, 0, 0},
-	{S_READ, 13, 0, 0, 0, 0, 0},
-	{S_COUNT, 0, 0, 0, 0, 0, 0},
-	/* the error rules */
-	{S_MREMAP, 20, P(1), P(1), 0, 0, 1},                               /* unaligned */
-	{S_MREMAP, 20, P(1), 0, 0, 0, 0},                                  /* new_len 0 */
-	{S_MREMAP, 20, P(1), P(1), 8, 0, 0},                               /* bad flag */
-	{S_MREMAP, 20, P(1), P(1), MREMAP_FIXED, 30, 0},                   /* FIXED, no MAYMOVE */
-	{S_MREMAP, 20, P(1), P(2), MREMAP_MAYMOVE | MREMAP_DONTUNMAP, 30, 0}, /* resize */
-	{S_MREMAP, 20, P(2), P(2), MREMAP_MAYMOVE | MREMAP_FIXED, 21, 0},  /* overlap */
-	{S_MREMAP, 20, P(1), P(1), MREMAP_MAYMOVE | MREMAP_FIXED, 30, 5},  /* unaligned target */
-	{S_MREMAP, 9, P(1), P(2), MREMAP_MAYMOVE, 0, 0},                   /* no VMA */
-	{S_MREMAP, 9, P(2), P(1), 0, 0, 0},                                /* shrink, no VMA */
-	{S_MREMAP, 6, P(4), P(5), MREMAP_MAYMOVE, 0, 0},                   /* past the VMA */
-	{S_MREMAP, 6, 0, P(1), MREMAP_MAYMOVE, 0, 0},                      /* old_len 0, private */
-	{S_MREMAP, 8, P(3), P(3), MREMAP_MAYMOVE | MREMAP_FIXED, 29, 0},   /* gap at the start */
-	{S_MREMAP, 6, -1, P(1), 0, 0, 0},                                  /* old_len wraps: 0 */
-	{S_MREMAP, 6, P(2), P(2), 0, 0, 0},                                /* same size */
-	{S_COUNT, 0, 0, 0, 0, 0, 0},
-	/* several VMAs at once (FIXED, same length): Linux 6.17+ (MULTI_FROM) */
-	{S_MAP, 0, 1, RW, 0, 0, 0},
-	{S_MAP, 2, 1, RW, 0, 0, 0},
-	{S_WRITE, 0, 0, 'x', 0, 0, 0},
-	{S_WRITE, 2, 0, 'y', 0, 0, 0},
-	{S_MREMAP, 0, P(3), P(3), MREMAP_MAYMOVE | MREMAP_FIXED, 29, 0},
-	{S_READ, 29, 0, 0, 0, 0, 0},
-	{S_READ, 30, 0, 0, 0, 0, 0},
-	{S_READ, 31, 0, 0, 0, 0, 0},
-	{S_READ, 0, 0, 0, 0, 0, 0},
-	{S_COUNT, 0, 0, 0, 0, 0, 0},
-	/* a grow that must move */
-	{S_MAP, 17, 1, RW, 0, 0, 0},
-	{S_MAP, 18, 1, PROT_READ, 0, 0, 0},
-	{S_WRITE, 17, 0, 'q', 0, 0, 0},
-	{S_MREMAP, 17, P(1), P(2), 0, 0, 0},
-	{S_MREMAP, 17, P(1), P(2), MREMAP_MAYMOVE, 0, 0},
-	{S_READ_LAST, 0, 0, 0, 0, 0, 0},
-	{S_READ_LAST, 0, 0, 0, 0, 1, 0},
-	{S_UNMAP_LAST, 0, 2, 0, 0, 0, 0},
-	{S_READ, 17, 0, 0, 0, 0, 0},
-	{S_COUNT, 0, 0, 0, 0, 0, 0},
+    {S_MAP, 0, 4, RW, 0, 0, 0},
+    {S_WRITE, 0, 0, 'a', 0, 0, 0},
+    {S_WRITE, 1, 0, 'b', 0, 0, 0},
+    {S_WRITE, 2, 0, 'c', 0, 0, 0},
+    {S_WRITE, 3, 0, 'd', 0, 0, 0},
+    {S_MREMAP, 0, P(4), P(2), 0, 0, 0}, /* shrink */
+    {S_COUNT, 0, 0, 0, 0, 0, 0},
+    {S_READ, 2, 0, 0, 0, 0, 0},
+    {S_READ, 1, 0, 0, 0, 0, 0},
+    {S_MREMAP, 0, P(2), P(4), 0, 0, 0}, /* grow in place */
+    {S_READ, 2, 0, 0, 0, 0, 0},
+    {S_READ, 1, 0, 0, 0, 0, 0},
+    {S_MAP, 6, 2, RW, 0, 0, 0},
+    {S_WRITE, 6, 0, 'g', 0, 0, 0},
+    {S_MREMAP, 0, P(4), P(8), 0, 0, 0}, /* blocked, no MAYMOVE */
+    {S_MREMAP, 0, P(4), P(6), 0, 0, 0}, /* grows up to [6,8) */
+    {S_COUNT, 0, 0, 0, 0, 0, 0},
+    {S_WRITE, 3, 0, 'e', 0, 0, 0},
+    {S_MREMAP, 0, P(6), P(6), MREMAP_MAYMOVE | MREMAP_FIXED, 10, 0},
+    {S_READ, 11, 0, 0, 0, 0, 0},
+    {S_READ, 13, 0, 0, 0, 0, 0},
+    {S_READ, 1, 0, 0, 0, 0, 0},
+    {S_COUNT, 0, 0, 0, 0, 0, 0},
+    {S_MREMAP, 10, P(2), P(3), MREMAP_MAYMOVE | MREMAP_FIXED, 20, 0}, /* move and grow */
+    {S_READ, 21, 0, 0, 0, 0, 0},
+    {S_READ, 22, 0, 0, 0, 0, 0},
+    {S_READ, 10, 0, 0, 0, 0, 0},
+    {S_COUNT, 0, 0, 0, 0, 0, 0},
+    {S_WRITE, 12, 0, 'm', 0, 0, 0},
+    {S_MREMAP, 12, P(4), P(4), MREMAP_MAYMOVE | MREMAP_DONTUNMAP, 24, 0},
+    {S_READ, 24, 0, 0, 0, 0, 0},
+    {S_READ, 25, 0, 0, 0, 0, 0},
+    {S_READ, 12, 0, 0, 0, 0, 0},
+    {S_READ, 13, 0, 0, 0, 0, 0},
+    {S_COUNT, 0, 0, 0, 0, 0, 0},
+    /* the error rules */
+    {S_MREMAP, 20, P(1), P(1), 0, 0, 1},				  /* unaligned */
+    {S_MREMAP, 20, P(1), 0, 0, 0, 0},					  /* new_len 0 */
+    {S_MREMAP, 20, P(1), P(1), 8, 0, 0},				  /* bad flag */
+    {S_MREMAP, 20, P(1), P(1), MREMAP_FIXED, 30, 0},			  /* FIXED, no MAYMOVE */
+    {S_MREMAP, 20, P(1), P(2), MREMAP_MAYMOVE | MREMAP_DONTUNMAP, 30, 0}, /* resize */
+    {S_MREMAP, 20, P(2), P(2), MREMAP_MAYMOVE | MREMAP_FIXED, 21, 0},	  /* overlap */
+    {S_MREMAP, 20, P(1), P(1), MREMAP_MAYMOVE | MREMAP_FIXED, 30, 5},	  /* unaligned target */
+    {S_MREMAP, 9, P(1), P(2), MREMAP_MAYMOVE, 0, 0},			  /* no VMA */
+    {S_MREMAP, 9, P(2), P(1), 0, 0, 0},					  /* shrink, no VMA */
+    {S_MREMAP, 6, P(4), P(5), MREMAP_MAYMOVE, 0, 0},			  /* past the VMA */
+    {S_MREMAP, 6, 0, P(1), MREMAP_MAYMOVE, 0, 0},			  /* old_len 0, private */
+    {S_MREMAP, 8, P(3), P(3), MREMAP_MAYMOVE | MREMAP_FIXED, 29, 0},	  /* gap at the start */
+    {S_MREMAP, 6, -1, P(1), 0, 0, 0},					  /* old_len wraps: 0 */
+    {S_MREMAP, 6, P(2), P(2), 0, 0, 0},					  /* same size */
+    {S_COUNT, 0, 0, 0, 0, 0, 0},
+    /* several VMAs at once (FIXED, same length): Linux 6.17+ (MULTI_FROM) */
+    {S_MAP, 0, 1, RW, 0, 0, 0},
+    {S_MAP, 2, 1, RW, 0, 0, 0},
+    {S_WRITE, 0, 0, 'x', 0, 0, 0},
+    {S_WRITE, 2, 0, 'y', 0, 0, 0},
+    {S_MREMAP, 0, P(3), P(3), MREMAP_MAYMOVE | MREMAP_FIXED, 29, 0},
+    {S_READ, 29, 0, 0, 0, 0, 0},
+    {S_READ, 30, 0, 0, 0, 0, 0},
+    {S_READ, 31, 0, 0, 0, 0, 0},
+    {S_READ, 0, 0, 0, 0, 0, 0},
+    {S_COUNT, 0, 0, 0, 0, 0, 0},
+    /* a grow that must move */
+    {S_MAP, 17, 1, RW, 0, 0, 0},
+    {S_MAP, 18, 1, PROT_READ, 0, 0, 0},
+    {S_WRITE, 17, 0, 'q', 0, 0, 0},
+    {S_MREMAP, 17, P(1), P(2), 0, 0, 0},
+    {S_MREMAP, 17, P(1), P(2), MREMAP_MAYMOVE, 0, 0},
+    {S_READ_LAST, 0, 0, 0, 0, 0, 0},
+    {S_READ_LAST, 0, 0, 0, 0, 1, 0},
+    {S_UNMAP_LAST, 0, 2, 0, 0, 0, 0},
+    {S_READ, 17, 0, 0, 0, 0, 0},
+    {S_COUNT, 0, 0, 0, 0, 0, 0},
 };
 #define NSCRIPT ((int)(sizeof(script) / sizeof(script[0])))
 /* The first step whose host answer needs Linux 6.17 ("mm/mremap: permit
@@ -252,11 +252,13 @@ static void test_mremap_vs_host(void)
 	if (mmt_host_run(host_script, h, NSCRIPT) == 0) {
 		int upto = NSCRIPT;
 
-		CU_ASSERT(script[MULTI_FROM].kind == S_MAP && script[MULTI_FROM + 4].kind == S_MREMAP);
+		CU_ASSERT(script[MULTI_FROM].kind == S_MAP &&
+			  script[MULTI_FROM + 4].kind == S_MREMAP);
 		if (!mmt_host_kernel_at_least(6, 17)) {
 			upto = MULTI_FROM;
 			printf("\n  host kernel before 6.17: steps from %d (multi-VMA move) "
-			       "compared with the model only\n", MULTI_FROM);
+			       "compared with the model only\n",
+			       MULTI_FROM);
 		}
 		for (int i = 0; i < upto; i++) {
 			if (h[i] != m[i]) {
@@ -271,11 +273,11 @@ static void test_mremap_vs_host(void)
 	}
 	/* the model's own answers for the central cases, whatever the host */
 	CU_ASSERT(m[5] == 0 && m[7] == -EFAULT && m[8] == 'b'); /* shrink */
-	CU_ASSERT(m[9] == 0 && m[10] == 0);                     /* grow in place */
+	CU_ASSERT(m[9] == 0 && m[10] == 0);			/* grow in place */
 	CU_ASSERT(m[14] == -ENOMEM && m[15] == 0);
 	CU_ASSERT(m[18] == 10 && m[19] == 'b' && m[20] == 'e' && m[21] == -EFAULT); /* moved */
 	CU_ASSERT(m[23] == 20 && m[24] == 'b' && m[25] == 0);
-	CU_ASSERT(m[29] == 24 && m[30] == 'm' && m[32] == 0);   /* DONTUNMAP: old range empty */
+	CU_ASSERT(m[29] == 24 && m[30] == 'm' && m[32] == 0); /* DONTUNMAP: old range empty */
 	CU_ASSERT(m[35] == -EINVAL && m[42] == -EFAULT && m[44] == -EFAULT && m[45] == -EINVAL);
 	CU_ASSERT(m[54] == 29 && m[55] == 'x' && m[56] == -EFAULT && m[57] == 'y');
 	CU_ASSERT(m[63] == -ENOMEM && m[64] == MOVED_AWAY && m[65] == 'q' && m[66] == 0);
@@ -298,7 +300,8 @@ static void test_mremap_rss_fork_mlock(void)
 
 	CU_ASSERT(mmt_map(mm, BASE, 4 * PG, RW) == (long)BASE);
 	mmt_fill(BASE, 4 * PG, 1);
-	r = do_mremap(mm, BASE, 4 * PG, 4 * PG, MREMAP_MAYMOVE | MREMAP_FIXED, BASE + 3 * PGDIR_SIZE);
+	r = do_mremap(mm, BASE, 4 * PG, 4 * PG, MREMAP_MAYMOVE | MREMAP_FIXED,
+		      BASE + 3 * PGDIR_SIZE);
 	CU_ASSERT(r == (long)(BASE + 3 * PGDIR_SIZE));
 	CU_ASSERT(get_mm_counter(mm, MM_ANONPAGES) == 4);
 	CU_ASSERT(mmt_check(BASE + 3 * PGDIR_SIZE, 4 * PG, 1));
@@ -313,7 +316,8 @@ static void test_mremap_rss_fork_mlock(void)
 		  (long)(BASE + 3 * PGDIR_SIZE));
 	CU_ASSERT(get_mm_counter(mm, MM_ANONPAGES) == 6);
 	/* a private file mapping moves with its offset */
-	CU_ASSERT(vm_mmap(mm, BASE, 2 * PG, PROT_READ, MAP_PRIVATE | MAP_FIXED, f, 2) == (long)BASE);
+	CU_ASSERT(vm_mmap(mm, BASE, 2 * PG, PROT_READ, MAP_PRIVATE | MAP_FIXED, f, 2) ==
+		  (long)BASE);
 	CU_ASSERT(rv_mm_read(BASE, &b, 1) == 0 && b == 0x62);
 	r = do_mremap(mm, BASE, 2 * PG, 2 * PG, MREMAP_MAYMOVE | MREMAP_FIXED, BASE + 64 * PG);
 	CU_ASSERT(r == (long)(BASE + 64 * PG));
@@ -355,8 +359,8 @@ static void *mover_fn(void *p)
 {
 	struct mover *mv = p;
 
-	mv->ret = do_mremap(mv->mm, BASE, 2 * PG, 2 * PG, MREMAP_MAYMOVE | MREMAP_FIXED,
-			    BASE + 32 * PG);
+	mv->ret =
+	    do_mremap(mv->mm, BASE, 2 * PG, 2 * PG, MREMAP_MAYMOVE | MREMAP_FIXED, BASE + 32 * PG);
 	return NULL;
 }
 
@@ -364,8 +368,8 @@ static void test_mremap_waits_for_fault(void)
 {
 	struct task_struct *t = mmt_new_proc();
 	struct task_struct *tf = task_clone_thread(t), *tm = task_clone_thread(t);
-	struct wfault w = { .addr = BASE + PG, .ret = -1 };
-	struct mover mv = { .mm = t->mm, .ret = -1 };
+	struct wfault w = {.addr = BASE + PG, .ret = -1};
+	struct mover mv = {.mm = t->mm, .ret = -1};
 	struct mmt_thread fth, mth;
 	unsigned char v = 0;
 	bool waited;
@@ -405,6 +409,6 @@ static void test_mremap_waits_for_fault(void)
 	CU_ASSERT(mmt_all_freed());
 }
 
-RVTEST_SUITE(mm_mremap, rvtest_instance_init, rvtest_instance_cleanup,
-	     RVTEST(test_mremap_vs_host), RVTEST(test_mremap_rss_fork_mlock))
+RVTEST_SUITE(mm_mremap, rvtest_instance_init, rvtest_instance_cleanup, RVTEST(test_mremap_vs_host),
+	     RVTEST(test_mremap_rss_fork_mlock))
 MMT_VMA_SUITES(mm_mremap_vma, NULL, RVTEST(test_mremap_waits_for_fault))

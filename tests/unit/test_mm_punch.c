@@ -233,5 +233,6 @@ static void test_punch_vs_reclaim(void)
 	CU_ASSERT(mmt_all_freed());
 }
 
-RVTEST_SUITE(mm_punch, rvtest_instance_init, rvtest_instance_cleanup, RVTEST(test_punch_mapped), RVTEST(test_punch_in_page0),
-	     RVTEST(test_punch_vs_fault), RVTEST(test_punch_vs_reclaim))
+RVTEST_SUITE(mm_punch, rvtest_instance_init, rvtest_instance_cleanup, RVTEST(test_punch_mapped),
+	     RVTEST(test_punch_in_page0), RVTEST(test_punch_vs_fault),
+	     RVTEST(test_punch_vs_reclaim))

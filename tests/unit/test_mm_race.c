@@ -26,8 +26,8 @@
 #include <fcntl.h>
 #include <sched.h>
 
-#define BASE 0x20000000UL
-#define RW   (PROT_READ | PROT_WRITE)
+#define BASE	0x20000000UL
+#define RW	(PROT_READ | PROT_WRITE)
 #define WAIT_MS 20000 /* bounds every wait; never reached when correct */
 
 /* ------------------------------------------------------------------ */
@@ -70,7 +70,7 @@ static void seed003(bool mlocked, bool in_window)
 	struct task_struct *t = mmt_new_proc(), *ts, *tf;
 	struct mm_struct *mm = t->mm;
 	struct file *f = mmt_make_file("/seed3", 1, 0x11);
-	struct faulter_arg fa = { .addr = BASE };
+	struct faulter_arg fa = {.addr = BASE};
 	struct mmt_thread scan, fault;
 	uint64_t maj, spur, nopage, locked;
 	unsigned char b = 0x77;
@@ -178,7 +178,7 @@ static void test_two_faults_one_page(void)
 {
 	struct task_struct *t = mmt_new_proc(), *t1, *t2;
 	struct file *f = mmt_make_file("/twofaults", 1, 0x21);
-	struct faulter_arg a1 = { .addr = BASE }, a2 = { .addr = BASE };
+	struct faulter_arg a1 = {.addr = BASE}, a2 = {.addr = BASE};
 	struct mmt_thread th1, th2;
 	uint64_t spur, maj, locked;
 
@@ -261,23 +261,23 @@ static void test_fork_first_touch(void)
 {
 	struct task_struct *t = mmt_new_proc(), *t2, *tfork;
 	struct mm_struct *mm = t->mm;
-	struct forker_arg fk = { .parent = t };
+	struct forker_arg fk = {.parent = t};
 	struct mmt_thread fth, wth;
 	unsigned long addr = BASE;
 	uint64_t misses, retries;
 	bool never = rv_sw.fork_vma_lock == FORK_VMA_LOCK_NEVER;
 
 	CU_ASSERT(mmt_map(mm, BASE, PG, RW) == (long)BASE); /* never touched */
-	t2 = task_clone_thread(t);    /* the faulting thread */
-	tfork = task_clone_thread(t); /* the forking thread */
+	t2 = task_clone_thread(t);			    /* the faulting thread */
+	tfork = task_clone_thread(t);			    /* the forking thread */
 	CU_ASSERT(rv_inject_set_pause("dup_mmap_before_copy", 1) == 0);
 	mmt_thread_start(&fth, tfork, forker, &fk);
 	CU_ASSERT_FATAL(rv_inject_wait_arrivals("dup_mmap_before_copy", 1, WAIT_MS) == 0);
 	misses = mmt_stat("vma_lock_misses");
 	retries = mmt_stat("anon_prepare_retries");
 	mmt_thread_start(&wth, t2, toucher, &addr);
-	for (long i = 0; mmt_stat("vma_lock_misses") == misses &&
-			 mmt_stat("anon_prepare_retries") == retries;
+	for (long i = 0;
+	     mmt_stat("vma_lock_misses") == misses && mmt_stat("anon_prepare_retries") == retries;
 	     i++) {
 		CU_ASSERT_FATAL(i < 100000000);
 		CU_ASSERT_FATAL(!__atomic_load_n(&wth.done, __ATOMIC_ACQUIRE));
@@ -352,9 +352,9 @@ static void test_fork_lost_write(void)
 {
 	struct task_struct *t = mmt_new_proc(), *ta, *tb, *tf;
 	struct mm_struct *mm = t->mm;
-	struct forker_arg fk = { .parent = t };
-	struct wr_arg wa = { .addr = BASE, .val = 0xAA, .ret = -1 };
-	struct wr_arg wb = { .addr = BASE + 1, .val = 0xBB, .ret = -1 };
+	struct forker_arg fk = {.parent = t};
+	struct wr_arg wa = {.addr = BASE, .val = 0xAA, .ret = -1};
+	struct wr_arg wb = {.addr = BASE + 1, .val = 0xBB, .ret = -1};
 	struct mmt_thread ath, bth, fth;
 	bool never = rv_sw.fork_vma_lock == FORK_VMA_LOCK_NEVER;
 	unsigned char pa, pb, ca, cb;
@@ -379,8 +379,8 @@ static void test_fork_lost_write(void)
 	/* B: COWs during fork (never), or waits for fork (the fix) */
 	misses = mmt_stat("vma_lock_misses");
 	mmt_thread_start(&bth, tb, writer_one, &wb);
-	for (long i = 0; rv_inject_arrivals("wp_page_copy") == 0 &&
-			 mmt_stat("vma_lock_misses") == misses;
+	for (long i = 0;
+	     rv_inject_arrivals("wp_page_copy") == 0 && mmt_stat("vma_lock_misses") == misses;
 	     i++) {
 		CU_ASSERT_FATAL(i < 100000000);
 		sched_yield();
@@ -434,8 +434,8 @@ static void test_fork_flush_waits(void)
 {
 	struct task_struct *t = mmt_new_proc(), *ta, *tf;
 	struct mm_struct *mm = t->mm;
-	struct forker_arg fk = { .parent = t };
-	struct wr_arg wa = { .addr = BASE, .val = 0xAA, .ret = -1 };
+	struct forker_arg fk = {.parent = t};
+	struct wr_arg wa = {.addr = BASE, .val = 0xAA, .ret = -1};
 	struct mmt_thread ath, fth;
 	uint64_t waits, flushes;
 	unsigned char b = 0xBB;
@@ -513,12 +513,12 @@ static void test_reclaim_small_cache(void)
 			order[k++] = i;
 	}
 	/* read faults: a major fault for every page not cached, exactly */
-	CU_ASSERT(vm_mmap(mm, BASE, n * PG, RW, MAP_PRIVATE | MAP_FIXED, f, 0) ==
-		  (long)BASE);
+	CU_ASSERT(vm_mmap(mm, BASE, n * PG, RW, MAP_PRIVATE | MAP_FIXED, f, 0) == (long)BASE);
 	maj = mmt_stat("majflt");
 	minf = mmt_stat("minflt");
 	for (int i = 0; i < n; i++)
-		CU_ASSERT(mmt_check(BASE + (unsigned long)order[i] * PG, PG, (unsigned char)order[i]));
+		CU_ASSERT(
+		    mmt_check(BASE + (unsigned long)order[i] * PG, PG, (unsigned char)order[i]));
 	CU_ASSERT((long)(mmt_stat("majflt") - maj) == n - cached);
 	CU_ASSERT((long)(mmt_stat("minflt") - minf) == cached);
 	CU_ASSERT(mm_lru_pages() <= 8);
@@ -596,25 +596,25 @@ static void test_recheck_guard(void)
 
 static int init_recheck0(void)
 {
-	static const char *const s[] = { "pte_recheck=0", NULL };
+	static const char *const s[] = {"pte_recheck=0", NULL};
 
 	return rvtest_instance_with(s) ? -1 : 0;
 }
 static int init_recheck1(void)
 {
-	static const char *const s[] = { "pte_recheck=1", NULL };
+	static const char *const s[] = {"pte_recheck=1", NULL};
 
 	return rvtest_instance_with(s) ? -1 : 0;
 }
 static int init_recheck_rfc(void)
 {
-	static const char *const s[] = { "pte_recheck=rfc", NULL };
+	static const char *const s[] = {"pte_recheck=rfc", NULL};
 
 	return rvtest_instance_with(s) ? -1 : 0;
 }
 static int init_small_cache(void)
 {
-	static const char *const s[] = { "cache_pages=8", NULL };
+	static const char *const s[] = {"cache_pages=8", NULL};
 
 	return rvtest_instance_with(s) ? -1 : 0;
 }

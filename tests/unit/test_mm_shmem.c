@@ -7,8 +7,8 @@
  * ways; /dev/zero mapped MAP_SHARED from an O_RDWR open is the same, any
  * other mapping of it private (COW across fork); a failed inode or file
  * allocation gives -ENOMEM and leaves nothing behind; the lock's waits are
- * counted; new_inode_prefetch=1 prefetches the lock once per new inode.  The /dev/zero outcomes are checked against the host kernel:
- * the same table of mappings runs on the host (real mmap, fork and
+ * counted; new_inode_prefetch=1 prefetches the lock once per new inode.  The /dev/zero outcomes are
+ * checked against the host kernel: the same table of mappings runs on the host (real mmap, fork and
  * /proc/self/maps in a child process) and on the model, and must agree.
  */
 #include "test_mm_util.h"
@@ -22,8 +22,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define BASE 0x20000000UL
-#define RW   (PROT_READ | PROT_WRITE)
+#define BASE   0x20000000UL
+#define RW     (PROT_READ | PROT_WRITE)
 #define SHANON (MAP_SHARED | MAP_ANONYMOUS)
 
 static struct inode *vma_inode(struct mm_struct *mm, unsigned long addr)
@@ -79,7 +79,7 @@ static void test_shared_anon_inode_lifetime(void)
 	a = vma_inode(mm, BASE);
 	b = vma_inode(mm, BASE + 2 * PG);
 	CU_ASSERT_FATAL(a != NULL && b != NULL);
-	CU_ASSERT(a != b);			  /* a new object each: the neighbours do not merge */
+	CU_ASSERT(a != b); /* a new object each: the neighbours do not merge */
 	CU_ASSERT(mm_map_count(mm) == 2);
 	CU_ASSERT(a->i_sb == shm_mnt_sb() && a->i_sb != rv_sb);
 	CU_ASSERT(S_ISREG(a->i_mode) && a->i_nlink == 0); /* unlinked from birth */
@@ -331,7 +331,7 @@ static void test_dev_zero_private_merge(void)
 
 struct zcase {
 	const char *name;
-	int oflag;	/* -1: MAP_ANONYMOUS (no file) */
+	int oflag; /* -1: MAP_ANONYMOUS (no file) */
 	int mflag;
 	int prot;
 	unsigned long pgoff;
@@ -394,7 +394,8 @@ static void host_case(const struct zcase *z, int out)
 		unsigned int maj, mnr;
 		char perms[8];
 
-		if (sscanf(line, "%lx-%*x %7s %*x %x:%x %lu", &start, perms, &maj, &mnr, &ino) != 5 ||
+		if (sscanf(line, "%lx-%*x %7s %*x %x:%x %lu", &start, perms, &maj, &mnr, &ino) !=
+			5 ||
 		    start != (unsigned long)p)
 			continue;
 		o.mayshare = perms[3] == 's';
@@ -506,11 +507,12 @@ static void test_dev_zero_vs_host(void)
 		}
 		host_ok++;
 		if (memcmp(&h, &m, sizeof(h)))
-			printf("\n  %s: host map_err %d shmem %d share %d sigbus %d seen %d mprot %d;"
-			       " model %d %d %d %d %d %d\n",
-			       z->name, h.map_err, h.shmem, h.mayshare, h.read_sigbus, h.child_seen,
-			       h.mprot_err, m.map_err, m.shmem, m.mayshare, m.read_sigbus,
-			       m.child_seen, m.mprot_err);
+			printf(
+			    "\n  %s: host map_err %d shmem %d share %d sigbus %d seen %d mprot %d;"
+			    " model %d %d %d %d %d %d\n",
+			    z->name, h.map_err, h.shmem, h.mayshare, h.read_sigbus, h.child_seen,
+			    h.mprot_err, m.map_err, m.shmem, m.mayshare, m.read_sigbus,
+			    m.child_seen, m.mprot_err);
 		CU_ASSERT(h.map_err == m.map_err);
 		CU_ASSERT(h.shmem == m.shmem);
 		CU_ASSERT(h.mayshare == m.mayshare);
@@ -685,11 +687,10 @@ static int init_fail_filp(void)
 RVTEST_SUITE(mm_shmem, rvtest_instance_init, rvtest_instance_cleanup,
 	     RVTEST(test_shared_anon_inode_lifetime), RVTEST(test_shared_anon_fork),
 	     RVTEST(test_shared_anon_exit), RVTEST(test_dev_zero_private_cow),
-	     RVTEST(test_dev_zero_private_merge),
-	     RVTEST(test_dev_zero_vs_host), RVTEST(test_list_lock_contention_counted),
-	     RVTEST(test_prefetch_off), RVTEST(test_evict_outside_mmap_lock))
+	     RVTEST(test_dev_zero_private_merge), RVTEST(test_dev_zero_vs_host),
+	     RVTEST(test_list_lock_contention_counted), RVTEST(test_prefetch_off),
+	     RVTEST(test_evict_outside_mmap_lock))
 RVTEST_SUITE(mm_shmem_prefetch, init_prefetch, rvtest_instance_cleanup, RVTEST(test_prefetch_on),
 	     RVTEST(test_shared_anon_fork), RVTEST(test_dev_zero_vs_host))
-RVTEST_SUITE(mm_shmem_fail_inode, init_fail_inode, rvtest_instance_cleanup,
-	     RVTEST(test_fail_inode))
+RVTEST_SUITE(mm_shmem_fail_inode, init_fail_inode, rvtest_instance_cleanup, RVTEST(test_fail_inode))
 RVTEST_SUITE(mm_shmem_fail_filp, init_fail_filp, rvtest_instance_cleanup, RVTEST(test_fail_file))

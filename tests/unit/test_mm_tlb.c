@@ -14,22 +14,22 @@
  * too:
  *
  *   site                      kernel                      seen from outside
- *   mprotect(PROT_READ)       change_protection           the byte written is there when mprotect returns
- *   NUMA-hinting scan         change_prot_numa            the byte written is there when the scan returns
- *   reclaim of a file page    try_to_unmap_one            the file has the byte after reclaim (else: lost,
- *                                                         a write into a freed folio)
- *   munmap                    unmap_region (mmu_gather)   munmap does not return while the store is in flight
- *   COW of a shared page      wp_page_copy                the copy does not replace the PTE under a reader
- *   hole punch                unmap_mapping_range         the page reads as zeroes once the punch returned
+ *   mprotect(PROT_READ)       change_protection           the byte written is there when mprotect
+ * returns NUMA-hinting scan         change_prot_numa            the byte written is there when the
+ * scan returns reclaim of a file page    try_to_unmap_one            the file has the byte after
+ * reclaim (else: lost, a write into a freed folio) munmap                    unmap_region
+ * (mmu_gather)   munmap does not return while the store is in flight COW of a shared page
+ * wp_page_copy                the copy does not replace the PTE under a reader hole punch
+ * unmap_mapping_range         the page reads as zeroes once the punch returned
  */
 #include "test_mm_util.h"
 
 #include <fcntl.h>
 #include <sched.h>
 
-#define BASE  0x30000000UL
-#define RW    (PROT_READ | PROT_WRITE)
-#define PUNCH (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE)
+#define BASE	0x30000000UL
+#define RW	(PROT_READ | PROT_WRITE)
+#define PUNCH	(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE)
 #define WAIT_MS 20000
 
 struct acc_arg {
@@ -98,8 +98,8 @@ static bool change_waits_for_access(struct task_struct *t, struct acc_arg *acc, 
 	waits = mmt_stat("tlb_flush_waits");
 	mmt_thread_start(&cth, tc, changer, c);
 	/* either the change waits in a flush, or it finished without one */
-	for (long i = 0; mmt_stat("tlb_flush_waits") == waits &&
-			 !__atomic_load_n(&cth.done, __ATOMIC_ACQUIRE);
+	for (long i = 0;
+	     mmt_stat("tlb_flush_waits") == waits && !__atomic_load_n(&cth.done, __ATOMIC_ACQUIRE);
 	     i++) {
 		CU_ASSERT_FATAL(i < 100000000);
 		sched_yield();
@@ -126,8 +126,8 @@ static long change_mprotect_ro(struct change *c)
 static void test_mprotect_flush(void)
 {
 	struct task_struct *t = mmt_new_proc();
-	struct acc_arg acc = { .addr = BASE, .val = 0xAA, .write = true, .ret = -1 };
-	struct change c = { .mm = t->mm, .fn = change_mprotect_ro, .after = -1 };
+	struct acc_arg acc = {.addr = BASE, .val = 0xAA, .write = true, .ret = -1};
+	struct change c = {.mm = t->mm, .fn = change_mprotect_ro, .after = -1};
 	unsigned char b = 0xCC;
 
 	CU_ASSERT(mmt_map(t->mm, BASE, PG, RW) == (long)BASE);
@@ -153,8 +153,8 @@ static long do_numa_scan(struct change *c)
 static void test_numa_scan_flush(void)
 {
 	struct task_struct *t = mmt_new_proc();
-	struct acc_arg acc = { .addr = BASE, .val = 0xAA, .write = true, .ret = -1 };
-	struct change c = { .mm = t->mm, .fn = do_numa_scan, .after = -1 };
+	struct acc_arg acc = {.addr = BASE, .val = 0xAA, .write = true, .ret = -1};
+	struct change c = {.mm = t->mm, .fn = do_numa_scan, .after = -1};
 	uint64_t hints = mmt_stat("numa_hint_faults");
 
 	CU_ASSERT(mmt_map(t->mm, BASE, PG, RW) == (long)BASE);
@@ -177,8 +177,8 @@ static void test_reclaim_flush(void)
 {
 	struct task_struct *t = mmt_new_proc();
 	struct file *f = mmt_make_file("/tlb-reclaim", 1, 0x10);
-	struct acc_arg acc = { .addr = BASE, .val = 0xAA, .write = true, .ret = -1 };
-	struct change c = { .mm = t->mm, .f = f, .fn = do_reclaim, .after = -1 };
+	struct acc_arg acc = {.addr = BASE, .val = 0xAA, .write = true, .ret = -1};
+	struct change c = {.mm = t->mm, .f = f, .fn = do_reclaim, .after = -1};
 	uint64_t maj;
 
 	CU_ASSERT(vm_mmap(t->mm, BASE, PG, RW, MAP_SHARED | MAP_FIXED, f, 0) == (long)BASE);
@@ -204,8 +204,8 @@ static long do_munmap_page(struct change *c)
 static void test_munmap_flush(void)
 {
 	struct task_struct *t = mmt_new_proc();
-	struct acc_arg acc = { .addr = BASE, .val = 0xAA, .write = true, .ret = -1 };
-	struct change c = { .mm = t->mm, .fn = do_munmap_page, .after = -1 };
+	struct acc_arg acc = {.addr = BASE, .val = 0xAA, .write = true, .ret = -1};
+	struct change c = {.mm = t->mm, .fn = do_munmap_page, .after = -1};
 
 	CU_ASSERT(mmt_map(t->mm, BASE, PG, RW) == (long)BASE);
 	mmt_fill(BASE, PG, 0x11);
@@ -226,8 +226,8 @@ static long do_cow_write(struct change *c)
 static void test_wp_page_copy_flush(void)
 {
 	struct task_struct *t = mmt_new_proc(), *child;
-	struct acc_arg acc = { .addr = BASE, .write = false, .ret = -1 };
-	struct change c = { .mm = t->mm, .fn = do_cow_write, .after = -1 };
+	struct acc_arg acc = {.addr = BASE, .write = false, .ret = -1};
+	struct change c = {.mm = t->mm, .fn = do_cow_write, .after = -1};
 	uint64_t cows = mmt_stat("cow_faults");
 
 	CU_ASSERT(mmt_map(t->mm, BASE, PG, RW) == (long)BASE);
@@ -257,8 +257,8 @@ static void test_punch_flush(void)
 {
 	struct task_struct *t = mmt_new_proc();
 	struct file *f = mmt_make_file("/tlb-punch", 1, 0x10);
-	struct acc_arg acc = { .addr = BASE, .val = 0xAA, .write = true, .ret = -1 };
-	struct change c = { .mm = t->mm, .f = f, .fn = do_punch, .after = -1 };
+	struct acc_arg acc = {.addr = BASE, .val = 0xAA, .write = true, .ret = -1};
+	struct change c = {.mm = t->mm, .f = f, .fn = do_punch, .after = -1};
 
 	CU_ASSERT(vm_mmap(t->mm, BASE, PG, RW, MAP_SHARED | MAP_FIXED, f, 0) == (long)BASE);
 	mmt_fill(BASE, PG, 0x80);
@@ -285,8 +285,8 @@ static long do_dontneed(struct change *c)
 static void test_madvise_dontneed_flush(void)
 {
 	struct task_struct *t = mmt_new_proc();
-	struct acc_arg acc = { .addr = BASE, .val = 0xAA, .write = true, .ret = -1 };
-	struct change c = { .mm = t->mm, .fn = do_dontneed, .after = -1 };
+	struct acc_arg acc = {.addr = BASE, .val = 0xAA, .write = true, .ret = -1};
+	struct change c = {.mm = t->mm, .fn = do_dontneed, .after = -1};
 
 	CU_ASSERT(mmt_map(t->mm, BASE, PG, RW) == (long)BASE);
 	mmt_fill(BASE, PG, 0x11);
@@ -307,8 +307,8 @@ static long do_free(struct change *c)
 static void test_madvise_free_flush(void)
 {
 	struct task_struct *t = mmt_new_proc();
-	struct acc_arg acc = { .addr = BASE, .val = 0xAA, .write = true, .ret = -1 };
-	struct change c = { .mm = t->mm, .fn = do_free, .after = -1 };
+	struct acc_arg acc = {.addr = BASE, .val = 0xAA, .write = true, .ret = -1};
+	struct change c = {.mm = t->mm, .fn = do_free, .after = -1};
 
 	CU_ASSERT(mmt_map(t->mm, BASE, PG, RW) == (long)BASE);
 	mmt_fill(BASE, PG, 0x11);
@@ -331,8 +331,8 @@ static long do_mremap_move(struct change *c)
 static void test_mremap_flush(void)
 {
 	struct task_struct *t = mmt_new_proc();
-	struct acc_arg acc = { .addr = BASE, .val = 0xAA, .write = true, .ret = -1 };
-	struct change c = { .mm = t->mm, .fn = do_mremap_move, .after = -1 };
+	struct acc_arg acc = {.addr = BASE, .val = 0xAA, .write = true, .ret = -1};
+	struct change c = {.mm = t->mm, .fn = do_mremap_move, .after = -1};
 
 	CU_ASSERT(mmt_map(t->mm, BASE, PG, RW) == (long)BASE);
 	mmt_fill(BASE, PG, 0x11);
@@ -343,8 +343,8 @@ static void test_mremap_flush(void)
 	CU_ASSERT(mmt_all_freed());
 }
 
-RVTEST_SUITE(mm_tlb, rvtest_instance_init, rvtest_instance_cleanup,
-	     RVTEST(test_mprotect_flush), RVTEST(test_numa_scan_flush), RVTEST(test_reclaim_flush),
-	     RVTEST(test_munmap_flush), RVTEST(test_wp_page_copy_flush), RVTEST(test_punch_flush),
+RVTEST_SUITE(mm_tlb, rvtest_instance_init, rvtest_instance_cleanup, RVTEST(test_mprotect_flush),
+	     RVTEST(test_numa_scan_flush), RVTEST(test_reclaim_flush), RVTEST(test_munmap_flush),
+	     RVTEST(test_wp_page_copy_flush), RVTEST(test_punch_flush),
 	     RVTEST(test_madvise_dontneed_flush), RVTEST(test_madvise_free_flush),
 	     RVTEST(test_mremap_flush))

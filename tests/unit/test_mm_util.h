@@ -109,8 +109,10 @@ static inline int mmt_all_freed(void)
 	kmem_cache_flush_thread();
 	mm_objects_count(&o);
 	if (o.mms || o.vmas || o.anon_vmas || o.avcs || o.pt_pages || o.anon_folios) {
-		fprintf(stderr, "mm objects left: mms %ld vmas %ld anon_vmas %ld avcs %ld pt %ld folios %ld\n",
-			o.mms, o.vmas, o.anon_vmas, o.avcs, o.pt_pages, o.anon_folios);
+		fprintf(
+		    stderr,
+		    "mm objects left: mms %ld vmas %ld anon_vmas %ld avcs %ld pt %ld folios %ld\n",
+		    o.mms, o.vmas, o.anon_vmas, o.avcs, o.pt_pages, o.anon_folios);
 		return 0;
 	}
 	return 1;
@@ -201,24 +203,24 @@ static inline int mmt_file_has(struct file *f, int page, unsigned char val)
  * nm_refcnt_typesafe_sheaves (6.18).  extra: one more "name=value" for
  * every suite, or NULL.
  */
-#define MMT_VMA_SUITE1(nm, combo, lock, cache, extra, ...)                        \
-	static int mmt_init_##nm##combo(void)                                     \
-	{                                                                         \
-		static const char *const s[] = { lock, cache, extra, NULL };      \
-		return rvtest_instance_with(s) ? -1 : 0;                          \
-	}                                                                         \
+#define MMT_VMA_SUITE1(nm, combo, lock, cache, extra, ...)                                         \
+	static int mmt_init_##nm##combo(void)                                                      \
+	{                                                                                          \
+		static const char *const s[] = {lock, cache, extra, NULL};                         \
+		return rvtest_instance_with(s) ? -1 : 0;                                           \
+	}                                                                                          \
 	RVTEST_SUITE(nm##combo, mmt_init_##nm##combo, rvtest_instance_cleanup, __VA_ARGS__)
-#define MMT_VMA_SUITES(nm, extra, ...)                                                        \
-	MMT_VMA_SUITE1(nm, , "vma_lock=rwsem", "vm_area_cache=rcu", extra, __VA_ARGS__)      \
-	MMT_VMA_SUITE1(nm, _rwsem_sheaves, "vma_lock=rwsem", "vm_area_cache=sheaves", extra, \
-		       __VA_ARGS__)                                                          \
-	MMT_VMA_SUITE1(nm, _refcnt_rcu, "vma_lock=refcnt", "vm_area_cache=rcu", extra,       \
-		       __VA_ARGS__)                                                          \
-	MMT_VMA_SUITE1(nm, _refcnt_typesafe, "vma_lock=refcnt", "vm_area_cache=typesafe",    \
-		       extra, __VA_ARGS__)                                                   \
-	MMT_VMA_SUITE1(nm, _refcnt_sheaves, "vma_lock=refcnt", "vm_area_cache=sheaves",      \
-		       extra, __VA_ARGS__)                                                   \
-	MMT_VMA_SUITE1(nm, _refcnt_typesafe_sheaves, "vma_lock=refcnt",                      \
+#define MMT_VMA_SUITES(nm, extra, ...)                                                             \
+	MMT_VMA_SUITE1(nm, , "vma_lock=rwsem", "vm_area_cache=rcu", extra, __VA_ARGS__)            \
+	MMT_VMA_SUITE1(nm, _rwsem_sheaves, "vma_lock=rwsem", "vm_area_cache=sheaves", extra,       \
+		       __VA_ARGS__)                                                                \
+	MMT_VMA_SUITE1(nm, _refcnt_rcu, "vma_lock=refcnt", "vm_area_cache=rcu", extra,             \
+		       __VA_ARGS__)                                                                \
+	MMT_VMA_SUITE1(nm, _refcnt_typesafe, "vma_lock=refcnt", "vm_area_cache=typesafe", extra,   \
+		       __VA_ARGS__)                                                                \
+	MMT_VMA_SUITE1(nm, _refcnt_sheaves, "vma_lock=refcnt", "vm_area_cache=sheaves", extra,     \
+		       __VA_ARGS__)                                                                \
+	MMT_VMA_SUITE1(nm, _refcnt_typesafe_sheaves, "vma_lock=refcnt",                            \
 		       "vm_area_cache=typesafe-sheaves", extra, __VA_ARGS__)
 
 /* Whether VMAs are freed at once into a SLAB_TYPESAFE_BY_RCU cache. */
@@ -253,7 +255,7 @@ static inline int mmt_host_run(int (*fn)(long *out, int n), long *out, int n)
 	if (pid == 0) {
 		close(pfd[0]);
 		if (fn(out, n) || write(pfd[1], out, (size_t)n * sizeof(*out)) !=
-					  (ssize_t)((size_t)n * sizeof(*out)))
+				      (ssize_t)((size_t)n * sizeof(*out)))
 			_exit(3);
 		_exit(0);
 	}
@@ -282,8 +284,8 @@ static inline bool mmt_host_kernel_at_least(int major, int minor)
 /* A PROT_NONE reservation of `pages` pages on the host, or 0. */
 static inline unsigned long mmt_host_window(unsigned long pages)
 {
-	void *p = mmap(NULL, pages * PG, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-		       -1, 0);
+	void *p =
+	    mmap(NULL, pages * PG, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
 	return p == MAP_FAILED ? 0 : (unsigned long)p;
 }

@@ -370,7 +370,7 @@ static void test_write_straddles_munmap_fsync(void)
 	struct task_struct *t = mmt_new_proc(), *tw, *tu, *tf;
 	struct mm_struct *mm = t->mm;
 	struct file *f = mmt_make_file("/straddle-unmap", 1, 0x10);
-	struct unmap_arg ua = { mm, f };
+	struct unmap_arg ua = {mm, f};
 	struct mmt_thread wth, uth, fth;
 	uint64_t waits;
 

@@ -19,7 +19,6 @@
 #define ERR(x, e) CU_ASSERT_EQUAL((x), -(e))
 #define WAIT_MS	  10000
 
-
 static uint64_t ino_of(const char *path)
 {
 	struct kstat st;

@@ -9,7 +9,6 @@
 #include <pthread.h>
 #include <sched.h>
 
-
 static int nr_waiters(struct semaphore *sem)
 {
 	int n = 0;

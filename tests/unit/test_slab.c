@@ -34,8 +34,7 @@ static bool t_sheaves; /* the slab_sheaves suite is running */
 static struct kmem_cache *tcache_create(const char *name, size_t size, size_t align,
 					unsigned int flags, void (*ctor)(void *))
 {
-	return (kmem_cache_create)(name, size, align, flags | (t_sheaves ? SLAB_SHEAVES : 0),
-				   ctor);
+	return (kmem_cache_create)(name, size, align, flags | (t_sheaves ? SLAB_SHEAVES : 0), ctor);
 }
 #define kmem_cache_create(...) tcache_create(__VA_ARGS__)
 
@@ -698,15 +697,14 @@ static void test_report_fast_path_ns(void)
 	printf("\n  alloc+free pair, 64-byte objects, 1 thread%s: %s %.1f ns, "
 	       "no per-CPU level %.1f ns, malloc/free %.1f ns ",
 	       ASAN_BUILD ? " (ASan build: not representative)" : "",
-	       t_sheaves ? "sheaves" : "CPU slab", pair_ns(mag, n),
-	       pair_ns(dep, n), pair_ns(NULL, n));
+	       t_sheaves ? "sheaves" : "CPU slab", pair_ns(mag, n), pair_ns(dep, n),
+	       pair_ns(NULL, n));
 	CU_ASSERT_EQUAL(kmem_cache_active(mag), 0);
 	CU_ASSERT_EQUAL(kmem_cache_destroy(mag), 0);
 	CU_ASSERT_EQUAL(kmem_cache_destroy(dep), 0);
 }
 
 /* ---- the per-CPU level of each design ------------------------------ */
-
 
 static void test_mode_selected(void)
 {
@@ -772,7 +770,7 @@ static void *remote_alloc_worker(void *p)
 static void test_remote_free(void)
 {
 	struct kmem_cache *c = kmem_cache_create("t_remote", 64, 0, 0, NULL);
-	struct remote_arg a = { .c = c };
+	struct remote_arg a = {.c = c};
 	pthread_t t;
 	uint64_t fs, ff;
 	long active, total, depot_free;
@@ -845,7 +843,7 @@ static void *barn_worker(void *p)
 static void test_barn_exchange(void)
 {
 	struct kmem_cache *c = kmem_cache_create("t_barn", 64, 0, 0, NULL);
-	struct barn_arg a = { .c = c };
+	struct barn_arg a = {.c = c};
 	pthread_t t;
 	uint64_t put, get;
 
@@ -966,18 +964,20 @@ static void test_slabinfo_kernel_layout(void)
 	line = strtok_r(buf, "\n", &save);
 	CU_ASSERT_STRING_EQUAL(line, "slabinfo - version: 2.1");
 	line = strtok_r(NULL, "\n", &save);
-	CU_ASSERT(!strncmp(line, "# name            <active_objs> <num_objs> <objsize> "
-				 "<objperslab> <pagesperslab> : tunables <limit> <batchcount> "
-				 "<sharedfactor> : slabdata <active_slabs> <num_slabs> <sharedavail>",
+	CU_ASSERT(!strncmp(line,
+			   "# name            <active_objs> <num_objs> <objsize> "
+			   "<objperslab> <pagesperslab> : tunables <limit> <batchcount> "
+			   "<sharedfactor> : slabdata <active_slabs> <num_slabs> <sharedavail>",
 			   150));
 	while ((line = strtok_r(NULL, "\n", &save))) {
 		char nm[64], t1[16], t2[16], t3[16], t4[16], t5[16];
 		unsigned long act, num, sz, per, pages, lim, batch, shared, as, ns, avail, osz;
-		int n = sscanf(line,
-			       "%63s %lu %lu %lu %lu %lu %15s %15s %lu %lu %lu %15s %15s %lu %lu %lu "
-			       "%15s %15s %lu",
-			       nm, &act, &num, &sz, &per, &pages, t1, t2, &lim, &batch, &shared, t3, t4,
-			       &as, &ns, &avail, t5, t4, &osz);
+		int n =
+		    sscanf(line,
+			   "%63s %lu %lu %lu %lu %lu %15s %15s %lu %lu %lu %15s %15s %lu %lu %lu "
+			   "%15s %15s %lu",
+			   nm, &act, &num, &sz, &per, &pages, t1, t2, &lim, &batch, &shared, t3, t4,
+			   &as, &ns, &avail, t5, t4, &osz);
 
 		CU_ASSERT_EQUAL(n, 19);
 		CU_ASSERT_STRING_EQUAL(t1, ":");
@@ -1062,5 +1062,25 @@ static void test_shrink(void)
 	CU_ASSERT_EQUAL(kmem_cache_destroy(c), 0);
 }
 
-RVTEST_SUITE(slab, slab_suite_init, slab_suite_cleanup, RVTEST(test_create_errors), RVTEST(test_alloc_free_counts), RVTEST(test_alignment), RVTEST(test_flush_at_thread_exit), RVTEST(test_concurrent_cross_free), RVTEST(test_no_magazine), RVTEST(test_many_caches_and_id_reuse), RVTEST(test_typesafe_reuse), RVTEST(test_typesafe_rcu_reader_across_destroy), RVTEST(test_typesafe_destroy_unregistered_thread), RVTEST(test_destroy_with_leak), RVTEST(test_gauges), RVTEST(test_uaf_caught_by_asan), RVTEST(test_typesafe_not_poisoned), RVTEST(test_slabinfo_kernel_layout), RVTEST(test_shrink), RVTEST(test_mode_selected), RVTEST(test_fast_path_stays_fast), RVTEST(test_remote_free), RVTEST(test_barn_exchange), RVTEST(test_kfree_rcu_waits_for_readers), RVTEST(test_report_fast_path_ns));
-RVTEST_SUITE(slab_sheaves, sheaves_suite_init, slab_suite_cleanup, RVTEST(test_create_errors), RVTEST(test_alloc_free_counts), RVTEST(test_alignment), RVTEST(test_flush_at_thread_exit), RVTEST(test_concurrent_cross_free), RVTEST(test_no_magazine), RVTEST(test_many_caches_and_id_reuse), RVTEST(test_typesafe_reuse), RVTEST(test_typesafe_rcu_reader_across_destroy), RVTEST(test_typesafe_destroy_unregistered_thread), RVTEST(test_destroy_with_leak), RVTEST(test_gauges), RVTEST(test_uaf_caught_by_asan), RVTEST(test_typesafe_not_poisoned), RVTEST(test_slabinfo_kernel_layout), RVTEST(test_shrink), RVTEST(test_mode_selected), RVTEST(test_fast_path_stays_fast), RVTEST(test_remote_free), RVTEST(test_barn_exchange), RVTEST(test_kfree_rcu_waits_for_readers), RVTEST(test_report_fast_path_ns));
+RVTEST_SUITE(slab, slab_suite_init, slab_suite_cleanup, RVTEST(test_create_errors),
+	     RVTEST(test_alloc_free_counts), RVTEST(test_alignment),
+	     RVTEST(test_flush_at_thread_exit), RVTEST(test_concurrent_cross_free),
+	     RVTEST(test_no_magazine), RVTEST(test_many_caches_and_id_reuse),
+	     RVTEST(test_typesafe_reuse), RVTEST(test_typesafe_rcu_reader_across_destroy),
+	     RVTEST(test_typesafe_destroy_unregistered_thread), RVTEST(test_destroy_with_leak),
+	     RVTEST(test_gauges), RVTEST(test_uaf_caught_by_asan),
+	     RVTEST(test_typesafe_not_poisoned), RVTEST(test_slabinfo_kernel_layout),
+	     RVTEST(test_shrink), RVTEST(test_mode_selected), RVTEST(test_fast_path_stays_fast),
+	     RVTEST(test_remote_free), RVTEST(test_barn_exchange),
+	     RVTEST(test_kfree_rcu_waits_for_readers), RVTEST(test_report_fast_path_ns));
+RVTEST_SUITE(slab_sheaves, sheaves_suite_init, slab_suite_cleanup, RVTEST(test_create_errors),
+	     RVTEST(test_alloc_free_counts), RVTEST(test_alignment),
+	     RVTEST(test_flush_at_thread_exit), RVTEST(test_concurrent_cross_free),
+	     RVTEST(test_no_magazine), RVTEST(test_many_caches_and_id_reuse),
+	     RVTEST(test_typesafe_reuse), RVTEST(test_typesafe_rcu_reader_across_destroy),
+	     RVTEST(test_typesafe_destroy_unregistered_thread), RVTEST(test_destroy_with_leak),
+	     RVTEST(test_gauges), RVTEST(test_uaf_caught_by_asan),
+	     RVTEST(test_typesafe_not_poisoned), RVTEST(test_slabinfo_kernel_layout),
+	     RVTEST(test_shrink), RVTEST(test_mode_selected), RVTEST(test_fast_path_stays_fast),
+	     RVTEST(test_remote_free), RVTEST(test_barn_exchange),
+	     RVTEST(test_kfree_rcu_waits_for_readers), RVTEST(test_report_fast_path_ns));

@@ -853,11 +853,11 @@ static void test_open_trunc_any_access_mode(void)
 				OK(do_unlink("/otr.l"));
 			OK(do_unlink("/otr"));
 			if (host)
-				CU_ASSERT_EQUAL(host_size_after_open("/dev/shm", modes[i], via_link), 0);
+				CU_ASSERT_EQUAL(
+				    host_size_after_open("/dev/shm", modes[i], via_link), 0);
 		}
 	}
 }
-
 
 /* build_open_flags and may_open as Linux 6.18's open(2) (found by fddiff) */
 static void test_open_flags_as_linux(void)
@@ -956,8 +956,8 @@ RVTEST_SUITE(vfs_namespace, rvtest_instance_init, rvtest_instance_cleanup,
 	     RVTEST(test_create_lookup_stat), RVTEST(test_name_too_long),
 	     RVTEST(test_unlink_rmdir_errors), RVTEST(test_link_counts), RVTEST(test_orphan),
 	     RVTEST(test_rename), RVTEST(test_symlinks), RVTEST(test_readdir_stable_while_removing),
-	     RVTEST(test_readdir_ends_while_renaming),
-	     RVTEST(test_setattr_statfs), RVTEST(test_mknod), RVTEST(test_inode_api), RVTEST(test_setgid_dir),
+	     RVTEST(test_readdir_ends_while_renaming), RVTEST(test_setattr_statfs),
+	     RVTEST(test_mknod), RVTEST(test_inode_api), RVTEST(test_setgid_dir),
 	     RVTEST(test_negative_dentries_bounded), RVTEST(test_deep_tree),
 	     RVTEST(test_open_trunc_any_access_mode), RVTEST(test_open_flags_as_linux),
 	     RVTEST(test_dir_llseek), RVTEST(test_seek_last_page),

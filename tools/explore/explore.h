@@ -42,7 +42,7 @@ struct xs_param {
 /* One line of the scenario's test matrix: options and what must come out. */
 struct xs_variant {
 	const char *options; /* "-o" text, e.g. "fget=norecheck,fileref=file-ref" */
-	bool buggy;          /* the explorer must find a failure (else: clean) */
+	bool buggy;	     /* the explorer must find a failure (else: clean) */
 };
 
 struct xs_run;
@@ -58,8 +58,8 @@ struct xscenario {
 	/* --matrix runs every variant once under each of these option sets
 	 * (appended to the variant's options); NULL: once, as written. */
 	const char *const *cross;
-	int matrix_k;                  /* --matrix without --preemptions: K (0: 2) */
-	int cross_k;                   /* the same, under every cross set but the first (0: matrix_k) */
+	int matrix_k; /* --matrix without --preemptions: K (0: 2) */
+	int cross_k;  /* the same, under every cross set but the first (0: matrix_k) */
 	bool linearizable;
 	size_t priv_size;
 	/* In a fresh instance, on the driver thread: create r->task[] and state. */
@@ -94,19 +94,19 @@ struct xs_run {
 	uint64_t op_begin[RV_XMAX_TASKS][XS_MAX_OPS]; /* step stamps */
 	uint64_t op_end[RV_XMAX_TASKS][XS_MAX_OPS];
 	int between[RV_XMAX_TASKS]; /* the task is not inside an operation */
-	int ops_started;            /* over all tasks */
-	void *priv;                 /* priv_size bytes, zeroed per run */
-	int task_setup_err;         /* the first task_setup error */
-	char midwhy[400];           /* the midcheck's reason, when it failed */
-	uint64_t midstep;           /* the decision at which it failed */
-	uint64_t midchecks;         /* decisions at which it ran */
+	int ops_started;	    /* over all tasks */
+	void *priv;		    /* priv_size bytes, zeroed per run */
+	int task_setup_err;	    /* the first task_setup error */
+	char midwhy[400];	    /* the midcheck's reason, when it failed */
+	uint64_t midstep;	    /* the decision at which it failed */
+	uint64_t midchecks;	    /* decisions at which it ran */
 };
 
 void xscenario_register(struct xscenario *sc);
-#define XSCENARIO(var)                                                      \
-	__attribute__((constructor)) static void xs_register_##var(void)    \
-	{                                                                   \
-		xscenario_register(&var);                                   \
+#define XSCENARIO(var)                                                                             \
+	__attribute__((constructor)) static void xs_register_##var(void)                           \
+	{                                                                                          \
+		xscenario_register(&var);                                                          \
 	}
 const struct xscenario *xscenario_find(const char *name);
 const struct xscenario *xscenario_first(void);
@@ -134,14 +134,14 @@ struct xs_config {
 extern bool xs_midcheck_off;
 
 /* Parse "name=value,..." into cfg (model switches and scenario params). */
-int xs_config_parse(struct xs_config *cfg, const struct xscenario *sc, const char *opts,
-		    char *err, size_t errlen);
+int xs_config_parse(struct xs_config *cfg, const struct xscenario *sc, const char *opts, char *err,
+		    size_t errlen);
 
 enum xs_verdict { XS_OK = 0, XS_FAIL, XS_INFEASIBLE };
 
 struct xs_outcome {
-	int verdict;          /* enum xs_verdict */
-	int xstatus;          /* enum rv_xstatus of the run */
+	int verdict; /* enum xs_verdict */
+	int xstatus; /* enum rv_xstatus of the run */
 	char why[512];
 	struct rv_xresult xr;
 };

@@ -50,7 +50,7 @@ struct row {
 static struct {
 	int preemptions;
 	bool preemptions_set; /* given on the command line */
-	int pct; /* change points; 0: bounded preemptions */
+	int pct;	      /* change points; 0: bounded preemptions */
 	uint64_t schedules;
 	uint64_t seed;
 	uint64_t max_schedules;
@@ -61,11 +61,11 @@ static struct {
 	const char *json;
 	const char *trace_html;
 } opt = {
-	.preemptions = 2,
-	.schedules = 1000,
-	.seed = 1,
-	.max_schedules = 200000,
-	.expect = -1,
+    .preemptions = 2,
+    .schedules = 1000,
+    .seed = 1,
+    .max_schedules = 200000,
+    .expect = -1,
 };
 
 static void usage(FILE *f)
@@ -164,8 +164,8 @@ static void list_scenarios(void)
 
 static void make_id(char *buf, size_t len, const struct xs_config *cfg, const struct xs_sched *s)
 {
-	size_t off = snprintf(buf, len, "%s%s%s@", cfg->sc->name, *cfg->options ? "/" : "",
-			      cfg->options);
+	size_t off =
+	    snprintf(buf, len, "%s%s%s@", cfg->sc->name, *cfg->options ? "/" : "", cfg->options);
 
 	if (off < len)
 		xs_sched_format(s, buf + off, len - off);
@@ -211,7 +211,8 @@ static void record_failure(struct row *r, const struct xs_config *cfg, const str
 	snprintf(r->why, sizeof(r->why), "%s", out->why);
 	if (opt.trace) {
 		printf("\n%s: failing schedule %s\n  %s\n", cfg->sc->name, r->id, out->why);
-		xs_print_trace(stdout, cfg, &out->xr, out->xstatus == RV_X_DONE ? xs_last_run() : NULL);
+		xs_print_trace(stdout, cfg, &out->xr,
+			       out->xstatus == RV_X_DONE ? xs_last_run() : NULL);
 		fflush(stdout);
 	}
 }
@@ -377,8 +378,8 @@ static struct row *run_config(const struct xscenario *sc, const char *options, i
 		fprintf(stderr, "rcuvfs-explore: %s: %s\n", sc->name, err);
 		exit(2);
 	}
-	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-		      -1, 0);
+	shared =
+	    mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (shared == MAP_FAILED) {
 		perror("mmap");
 		exit(2);
@@ -528,8 +529,9 @@ static int write_json(const char *path)
 		json_str(f, r->options);
 		fprintf(f, ", \"strategy\": ");
 		json_str(f, r->strategy);
-		fprintf(f, ", \"schedules\": %lu, \"max_steps\": %lu, \"exhausted\": %s, "
-			   "\"failures\": %lu, \"seconds\": %.3f, \"result\": ",
+		fprintf(f,
+			", \"schedules\": %lu, \"max_steps\": %lu, \"exhausted\": %s, "
+			"\"failures\": %lu, \"seconds\": %.3f, \"result\": ",
 			(unsigned long)r->schedules, (unsigned long)r->max_steps,
 			r->exhausted ? "true" : "false", (unsigned long)r->failures, r->secs);
 		json_str(f, result_name(r->result));
@@ -628,10 +630,10 @@ static int replay(const char *id)
 			perror(opt.trace_html);
 			_exit(2);
 		}
-		snprintf(verdict, sizeof(verdict), "%s%s", out.verdict == XS_FAIL ? "FAILED: " : "passed",
-			 out.why);
-		xs_write_trace_html(hf, &cfg, &out.xr, out.xstatus == RV_X_DONE ? xs_last_run() : NULL,
-				    id, verdict);
+		snprintf(verdict, sizeof(verdict), "%s%s",
+			 out.verdict == XS_FAIL ? "FAILED: " : "passed", out.why);
+		xs_write_trace_html(hf, &cfg, &out.xr,
+				    out.xstatus == RV_X_DONE ? xs_last_run() : NULL, id, verdict);
 		if (fclose(hf)) {
 			perror(opt.trace_html);
 			_exit(2);
@@ -647,30 +649,30 @@ static int replay(const char *id)
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
-		{"list", no_argument, NULL, 'l'},
-		{"scenario", required_argument, NULL, 's'},
-		{"preemptions", required_argument, NULL, 'k'},
-		{"pct", required_argument, NULL, 'p'},
-		{"schedules", required_argument, NULL, 'n'},
-		{"seed", required_argument, NULL, 'S'},
-		{"max-schedules", required_argument, NULL, 'M'},
-		{"time-limit", required_argument, NULL, 'T'},
-		{"replay", required_argument, NULL, 'r'},
-		{"json", required_argument, NULL, 'j'},
-		{"expect", required_argument, NULL, 'e'},
-		{"matrix", no_argument, NULL, 'm'},
-		{"trace", no_argument, NULL, 't'},
-		{"keep-going", no_argument, NULL, 'K'},
-		{"partial-ok", no_argument, NULL, 'P'},
-		{"iterative", no_argument, NULL, 'I'},
-		{"end-checks-only", no_argument, NULL, 'E'},
-		{"cross-first", no_argument, NULL, 'C'},
-		{"stop-unexpected", no_argument, NULL, 'U'},
-		{"trace-html", required_argument, NULL, 'H'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{NULL, 0, NULL, 0},
+	    {"list", no_argument, NULL, 'l'},
+	    {"scenario", required_argument, NULL, 's'},
+	    {"preemptions", required_argument, NULL, 'k'},
+	    {"pct", required_argument, NULL, 'p'},
+	    {"schedules", required_argument, NULL, 'n'},
+	    {"seed", required_argument, NULL, 'S'},
+	    {"max-schedules", required_argument, NULL, 'M'},
+	    {"time-limit", required_argument, NULL, 'T'},
+	    {"replay", required_argument, NULL, 'r'},
+	    {"json", required_argument, NULL, 'j'},
+	    {"expect", required_argument, NULL, 'e'},
+	    {"matrix", no_argument, NULL, 'm'},
+	    {"trace", no_argument, NULL, 't'},
+	    {"keep-going", no_argument, NULL, 'K'},
+	    {"partial-ok", no_argument, NULL, 'P'},
+	    {"iterative", no_argument, NULL, 'I'},
+	    {"end-checks-only", no_argument, NULL, 'E'},
+	    {"cross-first", no_argument, NULL, 'C'},
+	    {"stop-unexpected", no_argument, NULL, 'U'},
+	    {"trace-html", required_argument, NULL, 'H'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {NULL, 0, NULL, 0},
 	};
 	static const char shortopts[] = "o:hV";
 	const char *scen = NULL, *options = "", *replay_id = NULL;
@@ -777,7 +779,7 @@ int main(int argc, char **argv)
 		}
 		li = -1;
 		continue;
-bad:
+	bad:
 		fprintf(stderr, "rcuvfs-explore: bad value '%s' for --%s\n", optarg,
 			li >= 0 ? lopts[li].name : "option");
 		return RV_CLI_USAGE_ERROR;
@@ -806,11 +808,13 @@ bad:
 		char buf[512], *save = NULL;
 
 		snprintf(buf, sizeof(buf), "%s", scen);
-		for (char *name = strtok_r(buf, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+		for (char *name = strtok_r(buf, ",", &save); name;
+		     name = strtok_r(NULL, ",", &save)) {
 			const struct xscenario *sc;
 
 			if (strcmp(name, "all") && !xscenario_find(name)) {
-				fprintf(stderr, "rcuvfs-explore: no scenario '%s' (see --list)\n", name);
+				fprintf(stderr, "rcuvfs-explore: no scenario '%s' (see --list)\n",
+					name);
 				return 2;
 			}
 			for (sc = xscenario_first(); sc; sc = sc->next) {
@@ -820,7 +824,9 @@ bad:
 					run_config(sc, options, opt.expect);
 					continue;
 				}
-				for (int v = 0; v < (int)ARRAY_SIZE(sc->variants) && sc->variants[v].options; v++)
+				for (int v = 0;
+				     v < (int)ARRAY_SIZE(sc->variants) && sc->variants[v].options;
+				     v++)
 					run_variant(sc, &sc->variants[v]);
 			}
 		}

@@ -94,8 +94,8 @@ void xs_exit_tasks(struct xs_run *r)
 	xs_detach();
 }
 
-int xs_config_parse(struct xs_config *cfg, const struct xscenario *sc, const char *opts,
-		    char *err, size_t errlen)
+int xs_config_parse(struct xs_config *cfg, const struct xscenario *sc, const char *opts, char *err,
+		    size_t errlen)
 {
 	char buf[256], *save = NULL, *tok;
 
@@ -129,8 +129,9 @@ int xs_config_parse(struct xs_config *cfg, const struct xscenario *sc, const cha
 				if (!strcmp(sc->params[p].values[v], eq + 1))
 					break;
 			if (v == 6 || !sc->params[p].values[v]) {
-				snprintf(err, errlen, "%s: '%s' is not one of its values (see --list)",
-					 tok, eq + 1);
+				snprintf(err, errlen,
+					 "%s: '%s' is not one of its values (see --list)", tok,
+					 eq + 1);
 				return -EINVAL;
 			}
 			cfg->pval[p] = sc->params[p].values[v];
@@ -203,8 +204,8 @@ struct serial_order {
 };
 
 static struct serial_order orders[XS_MAX_ORDERS];
-static int n_orders;      /* feasible orders with results */
-static int n_orders_all;  /* orders enumerated */
+static int n_orders;	 /* feasible orders with results */
+static int n_orders_all; /* orders enumerated */
 static bool serial_ready;
 
 struct serial_ctx {
@@ -220,7 +221,7 @@ static int serial_choose(void *p, const struct rv_xdecision *d)
 	if (d->cur >= 0 && !R.between[d->cur]) {
 		if (d->cur_enabled)
 			return d->cur; /* finish the operation under way */
-		c->infeasible = true; /* it waits for a later operation */
+		c->infeasible = true;  /* it waits for a later operation */
 		return xs_default_choice(d);
 	}
 	if (R.ops_started >= c->o->len)
@@ -278,7 +279,8 @@ int xs_serial_prepare(const struct xs_config *cfg)
 		if (err)
 			return err;
 		if (out.xstatus != RV_X_DONE) {
-			fprintf(stderr, "rcuvfs-explore: %s: a serial order did not finish (%s): %s\n",
+			fprintf(stderr,
+				"rcuvfs-explore: %s: a serial order did not finish (%s): %s\n",
 				sc->name, rv_xstatus_name(out.xstatus), out.why);
 			_exit(3); /* its tasks are parked for good */
 		}
@@ -298,8 +300,7 @@ void xs_serial_release(void)
 	n_orders = 0;
 }
 
-static void format_result(const struct xscenario *sc, int t, int k, long v, char *buf,
-			  size_t len)
+static void format_result(const struct xscenario *sc, int t, int k, long v, char *buf, size_t len)
 {
 	if (sc->format)
 		sc->format(t, k, v, buf, len);
@@ -424,7 +425,8 @@ int xs_run_one(const struct xs_config *cfg, rv_xchoose_fn choose, void *ctx, boo
 
 		out->verdict = XS_FAIL;
 		if (out->xr.status == RV_X_INVARIANT)
-			snprintf(out->why, sizeof(out->why), "at step %lu, between critical sections: %s",
+			snprintf(out->why, sizeof(out->why),
+				 "at step %lu, between critical sections: %s",
 				 (unsigned long)R.midstep, R.midwhy);
 		else if (t >= 0)
 			snprintf(out->why, sizeof(out->why), "%s: T%d stuck at %s",
@@ -579,7 +581,8 @@ void xs_print_trace(FILE *f, const struct xs_config *cfg, const struct rv_xresul
 		next[i] = seen[t];
 		seen[t] = (long)i;
 	}
-	fprintf(f, "   step task  runs until                 where (* = preempts the previous task)\n");
+	fprintf(
+	    f, "   step task  runs until                 where (* = preempts the previous task)\n");
 	for (uint64_t i = 0; next && i < xr->steps; i++) {
 		int t = xr->trace[i].task;
 		const struct rv_xstep *to = next[i] >= 0 ? &xr->trace[next[i]] : &xr->last[t];
@@ -594,8 +597,8 @@ void xs_print_trace(FILE *f, const struct xs_config *cfg, const struct rv_xresul
 		fprintf(f, "%c%6lu  T%d   %-26s %s\n", xr->trace[i].preempted ? '*' : ' ',
 			(unsigned long)i, t, what,
 			(next[i] < 0 && xr->finished[t]) || to->kind == RV_XP_OP
-				? ""
-				: site_text(sites, nsites, to->site));
+			    ? ""
+			    : site_text(sites, nsites, to->site));
 	}
 	free(next);
 	if (xr->status != RV_X_DONE) {
@@ -692,10 +695,11 @@ void xs_write_trace_html(FILE *f, const struct xs_config *cfg, const struct rv_x
 		   "p.verdict{font-weight:bold}\n"
 		   "</style></head><body>\n<h1>");
 	html_text(f, id);
-	fprintf(f, "</h1>\n<p>%s: %s. One lane per task; each row is one step: the task "
-		   "that ran, from where it was parked to the point where it stopped (kind, "
-		   "name, code location). A red cell preempted a task that could have gone "
-		   "on. Locks held: as the points passed tell.</p>\n",
+	fprintf(f,
+		"</h1>\n<p>%s: %s. One lane per task; each row is one step: the task "
+		"that ran, from where it was parked to the point where it stopped (kind, "
+		"name, code location). A red cell preempted a task that could have gone "
+		"on. Locks held: as the points passed tell.</p>\n",
 		sc->name, sc->summary);
 	fprintf(f, "<table class=\"trace\">\n<tr><th>step</th>");
 	for (int t = 0; t < sc->ntasks; t++) {
@@ -719,7 +723,8 @@ void xs_write_trace_html(FILE *f, const struct xs_config *cfg, const struct rv_x
 				fprintf(f, "<td></td>");
 				continue;
 			}
-			fprintf(f, "<td class=\"run%s\">", xr->trace[i].preempted ? " preempt" : "");
+			fprintf(f, "<td class=\"run%s\">",
+				xr->trace[i].preempted ? " preempt" : "");
 			if (fin) {
 				fprintf(f, "finished");
 			} else {
@@ -742,7 +747,8 @@ void xs_write_trace_html(FILE *f, const struct xs_config *cfg, const struct rv_x
 			} else if (eff < 0) {
 				for (int k = nheld[t] - 1; k >= 0; k--)
 					if (held[t][k] == xr->trace[i].obj ||
-					    (xr->trace[i].kind == RV_XP_BKL_UNLOCK && !held[t][k])) {
+					    (xr->trace[i].kind == RV_XP_BKL_UNLOCK &&
+					     !held[t][k])) {
 						held[t][k] = held[t][--nheld[t]];
 						heldk[t][k] = heldk[t][nheld[t]];
 						break;

@@ -56,8 +56,9 @@ size_t xs_sched_format(const struct xs_sched *s, char *buf, size_t len)
 	if (!s->n)
 		return snprintf(buf, len, "-");
 	for (size_t i = 0; i < s->n; i++)
-		off += snprintf(buf + (off < len ? off : len), off < len ? len - off : 0,
-				"%s%lu.%d", i ? "," : "", (unsigned long)s->c[i].step, s->c[i].task);
+		off +=
+		    snprintf(buf + (off < len ? off : len), off < len ? len - off : 0, "%s%lu.%d",
+			     i ? "," : "", (unsigned long)s->c[i].step, s->c[i].task);
 	return off;
 }
 
@@ -155,9 +156,10 @@ int xs_dfs_choose(void *p, const struct rv_xdecision *d)
 		n->enabled = d->enabled;
 		n->cur = d->cur;
 		n->cur_enabled = d->cur_enabled;
-		n->pre_before = d->step ? x->node[d->step - 1].pre_before +
-						  cost(&x->node[d->step - 1], x->node[d->step - 1].chosen)
-					: 0;
+		n->pre_before = d->step
+				    ? x->node[d->step - 1].pre_before +
+					  cost(&x->node[d->step - 1], x->node[d->step - 1].chosen)
+				    : 0;
 		choice = xs_default_choice(d);
 		n->chosen = choice;
 		n->tried = 1u << choice;

@@ -32,7 +32,7 @@
 #include "vfs/base/base.h"
 
 #define NSAMP 63
-#define NK (RV_XP_NKINDS + 1)
+#define NK    (RV_XP_NKINDS + 1)
 
 struct pair {
 	uint32_t prev, cur;
@@ -54,7 +54,7 @@ struct sim_calib {
 	char *sect_name[MAXSECT];
 	int nsect;
 	struct sim_calib *cur; /* the section of the running workload */
-	int64_t null_ps; /* recording: an empty segment's cost, subtracted */
+	int64_t null_ps;       /* recording: an empty segment's cost, subtracted */
 	struct pair *tab;
 	size_t cap, used;
 	bool exact; /* the pairs belong to this binary */
@@ -84,8 +84,7 @@ static size_t phash(uint32_t p, uint32_t c, int pk, int ck)
 	return (size_t)(k >> 24);
 }
 
-static struct pair *pfind(struct sim_calib *c, uint32_t p, uint32_t cur, int pk, int ck,
-			  bool add)
+static struct pair *pfind(struct sim_calib *c, uint32_t p, uint32_t cur, int pk, int ck, bool add)
 {
 	size_t m, i;
 
@@ -101,7 +100,8 @@ static struct pair *pfind(struct sim_calib *c, uint32_t p, uint32_t cur, int pk,
 		}
 		for (size_t j = 0; j < ocap; j++)
 			if (old[j].used)
-				*pfind(c, old[j].prev, old[j].cur, old[j].pk, old[j].ck, true) = old[j];
+				*pfind(c, old[j].prev, old[j].cur, old[j].pk, old[j].ck, true) =
+				    old[j];
 		free(old);
 	}
 	if (!c->cap)
@@ -134,8 +134,8 @@ struct sim_calib *sim_calib_new_recording(void)
 	return c;
 }
 
-void sim_calib_record(struct sim_calib *c, uint32_t prev, int prev_kind, uint32_t cur,
-		      int cur_kind, int64_t ps)
+void sim_calib_record(struct sim_calib *c, uint32_t prev, int prev_kind, uint32_t cur, int cur_kind,
+		      int64_t ps)
 {
 	struct pair *p = pfind(c, prev, cur, prev_kind, cur_kind, true);
 
@@ -334,7 +334,8 @@ struct sim_calib *sim_calib_load(const char *spec)
 		double ns = strtod(spec + 8, &end);
 
 		if (end == spec + 8 || *end || ns < 0) {
-			fprintf(stderr, "rcuvfs-sim: --calibration %s: uniform:NS expected\n", spec);
+			fprintf(stderr, "rcuvfs-sim: --calibration %s: uniform:NS expected\n",
+				spec);
 			free(c);
 			return NULL;
 		}
@@ -350,71 +351,77 @@ struct sim_calib *sim_calib_load(const char *spec)
 	}
 	c->dflt = -1;
 	{
-	struct sim_calib *top = c;
+		struct sim_calib *top = c;
 
-	while (fgets(line, sizeof(line), f)) {
-		unsigned p, cu;
-		int pk, ck;
-		long long ps;
-		unsigned long long cnt;
-		double dc;
-		char name[128];
+		while (fgets(line, sizeof(line), f)) {
+			unsigned p, cu;
+			int pk, ck;
+			long long ps;
+			unsigned long long cnt;
+			double dc;
+			char name[128];
 
-		if (line[0] == '#' || line[0] == '\n')
-			continue;
-		if (sscanf(line, "layout %u", &layout) == 1)
-			continue;
-		if (sscanf(line, "workload %127s", name) == 1) {
-			int i;
+			if (line[0] == '#' || line[0] == '\n')
+				continue;
+			if (sscanf(line, "layout %u", &layout) == 1)
+				continue;
+			if (sscanf(line, "workload %127s", name) == 1) {
+				int i;
 
-			for (i = 0; i < top->nsect && strcmp(top->sect_name[i], name); i++)
-				;
-			if (i == top->nsect) {
-				if (i == MAXSECT || !(top->sect[i] = calloc(1, sizeof(*c)))) {
-					fprintf(stderr, "rcuvfs-sim: --calibration %s: too many workloads\n", spec);
-					fclose(f);
-					sim_calib_free(top);
-					return NULL;
+				for (i = 0; i < top->nsect && strcmp(top->sect_name[i], name); i++)
+					;
+				if (i == top->nsect) {
+					if (i == MAXSECT ||
+					    !(top->sect[i] = calloc(1, sizeof(*c)))) {
+						fprintf(stderr,
+							"rcuvfs-sim: --calibration %s: too many "
+							"workloads\n",
+							spec);
+						fclose(f);
+						sim_calib_free(top);
+						return NULL;
+					}
+					top->sect[i]->dflt = -1;
+					top->sect_name[i] = strdup(name);
+					top->nsect++;
 				}
-				top->sect[i]->dflt = -1;
-				top->sect_name[i] = strdup(name);
-				top->nsect++;
+				c = top->sect[i];
+				continue;
 			}
-			c = top->sect[i];
-			continue;
-		}
-		if (sscanf(line, "pair %x %d %x %d %lld %llu", &p, &pk, &cu, &ck, &ps, &cnt) == 6) {
-			if (pk >= 0 && pk < NK && ck >= 0 && ck < NK) {
-				struct pair *q = pfind(c, p, cu, pk, ck, true);
+			if (sscanf(line, "pair %x %d %x %d %lld %llu", &p, &pk, &cu, &ck, &ps,
+				   &cnt) == 6) {
+				if (pk >= 0 && pk < NK && ck >= 0 && ck < NK) {
+					struct pair *q = pfind(c, p, cu, pk, ck, true);
 
-				q->median = ps;
-				q->count = cnt;
-				npairs++;
+					q->median = ps;
+					q->count = cnt;
+					npairs++;
+				}
+				continue;
 			}
-			continue;
-		}
-		if (sscanf(line, "kinds %d %d %lld %lf", &pk, &ck, &ps, &dc) == 4) {
-			if (pk >= 0 && pk < NK && ck >= 0 && ck < NK) {
-				c->kind_ps[pk][ck] = ps;
-				c->kind_set[pk][ck] = true;
+			if (sscanf(line, "kinds %d %d %lld %lf", &pk, &ck, &ps, &dc) == 4) {
+				if (pk >= 0 && pk < NK && ck >= 0 && ck < NK) {
+					c->kind_ps[pk][ck] = ps;
+					c->kind_set[pk][ck] = true;
+				}
+				continue;
 			}
-			continue;
+			if (sscanf(line, "default %lld", &ps) == 1) {
+				c->dflt = ps;
+				continue;
+			}
+			fprintf(stderr, "rcuvfs-sim: --calibration %s: bad line: %s", spec, line);
+			fclose(f);
+			sim_calib_free(top);
+			return NULL;
 		}
-		if (sscanf(line, "default %lld", &ps) == 1) {
-			c->dflt = ps;
-			continue;
-		}
-		fprintf(stderr, "rcuvfs-sim: --calibration %s: bad line: %s", spec, line);
-		fclose(f);
-		sim_calib_free(top);
-		return NULL;
-	}
-	c = top;
+		c = top;
 	}
 	fclose(f);
 	for (int i = 0; i < c->nsect; i++) {
 		if (c->sect[i]->dflt < 0) {
-			fprintf(stderr, "rcuvfs-sim: --calibration %s: workload %s: no 'default' line\n",
+			fprintf(stderr,
+				"rcuvfs-sim: --calibration %s: workload %s: no 'default' line\n",
 				spec, c->sect_name[i]);
 			sim_calib_free(c);
 			return NULL;

@@ -35,8 +35,8 @@ struct line {
 	int owner;	/* -1: none */
 	uint64_t sharers[WORDS];
 	int64_t busy_until;
-	int busy_cpu; /* the CPU the line was last busy for */
-	int first_cpu; /* the first CPU that touched it */
+	int busy_cpu;	  /* the CPU the line was last busy for */
+	int first_cpu;	  /* the first CPU that touched it */
 	bool shared_ever; /* a second CPU touched it */
 };
 

@@ -89,7 +89,7 @@ static struct {
 	uint64_t decisions, points, fallbacks, switches;
 	int status;
 	uint32_t finished, arrived;
-	double tsc_ps; /* recording: picoseconds per TSC tick */
+	double tsc_ps;	       /* recording: picoseconds per TSC tick */
 	uint64_t tsc_overhead; /* recording: ticks between two back-to-back reads */
 	double host_t0;
 	uint64_t next_progress;
@@ -348,8 +348,6 @@ static void rcu_quiescent(struct sim_task *q, int64_t now)
 	}
 }
 
-
-
 /* No task eligible: test every waiter (a wake the object checks missed). */
 static void check_all(int64_t now)
 {
@@ -520,8 +518,8 @@ static void arrive(struct sim_task *t, int kind, const void *obj, const void *si
 	} else {
 		bool fb = false;
 
-		t->clock += sim_calib_cost(S.cfg->calib, t->prev_site, t->prev_kind, off, kind,
-					   &fb);
+		t->clock +=
+		    sim_calib_cost(S.cfg->calib, t->prev_site, t->prev_kind, off, kind, &fb);
 		S.fallbacks += fb;
 	}
 	t->prev_site = off;
@@ -682,13 +680,13 @@ static int sim_task_index(void)
 }
 
 static const struct rv_xsim_ops sim_ops = {
-	.point = sim_point,
-	.block = sim_block,
-	.relax = sim_relax,
-	.rcu = sim_rcu,
-	.sync_rcu = sim_sync_rcu,
-	.spin = sim_spin,
-	.task_index = sim_task_index,
+    .point = sim_point,
+    .block = sim_block,
+    .relax = sim_relax,
+    .rcu = sim_rcu,
+    .sync_rcu = sim_sync_rcu,
+    .spin = sim_spin,
+    .task_index = sim_task_index,
 };
 
 /* ---- public ----------------------------------------------------------- */
@@ -868,8 +866,8 @@ int sim_run(const struct sim_cfg *cfg, struct sim_result *res)
 		fprintf(stderr, "rcuvfs-sim: deadlock: no task can run; waiting:\n");
 		for (int i = 0; i < n; i++)
 			if (S.t[i].state != T_DONE)
-				fprintf(stderr, "  task %d: %s on %p (state %d, rcu %d, spin %d)\n", i,
-					rv_xkind_name(S.t[i].kind), S.t[i].obj, S.t[i].state,
+				fprintf(stderr, "  task %d: %s on %p (state %d, rcu %d, spin %d)\n",
+					i, rv_xkind_name(S.t[i].kind), S.t[i].obj, S.t[i].state,
 					S.t[i].rcu_nesting, S.t[i].spin_held);
 		fflush(stderr);
 		_exit(1);

@@ -47,8 +47,8 @@ static void pin(int cpu)
 static uint64_t word __attribute__((aligned(64)));
 static uint32_t fword __attribute__((aligned(64)));
 #define BOUNCES 200000
-#define BATCH 1000
-#define FBATCH 100
+#define BATCH	1000
+#define FBATCH	100
 /* the fastest batch of BATCH round trips: batches in which a thread was
  * preempted (this machine is shared) are slower and left out */
 static double batch_t0, batch_best;
@@ -69,7 +69,8 @@ static void *bouncer(void *p)
 			if (a->me == 0 && i % FBATCH == 0)
 				batch_t0 = now_ns();
 			while (__atomic_load_n(&fword, __ATOMIC_ACQUIRE) != (uint32_t)a->me)
-				syscall(SYS_futex, &fword, FUTEX_WAIT_PRIVATE, 1 - a->me, NULL, NULL, 0);
+				syscall(SYS_futex, &fword, FUTEX_WAIT_PRIVATE, 1 - a->me, NULL,
+					NULL, 0);
 			__atomic_store_n(&fword, 1 - a->me, __ATOMIC_RELEASE);
 			syscall(SYS_futex, &fword, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 			if (a->me == 0 && i % FBATCH == FBATCH - 1) {

@@ -31,13 +31,12 @@
 #include "stress.h"
 #include "vfs/base/base.h"
 
-
 /* ---- what rcuvfs-stress's main.c gives its workloads ------------------- */
 
 /* The --path implementations are not part of the simulator. */
-const struct stress_impl path_fstat1, path_fstat2, path_stat1, path_stat2, path_open1,
-    path_open3, path_dup1, path_flock1, path_flock2, path_lock1, path_lock2, path_ofd2,
-    path_lock_verify, path_zero;
+const struct stress_impl path_fstat1, path_fstat2, path_stat1, path_stat2, path_open1, path_open3,
+    path_dup1, path_flock1, path_flock2, path_lock1, path_lock2, path_ofd2, path_lock_verify,
+    path_zero;
 
 double stress_now(void)
 {
@@ -164,49 +163,49 @@ static struct {
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: rcuvfs-sim [options] -w WORKLOAD[,WORKLOAD...]\n"
-		"       rcuvfs-sim --calibrate FILE [-w WORKLOAD,...]\n"
-		"       rcuvfs-sim --selftest NAME|all\n"
-		"\n"
-		"Runs rcuvfs-stress's model workloads (the model's own code, the explorer build)\n"
-		"on N virtual CPUs in virtual time: a discrete-event loop over the scheduling\n"
-		"points, with per-segment costs measured on this machine (--calibrate), a\n"
-		"cache-coherence model of the lines the points name and a scheduler (run\n"
-		"queues, time slices, wake-up latency).  See docs/sim.md.\n"
-		"\n"
-		"  -w, --workload LIST      workloads (rcuvfs-stress --list; the model ones)\n"
-		"  -T, --topology FILE      topology (tools/sim/topologies/*.topo; required)\n"
-		"  -C, --calibration SPEC   segment costs: a file from --calibrate, or uniform:NS\n"
-		"  -c, --cpus LIST          virtual CPU counts, e.g. 1,2,8,24 (default: all of the\n"
-		"                           topology); CPUs are taken in Linux order (cores first)\n"
-		"  -t, --tasks LIST         tasks per run (default: one per CPU); a list gives one\n"
-		"                           run per count, each at every CPU count\n"
-		"  -d, --time US            virtual time measured per run, microseconds (1000)\n"
-		"      --warmup US          virtual warm-up not counted (default: time/10)\n"
-		"  -o NAME=VALUE            model switch (rcuvfs-stress --help lists them)\n"
-		"      --sweep NAME=V1,V2   one run per value of a switch, on top of -o\n"
-		"  -p, --param NAME=VALUE   workload parameter (work_us, cs_ns, vmas, pages,\n"
-		"                           areas, pause_us)\n"
-		"  -m, --mode threads|processes  model tasks as threads of one process (default)\n"
-		"                           or separate model processes\n"
-		"      --seed N             staggers the tasks' start by up to 100 ns (default 1)\n"
-		"      --calibrate FILE     measure the segment costs of the workloads (one task,\n"
-		"                           one CPU, this machine) and write FILE\n"
-		"      --calibrate-ops N    ops per workload when calibrating (20000)\n"
-		"      --csv, --json        machine-readable rows instead of the table\n"
-		"      --progress           a progress line on stderr (default: when a TTY)\n"
-		"      --selftest NAME      the engine's unit tests: pingpong, private, fifo,\n"
-		"                           all\n"
-		"      --measure-host A,B   measure this machine's latencies between CPUs A and B\n"
-		"                           (tools/sim/host-topo.sh writes a topology from them)\n"
-		"  -V, --version            print the version and git commit, and exit\n"
-		"  -h, --help               this text\n"
-		"\n"
-		"Output: one row per run: ops/s in virtual time, idle %%, voluntary switches\n"
-		"and wake-ups per op, line transfers per op, and the host seconds it took.\n"
-		"Same options, topology and calibration: the same bytes (except host_s; --csv\n"
-		"and --json print it too, the table does not).\n");
+	fprintf(
+	    f, "usage: rcuvfs-sim [options] -w WORKLOAD[,WORKLOAD...]\n"
+	       "       rcuvfs-sim --calibrate FILE [-w WORKLOAD,...]\n"
+	       "       rcuvfs-sim --selftest NAME|all\n"
+	       "\n"
+	       "Runs rcuvfs-stress's model workloads (the model's own code, the explorer build)\n"
+	       "on N virtual CPUs in virtual time: a discrete-event loop over the scheduling\n"
+	       "points, with per-segment costs measured on this machine (--calibrate), a\n"
+	       "cache-coherence model of the lines the points name and a scheduler (run\n"
+	       "queues, time slices, wake-up latency).  See docs/sim.md.\n"
+	       "\n"
+	       "  -w, --workload LIST      workloads (rcuvfs-stress --list; the model ones)\n"
+	       "  -T, --topology FILE      topology (tools/sim/topologies/*.topo; required)\n"
+	       "  -C, --calibration SPEC   segment costs: a file from --calibrate, or uniform:NS\n"
+	       "  -c, --cpus LIST          virtual CPU counts, e.g. 1,2,8,24 (default: all of the\n"
+	       "                           topology); CPUs are taken in Linux order (cores first)\n"
+	       "  -t, --tasks LIST         tasks per run (default: one per CPU); a list gives one\n"
+	       "                           run per count, each at every CPU count\n"
+	       "  -d, --time US            virtual time measured per run, microseconds (1000)\n"
+	       "      --warmup US          virtual warm-up not counted (default: time/10)\n"
+	       "  -o NAME=VALUE            model switch (rcuvfs-stress --help lists them)\n"
+	       "      --sweep NAME=V1,V2   one run per value of a switch, on top of -o\n"
+	       "  -p, --param NAME=VALUE   workload parameter (work_us, cs_ns, vmas, pages,\n"
+	       "                           areas, pause_us)\n"
+	       "  -m, --mode threads|processes  model tasks as threads of one process (default)\n"
+	       "                           or separate model processes\n"
+	       "      --seed N             staggers the tasks' start by up to 100 ns (default 1)\n"
+	       "      --calibrate FILE     measure the segment costs of the workloads (one task,\n"
+	       "                           one CPU, this machine) and write FILE\n"
+	       "      --calibrate-ops N    ops per workload when calibrating (20000)\n"
+	       "      --csv, --json        machine-readable rows instead of the table\n"
+	       "      --progress           a progress line on stderr (default: when a TTY)\n"
+	       "      --selftest NAME      the engine's unit tests: pingpong, private, fifo,\n"
+	       "                           all\n"
+	       "      --measure-host A,B   measure this machine's latencies between CPUs A and B\n"
+	       "                           (tools/sim/host-topo.sh writes a topology from them)\n"
+	       "  -V, --version            print the version and git commit, and exit\n"
+	       "  -h, --help               this text\n"
+	       "\n"
+	       "Output: one row per run: ops/s in virtual time, idle %%, voluntary switches\n"
+	       "and wake-ups per op, line transfers per op, and the host seconds it took.\n"
+	       "Same options, topology and calibration: the same bytes (except host_s; --csv\n"
+	       "and --json print it too, the table does not).\n");
 }
 
 static int parse_list(const char *arg, int *out, int max, const char *what)
@@ -313,8 +312,8 @@ static void add_counter(const char *name, uint64_t value, void *arg)
 }
 
 static void print_row(const char *wl, const char *sw, const struct sim_topo *tp, int ntasks,
-		      double opsps, double idle, double vol, double wake, double xfer,
-		      double ppo, double fb, const uint64_t *ctr, uint64_t ops, double host_s,
+		      double opsps, double idle, double vol, double wake, double xfer, double ppo,
+		      double fb, const uint64_t *ctr, uint64_t ops, double host_s,
 		      const char *verify)
 {
 	if (O.format == FMT_CSV) {
@@ -325,8 +324,8 @@ static void print_row(const char *wl, const char *sw, const struct sim_topo *tp,
 			       "lockref_fallbacks,verify,host_s\n");
 		printf("%s,%s,%s,%d,%d,%.0f,%llu,%.0f,%.2f,%.4f,%.4f,%.3f,%.1f,%.1f,%llu,%llu,%llu,"
 		       "%s,%.2f\n",
-		       wl, sw, tp->name, tp->ncpus, ntasks, O.time_us, (unsigned long long)ops, opsps,
-		       idle, vol, wake, xfer, ppo, fb, (unsigned long long)ctr[0],
+		       wl, sw, tp->name, tp->ncpus, ntasks, O.time_us, (unsigned long long)ops,
+		       opsps, idle, vol, wake, xfer, ppo, fb, (unsigned long long)ctr[0],
 		       (unsigned long long)ctr[2], (unsigned long long)ctr[1], verify, host_s);
 	} else if (O.format == FMT_JSON) {
 		printf("{\"workload\":\"%s\",\"sweep\":\"%s\",\"topology\":\"%s\",\"cpus\":%d,"
@@ -335,14 +334,14 @@ static void print_row(const char *wl, const char *sw, const struct sim_topo *tp,
 		       "\"transfers_per_op\":%.3f,\"points_per_op\":%.1f,\"fallback_pct\":%.1f,"
 		       "\"bkl_handoffs\":%llu,\"lockref_retries\":%llu,\"lockref_fallbacks\":%llu,"
 		       "\"verify\":\"%s\",\"host_s\":%.2f}\n",
-		       wl, sw, tp->name, tp->ncpus, ntasks, O.time_us, (unsigned long long)ops, opsps,
-		       idle, vol, wake, xfer, ppo, fb, (unsigned long long)ctr[0],
+		       wl, sw, tp->name, tp->ncpus, ntasks, O.time_us, (unsigned long long)ops,
+		       opsps, idle, vol, wake, xfer, ppo, fb, (unsigned long long)ctr[0],
 		       (unsigned long long)ctr[2], (unsigned long long)ctr[1], verify, host_s);
 	} else {
 		if (!O.header_done)
 			printf("%-10s %-26s %5s %6s %12s %7s %8s %8s %8s %7s %6s %9s %s\n",
-			       "workload", "switches", "cpus", "tasks", "ops/s", "idle%",
-			       "vol/op", "wake/op", "xfer/op", "pts/op", "fb%", "lr_retry", "verify");
+			       "workload", "switches", "cpus", "tasks", "ops/s", "idle%", "vol/op",
+			       "wake/op", "xfer/op", "pts/op", "fb%", "lr_retry", "verify");
 		printf("%-10s %-26s %5d %6d %12.0f %7.2f %8.4f %8.4f %8.3f %7.1f %6.1f %9llu %s\n",
 		       wl, sw[0] ? sw : "-", tp->ncpus, ntasks, opsps, idle, vol, wake, xfer, ppo,
 		       fb, (unsigned long long)ctr[2], verify);
@@ -481,7 +480,8 @@ static int one_run(const struct stress_workload *wl, const void *base_sw, const 
 			  tot ? 100.0 * (double)idle / (double)tot : 0, (double)vol / per,
 			  (double)wake / per, (double)sim_cstats.transfers / per,
 			  (double)res.points / per,
-			  res.points ? 100.0 * (double)res.fallback_segments / (double)res.points : 0,
+			  res.points ? 100.0 * (double)res.fallback_segments / (double)res.points
+				     : 0,
 			  ctr, counted * cnt, res.host_s, verify);
 	}
 	free(w.run.sh);
@@ -616,7 +616,8 @@ int main(int argc, char **argv)
 				    !param_table[i].name[eq - optarg])
 					break;
 			if (!eq || i == STRESS_NPARAMS) {
-				fprintf(stderr, "rcuvfs-sim: --param %s: unknown parameter\n", optarg);
+				fprintf(stderr, "rcuvfs-sim: --param %s: unknown parameter\n",
+					optarg);
 				return 2;
 			}
 			*(double *)((char *)&O.sopt.params + param_table[i].off) =
@@ -630,7 +631,8 @@ int main(int argc, char **argv)
 			else if (!strcmp(optarg, "processes"))
 				O.sopt.mode = MODE_PROCESSES;
 			else {
-				fprintf(stderr, "rcuvfs-sim: --mode %s: threads or processes\n", optarg);
+				fprintf(stderr, "rcuvfs-sim: --mode %s: threads or processes\n",
+					optarg);
 				return 2;
 			}
 			break;
@@ -746,14 +748,15 @@ int main(int argc, char **argv)
 				plain_ps = last_res.rec_body_ps;
 				if (one_run(wl, s, "", &one, 1, 1, run, 1))
 					rc = 1;
-				sim_calib_merge_run(rec, run, plain_ps, last_res.tsc_step_ps, &scale);
-				snprintf(notes + len, sizeof(notes) - len,
-					 "# %s%s%s: %llu points; the ops took %.0f ns of thread CPU "
-					 "time without points; TSC segments scaled by %.3f\n",
-					 wl->name, O.nsweep ? " " : "",
-					 O.nsweep ? O.sweep_vals[v] : "",
-					 (unsigned long long)last_res.points, (double)plain_ps / 1e3,
-					 scale);
+				sim_calib_merge_run(rec, run, plain_ps, last_res.tsc_step_ps,
+						    &scale);
+				snprintf(
+				    notes + len, sizeof(notes) - len,
+				    "# %s%s%s: %llu points; the ops took %.0f ns of thread CPU "
+				    "time without points; TSC segments scaled by %.3f\n",
+				    wl->name, O.nsweep ? " " : "", O.nsweep ? O.sweep_vals[v] : "",
+				    (unsigned long long)last_res.points, (double)plain_ps / 1e3,
+				    scale);
 				sim_calib_free(run);
 				free(s);
 			}
@@ -763,14 +766,15 @@ int main(int argc, char **argv)
 			fprintf(stderr, "rcuvfs-sim: %s: %s\n", O.calibrate_out, strerror(errno));
 			return 1;
 		}
-		snprintf(hdr, sizeof(hdr),
-			 "# commit: %s\n# segments: host TSC between leaving a point and reaching "
-			 "the next, one task on one CPU, mean of the fastest 90%% of up to 63 "
-			 "samples per site pair; the pairs seen 100 times or more, each plus half a "
-			 "TSC step, scaled per workload so that all add up to the thread CPU time "
-			 "of the same ops run without points (the explorer build, no engine)\n"
-			 "# ops per workload: %llu\n%s",
-			 RCUVFS_GIT_COMMIT, (unsigned long long)O.cal_ops, notes);
+		snprintf(
+		    hdr, sizeof(hdr),
+		    "# commit: %s\n# segments: host TSC between leaving a point and reaching "
+		    "the next, one task on one CPU, mean of the fastest 90%% of up to 63 "
+		    "samples per site pair; the pairs seen 100 times or more, each plus half a "
+		    "TSC step, scaled per workload so that all add up to the thread CPU time "
+		    "of the same ops run without points (the explorer build, no engine)\n"
+		    "# ops per workload: %llu\n%s",
+		    RCUVFS_GIT_COMMIT, (unsigned long long)O.cal_ops, notes);
 		sim_calib_save_header(f, hdr);
 		for (int i = 0; i < O.nworkloads; i++) {
 			if (sim_calib_save(recs[i], f, O.workloads[i]))
@@ -816,8 +820,10 @@ int main(int argc, char **argv)
 		const struct stress_workload *wl = stress_find_workload(O.workloads[i]);
 
 		if (!sim_calib_has(cal, wl->name))
-			fprintf(stderr, "rcuvfs-sim: %s: not in the calibration; using the file's "
-					"first workload's figures\n", wl->name);
+			fprintf(stderr,
+				"rcuvfs-sim: %s: not in the calibration; using the file's "
+				"first workload's figures\n",
+				wl->name);
 		for (int ci = 0; ci < O.ncpus; ci++) {
 			int nt = O.ntasks ? O.ntasks : 1;
 
@@ -835,8 +841,7 @@ int main(int argc, char **argv)
 						snprintf(desc, sizeof(desc), "%s=%s", O.sweep_name,
 							 O.sweep_vals[v]);
 					}
-					if (one_run(wl, s, desc, &topo, O.cpus[ci], ntasks, cal,
-						    0))
+					if (one_run(wl, s, desc, &topo, O.cpus[ci], ntasks, cal, 0))
 						rc = 1;
 					free(s);
 				}

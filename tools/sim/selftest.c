@@ -63,14 +63,14 @@ static void body_private(int task, void *arg)
 		rv_xpoint(RV_XP_ATOMIC, lines[task], NULL, NULL);
 }
 
-#define CHECK(cond, ...)                                                         \
-	do {                                                                     \
-		if (!(cond)) {                                                   \
-			fprintf(stderr, "selftest %s: FAILED: ", name);          \
-			fprintf(stderr, __VA_ARGS__);                            \
-			fprintf(stderr, "\n");                                   \
-			return 1;                                                \
-		}                                                                \
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "selftest %s: FAILED: ", name);                            \
+			fprintf(stderr, __VA_ARGS__);                                              \
+			fprintf(stderr, "\n");                                                     \
+			return 1;                                                                  \
+		}                                                                                  \
 	} while (0)
 
 static int run_lines(const char *name, void (*body)(int, void *), struct sim_result *res)
@@ -96,15 +96,15 @@ static int t_pingpong(void)
 
 	if (run_lines(name, body_shared, &res))
 		return 1;
-	printf("pingpong: %llu accesses, %llu transfers, %llu hits, %llu LLC, %.1f ns\n",
-	       2ull * K, (unsigned long long)sim_cstats.transfers,
-	       (unsigned long long)sim_cstats.hits, (unsigned long long)sim_cstats.llc,
-	       res.end_ps / 1e3);
+	printf("pingpong: %llu accesses, %llu transfers, %llu hits, %llu LLC, %.1f ns\n", 2ull * K,
+	       (unsigned long long)sim_cstats.transfers, (unsigned long long)sim_cstats.hits,
+	       (unsigned long long)sim_cstats.llc, res.end_ps / 1e3);
 	CHECK(sim_cstats.llc == 1, "%llu LLC fills, want 1", (unsigned long long)sim_cstats.llc);
 	CHECK(sim_cstats.transfers == 2 * K - 1, "%llu transfers, want %d",
 	      (unsigned long long)sim_cstats.transfers, 2 * K - 1);
 	CHECK(sim_cstats.hits == 0, "%llu hits, want 0", (unsigned long long)sim_cstats.hits);
-	CHECK(sim_cstats.xsocket == 0 && sim_cstats.smt == 0, "CPUs 0 and 1 are two cores of one socket");
+	CHECK(sim_cstats.xsocket == 0 && sim_cstats.smt == 0,
+	      "CPUs 0 and 1 are two cores of one socket");
 	/* serialised on the line: each transfer plus the atomic's hold */
 	CHECK(res.end_ps >= (2 * K - 1) * (50000 + 5000), "%lld ps is less than the transfers",
 	      (long long)res.end_ps);
@@ -118,10 +118,9 @@ static int t_private(void)
 
 	if (run_lines(name, body_private, &res))
 		return 1;
-	printf("private: %llu accesses, %llu transfers, %llu hits, %llu LLC, %.1f ns\n",
-	       2ull * K, (unsigned long long)sim_cstats.transfers,
-	       (unsigned long long)sim_cstats.hits, (unsigned long long)sim_cstats.llc,
-	       res.end_ps / 1e3);
+	printf("private: %llu accesses, %llu transfers, %llu hits, %llu LLC, %.1f ns\n", 2ull * K,
+	       (unsigned long long)sim_cstats.transfers, (unsigned long long)sim_cstats.hits,
+	       (unsigned long long)sim_cstats.llc, res.end_ps / 1e3);
 	CHECK(sim_cstats.transfers == 0, "%llu transfers, want 0",
 	      (unsigned long long)sim_cstats.transfers);
 	CHECK(sim_cstats.llc == 2, "%llu LLC fills, want 2", (unsigned long long)sim_cstats.llc);
@@ -269,8 +268,9 @@ int sim_selftest(const char *which)
 			printf("selftest %s: ok\n", tests[i].name);
 	}
 	if (!ran) {
-		fprintf(stderr, "rcuvfs-sim: --selftest %s: no such test (pingpong, private, "
-				"fifo, all)\n",
+		fprintf(stderr,
+			"rcuvfs-sim: --selftest %s: no such test (pingpong, private, "
+			"fifo, all)\n",
 			which);
 		return 2;
 	}

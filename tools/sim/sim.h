@@ -22,7 +22,7 @@
 #include <stdio.h>
 
 #define SIM_MAX_CPUS 256
-#define PS_PER_NS 1000
+#define PS_PER_NS    1000
 
 /* ---- topology (topo.c) ------------------------------------------------- */
 
@@ -31,15 +31,15 @@ struct sim_topo {
 	int sockets, cores, threads; /* per socket: cores; per core: threads */
 	int ncpus;
 	/* latencies in picoseconds */
-	int64_t smt_ps;	    /* line transfer between SMT siblings of one core */
-	int64_t core_ps;    /* line transfer between two cores of one socket */
-	int64_t socket_ps;  /* line transfer between sockets */
-	int64_t llc_ps;	    /* a line no core holds: from the LLC / memory */
-	int64_t atomic_ps;  /* a locked RMW holds its line this long */
-	int64_t pause_ps;   /* one PAUSE (cpu_relax) */
-	int64_t wake_ps;    /* wake_up_process to the woken task running */
-	int64_t ctxsw_ps;   /* a context switch */
-	int64_t slice_ps;   /* time slice when tasks wait in a run queue */
+	int64_t smt_ps;	   /* line transfer between SMT siblings of one core */
+	int64_t core_ps;   /* line transfer between two cores of one socket */
+	int64_t socket_ps; /* line transfer between sockets */
+	int64_t llc_ps;	   /* a line no core holds: from the LLC / memory */
+	int64_t atomic_ps; /* a locked RMW holds its line this long */
+	int64_t pause_ps;  /* one PAUSE (cpu_relax) */
+	int64_t wake_ps;   /* wake_up_process to the woken task running */
+	int64_t ctxsw_ps;  /* a context switch */
+	int64_t slice_ps;  /* time slice when tasks wait in a run queue */
 };
 /* Load a .topo file; 0 or -1 with a message on stderr. */
 int sim_topo_load(struct sim_topo *t, const char *path);
@@ -58,8 +58,8 @@ int64_t sim_calib_cost(struct sim_calib *c, uint32_t prev, int prev_kind, uint32
 		       int cur_kind, bool *fallback);
 /* Recording (--calibrate): one sample of a segment, in picoseconds. */
 struct sim_calib *sim_calib_new_recording(void);
-void sim_calib_record(struct sim_calib *c, uint32_t prev, int prev_kind, uint32_t cur,
-		      int cur_kind, int64_t ps);
+void sim_calib_record(struct sim_calib *c, uint32_t prev, int prev_kind, uint32_t cur, int cur_kind,
+		      int64_t ps);
 void sim_calib_save_header(FILE *f, const char *header);
 /* One workload's section ("workload NAME", its pairs, kinds, default). */
 int sim_calib_save(struct sim_calib *c, FILE *f, const char *workload);
@@ -129,11 +129,11 @@ struct sim_cfg {
 	/* optional: after the run, likewise (fini, exit) */
 	void (*epilogue)(int task, void *arg);
 	void *arg;
-	bool recording;	   /* --calibrate: measure segments instead of charging */
-	bool plain;	   /* --calibrate: the bodies without points (no engine) */
-	bool progress;	   /* stderr progress line */
-	int64_t warm_ps;   /* the measured window: idle time, switches, */
-	int64_t end_ps;	   /* wake-ups and line traffic count inside it */
+	bool recording;	 /* --calibrate: measure segments instead of charging */
+	bool plain;	 /* --calibrate: the bodies without points (no engine) */
+	bool progress;	 /* stderr progress line */
+	int64_t warm_ps; /* the measured window: idle time, switches, */
+	int64_t end_ps;	 /* wake-ups and line traffic count inside it */
 };
 
 struct sim_task_stats {
@@ -143,7 +143,7 @@ struct sim_task_stats {
 	int cpu;
 };
 struct sim_result {
-	int status; /* 0 done, -1 deadlock */
+	int status;	/* 0 done, -1 deadlock */
 	int64_t end_ps; /* largest task clock */
 	uint64_t points, decisions, fallback_segments, switches;
 	int64_t idle_ps[SIM_MAX_CPUS];

@@ -26,15 +26,15 @@ static const struct {
 	const char *key;
 	size_t off;
 } lat_keys[] = {
-	{"smt_ns", offsetof(struct sim_topo, smt_ps)},
-	{"core_ns", offsetof(struct sim_topo, core_ps)},
-	{"socket_ns", offsetof(struct sim_topo, socket_ps)},
-	{"llc_ns", offsetof(struct sim_topo, llc_ps)},
-	{"atomic_ns", offsetof(struct sim_topo, atomic_ps)},
-	{"pause_ns", offsetof(struct sim_topo, pause_ps)},
-	{"wake_ns", offsetof(struct sim_topo, wake_ps)},
-	{"ctxsw_ns", offsetof(struct sim_topo, ctxsw_ps)},
-	{"slice_ns", offsetof(struct sim_topo, slice_ps)},
+    {"smt_ns", offsetof(struct sim_topo, smt_ps)},
+    {"core_ns", offsetof(struct sim_topo, core_ps)},
+    {"socket_ns", offsetof(struct sim_topo, socket_ps)},
+    {"llc_ns", offsetof(struct sim_topo, llc_ps)},
+    {"atomic_ns", offsetof(struct sim_topo, atomic_ps)},
+    {"pause_ns", offsetof(struct sim_topo, pause_ps)},
+    {"wake_ns", offsetof(struct sim_topo, wake_ps)},
+    {"ctxsw_ns", offsetof(struct sim_topo, ctxsw_ps)},
+    {"slice_ns", offsetof(struct sim_topo, slice_ps)},
 };
 #define NLAT (sizeof(lat_keys) / sizeof(lat_keys[0]))
 
@@ -73,7 +73,8 @@ int sim_topo_load(struct sim_topo *t, const char *path)
 		eq = strchr(line, '=');
 		if (!eq) {
 			if (*trim(line)) {
-				fprintf(stderr, "rcuvfs-sim: %s:%d: expected key = value\n", path, lineno);
+				fprintf(stderr, "rcuvfs-sim: %s:%d: expected key = value\n", path,
+					lineno);
 				fclose(f);
 				return -1;
 			}
@@ -90,11 +91,14 @@ int sim_topo_load(struct sim_topo *t, const char *path)
 			int v = atoi(val);
 
 			if (v < 1) {
-				fprintf(stderr, "rcuvfs-sim: %s:%d: %s must be >= 1\n", path, lineno, key);
+				fprintf(stderr, "rcuvfs-sim: %s:%d: %s must be >= 1\n", path,
+					lineno, key);
 				fclose(f);
 				return -1;
 			}
-			*(key[0] == 's' ? &t->sockets : key[0] == 'c' ? &t->cores : &t->threads) = v;
+			*(key[0] == 's'	  ? &t->sockets
+			  : key[0] == 'c' ? &t->cores
+					  : &t->threads) = v;
 			continue;
 		}
 		{
@@ -105,7 +109,8 @@ int sim_topo_load(struct sim_topo *t, const char *path)
 			for (i = 0; i < NLAT && strcmp(lat_keys[i].key, key); i++)
 				;
 			if (i == NLAT) {
-				fprintf(stderr, "rcuvfs-sim: %s:%d: unknown key %s\n", path, lineno, key);
+				fprintf(stderr, "rcuvfs-sim: %s:%d: unknown key %s\n", path, lineno,
+					key);
 				fclose(f);
 				return -1;
 			}
@@ -116,7 +121,8 @@ int sim_topo_load(struct sim_topo *t, const char *path)
 				fclose(f);
 				return -1;
 			}
-			if (!comment || (strncmp(comment, "source:", 7) && strncmp(comment, "estimate:", 9))) {
+			if (!comment ||
+			    (strncmp(comment, "source:", 7) && strncmp(comment, "estimate:", 9))) {
 				fprintf(stderr,
 					"rcuvfs-sim: %s:%d: %s has no '# source: ...' or "
 					"'# estimate: ...' comment\n",

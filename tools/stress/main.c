@@ -500,7 +500,8 @@ static void progress(const struct stress_run *run, double elapsed, double total,
 
 	if (eta < 0)
 		eta = 0;
-	fprintf(stderr, "\r\033[Krun %d of %d, ETA %dm%02ds: %s %s %d task%s: %.1f/%.1fs %.0f ops/s",
+	fprintf(stderr,
+		"\r\033[Krun %d of %d, ETA %dm%02ds: %s %s %d task%s: %.1f/%.1fs %.0f ops/s",
 		done + 1, o->runs_total, (int)eta / 60, (int)eta % 60, run->wl->name,
 		stress_mode_name(o->mode), run->ntasks, run->ntasks == 1 ? "" : "s", elapsed, total,
 		elapsed > 0 ? ops * stress_op_count(run->wl, &o->params) / elapsed : 0.0);
@@ -1351,8 +1352,10 @@ static int parse_cpus(const char *arg, const cpu_set_t *allowed, int **out, int 
 		}
 		for (long c = lo; c <= hi; c++) {
 			if (!CPU_ISSET(c, allowed)) {
-				fprintf(stderr, "rcuvfs-stress: --cpus: CPU %ld is not available "
-						"to this process\n", c);
+				fprintf(stderr,
+					"rcuvfs-stress: --cpus: CPU %ld is not available "
+					"to this process\n",
+					c);
 				free(copy);
 				return -1;
 			}
@@ -1411,8 +1414,9 @@ static char *join_argv(int argc, char **argv)
 	}
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
-		bool plain = *a && !a[strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-					      "0123456789-_=,./:+@%")];
+		bool plain =
+		    *a && !a[strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				       "0123456789-_=,./:+@%")];
 
 		if (i)
 			*p++ = ' ';

@@ -351,8 +351,7 @@ static int mc_op(struct stress_task *t)
 
 	t0 = rv_now_ns();
 	for (unsigned long k = 0; k < n; k++) {
-		addr[k] = vm_mmap(mm, 0, PAGE_SIZE, PROT_READ, MAP_SHARED, f,
-				  n - 1 - k);
+		addr[k] = vm_mmap(mm, 0, PAGE_SIZE, PROT_READ, MAP_SHARED, f, n - 1 - k);
 		if (addr[k] < 0) {
 			r = stress_fail(t, "vm_mmap(file)", (int)-addr[k]);
 			n = k;
@@ -368,7 +367,8 @@ static int mc_op(struct stress_task *t)
 		if (e)
 			r = stress_fail(t, "rv_mm_read", -e);
 		else if (t->run->opt->verify && v[1] != page_tag(t->id, n - 1 - k))
-			r = stress_vfail(t, "area %lu (file page %lu) reads tag %llx, expected %llx",
+			r = stress_vfail(t,
+					 "area %lu (file page %lu) reads tag %llx, expected %llx",
 					 k, n - 1 - k, (unsigned long long)v[1],
 					 (unsigned long long)page_tag(t->id, n - 1 - k));
 	}
@@ -497,8 +497,10 @@ static int zero_op(struct stress_task *t)
 		mmap_read_unlock(mm);
 		if (!ino) {
 			vm_munmap(mm, (unsigned long)addr, PAGE_SIZE);
-			return stress_vfail(t, "the shared anonymous mapping at %lx has no shm_mnt "
-					       "file", (unsigned long)addr);
+			return stress_vfail(t,
+					    "the shared anonymous mapping at %lx has no shm_mnt "
+					    "file",
+					    (unsigned long)addr);
 		}
 		r = rv_mm_read((unsigned long)addr, &v, sizeof(v));
 		if (r || v != stamp) {
@@ -660,17 +662,17 @@ struct mm_companion {
 	struct task_struct *task; /* a model thread of the owner's process */
 	void (*fn)(struct mm_companion *c);
 	double hang_timeout_s;
-	int stop;			 /* atomic: set by the owner */
-	int err;			 /* atomic (release): errno of a failed call, 0 if none */
-	const char *call;		 /* the failed call (written before err) */
-	uint64_t loops;			 /* scans or forks done */
+	int stop;	  /* atomic: set by the owner */
+	int err;	  /* atomic (release): errno of a failed call, 0 if none */
+	const char *call; /* the failed call (written before err) */
+	uint64_t loops;	  /* scans or forks done */
 };
 
 /* Per-task state of the race workloads. */
 struct mm_race_task {
 	unsigned long addr, len;
-	struct mm_companion *comp;	 /* NULL unless this task owns its process's */
-	unsigned long slot;		 /* fork-race: byte offset of its slot in each page */
+	struct mm_companion *comp; /* NULL unless this task owns its process's */
+	unsigned long slot;	   /* fork-race: byte offset of its slot in each page */
 };
 
 static void comp_fail(struct mm_companion *c, const char *call, int err)
@@ -823,7 +825,8 @@ static void *stage_main(void *p)
 }
 
 /* Start fn(arg) in a new model thread of current's process. */
-static int stage_start(struct stress_run *run, struct stage_thread *st, void (*fn)(void *), void *arg)
+static int stage_start(struct stress_run *run, struct stage_thread *st, void (*fn)(void *),
+		       void *arg)
 {
 	int r;
 
@@ -947,7 +950,8 @@ static int force_numa_race(struct stress_run *run)
 
 	addr = vm_mmap(mm, 0, PAGE_SIZE, RW, MAP_PRIVATE, mf->file[0], 0);
 	if (addr < 0)
-		return stress_setup_fail(run, "staged race: vm_mmap(MAP_PRIVATE, file)", (int)-addr);
+		return stress_setup_fail(run, "staged race: vm_mmap(MAP_PRIVATE, file)",
+					 (int)-addr);
 	ns.addr = (unsigned long)addr;
 	r = vm_mlock(mm, ns.addr, PAGE_SIZE);
 	if (!r)
@@ -958,7 +962,8 @@ static int force_numa_race(struct stress_run *run)
 	}
 	mm_reclaim_folios(mm_lru_pages() + 1); /* the file folio: the fault misses */
 	if (rv_inject_set_pause("numa_prot_window", 1) ||
-	    rv_inject_set_callback("filemap_fault_major", release_point, (void *)"numa_prot_window", 1)) {
+	    rv_inject_set_callback("filemap_fault_major", release_point, (void *)"numa_prot_window",
+				   1)) {
 		r = stress_setup_fail(run, "rv_inject_set", ENOSPC);
 		goto out;
 	}
@@ -973,7 +978,8 @@ static int force_numa_race(struct stress_run *run)
 		if (r)
 			r = stress_setup_fail(run, "staged race: rv_mm_read", -r);
 		else if (v[0] != stamp || v[1] != page_tag(0, 0))
-			r = stress_setup_fail(run, "staged race: the page lost its COW'd data", EIO);
+			r = stress_setup_fail(run, "staged race: the page lost its COW'd data",
+					      EIO);
 	}
 out:
 	stage_finish(&st, 1);
@@ -1080,19 +1086,22 @@ static int numa_verify(struct stress_run *run, uint64_t total_ops)
 	if (run->opt->expect_race && rv_sw.pte_recheck == PTE_RECHECK_OFF && !spur) {
 		snprintf(run->verify_msg, sizeof(run->verify_msg),
 			 "--expect-race: no spurious major fault with pte_recheck=0: "
-			 "the race did not happen (window_ns=%g)", run->opt->params.window_ns);
+			 "the race did not happen (window_ns=%g)",
+			 run->opt->params.window_ns);
 		return 0;
 	}
 	if (run->opt->expect_race && rv_sw.pte_recheck != PTE_RECHECK_OFF && !nopage) {
 		snprintf(run->verify_msg, sizeof(run->verify_msg),
 			 "--expect-race: pte_recheck_nopage is 0: the recheck never found the PTE "
-			 "changed, the race did not happen (window_ns=%g)", run->opt->params.window_ns);
+			 "changed, the race did not happen (window_ns=%g)",
+			 run->opt->params.window_ns);
 		return 0;
 	}
 	if (rv_sw.pte_recheck != PTE_RECHECK_OFF && spur) {
 		snprintf(run->verify_msg, sizeof(run->verify_msg),
 			 "%llu spurious major faults with pte_recheck=%s (must be 0)",
-			 (unsigned long long)spur, rv_sw.pte_recheck == PTE_RECHECK_RFC ? "rfc" : "1");
+			 (unsigned long long)spur,
+			 rv_sw.pte_recheck == PTE_RECHECK_RFC ? "rfc" : "1");
 		return 0;
 	}
 	return mm_verify(run, total_ops);
@@ -1168,8 +1177,10 @@ static void fr_stage_fork(void *arg)
  */
 static int force_fork_race(struct stress_run *run)
 {
-	struct fr_stage a = {.addr = FR_BASE + PAGE_SIZE - 8, .val = 0xaaaaaaaaaaaaaaaaull, .ret = -1};
-	struct fr_stage b = {.addr = FR_BASE + PAGE_SIZE - 16, .val = 0xbbbbbbbbbbbbbbbbull, .ret = -1};
+	struct fr_stage a = {
+	    .addr = FR_BASE + PAGE_SIZE - 8, .val = 0xaaaaaaaaaaaaaaaaull, .ret = -1};
+	struct fr_stage b = {
+	    .addr = FR_BASE + PAGE_SIZE - 16, .val = 0xbbbbbbbbbbbbbbbbull, .ret = -1};
 	struct fr_stage f = {.ret = -1};
 	struct stage_thread st[3] = {{0}};
 	uint64_t misses, va = 0, vb = 0;
@@ -1212,7 +1223,9 @@ static int force_fork_race(struct stress_run *run)
 	st[1].started = st[2].started = false;
 	if (a.ret || b.ret || f.ret) {
 		r = stress_setup_fail(run, "staged race: a write or the fork",
-				      -(a.ret ? a.ret : b.ret ? b.ret : f.ret));
+				      -(a.ret	? a.ret
+					: b.ret ? b.ret
+						: f.ret));
 		goto out;
 	}
 	if (f.child->mm && mm_check(f.child->mm))
@@ -1251,7 +1264,8 @@ static int fr_setup(struct stress_run *run)
 	addr = vm_mmap(current->mm, FR_BASE, n * PAGE_SIZE, RW,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0);
 	if (addr != (long)FR_BASE)
-		return stress_setup_fail(run, "vm_mmap(fork-race region)", addr < 0 ? (int)-addr : EINVAL);
+		return stress_setup_fail(run, "vm_mmap(fork-race region)",
+					 addr < 0 ? (int)-addr : EINVAL);
 	for (unsigned long i = 0; i < n; i++) {
 		r = rv_mm_write(FR_BASE + i * PAGE_SIZE, &zero, sizeof(zero));
 		if (r)
@@ -1312,8 +1326,9 @@ static int fr_op(struct stress_task *t)
 		if (v == stamp)
 			continue;
 		if (rv_sw.fork_vma_lock != FORK_VMA_LOCK_NEVER)
-			return stress_vfail(t, "page %lu: a write that returned is lost: reads %llx, wrote %llx",
-					    i, (unsigned long long)v, (unsigned long long)stamp);
+			return stress_vfail(
+			    t, "page %lu: a write that returned is lost: reads %llx, wrote %llx", i,
+			    (unsigned long long)v, (unsigned long long)stamp);
 		rv_stat_inc(fork_lost_writes);
 	}
 	return 0;
@@ -1332,7 +1347,8 @@ static int fr_verify(struct stress_run *run, uint64_t total_ops)
 	if (run->opt->expect_race && !lost && rv_sw.fork_vma_lock == FORK_VMA_LOCK_NEVER) {
 		snprintf(run->verify_msg, sizeof(run->verify_msg),
 			 "--expect-race: no parent write lost with fork_vma_lock=never: "
-			 "the race did not happen (window_ns=%g)", run->opt->params.window_ns);
+			 "the race did not happen (window_ns=%g)",
+			 run->opt->params.window_ns);
 		return 0;
 	}
 	if (lost && rv_sw.fork_vma_lock != FORK_VMA_LOCK_NEVER) {
@@ -1479,12 +1495,14 @@ static int vr_op(struct stress_task *t)
 		if (r == -EFAULT)
 			continue; /* unmapped just now */
 		if (r)
-			return stress_vfail(t, "slot %lu: the read failed: %s (a fault through "
-					       "another slot's VMA reads beyond the file?)",
+			return stress_vfail(t,
+					    "slot %lu: the read failed: %s (a fault through "
+					    "another slot's VMA reads beyond the file?)",
 					    s, strerror(-r));
 		if (t->run->opt->verify && (v[0] != page_tag(0, s) || v[1] != page_tag(0, s)))
-			return stress_vfail(t, "slot %lu reads tag %llx, expected page %lu's %llx: "
-					       "the fault went through another slot's VMA",
+			return stress_vfail(t,
+					    "slot %lu reads tag %llx, expected page %lu's %llx: "
+					    "the fault went through another slot's VMA",
 					    s, (unsigned long long)v[0], s,
 					    (unsigned long long)page_tag(0, s));
 	}

@@ -267,13 +267,14 @@ void report_table(FILE *out, const struct stress_result *r, int n, int ncpus)
 			    (double)counter(x, "bkl_handoffs") / acq);
 		acq = counter(x, "shm_inode_list_locks");
 		if (acq)
-			fprintf(out,
-				"    shm_mnt s_inode_list_lock: %llu acquisitions, per acquisition: "
-				"contended %.3f, spins %.1f, yields %.3f\n",
-				(unsigned long long)acq,
-				(double)counter(x, "shm_inode_list_contended") / acq,
-				(double)counter(x, "shm_inode_list_spins") / acq,
-				(double)counter(x, "shm_inode_list_yields") / acq);
+			fprintf(
+			    out,
+			    "    shm_mnt s_inode_list_lock: %llu acquisitions, per acquisition: "
+			    "contended %.3f, spins %.1f, yields %.3f\n",
+			    (unsigned long long)acq,
+			    (double)counter(x, "shm_inode_list_contended") / acq,
+			    (double)counter(x, "shm_inode_list_spins") / acq,
+			    (double)counter(x, "shm_inode_list_yields") / acq);
 		for (int k = 0; k < x->counters.n; k++) {
 			const struct stress_kv *kv = &x->counters.kv[k];
 
@@ -369,11 +370,13 @@ int report_json(FILE *f, const char *name, const struct stress_meta *m,
 			(unsigned long long)x->ops, x->ops_per_sec, x->task_min, x->task_max,
 			x->wall_s, x->cpu_s, x->idle_frac, x->sys_idle_frac, x->nvcsw, x->nivcsw,
 			x->verify, x->failed ? "true" : "false");
-		fprintf(f, "\"count_per_op\": %llu, \"sweep\": ", (unsigned long long)x->count_per_op);
+		fprintf(f,
+			"\"count_per_op\": %llu, \"sweep\": ", (unsigned long long)x->count_per_op);
 		json_str(f, x->sweep ? x->sweep : "");
-		fprintf(f, ", \"repeats\": %d, \"ops_per_sec_median\": %.1f, "
-			   "\"ops_per_sec_min\": %.1f, \"ops_per_sec_max\": %.1f, "
-			   "\"ops_per_sec_stddev\": %.1f, \"ops_per_sec_samples\": [",
+		fprintf(f,
+			", \"repeats\": %d, \"ops_per_sec_median\": %.1f, "
+			"\"ops_per_sec_min\": %.1f, \"ops_per_sec_max\": %.1f, "
+			"\"ops_per_sec_stddev\": %.1f, \"ops_per_sec_samples\": [",
 			x->nsamples, x->ops_median, x->ops_min, x->ops_max, x->ops_stddev);
 		for (int k = 0; k < x->nsamples; k++)
 			fprintf(f, "%s%.1f", k ? ", " : "", x->samples[k]);
@@ -609,7 +612,8 @@ int stress_summarize(FILE *in, FILE *out)
 		*last++ = '\0';
 		v = strtod(last, &end);
 		if (end == last || *end) {
-			fprintf(stderr, "rcuvfs-stress: --summarize: line %d: '%s' is not a number\n",
+			fprintf(stderr,
+				"rcuvfs-stress: --summarize: line %d: '%s' is not a number\n",
 				lineno, last);
 			return 2;
 		}
@@ -644,8 +648,8 @@ int stress_summarize(FILE *in, FILE *out)
 		struct stress_stats st;
 
 		stress_stats(g[i].v, g[i].n, &st);
-		fprintf(out, "%s %d %.6g %.6g %.6g %.6g\n", g[i].key, st.n, st.median, st.min, st.max,
-			st.stddev);
+		fprintf(out, "%s %d %.6g %.6g %.6g %.6g\n", g[i].key, st.n, st.median, st.min,
+			st.max, st.stddev);
 		free(g[i].key);
 		free(g[i].v);
 	}

@@ -115,9 +115,9 @@ struct stress_opts {
 	const char **switches_given; /* names given with -o (model) */
 	int nswitches_given;
 	int ncpus;
-	int repeat;	 /* --repeat N: rounds over every configuration */
-	bool pin;	 /* --pin: task i runs on cpus[i % ncpu_list] */
-	int *cpu_list;	 /* --cpus LIST (or the allowed CPUs), in order */
+	int repeat;    /* --repeat N: rounds over every configuration */
+	bool pin;      /* --pin: task i runs on cpus[i % ncpu_list] */
+	int *cpu_list; /* --cpus LIST (or the allowed CPUs), in order */
 	int ncpu_list;
 	bool cpus_given; /* --cpus: every task must run inside cpu_list */
 	int round;	 /* the current round (1-based), for progress */
@@ -311,13 +311,13 @@ struct stress_result {
 
 /* Metadata every output file carries (filled once by main). */
 struct stress_meta {
-	char kernel[128];   /* uname -r */
-	char machine[72];   /* uname -m */
+	char kernel[128]; /* uname -r */
+	char machine[72]; /* uname -m */
 	char cpu_model[128];
 	int cpus_online;
 	int cpus_used;
-	char date[32];	    /* UTC, ISO 8601 */
-	char *cmdline;	    /* argv joined with spaces (shell-quoted where needed) */
+	char date[32]; /* UTC, ISO 8601 */
+	char *cmdline; /* argv joined with spaces (shell-quoted where needed) */
 	const char *version, *commit;
 	struct stress_kvset switches; /* model: the switches given; path: the mount's config */
 	const char *target;

@@ -517,8 +517,8 @@ static int op_zero(struct stress_task *t)
 {
 	uint64_t stamp = (uint64_t)t->id << 40 | t->iter;
 	long pg = sysconf(_SC_PAGESIZE);
-	volatile uint64_t *p = mmap(NULL, (size_t)pg, PROT_READ | PROT_WRITE,
-				    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	volatile uint64_t *p =
+	    mmap(NULL, (size_t)pg, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED)
 		return stress_fail(t, "mmap(MAP_SHARED|MAP_ANONYMOUS)", errno);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * vfs/base/compiler.h - compiler helpers: READ_ONCE/WRITE_ONCE, barriers, likely, container_of, cpu_relax.
+ * vfs/base/compiler.h - compiler helpers: READ_ONCE/WRITE_ONCE, barriers, likely, container_of,
+ * cpu_relax.
  *
  * Locking: none.  READ_ONCE/WRITE_ONCE are volatile accesses (no ordering);
  * smp_* are the C11 fences the kernel's barriers map to on the hosts rcuvfs
@@ -25,7 +26,7 @@
 #ifndef __always_inline
 #define __always_inline inline __attribute__((always_inline))
 #endif
-#define __noinline     __attribute__((noinline))
+#define __noinline __attribute__((noinline))
 /*
  * For the thread variables the hot paths read (current, the counters): the
  * model is linked into executables only, where the local-exec TLS model
@@ -38,21 +39,21 @@
 #else
 #define __tls_hot __attribute__((tls_model("local-exec")))
 #endif
-#define __cacheline_aligned __attribute__((aligned(64)))
-#define READ_ONCE(x)      (*(const volatile __typeof__(x) *)&(x))
-#define WRITE_ONCE(x, v)  (*(volatile __typeof__(x) *)&(x) = (v))
-#define barrier()         __asm__ __volatile__("" ::: "memory")
-#define smp_mb()          __atomic_thread_fence(__ATOMIC_SEQ_CST)
-#define smp_rmb()         __atomic_thread_fence(__ATOMIC_ACQUIRE)
-#define smp_wmb()         __atomic_thread_fence(__ATOMIC_RELEASE)
-#define smp_load_acquire(p)      __atomic_load_n((p), __ATOMIC_ACQUIRE)
-#define smp_store_release(p, v)  __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define __cacheline_aligned	__attribute__((aligned(64)))
+#define READ_ONCE(x)		(*(const volatile __typeof__(x) *)&(x))
+#define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
+#define barrier()		__asm__ __volatile__("" ::: "memory")
+#define smp_mb()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define smp_rmb()		__atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define smp_wmb()		__atomic_thread_fence(__ATOMIC_RELEASE)
+#define smp_load_acquire(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define smp_store_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 /* Hide a value from the optimizer so later uses depend on this load. */
 #define OPTIMIZER_HIDE_VAR(var) __asm__("" : "=r"(var) : "0"(var))
 #ifndef container_of
-#define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
+#define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 #endif
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define BUILD_BUG_ON(c) _Static_assert(!(c), #c)
 
 /* In a spin loop: PAUSE; an explored task parks until another one moves. */

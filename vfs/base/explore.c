@@ -39,15 +39,15 @@ enum { X_RUNNING, X_READY, X_BLOCKED, X_DONE };
 
 struct rv_xtask {
 	int id;
-	uint32_t go;    /* futex: 1 while this task holds the baton */
-	int state;      /* X_*; written by the holder */
-	bool relax;     /* parked in a cpu_relax() loop */
+	uint32_t go; /* futex: 1 while this task holds the baton */
+	int state;   /* X_*; written by the holder */
+	bool relax;  /* parked in a cpu_relax() loop */
 	bool (*ready)(const void *arg);
 	const void *rarg;
-	uint64_t own;        /* points this task passed */
-	uint64_t others_at;  /* relax: X.progress - own when it parked */
+	uint64_t own;	    /* points this task passed */
+	uint64_t others_at; /* relax: X.progress - own when it parked */
 	int rcu_nesting;
-	int spin_held; /* spinlock_t's held */
+	int spin_held;		 /* spinlock_t's held */
 	struct rv_xstep pending; /* the point it waits at */
 	pthread_t th;
 };
@@ -76,35 +76,35 @@ static struct rcu_head *xcb_head, **xcb_tail = &xcb_head;
 static long xcb_queued; /* atomic: a hint read without the lock */
 
 static const char *const kind_names[RV_XP_NKINDS] = {
-	[RV_XP_START] = "start",
-	[RV_XP_OP] = "op",
-	[RV_XP_POINT] = "point",
-	[RV_XP_INJECT] = "inject",
-	[RV_XP_SPIN_LOCK] = "spin_lock",
-	[RV_XP_SPIN_UNLOCK] = "spin_unlock",
-	[RV_XP_SPIN_WAIT] = "spin_wait",
-	[RV_XP_SEQ_BEGIN] = "read_seqcount_begin",
-	[RV_XP_SEQ_RETRY] = "read_seqcount_retry",
-	[RV_XP_LOCKREF] = "lockref_cmpxchg",
-	[RV_XP_RWSEM_DOWN_READ] = "down_read",
-	[RV_XP_RWSEM_DOWN_WRITE] = "down_write",
-	[RV_XP_RWSEM_UP_READ] = "up_read",
-	[RV_XP_RWSEM_UP_WRITE] = "up_write",
-	[RV_XP_SEM_DOWN] = "down",
-	[RV_XP_SEM_UP] = "up",
-	[RV_XP_BKL_LOCK] = "lock_kernel",
-	[RV_XP_BKL_UNLOCK] = "unlock_kernel",
-	[RV_XP_WAKE] = "wake_up_process",
-	[RV_XP_SLEEP] = "schedule",
-	[RV_XP_RCU_LOCK] = "rcu_read_lock",
-	[RV_XP_RCU_UNLOCK] = "rcu_read_unlock",
-	[RV_XP_SYNC_RCU] = "synchronize_rcu",
-	[RV_XP_RELAX] = "cpu_relax",
-	[RV_XP_LOAD] = "load",
-	[RV_XP_ATOMIC] = "atomic",
-	[RV_XP_STORE] = "store",
-	[RV_XP_PREFETCHW] = "prefetchw",
-	[RV_XP_JOIN] = "pthread_join",
+    [RV_XP_START] = "start",
+    [RV_XP_OP] = "op",
+    [RV_XP_POINT] = "point",
+    [RV_XP_INJECT] = "inject",
+    [RV_XP_SPIN_LOCK] = "spin_lock",
+    [RV_XP_SPIN_UNLOCK] = "spin_unlock",
+    [RV_XP_SPIN_WAIT] = "spin_wait",
+    [RV_XP_SEQ_BEGIN] = "read_seqcount_begin",
+    [RV_XP_SEQ_RETRY] = "read_seqcount_retry",
+    [RV_XP_LOCKREF] = "lockref_cmpxchg",
+    [RV_XP_RWSEM_DOWN_READ] = "down_read",
+    [RV_XP_RWSEM_DOWN_WRITE] = "down_write",
+    [RV_XP_RWSEM_UP_READ] = "up_read",
+    [RV_XP_RWSEM_UP_WRITE] = "up_write",
+    [RV_XP_SEM_DOWN] = "down",
+    [RV_XP_SEM_UP] = "up",
+    [RV_XP_BKL_LOCK] = "lock_kernel",
+    [RV_XP_BKL_UNLOCK] = "unlock_kernel",
+    [RV_XP_WAKE] = "wake_up_process",
+    [RV_XP_SLEEP] = "schedule",
+    [RV_XP_RCU_LOCK] = "rcu_read_lock",
+    [RV_XP_RCU_UNLOCK] = "rcu_read_unlock",
+    [RV_XP_SYNC_RCU] = "synchronize_rcu",
+    [RV_XP_RELAX] = "cpu_relax",
+    [RV_XP_LOAD] = "load",
+    [RV_XP_ATOMIC] = "atomic",
+    [RV_XP_STORE] = "store",
+    [RV_XP_PREFETCHW] = "prefetchw",
+    [RV_XP_JOIN] = "pthread_join",
 };
 
 const char *rv_xkind_name(int kind)

@@ -42,15 +42,15 @@
 /* What a task is about to do when it reaches a point (trace column). */
 enum rv_xkind {
 	RV_XP_START = 0,   /* the task's first step */
-	RV_XP_OP,          /* a scenario operation begins (name: the op) */
-	RV_XP_POINT,       /* rv_sched_point(name) in a lockless protocol */
-	RV_XP_INJECT,      /* RV_INJECT(name) */
+	RV_XP_OP,	   /* a scenario operation begins (name: the op) */
+	RV_XP_POINT,	   /* rv_sched_point(name) in a lockless protocol */
+	RV_XP_INJECT,	   /* RV_INJECT(name) */
 	RV_XP_SPIN_LOCK,   /* spin_lock / spin_trylock attempt */
 	RV_XP_SPIN_UNLOCK, /* just released a spinlock_t */
 	RV_XP_SPIN_WAIT,   /* parked: the spinlock_t is held */
 	RV_XP_SEQ_BEGIN,   /* read_seqcount_begin */
 	RV_XP_SEQ_RETRY,   /* read_seqcount_retry */
-	RV_XP_LOCKREF,     /* lockref cmpxchg */
+	RV_XP_LOCKREF,	   /* lockref cmpxchg */
 	RV_XP_RWSEM_DOWN_READ,
 	RV_XP_RWSEM_DOWN_WRITE,
 	RV_XP_RWSEM_UP_READ,
@@ -59,18 +59,18 @@ enum rv_xkind {
 	RV_XP_SEM_UP,
 	RV_XP_BKL_LOCK,
 	RV_XP_BKL_UNLOCK,
-	RV_XP_WAKE,        /* wake_up_process */
-	RV_XP_SLEEP,       /* parked in schedule() until woken */
-	RV_XP_RCU_LOCK,    /* inside a new read-side section */
-	RV_XP_RCU_UNLOCK,  /* just left a read-side section */
-	RV_XP_SYNC_RCU,    /* parked in synchronize_rcu for a reader */
-	RV_XP_RELAX,       /* parked in a cpu_relax() loop */
+	RV_XP_WAKE,	  /* wake_up_process */
+	RV_XP_SLEEP,	  /* parked in schedule() until woken */
+	RV_XP_RCU_LOCK,	  /* inside a new read-side section */
+	RV_XP_RCU_UNLOCK, /* just left a read-side section */
+	RV_XP_SYNC_RCU,	  /* parked in synchronize_rcu for a reader */
+	RV_XP_RELAX,	  /* parked in a cpu_relax() loop */
 	/* simulator-only points (RV_SPOINT: no point in the explorer) */
-	RV_XP_LOAD,        /* a load of a shared line */
-	RV_XP_ATOMIC,      /* a read-modify-write atomic on a shared line */
-	RV_XP_STORE,       /* a plain store to a shared line */
-	RV_XP_PREFETCHW,   /* a prefetch for writing: the line requested, not waited for */
-	RV_XP_JOIN,        /* a unit test's thread joining another (rvtest's watchdog only) */
+	RV_XP_LOAD,	 /* a load of a shared line */
+	RV_XP_ATOMIC,	 /* a read-modify-write atomic on a shared line */
+	RV_XP_STORE,	 /* a plain store to a shared line */
+	RV_XP_PREFETCHW, /* a prefetch for writing: the line requested, not waited for */
+	RV_XP_JOIN,	 /* a unit test's thread joining another (rvtest's watchdog only) */
 	RV_XP_NKINDS
 };
 
@@ -115,11 +115,19 @@ void rv_xrcu_barrier(void);
 void rv_xspin_acquired(void);
 void rv_xspin_released(void);
 #else
-#define rv_xspin_acquired()		do { } while (0)
-#define rv_xspin_released()		do { } while (0)
-#define rv_xrelax()			do { } while (0)
-#define rv_xblock(kind, obj, ready, arg, site) \
-	do { (void)(ready); } while (0)
+#define rv_xspin_acquired()                                                                        \
+	do {                                                                                       \
+	} while (0)
+#define rv_xspin_released()                                                                        \
+	do {                                                                                       \
+	} while (0)
+#define rv_xrelax()                                                                                \
+	do {                                                                                       \
+	} while (0)
+#define rv_xblock(kind, obj, ready, arg, site)                                                     \
+	do {                                                                                       \
+		(void)(ready);                                                                     \
+	} while (0)
 #endif
 
 /*
@@ -135,8 +143,8 @@ struct rv_xsim_ops {
 		      const void *site);
 	void (*relax)(const void *site);
 	void (*rcu)(int delta, const void *site); /* read-side section entered (+1) / left (-1) */
-	void (*sync_rcu)(const void *site);	   /* park while another task is in a section */
-	void (*spin)(int delta);		   /* a spinlock_t taken (+1) / released (-1) */
+	void (*sync_rcu)(const void *site);	  /* park while another task is in a section */
+	void (*spin)(int delta);		  /* a spinlock_t taken (+1) / released (-1) */
 	int (*task_index)(void);
 };
 extern const struct rv_xsim_ops *rv_xsim;
@@ -147,28 +155,34 @@ void rv_xrcu_run_callbacks(void);
 #define RV_XACTIVE() __builtin_expect(rv_xself != 0, 0)
 /* Simulator-only point: an access the explorer need not interleave at. */
 #define RV_XSIM() __builtin_expect(rv_xself != 0 && rv_xsim != 0, 0)
-#define RV_SPOINT(kind, obj)                                             \
-	do {                                                             \
-		if (RV_XSIM())                                           \
-			rv_xpoint((kind), (obj), 0, 0);                  \
+#define RV_SPOINT(kind, obj)                                                                       \
+	do {                                                                                       \
+		if (RV_XSIM())                                                                     \
+			rv_xpoint((kind), (obj), 0, 0);                                            \
 	} while (0)
-#define RV_XPOINT(kind, obj, name)                                       \
-	do {                                                             \
-		if (RV_XACTIVE())                                        \
-			rv_xpoint((kind), (obj), (name), 0);             \
+#define RV_XPOINT(kind, obj, name)                                                                 \
+	do {                                                                                       \
+		if (RV_XACTIVE())                                                                  \
+			rv_xpoint((kind), (obj), (name), 0);                                       \
 	} while (0)
 /* In an out-of-line primitive: name its caller as the site. */
-#define RV_XPOINT_CALLER(kind, obj)                                      \
-	do {                                                             \
-		if (RV_XACTIVE())                                        \
-			rv_xpoint((kind), (obj), 0, __builtin_return_address(0)); \
+#define RV_XPOINT_CALLER(kind, obj)                                                                \
+	do {                                                                                       \
+		if (RV_XACTIVE())                                                                  \
+			rv_xpoint((kind), (obj), 0, __builtin_return_address(0));                  \
 	} while (0)
 #else
 #define RV_XACTIVE() 0
-#define RV_XSIM() 0
-#define RV_SPOINT(kind, obj) do { } while (0)
-#define RV_XPOINT(kind, obj, name) do { } while (0)
-#define RV_XPOINT_CALLER(kind, obj) do { } while (0)
+#define RV_XSIM()    0
+#define RV_SPOINT(kind, obj)                                                                       \
+	do {                                                                                       \
+	} while (0)
+#define RV_XPOINT(kind, obj, name)                                                                 \
+	do {                                                                                       \
+	} while (0)
+#define RV_XPOINT_CALLER(kind, obj)                                                                \
+	do {                                                                                       \
+	} while (0)
 #endif
 
 /* A scheduling point inside a lockless protocol (nothing outside the explorer). */
@@ -181,10 +195,10 @@ void rv_xrcu_run_callbacks(void);
 
 /* One decision: who runs next.  A strategy returns a task in `enabled`. */
 struct rv_xdecision {
-	uint64_t step;     /* decisions made before this one in the run */
-	int cur;           /* the task that reached the point; -1 at the start */
-	bool cur_enabled;  /* it may continue (switching away preempts it) */
-	uint32_t enabled;  /* bit i: task i may run */
+	uint64_t step;	  /* decisions made before this one in the run */
+	int cur;	  /* the task that reached the point; -1 at the start */
+	bool cur_enabled; /* it may continue (switching away preempts it) */
+	uint32_t enabled; /* bit i: task i may run */
 	int ntasks;
 };
 typedef int (*rv_xchoose_fn)(void *ctx, const struct rv_xdecision *d);
@@ -196,17 +210,17 @@ struct rv_xstep {
 	const char *name;
 	const void *obj;
 	const void *site; /* code address: the point's caller */
-	bool preempted;   /* chosen while the previous task could continue */
+	bool preempted;	  /* chosen while the previous task could continue */
 };
 
 enum rv_xstatus {
-	RV_X_DONE = 0,   /* every task finished */
-	RV_X_DEADLOCK,   /* tasks left, none can run */
-	RV_X_STEPLIMIT,  /* more steps than the limit (a livelock?) */
-	RV_X_HANG,       /* a task ran past the time limit without a point */
-	RV_X_DIVERGED,   /* the strategy chose a task that cannot run (replay) */
-	RV_X_CRASHED,    /* (a snapshot) the process is dying: a sanitizer error */
-	RV_X_INVARIANT,  /* the run's midcheck failed at a decision */
+	RV_X_DONE = 0,	/* every task finished */
+	RV_X_DEADLOCK,	/* tasks left, none can run */
+	RV_X_STEPLIMIT, /* more steps than the limit (a livelock?) */
+	RV_X_HANG,	/* a task ran past the time limit without a point */
+	RV_X_DIVERGED,	/* the strategy chose a task that cannot run (replay) */
+	RV_X_CRASHED,	/* (a snapshot) the process is dying: a sanitizer error */
+	RV_X_INVARIANT, /* the run's midcheck failed at a decision */
 };
 const char *rv_xstatus_name(int status);
 
@@ -228,16 +242,16 @@ struct rv_xrun_cfg {
 	 * end).  Called with no scheduling points; nonzero stops the run with
 	 * RV_X_INVARIANT (the tasks stay parked, as after a deadlock). */
 	int (*midcheck)(void *arg);
-	uint64_t max_steps;   /* 0: 1,000,000 */
-	long hang_ms;         /* 0: 20,000 */
-	bool keep_trace;      /* record every step (replay); else only counts */
+	uint64_t max_steps; /* 0: 1,000,000 */
+	long hang_ms;	    /* 0: 20,000 */
+	bool keep_trace;    /* record every step (replay); else only counts */
 };
 
 struct rv_xresult {
-	int status;            /* enum rv_xstatus */
+	int status; /* enum rv_xstatus */
 	uint64_t steps;
 	uint64_t preemptions;
-	int stuck_task;        /* DEADLOCK/HANG: a task left (-1: none) */
+	int stuck_task;		      /* DEADLOCK/HANG: a task left (-1: none) */
 	const struct rv_xstep *trace; /* keep_trace: `steps` entries; valid until the next run */
 	/* per task: the point it was parked at when the run stopped */
 	struct rv_xstep last[RV_XMAX_TASKS];

@@ -75,7 +75,8 @@ int rv_fail_spec_format(const struct rv_fail_spec *s, char *buf, size_t len)
 
 	switch (s->mode) {
 	case RV_FAIL_EVERY:
-		return snprintf(buf, len, "every:%llu%s%s", (unsigned long long)s->n, colon, s->site);
+		return snprintf(buf, len, "every:%llu%s%s", (unsigned long long)s->n, colon,
+				s->site);
 	case RV_FAIL_NTH:
 		return snprintf(buf, len, "nth:%llu%s%s", (unsigned long long)s->n, colon, s->site);
 	case RV_FAIL_PROB:

@@ -35,9 +35,9 @@
  */
 enum rv_fail_mode { RV_FAIL_NONE = 0, RV_FAIL_EVERY, RV_FAIL_NTH, RV_FAIL_PROB };
 struct rv_fail_spec {
-	int mode;	/* enum rv_fail_mode */
-	uint64_t n;	/* every:N, nth:K, or p: in parts per million */
-	char site[32];	/* "" = every site */
+	int mode;      /* enum rv_fail_mode */
+	uint64_t n;    /* every:N, nth:K, or p: in parts per million */
+	char site[32]; /* "" = every site */
 };
 int rv_fail_spec_parse(struct rv_fail_spec *spec, const char *text);
 int rv_fail_spec_format(const struct rv_fail_spec *spec, char *buf, size_t len);

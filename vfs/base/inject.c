@@ -197,7 +197,7 @@ static int wait_word_at_least(uint32_t *word, uint32_t target, long timeout_ms)
 
 	for (;;) {
 		uint32_t v = __atomic_load_n(word, __ATOMIC_ACQUIRE);
-		struct timespec ts = { 0, 10 * 1000 * 1000 }; /* re-check every 10ms */
+		struct timespec ts = {0, 10 * 1000 * 1000}; /* re-check every 10ms */
 
 		if (v >= target)
 			return 0;

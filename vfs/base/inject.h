@@ -40,11 +40,11 @@ enum rv_inject_action {
 };
 extern int rv_inject_armed;
 void rv_inject_hit(const char *name);
-#define RV_INJECT(name)                                                   \
-	do {                                                              \
-		RV_XPOINT(RV_XP_INJECT, 0, (name));                       \
-		if (unlikely(__atomic_load_n(&rv_inject_armed, __ATOMIC_RELAXED))) \
-			rv_inject_hit(name);                              \
+#define RV_INJECT(name)                                                                            \
+	do {                                                                                       \
+		RV_XPOINT(RV_XP_INJECT, 0, (name));                                                \
+		if (unlikely(__atomic_load_n(&rv_inject_armed, __ATOMIC_RELAXED)))                 \
+			rv_inject_hit(name);                                                       \
 	} while (0)
 int rv_inject_set_delay(const char *name, unsigned long usec, int count);
 int rv_inject_set_pause(const char *name, int count);

@@ -29,8 +29,8 @@ struct rv_subsys {
 	int (*init)(void);     /* 0 or -errno */
 	int (*teardown)(void); /* 0, or -EBUSY on leaks (reported) */
 };
-#define RV_SUBSYS(nm, initfn, teardownfn)                                      \
-	const struct rv_subsys rv_subsys_##nm = { #nm, initfn, teardownfn }
+#define RV_SUBSYS(nm, initfn, teardownfn)                                                          \
+	const struct rv_subsys rv_subsys_##nm = {#nm, initfn, teardownfn}
 /* For init/initcalls.c only: names a subsystem's RV_SUBSYS definition. */
 #define RV_SUBSYS_EXTERN(nm) extern const struct rv_subsys rv_subsys_##nm
 /*

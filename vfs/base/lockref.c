@@ -23,35 +23,33 @@ RV_STAT_DEFINE(lockref_cmpxchg_retries, "lockref cmpxchg attempts that lost a ra
  * successful cmpxchg, `fail_ret` when cond is false; falls through to the
  * locked path when the lock is held or the retries are exhausted.
  */
-#define CMPXCHG_LOOP(CODE, SUCCESS)                                                    \
-	do {                                                                           \
-		int __retry = LOCKREF_RETRIES;                                         \
-		const int __relax = rv_sw.lockref_relax;                               \
-		struct lockref old;                                                    \
-		RV_SPOINT(RV_XP_LOAD, lockref);                                        \
-		old.lock_count = __atomic_load_n(&lockref->lock_count, __ATOMIC_RELAXED); \
-		while (likely(!spin_is_locked(&old.lock))) {                           \
-			struct lockref new = old;                                      \
-			CODE                                                           \
-			RV_XPOINT(RV_XP_LOCKREF, lockref, 0);                          \
-			if (likely(__atomic_compare_exchange_n(                        \
-				    &lockref->lock_count, &old.lock_count,             \
-				    new.lock_count, false, __ATOMIC_ACQ_REL,           \
-				    __ATOMIC_RELAXED))) {                              \
-				SUCCESS;                                               \
-			}                                                              \
-			rv_stat_inc(lockref_cmpxchg_retries);                          \
-			if (__relax && (!RV_XACTIVE() || RV_XSIM())) /* not a wait */ \
-				cpu_relax();                                           \
-			if (!--__retry)                                                \
-				break;                                                 \
-		}                                                                      \
-		rv_stat_inc(lockref_fallbacks);                                        \
+#define CMPXCHG_LOOP(CODE, SUCCESS)                                                                \
+	do {                                                                                       \
+		int __retry = LOCKREF_RETRIES;                                                     \
+		const int __relax = rv_sw.lockref_relax;                                           \
+		struct lockref old;                                                                \
+		RV_SPOINT(RV_XP_LOAD, lockref);                                                    \
+		old.lock_count = __atomic_load_n(&lockref->lock_count, __ATOMIC_RELAXED);          \
+		while (likely(!spin_is_locked(&old.lock))) {                                       \
+			struct lockref new = old;                                                  \
+			CODE RV_XPOINT(RV_XP_LOCKREF, lockref, 0);                                 \
+			if (likely(__atomic_compare_exchange_n(                                    \
+				&lockref->lock_count, &old.lock_count, new.lock_count, false,      \
+				__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))) {                            \
+				SUCCESS;                                                           \
+			}                                                                          \
+			rv_stat_inc(lockref_cmpxchg_retries);                                      \
+			if (__relax && (!RV_XACTIVE() || RV_XSIM())) /* not a wait */              \
+				cpu_relax();                                                       \
+			if (!--__retry)                                                            \
+				break;                                                             \
+		}                                                                                  \
+		rv_stat_inc(lockref_fallbacks);                                                    \
 	} while (0)
 
 void lockref_get(struct lockref *lockref)
 {
-	CMPXCHG_LOOP(new.count++;, return);
+	CMPXCHG_LOOP(new.count++;, return );
 
 	spin_lock(&lockref->lock);
 	lockref->count++;
@@ -62,11 +60,7 @@ bool lockref_get_not_zero(struct lockref *lockref)
 {
 	bool ret;
 
-	CMPXCHG_LOOP(
-		new.count++;
-		if (old.count <= 0)
-			return false;
-	, return true);
+	CMPXCHG_LOOP(new.count++; if (old.count <= 0) return false;, return true);
 
 	spin_lock(&lockref->lock);
 	ret = false;
@@ -82,11 +76,9 @@ bool lockref_get_not_dead(struct lockref *lockref)
 {
 	bool ret;
 
-	CMPXCHG_LOOP(
-		new.count++;
-		if (old.count < 0 && !RV_MUTANT(lockref_not_dead_no_check))
-			return false;
-	, return true);
+	CMPXCHG_LOOP(new.count++;
+		     if (old.count < 0 && !RV_MUTANT(lockref_not_dead_no_check)) return false;
+		     , return true);
 
 	spin_lock(&lockref->lock);
 	ret = false;
@@ -102,11 +94,7 @@ bool lockref_put_not_zero(struct lockref *lockref)
 {
 	bool ret;
 
-	CMPXCHG_LOOP(
-		new.count--;
-		if (old.count <= 1)
-			return false;
-	, return true);
+	CMPXCHG_LOOP(new.count--; if (old.count <= 1) return false;, return true);
 
 	spin_lock(&lockref->lock);
 	ret = false;
@@ -120,21 +108,13 @@ bool lockref_put_not_zero(struct lockref *lockref)
 
 int lockref_put_return(struct lockref *lockref)
 {
-	CMPXCHG_LOOP(
-		new.count--;
-		if (old.count <= 0)
-			return -1;
-	, return new.count);
+	CMPXCHG_LOOP(new.count--; if (old.count <= 0) return -1;, return new.count);
 	return -1;
 }
 
 bool lockref_put_or_lock(struct lockref *lockref)
 {
-	CMPXCHG_LOOP(
-		new.count--;
-		if (old.count <= 1)
-			break;
-	, return true);
+	CMPXCHG_LOOP(new.count--; if (old.count <= 1) break;, return true);
 
 	spin_lock(&lockref->lock);
 	if (lockref->count <= 1)

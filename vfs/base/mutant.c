@@ -4,7 +4,8 @@
  * (mutant.h).  Empty in ordinary builds.
  *
  * Locking: the selection is read from the environment at the first test
- * (threads racing there read the same value); the hit marker is a relaxed flag (creating the file twice is harmless).
+ * (threads racing there read the same value); the hit marker is a relaxed flag (creating the file
+ * twice is harmless).
  */
 #include "vfs/base/base.h"
 

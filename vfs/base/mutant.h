@@ -27,12 +27,12 @@
 #include <stdbool.h>
 
 #define RV_MUTANT_STR_(x) #x
-#define RV_MUTANT_STR(x) RV_MUTANT_STR_(x)
+#define RV_MUTANT_STR(x)  RV_MUTANT_STR_(x)
 
 #if defined(RCUVFS_MUTANT)
 /* one site, chosen at compile time */
 bool rv_mutant_hit(const char *name);
-#define RV_MUTANT(name)                                                           \
+#define RV_MUTANT(name)                                                                            \
 	(__builtin_strcmp(RV_MUTANT_STR(RCUVFS_MUTANT), #name) == 0 && rv_mutant_hit(#name))
 #elif defined(RCUVFS_MUTANTS)
 /* every site, chosen at run time by $RCUVFS_MUTANT (read at the first test) */

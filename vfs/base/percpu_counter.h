@@ -24,7 +24,7 @@
 struct percpu_counter {
 	int64_t *counters;     /* nr_cpu_ids slots (shared allocation for a group) */
 	struct list_head list; /* on the global list, under percpu_counters_lock */
-	int group_head;        /* 1 if this counter owns the group's allocation */
+	int group_head;	       /* 1 if this counter owns the group's allocation */
 	int group_n;
 };
 int percpu_counter_init(struct percpu_counter *fbc, int64_t amount);

@@ -46,8 +46,8 @@ static void rv_rcu_key_init(void)
 	}
 	rv_stat_register_gauge("rcu_callbacks_queued", "call_rcu callbacks queued by the model",
 			       gauge_cb_queued);
-	rv_stat_register_gauge("rcu_callbacks_done", "call_rcu callbacks of the model that have run",
-			       gauge_cb_done);
+	rv_stat_register_gauge("rcu_callbacks_done",
+			       "call_rcu callbacks of the model that have run", gauge_cb_done);
 }
 
 void rv_rcu_register_slow(void)
@@ -76,9 +76,9 @@ bool rv_rcu_has_membarrier(void)
 const char *rv_rcu_describe(void)
 {
 	return rv_rcu_has_membarrier()
-		       ? "liburcu memb flavour, sys_membarrier in use (readers run without fences)"
-		       : "liburcu memb flavour, sys_membarrier NOT available (readers pay a full "
-			 "barrier per read-side section)";
+		   ? "liburcu memb flavour, sys_membarrier in use (readers run without fences)"
+		   : "liburcu memb flavour, sys_membarrier NOT available (readers pay a full "
+		     "barrier per read-side section)";
 }
 
 /*

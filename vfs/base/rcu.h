@@ -27,42 +27,42 @@
  * by a pthread key destructor.  Never block inside a read-side section.
  */
 #ifndef RCUVFS_EXPLORE
-#define rcu_read_lock()          urcu_memb_read_lock()
-#define rcu_read_unlock()        urcu_memb_read_unlock()
-#define synchronize_rcu()        urcu_memb_synchronize_rcu()
+#define rcu_read_lock()	  urcu_memb_read_lock()
+#define rcu_read_unlock() urcu_memb_read_unlock()
+#define synchronize_rcu() urcu_memb_synchronize_rcu()
 #else
 /* explorer build: sections are scheduling points and are counted per task,
  * so that synchronize_rcu parks while another explored task is inside one */
-#define rcu_read_lock()                                                  \
-	do {                                                             \
-		urcu_memb_read_lock();                                   \
-		if (RV_XACTIVE())                                        \
-			rv_xrcu_lock();                                  \
+#define rcu_read_lock()                                                                            \
+	do {                                                                                       \
+		urcu_memb_read_lock();                                                             \
+		if (RV_XACTIVE())                                                                  \
+			rv_xrcu_lock();                                                            \
 	} while (0)
-#define rcu_read_unlock()                                                \
-	do {                                                             \
-		urcu_memb_read_unlock();                                 \
-		if (RV_XACTIVE())                                        \
-			rv_xrcu_unlock();                                \
+#define rcu_read_unlock()                                                                          \
+	do {                                                                                       \
+		urcu_memb_read_unlock();                                                           \
+		if (RV_XACTIVE())                                                                  \
+			rv_xrcu_unlock();                                                          \
 	} while (0)
-#define synchronize_rcu()                                                \
-	do {                                                             \
-		if (RV_XACTIVE())                                        \
-			rv_xsync_rcu_wait();                             \
-		/* the simulator waited for a grace period of its tasks  \
-		 * (each reader left its section): liburcu's would wait  \
-		 * for readers parked inside theirs */                   \
-		if (!RV_XSIM())                                          \
-			urcu_memb_synchronize_rcu();                     \
+#define synchronize_rcu()                                                                          \
+	do {                                                                                       \
+		if (RV_XACTIVE())                                                                  \
+			rv_xsync_rcu_wait();                                                       \
+		/* the simulator waited for a grace period of its tasks                            \
+		 * (each reader left its section): liburcu's would wait                            \
+		 * for readers parked inside theirs */                                             \
+		if (!RV_XSIM())                                                                    \
+			urcu_memb_synchronize_rcu();                                               \
 	} while (0)
 #endif
 #ifndef RCUVFS_EXPLORE
-#define call_rcu(head, fn)       urcu_memb_call_rcu((head), (fn))
-#define rcu_barrier()            urcu_memb_barrier()
+#define call_rcu(head, fn) urcu_memb_call_rcu((head), (fn))
+#define rcu_barrier()	   urcu_memb_barrier()
 #else
 /* explorer build: callbacks run at deterministic points (explore.c) */
-#define call_rcu(head, fn)       rv_xcall_rcu((head), (fn))
-#define rcu_barrier()            rv_xrcu_barrier()
+#define call_rcu(head, fn) rv_xcall_rcu((head), (fn))
+#define rcu_barrier()	   rv_xrcu_barrier()
 #endif
 /* rcu_dereference(p) and rcu_assign_pointer(p, v) come from liburcu. */
 struct rcu_head;

@@ -61,8 +61,8 @@ static bool rwsem_try_write_fast(struct rw_semaphore *sem)
 {
 	long c = 0;
 
-	return __atomic_compare_exchange_n(&sem->count, &c, RWSEM_WRITER, false,
-					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+	return __atomic_compare_exchange_n(&sem->count, &c, RWSEM_WRITER, false, __ATOMIC_ACQUIRE,
+					   __ATOMIC_RELAXED);
 }
 
 /*
@@ -123,7 +123,7 @@ static void rwsem_grant(struct rw_semaphore *sem)
 
 static void rwsem_down_slow(struct rw_semaphore *sem, int type, const void *site)
 {
-	struct rwsem_waiter w = { .task = current, .type = type };
+	struct rwsem_waiter w = {.task = current, .type = type};
 	long c;
 
 	spin_lock(&sem->wait_lock);
@@ -226,7 +226,7 @@ void downgrade_write(struct rw_semaphore *sem)
 	/* only readers at the head may join us */
 	if (!list_empty(&sem->wait_list) && !RV_MUTANT(downgrade_write_no_grant) &&
 	    list_first_entry(&sem->wait_list, struct rwsem_waiter, list)->type ==
-		    RWSEM_WAITING_FOR_READ)
+		RWSEM_WAITING_FOR_READ)
 		rwsem_grant(sem);
 	spin_unlock(&sem->wait_lock);
 }

@@ -30,7 +30,7 @@ __thread struct task_struct *rv_current;
 
 static DEFINE_SPINLOCK(rv_tasks_lock);
 static struct list_head rv_tasks = LIST_HEAD_INIT(rv_tasks);
-static long rv_tasks_live; /* under rv_tasks_lock */
+static long rv_tasks_live;  /* under rv_tasks_lock */
 static int rv_next_pid = 1; /* atomic */
 static struct task_hooks rv_hooks[2];
 static pthread_key_t rv_task_key;

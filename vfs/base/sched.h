@@ -44,7 +44,7 @@ struct mm_struct;
  * dumps them when every wait has stopped making progress.
  */
 struct rv_wait_point {
-	int kind;        /* atomic; 0: not waiting */
+	int kind; /* atomic; 0: not waiting */
 	const void *obj;
 	const void *site;
 };
@@ -56,19 +56,19 @@ enum task_state {
 };
 
 struct task_struct {
-	pid_t pid;                  /* unique per task, never reused in an instance */
-	pid_t tgid;                 /* model process id (the group leader's pid) */
+	pid_t pid;		    /* unique per task, never reused in an instance */
+	pid_t tgid;		    /* model process id (the group leader's pid) */
 	struct files_struct *files; /* owned by fdtable/; NULL until installed */
-	struct mm_struct *mm;       /* owned by mm/; NULL for "kernel threads" */
-	int lock_depth;             /* BKL recursion depth; -1 when not held */
-	int state;                  /* enum task_state; atomic */
-	uint32_t futex;             /* sleep word: bumped by every wake-up */
-	int sigpending;             /* atomic: a signal is pending (EINTR) */
-	int refcount;               /* atomic: get_task_struct/put_task_struct */
-	uint32_t flags;             /* PF_* */
-	void *host_private;         /* free for the thread's owner (stress, fuse) */
+	struct mm_struct *mm;	    /* owned by mm/; NULL for "kernel threads" */
+	int lock_depth;		    /* BKL recursion depth; -1 when not held */
+	int state;		    /* enum task_state; atomic */
+	uint32_t futex;		    /* sleep word: bumped by every wake-up */
+	int sigpending;		    /* atomic: a signal is pending (EINTR) */
+	int refcount;		    /* atomic: get_task_struct/put_task_struct */
+	uint32_t flags;		    /* PF_* */
+	void *host_private;	    /* free for the thread's owner (stress, fuse) */
 	struct list_head all_tasks; /* on the instance's task list, under its lock */
-	spinlock_t alloc_lock;      /* task_lock: changes of mm (and reads that mmget it) */
+	spinlock_t alloc_lock;	    /* task_lock: changes of mm (and reads that mmget it) */
 	struct rv_wait_point wait;  /* where it sleeps or spins (the watchdog) */
 	unsigned long host_thread;  /* pthread_t of the attached thread, 0 if none */
 	char comm[16];
@@ -83,7 +83,7 @@ static inline void task_unlock(struct task_struct *t)
 {
 	spin_unlock(&t->alloc_lock);
 }
-#define PF_LAZY     0x1 /* created lazily for a thread rcuvfs did not create */
+#define PF_LAZY	    0x1 /* created lazily for a thread rcuvfs did not create */
 #define PF_ATTACHED 0x2 /* some thread's current (atomic bit) */
 
 extern __thread __tls_hot struct task_struct *rv_current;
@@ -107,7 +107,8 @@ static __always_inline struct task_struct *get_current(void)
 
 struct task_hooks {
 	/* Called for the child with the parent's task; return -errno to fail. */
-	int (*copy_files)(struct task_struct *child, struct task_struct *parent, unsigned long flags);
+	int (*copy_files)(struct task_struct *child, struct task_struct *parent,
+			  unsigned long flags);
 	int (*copy_mm)(struct task_struct *child, struct task_struct *parent, unsigned long flags);
 	/* Called when a task exits (after its last use of files/mm). */
 	void (*exit_files)(struct task_struct *t);
@@ -183,8 +184,8 @@ void rv_wait_progressed(void);
 struct rv_task_wait {
 	pid_t pid;
 	char comm[16];
-	int state;                 /* enum task_state */
-	int lock_depth;            /* BKL */
+	int state;		   /* enum task_state */
+	int lock_depth;		   /* BKL */
 	struct rv_wait_point wait; /* kind 0: not waiting */
 	unsigned long host_thread; /* pthread_t, 0 if no thread has it */
 };

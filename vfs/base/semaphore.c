@@ -109,8 +109,7 @@ static int __down_fifo(struct semaphore *sem, int state, unsigned int *slept, co
 	}
 }
 
-static int __down_steal(struct semaphore *sem, int state, unsigned int *slept,
-			const void *site)
+static int __down_steal(struct semaphore *sem, int state, unsigned int *slept, const void *site)
 {
 	struct task_struct *task = current;
 	struct semaphore_waiter w = {.task = task, .up = 0};

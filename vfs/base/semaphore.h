@@ -26,11 +26,11 @@
  */
 struct semaphore {
 	spinlock_t lock;
-	int count;                  /* under lock */
-	int steal;                  /* 0: FIFO hand-off, 1: stealing */
+	int count;		    /* under lock */
+	int steal;		    /* 0: FIFO hand-off, 1: stealing */
 	struct list_head wait_list; /* under lock */
-	uint64_t handoffs;          /* under lock */
-	uint64_t sleeps;            /* under lock */
+	uint64_t handoffs;	    /* under lock */
+	uint64_t sleeps;	    /* under lock */
 };
 void sema_init_fifo(struct semaphore *sem, int count);
 void sema_init_steal(struct semaphore *sem, int count);

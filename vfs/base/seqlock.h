@@ -23,7 +23,10 @@
 typedef struct {
 	uint32_t sequence;
 } seqcount_t;
-#define SEQCNT_ZERO { 0 }
+#define SEQCNT_ZERO                                                                                \
+	{                                                                                          \
+		0                                                                                  \
+	}
 static inline void seqcount_init(seqcount_t *s)
 {
 	s->sequence = 0;
@@ -38,7 +41,8 @@ static __always_inline uint32_t read_seqcount_begin(const seqcount_t *s)
 	uint32_t seq;
 
 	RV_XPOINT(RV_XP_SEQ_BEGIN, s, 0);
-	while (unlikely((seq = __atomic_load_n(&s->sequence, __ATOMIC_ACQUIRE)) & 1) && !RV_MUTANT(seqcount_begin_no_wait))
+	while (unlikely((seq = __atomic_load_n(&s->sequence, __ATOMIC_ACQUIRE)) & 1) &&
+	       !RV_MUTANT(seqcount_begin_no_wait))
 		cpu_relax();
 	return seq;
 }

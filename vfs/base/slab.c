@@ -166,7 +166,7 @@ struct slab {
 	size_t bytes;
 	uint64_t state;	     /* atomic: see st_make */
 	struct rcu_head rcu; /* kmem_cache_shrink of a typesafe cache */
-	uint32_t fp[];	/* free pointers: next free index, FP_NIL ends */
+	uint32_t fp[];	     /* free pointers: next free index, FP_NIL ends */
 };
 
 struct slab_sheaf {
@@ -181,8 +181,8 @@ struct slab_sheaf {
 struct kmem_cache {
 	/* read-only after creation */
 	char name[SLAB_NAME_MAX];
-	size_t size;	   /* object size the user asked for */
-	size_t stride;	   /* distance between objects (size rounded up to align) */
+	size_t size;   /* object size the user asked for */
+	size_t stride; /* distance between objects (size rounded up to align) */
 	size_t align;
 	size_t offset;	   /* first object's offset in a slab */
 	size_t slab_bytes; /* a power of two; slabs are aligned to it */
@@ -254,8 +254,8 @@ static uint64_t slab_gauge_total(void)
 	long n = 0;
 
 	pthread_mutex_lock(&slab_mutex);
-	list_for_each_entry(c, &slab_caches, list) n +=
-	    __atomic_load_n(&c->total, __ATOMIC_RELAXED);
+	list_for_each_entry(c, &slab_caches, list)
+		n += __atomic_load_n(&c->total, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&slab_mutex);
 	return (uint64_t)n;
 }
@@ -757,7 +757,8 @@ static __noinline void *sheaves_alloc_slow(struct kmem_cache *c, struct slab_cpu
 			m->main = sh;
 			rv_stat_inc(sheaf_barn_get);
 		} else {
-			m->main->size = (unsigned int)slab_get_objects(c, m->main->objs, SHEAF_CAPACITY);
+			m->main->size =
+			    (unsigned int)slab_get_objects(c, m->main->objs, SHEAF_CAPACITY);
 			rv_stat_inc(sheaf_refill);
 			if (!m->main->size)
 				return NULL;
@@ -799,7 +800,7 @@ static __noinline bool sheaves_free_slow(struct kmem_cache *c, struct slab_cpu *
 
 static void sheaves_flush_cpu(struct kmem_cache *c, struct slab_cpu *m)
 {
-	struct slab_sheaf **shs[] = { &m->main, &m->spare };
+	struct slab_sheaf **shs[] = {&m->main, &m->spare};
 
 	for (size_t i = 0; i < ARRAY_SIZE(shs); i++) {
 		struct slab_sheaf *sh = *shs[i];
@@ -1170,8 +1171,7 @@ static long slab_sum_active(struct kmem_cache *c)
 
 	if (c->id < 0)
 		return n;
-	list_for_each_entry(t, &slab_threads, list)
-	{
+	list_for_each_entry(t, &slab_threads, list) {
 		struct slab_cpu *m = &t->cpus[c->id];
 
 		/* acquire pairs with the release in slab_cpu_get */
@@ -1203,7 +1203,8 @@ int kmem_cache_destroy(struct kmem_cache *c)
 	spin_unlock(&c->barn_lock);
 	if (sh)
 		rcu_free_submit(c, sh);
-	if ((c->flags & SLAB_TYPESAFE_BY_RCU) || __atomic_load_n(&c->kfree_rcu_used, __ATOMIC_RELAXED)) {
+	if ((c->flags & SLAB_TYPESAFE_BY_RCU) ||
+	    __atomic_load_n(&c->kfree_rcu_used, __ATOMIC_RELAXED)) {
 		/*
 		 * Callbacks still queued may free objects of this cache: let them
 		 * run first (kvfree_rcu_barrier).  Destroy may come from a thread
@@ -1245,7 +1246,8 @@ int kmem_cache_destroy(struct kmem_cache *c)
 		ASAN_UNPOISON_MEMORY_REGION(s, s->bytes);
 		free(s);
 	}
-	list_for_each_entry_safe(sh, tmp, &c->all_sheaves, all) free(sh);
+	list_for_each_entry_safe(sh, tmp, &c->all_sheaves, all)
+		free(sh);
 	free(c);
 	return 0;
 }
@@ -1369,7 +1371,8 @@ static void slab_shrink_rcu(struct rcu_head *head)
 	struct kmem_cache *c;
 
 	pthread_mutex_lock(&slab_mutex);
-	list_for_each_entry(c, &slab_caches, list) __kmem_cache_shrink(c);
+	list_for_each_entry(c, &slab_caches, list)
+		__kmem_cache_shrink(c);
 	pthread_mutex_unlock(&slab_mutex);
 	/* behind the typesafe slabs just queued; a call_rcu worker runs
 	 * this, registered by liburcu itself: plain call_rcu */
@@ -1396,7 +1399,8 @@ long kmem_cache_total_active(void)
 	long n = 0;
 
 	pthread_mutex_lock(&slab_mutex);
-	list_for_each_entry(c, &slab_caches, list) n += slab_sum_active(c);
+	list_for_each_entry(c, &slab_caches, list)
+		n += slab_sum_active(c);
 	pthread_mutex_unlock(&slab_mutex);
 	return n;
 }
@@ -1446,8 +1450,7 @@ size_t kmem_cache_format_slabinfo(char *buf, size_t len)
 			   "slabdata <active_slabs> <num_slabs> <sharedavail> : rcuvfs "
 			   "<object_size> <depot_free> <flags>\n");
 	pthread_mutex_lock(&slab_mutex);
-	list_for_each_entry(c, &slab_caches, list)
-	{
+	list_for_each_entry(c, &slab_caches, list) {
 		long nr_slabs, nr_free = 0;
 		unsigned int pages = (unsigned int)((c->slab_bytes + 4095) / 4096);
 		struct slab *s;
@@ -1459,17 +1462,20 @@ size_t kmem_cache_format_slabinfo(char *buf, size_t len)
 			nr_free += st_count(__atomic_load_n(&s->state, __ATOMIC_RELAXED));
 		spin_unlock(&c->list_lock);
 		spin_lock(&c->barn_lock);
-		list_for_each_entry(sh, &c->barn_full, list) nr_free += sh->size;
+		list_for_each_entry(sh, &c->barn_full, list)
+			nr_free += sh->size;
 		spin_unlock(&c->barn_lock);
-		off = slab_appendf(buf, len, off,
-				   "%-17s %6ld %6ld %6zu %4u %4u : tunables %4u %4u %4u : slabdata "
-				   "%6ld %6ld %6u : rcuvfs %6zu %6ld %s%s%s\n",
-				   c->name, slab_sum_active(c),
-				   __atomic_load_n(&c->total, __ATOMIC_RELAXED), c->stride,
-				   c->objs_per_slab, pages, 0u, 0u, 0u, nr_slabs, nr_slabs, 0u, c->size,
-				   nr_free, c->flags & SLAB_TYPESAFE_BY_RCU ? "typesafe_by_rcu," : "",
-				   c->id < 0 ? "no_cpu_cache," : c->sheaves ? "sheaves," : "cpu_slab,",
-				   slab_poisons(c) ? "poisoned" : "unpoisoned");
+		off = slab_appendf(
+		    buf, len, off,
+		    "%-17s %6ld %6ld %6zu %4u %4u : tunables %4u %4u %4u : slabdata "
+		    "%6ld %6ld %6u : rcuvfs %6zu %6ld %s%s%s\n",
+		    c->name, slab_sum_active(c), __atomic_load_n(&c->total, __ATOMIC_RELAXED),
+		    c->stride, c->objs_per_slab, pages, 0u, 0u, 0u, nr_slabs, nr_slabs, 0u, c->size,
+		    nr_free, c->flags & SLAB_TYPESAFE_BY_RCU ? "typesafe_by_rcu," : "",
+		    c->id < 0	 ? "no_cpu_cache,"
+		    : c->sheaves ? "sheaves,"
+				 : "cpu_slab,",
+		    slab_poisons(c) ? "poisoned" : "unpoisoned");
 	}
 	pthread_mutex_unlock(&slab_mutex);
 	return off;

@@ -47,8 +47,8 @@ void __spin_lock_slow_counted(spinlock_t *l, struct spin_wait *w)
 			else if (v == 1) {
 				w->yields++;
 				sched_yield(); /* a thread outside the run holds it */
-			}
-			else if (__atomic_exchange_n(&l->val, RV_SPIN_HELD, __ATOMIC_ACQUIRE) == 0)
+			} else if (__atomic_exchange_n(&l->val, RV_SPIN_HELD, __ATOMIC_ACQUIRE) ==
+				   0)
 				return;
 		}
 	}

@@ -23,9 +23,12 @@
 typedef struct {
 	uint32_t val; /* 0 unlocked, 1 locked */
 } spinlock_t;
-#define __SPIN_LOCK_UNLOCKED { 0 }
+#define __SPIN_LOCK_UNLOCKED                                                                       \
+	{                                                                                          \
+		0                                                                                  \
+	}
 #define DEFINE_SPINLOCK(x) spinlock_t x = __SPIN_LOCK_UNLOCKED
-#define RV_SPIN_LIMIT 1024
+#define RV_SPIN_LIMIT	   1024
 
 void __spin_lock_slow(spinlock_t *l);
 /*

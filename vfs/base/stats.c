@@ -68,7 +68,7 @@ void rv_stat_register_gauge(const char *name, const char *help, uint64_t (*fn)(v
 		}
 	}
 	if (rv_ngauges < RV_GAUGE_MAX)
-		rv_gauges[rv_ngauges++] = (struct rv_gauge){ name, help, fn };
+		rv_gauges[rv_ngauges++] = (struct rv_gauge){name, help, fn};
 	pthread_mutex_unlock(&rv_stat_lock);
 }
 
@@ -229,7 +229,7 @@ static void fmt_cb(const char *name, uint64_t value, const char *help, void *arg
 
 size_t rv_stats_format_text(char *buf, size_t len)
 {
-	struct rv_fmt f = { buf, len, 0, 0, 1 };
+	struct rv_fmt f = {buf, len, 0, 0, 1};
 
 	if (len)
 		buf[0] = 0;
@@ -239,7 +239,7 @@ size_t rv_stats_format_text(char *buf, size_t len)
 
 size_t rv_stats_format_json(char *buf, size_t len)
 {
-	struct rv_fmt f = { buf, len, 0, 1, 1 };
+	struct rv_fmt f = {buf, len, 0, 1, 1};
 	int n;
 
 	n = snprintf(buf, len, "{");
@@ -279,9 +279,9 @@ int rv_stats_doc(FILE *out, int fmt)
 
 	pthread_mutex_lock(&rv_stat_lock);
 	for (int i = 0; i < rv_nstats; i++)
-		docs[n++] = (struct rv_stat_doc){ rv_stats[i]->name, rv_stats[i]->help, false };
+		docs[n++] = (struct rv_stat_doc){rv_stats[i]->name, rv_stats[i]->help, false};
 	for (int i = 0; i < rv_ngauges; i++)
-		docs[n++] = (struct rv_stat_doc){ rv_gauges[i].name, rv_gauges[i].help, true };
+		docs[n++] = (struct rv_stat_doc){rv_gauges[i].name, rv_gauges[i].help, true};
 	pthread_mutex_unlock(&rv_stat_lock);
 	/* registration order follows the link order: sort for stable output */
 	qsort(docs, (size_t)n, sizeof(docs[0]), doc_cmp);

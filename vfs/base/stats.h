@@ -39,11 +39,11 @@ extern __thread __tls_hot struct rv_stat_tls rv_stat_tls;
 extern __thread __tls_hot int rv_stat_registered;
 void rv_stat_register(struct rv_stat *s);
 void rv_stat_tls_register(void);
-#define RV_STAT_DEFINE(nm, helptext)                                          \
-	struct rv_stat rv_stat_##nm = { #nm, helptext, -1 };                  \
-	__attribute__((constructor)) static void rv_stat_ctor_##nm(void)     \
-	{                                                                     \
-		rv_stat_register(&rv_stat_##nm);                              \
+#define RV_STAT_DEFINE(nm, helptext)                                                               \
+	struct rv_stat rv_stat_##nm = {#nm, helptext, -1};                                         \
+	__attribute__((constructor)) static void rv_stat_ctor_##nm(void)                           \
+	{                                                                                          \
+		rv_stat_register(&rv_stat_##nm);                                                   \
 	}
 #define RV_STAT_DECLARE(nm) extern struct rv_stat rv_stat_##nm
 static __always_inline void rv_stat_add_idx(int idx, uint64_t n)
@@ -61,7 +61,7 @@ static __always_inline void rv_stat_add_idx(int idx, uint64_t n)
 #endif
 }
 #define rv_stat_add(nm, n) rv_stat_add_idx(rv_stat_##nm.idx, (n))
-#define rv_stat_inc(nm)    rv_stat_add_idx(rv_stat_##nm.idx, 1)
+#define rv_stat_inc(nm)	   rv_stat_add_idx(rv_stat_##nm.idx, 1)
 /* Read one counter by name (sum over threads); -ENOENT if unknown. */
 int rv_stat_read(const char *name, uint64_t *out);
 #define rv_stat_get(nm) rv_stat_sum_idx(rv_stat_##nm.idx)

@@ -36,149 +36,147 @@ struct sw_desc {
 	bool mm_only; /* acts on model address spaces only (the mount refuses it) */
 };
 
-static const char *const v_filelock[] = { "global", "bkl", "inode", NULL };
+static const char *const v_filelock[] = {"global", "bkl", "inode", NULL};
 static const char *const d_filelock[] = {
-	"one `file_lock_lock` spinlock for every inode's lock list (2.6.38 to 3.17)",
-	"the Big Kernel Lock, as fs/locks.c had it before 2.6.38",
-	"a per-inode `flc_lock` (3.18+)",
+    "one `file_lock_lock` spinlock for every inode's lock list (2.6.38 to 3.17)",
+    "the Big Kernel Lock, as fs/locks.c had it before 2.6.38",
+    "a per-inode `flc_lock` (3.18+)",
 };
-static const char *const v_bkl[] = { "spin", "sem-fifo", "sem-steal", NULL };
+static const char *const v_bkl[] = {"spin", "sem-fifo", "sem-steal", NULL};
 static const char *const d_bkl[] = {
-	"a recursive spinlock released across sleeps (before 2.6.26-rc1, and again from "
-	"2.6.26 until the BKL's removal)",
-	"a semaphore that hands ownership to the first waiter (2.6.26-rc1's generic "
-	"semaphore)",
-	"a semaphore whose up() lets a running task take it before the woken waiter "
-	"(the fix proposed in 2.6.26-rc, within 1% of the spinlock)",
+    "a recursive spinlock released across sleeps (before 2.6.26-rc1, and again from "
+    "2.6.26 until the BKL's removal)",
+    "a semaphore that hands ownership to the first waiter (2.6.26-rc1's generic "
+    "semaphore)",
+    "a semaphore whose up() lets a running task take it before the woken waiter "
+    "(the fix proposed in 2.6.26-rc, within 1% of the spinlock)",
 };
-static const char *const v_bkl_ops[] = { "open", "release", "setattr", "ioctl", "lock", NULL };
+static const char *const v_bkl_ops[] = {"open", "release", "setattr", "ioctl", "lock", NULL};
 static const char *const d_bkl_ops[] = {
-	"open takes the BKL (chrdev_open's shape)",
-	"the last close takes it (tty_release's shape)",
-	"setattr takes it",
-	"rcuvfs's restricted ioctl takes it (vfs_ioctl's shape under the BKL)",
-	"file locks take it (fs/locks.c under the BKL; independent of filelock=bkl)",
+    "open takes the BKL (chrdev_open's shape)",
+    "the last close takes it (tty_release's shape)",
+    "setattr takes it",
+    "rcuvfs's restricted ioctl takes it (vfs_ioctl's shape under the BKL)",
+    "file locks take it (fs/locks.c under the BKL; independent of filelock=bkl)",
 };
-static const char *const v_fileref[] = { "inc-not-zero", "file-ref", NULL };
+static const char *const v_fileref[] = {"inc-not-zero", "file-ref", NULL};
 static const char *const d_fileref[] = {
-	"`atomic_long_inc_not_zero` on `f_count` with the slot reloaded (6.7-6.12)",
-	"`file_ref_get`: one unconditional add, dead/zero states in the high bits (6.13+)",
+    "`atomic_long_inc_not_zero` on `f_count` with the slot reloaded (6.7-6.12)",
+    "`file_ref_get`: one unconditional add, dead/zero states in the high bits (6.13+)",
 };
-static const char *const v_bool[] = { "0", "1", NULL };
+static const char *const v_bool[] = {"0", "1", NULL};
 static const char *const d_lockref_relax[] = {
-	"no PAUSE in the cmpxchg retry loop (mainline since 2024)",
-	"`cpu_relax()` after every failed cmpxchg (lockref's loop from 3.12 to 2024)",
+    "no PAUSE in the cmpxchg retry loop (mainline since 2024)",
+    "`cpu_relax()` after every failed cmpxchg (lockref's loop from 3.12 to 2024)",
 };
-static const char *const v_pte_recheck[] = { "0", "1", "rfc", NULL }; /* by enum value */
+static const char *const v_pte_recheck[] = {"0", "1", "rfc", NULL}; /* by enum value */
 static const char *const d_pte_recheck[] = {
-	"no recheck: a fault that saw `pte_none` does the major fault (before 6.9)",
-	"as merged in 6.9: `VM_LOCKED` VMAs only, a lockless look first, then the PTE lock",
-	"the first posted patch: every VMA with a page table, always under the PTE lock",
+    "no recheck: a fault that saw `pte_none` does the major fault (before 6.9)",
+    "as merged in 6.9: `VM_LOCKED` VMAs only, a lockless look first, then the PTE lock",
+    "the first posted patch: every VMA with a page table, always under the PTE lock",
 };
-static const char *const v_fork[] = { "always", "elide-single", "never", NULL };
+static const char *const v_fork[] = {"always", "elide-single", "never", NULL};
 static const char *const d_fork[] = {
-	"dup_mmap write-locks every parent VMA (the fix, 2b4f3b4987b5, 6.5)",
-	"skip the locks when the forking process is single-threaded (the proposed elision)",
-	"no locking (6.4 as released: the fork lost-write race)",
+    "dup_mmap write-locks every parent VMA (the fix, 2b4f3b4987b5, 6.5)",
+    "skip the locks when the forking process is single-threaded (the proposed elision)",
+    "no locking (6.4 as released: the fork lost-write race)",
 };
-static const char *const v_rss[] = { "group", "single", NULL };
+static const char *const v_rss[] = {"group", "single", NULL};
 static const char *const d_rss[] = {
-	"`percpu_counter_init_many`: one allocation and one list insertion (2023)",
-	"one `percpu_counter_init` per counter (6.2 until the 2023 grouping)",
+    "`percpu_counter_init_many`: one allocation and one list insertion (2023)",
+    "one `percpu_counter_init` per counter (6.2 until the 2023 grouping)",
 };
-static const char *const v_anon_fault[] = { "retry", "refuse", NULL };
+static const char *const v_anon_fault[] = {"retry", "refuse", NULL};
 static const char *const d_anon_fault[] = {
-	"`vmf_anon_prepare` retries under mmap_lock (6.7+)",
-	"`lock_vma_under_rcu` refuses anonymous VMAs without an anon_vma (6.4-6.6)",
+    "`vmf_anon_prepare` retries under mmap_lock (6.7+)",
+    "`lock_vma_under_rcu` refuses anonymous VMAs without an anon_vma (6.4-6.6)",
 };
-static const char *const v_slab[] = { "slub", "sheaves", NULL };
+static const char *const v_slab[] = {"slub", "sheaves", NULL};
 static const char *const d_slab[] = {
-	"the per-CPU slab with a freelist+tid cmpxchg (before 6.18)",
-	"per-CPU sheaves and a per-node barn for caches that ask for them (6.18+)",
+    "the per-CPU slab with a freelist+tid cmpxchg (before 6.18)",
+    "per-CPU sheaves and a per-node barn for caches that ask for them (6.18+)",
 };
-static const char *const v_vma_lock[] = { "rwsem", "refcnt", NULL };
+static const char *const v_vma_lock[] = {"rwsem", "refcnt", NULL};
 static const char *const d_vma_lock[] = {
-	"an rw_semaphore from its own cache (6.4-6.14)",
-	"`vm_refcnt`, a reference count readers take and writers drain (6.15+)",
+    "an rw_semaphore from its own cache (6.4-6.14)",
+    "`vm_refcnt`, a reference count readers take and writers drain (6.15+)",
 };
-static const char *const v_vm_area_cache[] = { "rcu", "typesafe", "sheaves", "typesafe-sheaves",
-						NULL };
+static const char *const v_vm_area_cache[] = {"rcu", "typesafe", "sheaves", "typesafe-sheaves",
+					      NULL};
 static const char *const d_vm_area_cache[] = {
-	"freed after a grace period (6.4-6.14)",
-	"`SLAB_TYPESAFE_BY_RCU`, reused at once (6.15-6.17); needs vma_lock=refcnt",
-	"freed with kfree_rcu through sheaves (the sheaves series' test kernel)",
-	"typesafe with sheaves (6.18+); needs vma_lock=refcnt",
+    "freed after a grace period (6.4-6.14)",
+    "`SLAB_TYPESAFE_BY_RCU`, reused at once (6.15-6.17); needs vma_lock=refcnt",
+    "freed with kfree_rcu through sheaves (the sheaves series' test kernel)",
+    "typesafe with sheaves (6.18+); needs vma_lock=refcnt",
 };
 static const char *const d_new_inode_prefetch[] = {
-	"no prefetch (6.5+)",
-	"`spin_lock_prefetch` of the list lock before allocating (2.6.x-6.4)",
+    "no prefetch (6.5+)",
+    "`spin_lock_prefetch` of the list lock before allocating (2.6.x-6.4)",
 };
 
 #define OFF(f) offsetof(struct rv_switches, f)
 static const struct sw_desc sw_table[] = {
-	{ "filelock", SW_ENUM, OFF(filelock), v_filelock,
-	  "file-lock list protection: one global spinlock (2.6.38), the BKL, per-inode (3.18+)",
-	  d_filelock, false },
-	{ "bkl", SW_ENUM, OFF(bkl), v_bkl,
-	  "BKL implementation: spinlock, FIFO hand-off semaphore (2.6.26-rc1), stealing semaphore",
-	  d_bkl, false },
-	{ "bkl_ops", SW_BITS, OFF(bkl_ops), v_bkl_ops,
-	  "paths that take the BKL, '+'-separated subset (or 'none')", d_bkl_ops, false },
-	{ "fileref", SW_ENUM, OFF(fileref), v_fileref,
-	  "struct file refcount: atomic_long_inc_not_zero (6.7) or file_ref (6.13)", d_fileref,
-	  false },
-	{ "lockref_relax", SW_ENUM, OFF(lockref_relax), v_bool,
-	  "cpu_relax() in the lockref cmpxchg retry loop (1: pre-2024 kernels)", d_lockref_relax,
-	  false },
-	{ "pte_recheck", SW_ENUM, OFF(pte_recheck), v_pte_recheck,
-	  "filemap_fault PTE recheck before a major fault: 1 as merged in 6.9 (VM_LOCKED VMAs, "
-	  "lockless look first), rfc (the first patch: every VMA with a page table, under the "
-	  "PTE lock), 0 none",
-	  d_pte_recheck, true },
-	{ "fork_vma_lock", SW_ENUM, OFF(fork_vma_lock), v_fork,
-	  "dup_mmap write-locks the parent's VMAs: always, not for single-threaded parents, never",
-	  d_fork, true },
-	{ "anon_vma_fault", SW_ENUM, OFF(anon_vma_fault), v_anon_fault,
-	  "fault under the per-VMA lock needing an anon_vma: retry under mmap_lock (6.7+ "
-	  "vmf_anon_prepare), or refuse such VMAs in lock_vma_under_rcu (6.4)",
-	  d_anon_fault, true },
-	{ "rss_counters", SW_ENUM, OFF(rss_counters), v_rss,
-	  "mm RSS percpu counters registered as a group (percpu_counter_init_many) or one by one",
-	  d_rss, true },
-	{ "slab", SW_ENUM, OFF(slab), v_slab,
-	  "SLUB per-CPU level: per-CPU slab with a freelist+tid cmpxchg (before 6.18), or "
-	  "sheaves and a barn for caches that ask for them (6.18: VMA tree nodes)",
-	  d_slab, false },
-	{ "vma_lock", SW_ENUM, OFF(vma_lock), v_vma_lock,
-	  "per-VMA lock: an rw_semaphore from its own cache (6.4-6.14), or vm_refcnt, a reference "
-	  "count readers take and writers drain (6.15)",
-	  d_vma_lock, true },
-	{ "vm_area_cache", SW_ENUM, OFF(vm_area_cache), v_vm_area_cache,
-	  "VMA freeing: after a grace period (6.4-6.14), SLAB_TYPESAFE_BY_RCU (6.15), kfree_rcu "
-	  "through sheaves (the sheaves RFC's test), typesafe with sheaves (6.18); typesafe needs "
-	  "vma_lock=refcnt",
-	  d_vm_area_cache, true },
-	{ "new_inode_prefetch", SW_ENUM, OFF(new_inode_prefetch), v_bool,
-	  "new_inode prefetches s_inode_list_lock for writing before allocating "
-	  "(spin_lock_prefetch; 1: before 6.5, 0: 6.5+ removed it)",
-	  d_new_inode_prefetch, false },
-	{ "cache_pages", SW_LONG, OFF(cache_pages), NULL,
-	  "page-cache capacity in pages before reclaim (0: unlimited)", NULL, false },
-	{ "fault_around", SW_LONG, OFF(fault_around), NULL,
-	  "pages a read fault on a file maps from the page cache around it (do_fault_around): "
-	  "16 is Linux's default (fault_around_bytes 64 KiB), 1 maps the faulting page only; a "
-	  "power of two up to 512",
-	  NULL, true },
-	{ "io_latency_us", SW_LONG, OFF(io_latency_us), NULL,
-	  "backing-store latency per folio read or write, microseconds", NULL, false },
-	{ "size", SW_U64, OFF(size), NULL,
-	  "filesystem size limit in bytes, suffixes k/m/g/t (0: half of RAM, as tmpfs)", NULL,
-	  false },
-	{ "mode", SW_MODE, OFF(mode), NULL,
-	  "permission bits of the root directory, octal (tmpfs's mode=)", NULL, false },
-	{ "fail_alloc", SW_FAIL, OFF(fail_alloc), NULL,
-	  "make allocations fail (failslab): none, every:N, nth:K or p:PCT, each with an optional :SITE filter",
-	  NULL, false },
+    {"filelock", SW_ENUM, OFF(filelock), v_filelock,
+     "file-lock list protection: one global spinlock (2.6.38), the BKL, per-inode (3.18+)",
+     d_filelock, false},
+    {"bkl", SW_ENUM, OFF(bkl), v_bkl,
+     "BKL implementation: spinlock, FIFO hand-off semaphore (2.6.26-rc1), stealing semaphore",
+     d_bkl, false},
+    {"bkl_ops", SW_BITS, OFF(bkl_ops), v_bkl_ops,
+     "paths that take the BKL, '+'-separated subset (or 'none')", d_bkl_ops, false},
+    {"fileref", SW_ENUM, OFF(fileref), v_fileref,
+     "struct file refcount: atomic_long_inc_not_zero (6.7) or file_ref (6.13)", d_fileref, false},
+    {"lockref_relax", SW_ENUM, OFF(lockref_relax), v_bool,
+     "cpu_relax() in the lockref cmpxchg retry loop (1: pre-2024 kernels)", d_lockref_relax, false},
+    {"pte_recheck", SW_ENUM, OFF(pte_recheck), v_pte_recheck,
+     "filemap_fault PTE recheck before a major fault: 1 as merged in 6.9 (VM_LOCKED VMAs, "
+     "lockless look first), rfc (the first patch: every VMA with a page table, under the "
+     "PTE lock), 0 none",
+     d_pte_recheck, true},
+    {"fork_vma_lock", SW_ENUM, OFF(fork_vma_lock), v_fork,
+     "dup_mmap write-locks the parent's VMAs: always, not for single-threaded parents, never",
+     d_fork, true},
+    {"anon_vma_fault", SW_ENUM, OFF(anon_vma_fault), v_anon_fault,
+     "fault under the per-VMA lock needing an anon_vma: retry under mmap_lock (6.7+ "
+     "vmf_anon_prepare), or refuse such VMAs in lock_vma_under_rcu (6.4)",
+     d_anon_fault, true},
+    {"rss_counters", SW_ENUM, OFF(rss_counters), v_rss,
+     "mm RSS percpu counters registered as a group (percpu_counter_init_many) or one by one", d_rss,
+     true},
+    {"slab", SW_ENUM, OFF(slab), v_slab,
+     "SLUB per-CPU level: per-CPU slab with a freelist+tid cmpxchg (before 6.18), or "
+     "sheaves and a barn for caches that ask for them (6.18: VMA tree nodes)",
+     d_slab, false},
+    {"vma_lock", SW_ENUM, OFF(vma_lock), v_vma_lock,
+     "per-VMA lock: an rw_semaphore from its own cache (6.4-6.14), or vm_refcnt, a reference "
+     "count readers take and writers drain (6.15)",
+     d_vma_lock, true},
+    {"vm_area_cache", SW_ENUM, OFF(vm_area_cache), v_vm_area_cache,
+     "VMA freeing: after a grace period (6.4-6.14), SLAB_TYPESAFE_BY_RCU (6.15), kfree_rcu "
+     "through sheaves (the sheaves RFC's test), typesafe with sheaves (6.18); typesafe needs "
+     "vma_lock=refcnt",
+     d_vm_area_cache, true},
+    {"new_inode_prefetch", SW_ENUM, OFF(new_inode_prefetch), v_bool,
+     "new_inode prefetches s_inode_list_lock for writing before allocating "
+     "(spin_lock_prefetch; 1: before 6.5, 0: 6.5+ removed it)",
+     d_new_inode_prefetch, false},
+    {"cache_pages", SW_LONG, OFF(cache_pages), NULL,
+     "page-cache capacity in pages before reclaim (0: unlimited)", NULL, false},
+    {"fault_around", SW_LONG, OFF(fault_around), NULL,
+     "pages a read fault on a file maps from the page cache around it (do_fault_around): "
+     "16 is Linux's default (fault_around_bytes 64 KiB), 1 maps the faulting page only; a "
+     "power of two up to 512",
+     NULL, true},
+    {"io_latency_us", SW_LONG, OFF(io_latency_us), NULL,
+     "backing-store latency per folio read or write, microseconds", NULL, false},
+    {"size", SW_U64, OFF(size), NULL,
+     "filesystem size limit in bytes, suffixes k/m/g/t (0: half of RAM, as tmpfs)", NULL, false},
+    {"mode", SW_MODE, OFF(mode), NULL,
+     "permission bits of the root directory, octal (tmpfs's mode=)", NULL, false},
+    {"fail_alloc", SW_FAIL, OFF(fail_alloc), NULL,
+     "make allocations fail (failslab): none, every:N, nth:K or p:PCT, each with an optional :SITE "
+     "filter",
+     NULL, false},
 };
 #undef OFF
 
@@ -225,7 +223,8 @@ int rv_switches_check(const struct rv_switches *sw, char *err, size_t errlen)
 	 */
 	if (sw->fault_around < 1 || sw->fault_around > 512 ||
 	    (sw->fault_around & (sw->fault_around - 1))) {
-		snprintf(err, errlen, "fault_around=%ld: a power of two from 1 to 512 (one page table)",
+		snprintf(err, errlen,
+			 "fault_around=%ld: a power of two from 1 to 512 (one page table)",
 			 sw->fault_around);
 		return -EINVAL;
 	}
@@ -237,8 +236,9 @@ int rv_switches_check(const struct rv_switches *sw, char *err, size_t errlen)
 			 "cannot read-lock the rw_semaphore of a VMA that may have been freed "
 			 "and reused",
 			 v_vm_area_cache[sw->vm_area_cache],
-			 sw->vma_lock >= 0 && sw->vma_lock <= VMA_LOCK_REFCNT ?
-				 v_vma_lock[sw->vma_lock] : "?");
+			 sw->vma_lock >= 0 && sw->vma_lock <= VMA_LOCK_REFCNT
+			     ? v_vma_lock[sw->vma_lock]
+			     : "?");
 		return -EINVAL;
 	}
 	return 0;
@@ -324,11 +324,20 @@ static int parse_u64(const char *value, uint64_t *out, bool suffixes)
 		unsigned shift = 0;
 
 		switch (tolower((unsigned char)*end)) {
-		case 'k': shift = 10; break;
-		case 'm': shift = 20; break;
-		case 'g': shift = 30; break;
-		case 't': shift = 40; break;
-		default: return -EINVAL;
+		case 'k':
+			shift = 10;
+			break;
+		case 'm':
+			shift = 20;
+			break;
+		case 'g':
+			shift = 30;
+			break;
+		case 't':
+			shift = 40;
+			break;
+		default:
+			return -EINVAL;
 		}
 		end++;
 		if (v > (UINT64_MAX >> shift))
@@ -419,18 +428,18 @@ int rv_switch_set(struct rv_switches *sw, const char *name, const char *value, c
 				 "optionally :SITE)",
 				 value, name);
 		} else if (d->type == SW_MODE) {
-			snprintf(err, errlen, "bad value '%s' for %s (expected octal 0..7777)", value,
-				 name);
+			snprintf(err, errlen, "bad value '%s' for %s (expected octal 0..7777)",
+				 value, name);
 		} else {
-			snprintf(err, errlen, "bad value '%s' for %s (expected a non-negative number%s)",
-				 value, name, d->type == SW_U64 ? " with optional k/m/g/t" : "");
+			snprintf(err, errlen,
+				 "bad value '%s' for %s (expected a non-negative number%s)", value,
+				 name, d->type == SW_U64 ? " with optional k/m/g/t" : "");
 		}
 	}
 	return ret;
 }
 
-static int format_desc(const struct sw_desc *d, const struct rv_switches *sw, char *buf,
-		       size_t len)
+static int format_desc(const struct sw_desc *d, const struct rv_switches *sw, char *buf, size_t len)
 {
 	const char *field = (const char *)sw + d->off;
 
@@ -488,8 +497,9 @@ size_t rv_switches_format(const struct rv_switches *sw, char *buf, size_t len)
 		char v[128];
 
 		format_desc(&sw_table[i], sw, v, sizeof(v));
-		used += (size_t)snprintf(used < len ? buf + used : NULL, used < len ? len - used : 0,
-					 "%s=%s\n", sw_table[i].name, v);
+		used +=
+		    (size_t)snprintf(used < len ? buf + used : NULL, used < len ? len - used : 0,
+				     "%s=%s\n", sw_table[i].name, v);
 	}
 	return used;
 }
@@ -540,9 +550,10 @@ static void doc_text(FILE *out, const char *s, int fmt)
 static void doc_value_list(FILE *out, const struct sw_desc *d, const char *dv, int fmt)
 {
 	if (d->type == SW_BITS) /* a set: none of the values alone is the default */
-		fprintf(out, fmt == RV_DOC_MD ? "default `%s`; any `+`-joined subset of:<br>" :
-			fmt == RV_DOC_SCD ? "\tDefault %s; any +-joined subset of:\n" :
-					    "      default %s; any +-joined subset of:\n",
+		fprintf(out,
+			fmt == RV_DOC_MD    ? "default `%s`; any `+`-joined subset of:<br>"
+			: fmt == RV_DOC_SCD ? "\tDefault %s; any +-joined subset of:\n"
+					    : "      default %s; any +-joined subset of:\n",
 			dv);
 	for (int i = 0; d->values[i]; i++) {
 		bool def = !strcmp(d->values[i], dv);
@@ -603,8 +614,8 @@ int rv_switches_doc(FILE *out, int fmt)
 				fprintf(out, "_%s_ (default %s)", d->type == SW_FAIL ? "SPEC" : "N",
 					dv);
 			fprintf(out, "\n\t%s%s\n", d->help,
-				d->mm_only ? " Model address spaces only: the mount refuses it." :
-					     "");
+				d->mm_only ? " Model address spaces only: the mount refuses it."
+					   : "");
 			if (d->values) {
 				fprintf(out, "\n");
 				doc_value_list(out, d, dv, fmt);

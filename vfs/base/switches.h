@@ -31,12 +31,16 @@ enum bkl_op_bits {
 	BKL_OP_LOCK = 1u << 4,
 };
 enum fileref_scheme { FILEREF_INC_NOT_ZERO = 0, FILEREF_FILE_REF };
-enum fork_vma_lock_mode { FORK_VMA_LOCK_ALWAYS = 0, FORK_VMA_LOCK_ELIDE_SINGLE, FORK_VMA_LOCK_NEVER };
+enum fork_vma_lock_mode {
+	FORK_VMA_LOCK_ALWAYS = 0,
+	FORK_VMA_LOCK_ELIDE_SINGLE,
+	FORK_VMA_LOCK_NEVER
+};
 /* filemap_fault's PTE recheck before a major fault (docs/history.md) */
 enum pte_recheck_mode {
-	PTE_RECHECK_OFF = 0,    /* "0": none (before 6.9) */
+	PTE_RECHECK_OFF = 0,	/* "0": none (before 6.9) */
 	PTE_RECHECK_MERGED = 1, /* "1": 6.9's filemap_fault_recheck_pte_none */
-	PTE_RECHECK_RFC = 2,    /* "rfc": the seed thread's patch */
+	PTE_RECHECK_RFC = 2,	/* "rfc": the seed thread's patch */
 };
 enum rss_counters_mode { RSS_COUNTERS_GROUP = 0, RSS_COUNTERS_SINGLE };
 /* SLUB's per-CPU level (vfs/base/slab.c): the per-CPU slab, or 6.18's sheaves */
@@ -47,31 +51,31 @@ enum anon_vma_fault_mode { ANON_VMA_FAULT_RETRY = 0, ANON_VMA_FAULT_REFUSE };
 enum vma_lock_mode { VMA_LOCK_RWSEM = 0, VMA_LOCK_REFCNT };
 /* how the VMA cache gives freed VMAs back (mm/mmap.c vm_area_free) */
 enum vm_area_cache_mode {
-	VM_AREA_CACHE_RCU = 0,         /* "rcu": call_rcu, then free (6.4-6.14) */
-	VM_AREA_CACHE_TYPESAFE,        /* "typesafe": SLAB_TYPESAFE_BY_RCU, freed at once (6.15) */
-	VM_AREA_CACHE_SHEAVES,         /* "sheaves": kfree_rcu through sheaves (the seed's RFC) */
+	VM_AREA_CACHE_RCU = 0,	       /* "rcu": call_rcu, then free (6.4-6.14) */
+	VM_AREA_CACHE_TYPESAFE,	       /* "typesafe": SLAB_TYPESAFE_BY_RCU, freed at once (6.15) */
+	VM_AREA_CACHE_SHEAVES,	       /* "sheaves": kfree_rcu through sheaves (the seed's RFC) */
 	VM_AREA_CACHE_TYPESAFE_SHEAVES /* "typesafe-sheaves": both (6.18) */
 };
 
 struct rv_switches {
-	int filelock;      /* enum filelock_scheme */
-	int bkl;           /* enum bkl_kind */
-	unsigned bkl_ops;  /* enum bkl_op_bits */
-	int fileref;       /* enum fileref_scheme */
-	int lockref_relax; /* 0/1 */
-	int pte_recheck;   /* enum pte_recheck_mode */
-	int fork_vma_lock; /* enum fork_vma_lock_mode */
-	int anon_vma_fault; /* enum anon_vma_fault_mode */
-	int rss_counters;  /* enum rss_counters_mode */
-	int slab;          /* enum slab_alloc_mode */
-	int vma_lock;      /* enum vma_lock_mode */
-	int vm_area_cache; /* enum vm_area_cache_mode */
+	int filelock;		/* enum filelock_scheme */
+	int bkl;		/* enum bkl_kind */
+	unsigned bkl_ops;	/* enum bkl_op_bits */
+	int fileref;		/* enum fileref_scheme */
+	int lockref_relax;	/* 0/1 */
+	int pte_recheck;	/* enum pte_recheck_mode */
+	int fork_vma_lock;	/* enum fork_vma_lock_mode */
+	int anon_vma_fault;	/* enum anon_vma_fault_mode */
+	int rss_counters;	/* enum rss_counters_mode */
+	int slab;		/* enum slab_alloc_mode */
+	int vma_lock;		/* enum vma_lock_mode */
+	int vm_area_cache;	/* enum vm_area_cache_mode */
 	int new_inode_prefetch; /* 0/1: spin_lock_prefetch of s_inode_list_lock (before 6.5) */
-	long cache_pages;  /* page-cache capacity in pages; 0 = unlimited */
-	long io_latency_us;/* backing-store latency per folio */
-	long fault_around; /* pages a file read fault maps around it (1: none) */
-	uint64_t size;     /* filesystem size limit in bytes; 0 = half of RAM */
-	unsigned mode;     /* permission bits of the root directory (tmpfs's mode=) */
+	long cache_pages;	/* page-cache capacity in pages; 0 = unlimited */
+	long io_latency_us;	/* backing-store latency per folio */
+	long fault_around;	/* pages a file read fault maps around it (1: none) */
+	uint64_t size;		/* filesystem size limit in bytes; 0 = half of RAM */
+	unsigned mode;		/* permission bits of the root directory (tmpfs's mode=) */
 	struct rv_fail_spec fail_alloc; /* failslab-like allocation failures */
 };
 extern struct rv_switches rv_sw; /* the live instance's switches */

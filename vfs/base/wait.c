@@ -115,7 +115,7 @@ bool try_wait_for_completion(struct completion *c)
 
 static int __wait_for_completion(struct completion *c, int state)
 {
-	struct wait_queue_entry w = { 0 };
+	struct wait_queue_entry w = {0};
 	int ret = 0;
 
 	for (;;) {

@@ -32,39 +32,39 @@ void prepare_to_wait_exclusive(struct wait_queue_head *wq, struct wait_queue_ent
 void finish_wait(struct wait_queue_head *wq, struct wait_queue_entry *w);
 /* Wake all non-exclusive waiters and up to nr exclusive ones (nr<=0: all). */
 void __wake_up(struct wait_queue_head *wq, int nr);
-#define wake_up(wq)     __wake_up((wq), 1)
+#define wake_up(wq)	__wake_up((wq), 1)
 #define wake_up_all(wq) __wake_up((wq), 0)
 
-#define wait_event(wq, cond)                                                       \
-	do {                                                                       \
-		struct wait_queue_entry __w = { 0 };                                     \
-		for (;;) {                                                         \
-			prepare_to_wait((wq), &__w, TASK_UNINTERRUPTIBLE);         \
-			if (cond)                                                  \
-				break;                                             \
-			rv_wait_note(RV_XP_SLEEP, (wq), NULL);                     \
-			schedule();                                                \
-		}                                                                  \
-		finish_wait((wq), &__w);                                           \
+#define wait_event(wq, cond)                                                                       \
+	do {                                                                                       \
+		struct wait_queue_entry __w = {0};                                                 \
+		for (;;) {                                                                         \
+			prepare_to_wait((wq), &__w, TASK_UNINTERRUPTIBLE);                         \
+			if (cond)                                                                  \
+				break;                                                             \
+			rv_wait_note(RV_XP_SLEEP, (wq), NULL);                                     \
+			schedule();                                                                \
+		}                                                                                  \
+		finish_wait((wq), &__w);                                                           \
 	} while (0)
 /* Evaluates to 0 when cond became true, -EINTR on a pending signal. */
-#define wait_event_interruptible(wq, cond)                                         \
-	({                                                                         \
-		struct wait_queue_entry __w = { 0 };                                     \
-		int __ret = 0;                                                     \
-		for (;;) {                                                         \
-			prepare_to_wait((wq), &__w, TASK_INTERRUPTIBLE);           \
-			if (cond)                                                  \
-				break;                                             \
-			if (signal_pending(current)) {                             \
-				__ret = -EINTR;                                    \
-				break;                                             \
-			}                                                          \
-			rv_wait_note(RV_XP_SLEEP, (wq), NULL);                     \
-			schedule();                                                \
-		}                                                                  \
-		finish_wait((wq), &__w);                                           \
-		__ret;                                                             \
+#define wait_event_interruptible(wq, cond)                                                         \
+	({                                                                                         \
+		struct wait_queue_entry __w = {0};                                                 \
+		int __ret = 0;                                                                     \
+		for (;;) {                                                                         \
+			prepare_to_wait((wq), &__w, TASK_INTERRUPTIBLE);                           \
+			if (cond)                                                                  \
+				break;                                                             \
+			if (signal_pending(current)) {                                             \
+				__ret = -EINTR;                                                    \
+				break;                                                             \
+			}                                                                          \
+			rv_wait_note(RV_XP_SLEEP, (wq), NULL);                                     \
+			schedule();                                                                \
+		}                                                                                  \
+		finish_wait((wq), &__w);                                                           \
+		__ret;                                                                             \
 	})
 
 struct completion {

@@ -112,7 +112,8 @@ int main(int argc, char **argv)
 	workers = atoi(argv[3]);
 	secs = atoi(argv[4]);
 	if (workers < 1 || secs < 1) {
-		fprintf(stderr, "fuse-floor-load: WORKERS and SECONDS must be whole numbers >= 1\n");
+		fprintf(stderr,
+			"fuse-floor-load: WORKERS and SECONDS must be whole numbers >= 1\n");
 		return 2;
 	}
 	if (pipe(go) || pipe(res))

@@ -21,7 +21,7 @@
 static int check(void)
 {
 	struct task_struct *parent = task_create_process("parent"), *child;
-	struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 100 };
+	struct flock l = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 100};
 	struct file *f;
 	int ok = 1, err;
 
@@ -40,20 +40,25 @@ static int check(void)
 		fprintf(stderr, "locks_fork: task_fork failed\n");
 		ok = 0;
 	} else {
-		struct flock c = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 50, .l_len = 10 };
+		struct flock c = {
+		    .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 50, .l_len = 10};
 
 		err = fcntl_setlk(f, F_SETLK, &c, child->files, child->tgid, NULL);
 		if (err != -EAGAIN) {
-			fprintf(stderr, "locks_fork: child's F_SETLK on its parent's range: %d, "
-					"want %d (EAGAIN)\n", err, -EAGAIN);
+			fprintf(stderr,
+				"locks_fork: child's F_SETLK on its parent's range: %d, "
+				"want %d (EAGAIN)\n",
+				err, -EAGAIN);
 			ok = 0;
 		}
 		err = fcntl_getlk(f, F_GETLK, &c, child->files);
 		if (err || c.l_type != F_WRLCK || c.l_pid != parent->tgid || c.l_start != 0 ||
 		    c.l_len != 100) {
-			fprintf(stderr, "locks_fork: child's F_GETLK: %d, type %d pid %d %lld+%lld, "
-					"want F_WRLCK (%d) pid %d 0+100\n", err, c.l_type, (int)c.l_pid,
-				(long long)c.l_start, (long long)c.l_len, F_WRLCK, (int)parent->tgid);
+			fprintf(stderr,
+				"locks_fork: child's F_GETLK: %d, type %d pid %d %lld+%lld, "
+				"want F_WRLCK (%d) pid %d 0+100\n",
+				err, c.l_type, (int)c.l_pid, (long long)c.l_start,
+				(long long)c.l_len, F_WRLCK, (int)parent->tgid);
 			ok = 0;
 		}
 		task_exit(child);

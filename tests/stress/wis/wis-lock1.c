@@ -68,7 +68,8 @@ static void worker(const char *dir, struct slot *s, int cpu)
 	}
 	unlink(path);
 	for (;;) {
-		struct flock l = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
+		struct flock l = {
+		    .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
 
 		if (fcntl(fd, F_SETLKW, &l))
 			_exit(1);
