@@ -38,8 +38,17 @@ RV_SUBSYS_EXTERN(locks);    /* locks/locks.c */
 RV_SUBSYS_EXTERN(mm);	    /* mm/mmap.c */
 RV_SUBSYS_EXTERN(mm_shmem); /* mm/shmem.c */
 
+/* one subsystem per line, in start-up order (check-layering.sh reads it) */
+/* clang-format off */
 const struct rv_subsys *const rv_initcalls[] = {
-    &rv_subsys_bkl,   &rv_subsys_file,	   &rv_subsys_vfs,
-    &rv_subsys_shmem, &rv_subsys_fdtable,  &rv_subsys_locks,
-    &rv_subsys_mm,    &rv_subsys_mm_shmem, NULL,
+	&rv_subsys_bkl,
+	&rv_subsys_file,
+	&rv_subsys_vfs,
+	&rv_subsys_shmem,
+	&rv_subsys_fdtable,
+	&rv_subsys_locks,
+	&rv_subsys_mm,
+	&rv_subsys_mm_shmem,
+	NULL,
 };
+/* clang-format on */
