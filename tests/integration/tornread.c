@@ -236,8 +236,11 @@ int main(int argc, char **argv)
 	if (pwrite(fd, zero, (size_t)nrec * (size_t)recsz, 0) != (ssize_t)nrec * recsz)
 		die("pwrite (initial)");
 	close(fd);
+	free(zero);
 	nproc = writers + ofd_readers + posix_readers;
 	pids = calloc((size_t)nproc, sizeof(*pids));
+	if (!pids)
+		die("calloc");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < nproc; i++) {
 		int kind = i < writers ? 0 : i < writers + ofd_readers ? 1 : 2;
@@ -261,6 +264,7 @@ int main(int argc, char **argv)
 		if (waitpid(pids[i], &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
 			fails++;
 	}
+	free(pids);
 	long ops = atomic_load(&sh->ops);
 	if (ops > max_ops)
 		ops = max_ops;
