@@ -23,6 +23,8 @@ RV_STAT_DEFINE(lockref_cmpxchg_retries, "lockref cmpxchg attempts that lost a ra
  * successful cmpxchg, `fail_ret` when cond is false; falls through to the
  * locked path when the lock is held or the retries are exhausted.
  */
+/* CODE and SUCCESS are statements, which clang-format would run together */
+/* clang-format off */
 #define CMPXCHG_LOOP(CODE, SUCCESS)                                                                \
 	do {                                                                                       \
 		int __retry = LOCKREF_RETRIES;                                                     \
@@ -32,7 +34,8 @@ RV_STAT_DEFINE(lockref_cmpxchg_retries, "lockref cmpxchg attempts that lost a ra
 		old.lock_count = __atomic_load_n(&lockref->lock_count, __ATOMIC_RELAXED);          \
 		while (likely(!spin_is_locked(&old.lock))) {                                       \
 			struct lockref new = old;                                                  \
-			CODE RV_XPOINT(RV_XP_LOCKREF, lockref, 0);                                 \
+			CODE                                                                       \
+			RV_XPOINT(RV_XP_LOCKREF, lockref, 0);                                      \
 			if (likely(__atomic_compare_exchange_n(                                    \
 				&lockref->lock_count, &old.lock_count, new.lock_count, false,      \
 				__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))) {                            \
@@ -49,7 +52,7 @@ RV_STAT_DEFINE(lockref_cmpxchg_retries, "lockref cmpxchg attempts that lost a ra
 
 void lockref_get(struct lockref *lockref)
 {
-	CMPXCHG_LOOP(new.count++;, return );
+	CMPXCHG_LOOP(new.count++;, return);
 
 	spin_lock(&lockref->lock);
 	lockref->count++;
@@ -128,3 +131,4 @@ void lockref_mark_dead(struct lockref *lockref)
 {
 	lockref->count = -128;
 }
+/* clang-format on */
