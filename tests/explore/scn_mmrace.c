@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tests/explore/scn_mmrace.c - mm races whose effect only an outside
+ * observer sees: a stale read-only translation after a COW, read by a
+ * thread of the parent while the child writes the old page (cow-stale-read);
+ * a write through a translation in use while reclaim unmaps and frees the
+ * file folio (reclaim-write); a write fault whose lockless PTE read goes
+ * stale because madvise(MADV_DONTNEED) zaps the page under the same
+ * per-VMA read lock (dontneed-refault, a write-protect fault or a
+ * NUMA-hinting fault).
+ *
+ * The translation model (mm/memory.c, mm/tlb.c): mm_access holds a
+ * translation from its page-table walk to the end of its copy, and a
+ * flush of the mm waits for it; a PTE cleared without a flush leaves the
+ * translation usable, as a CPU's TLB entry is until a shootdown reaches
+ * it.
+ *
+ * Locking: the tasks are threads of model processes; setup, check and
+ * teardown run on the driver while no task runs.
+ */
+#include "explore.h"
+
+#include <string.h>
+#include <sys/mman.h>
+
+#define XMBASE 0x28000000UL
+#define XMRW   (PROT_READ | PROT_WRITE)
+
+/* ---- a stale read-only translation after a COW -------------------------------- */
+
+/*
+ * wp_page_copy (mm/memory.c, Linux 6.18) replaces the PTE of the old page
+ * with ptep_clear_flush before set_pte_at of the copy: the flush ends
+ * every translation of the old page in this mm.  A translation of a
+ * write-protected PTE is read-only, so a missing flush cannot misdirect a
+ * write of this process; it lets a thread keep *reading* the old page.
+ * That is only visible if somebody else writes the old page afterwards:
+ * here the child, which after the parent's copy owns the old page alone
+ * and writes it in place (do_wp_page's reuse of an exclusive anonymous
+ * folio).  A parent thread that reads what the child wrote sees memory of
+ * another process, which no order of the three operations allows (a
+ * same-process observer could not tell: reading the old value before
+ * the parent's own write is legal).
+ *
+ * Setup: the parent maps one anonymous page and writes 0x11 (its
+ * translation is in use from then on: ACCESSED set), then forks: parent
+ * and child map the page read-only, shared.  T0, a parent thread, reads
+ * the byte; T1, another parent thread, writes 0x22 (a COW); T2, the child,
+ * writes 0xcc.  Checked: T0 read 0x11 or 0x22; afterwards the parent reads
+ * 0x22, the child 0xcc, and both address spaces pass mm_check.
+ */
+static int csr_setup(struct xs_run *r)
+{
+	struct task_struct *p = xs_process(r, 0, "parent");
+	unsigned char v = 0x11;
+
+	if (!p)
+		return -ENOMEM;
+	task_attach(p);
+	if (exec_mm(p) ||
+	    vm_mmap(p->mm, XMBASE, PAGE_SIZE, XMRW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL,
+		    0) != (long)XMBASE ||
+	    rv_mm_write(XMBASE, &v, 1))
+		return -ENOMEM;
+	r->task[2] = task_fork(p);
+	if (!r->task[2])
+		return -ENOMEM;
+	return xs_thread_of(r, 1, 0) ? 0 : -ENOMEM;
+}
+
+static long csr_op(struct xs_run *r, int task, int op)
+{
+	unsigned char v = task == 1 ? 0x22 : 0xcc;
+	long ret;
+
+	(void)r;
+	(void)op;
+	if (task == 0) {
+		v = 0;
+		ret = rv_mm_read(XMBASE, &v, 1);
+		return ret ? ret : v;
+	}
+	return rv_mm_write(XMBASE, &v, 1);
+}
+
+static int csr_check(struct xs_run *r, char *why, size_t len)
+{
+	struct mm_struct *pm = r->task[0]->mm, *cm = r->task[2]->mm;
+	long got = r->result[0][0];
+	unsigned char pv = 0, cv = 0;
+
+	if (r->result[1][0] || r->result[2][0]) {
+		snprintf(why, len, "the parent's write %ld, the child's %ld", r->result[1][0],
+			 r->result[2][0]);
+		return 1;
+	}
+	if (got != 0x11 && got != 0x22) {
+		snprintf(why, len, "a parent thread read 0x%02lx (0x11 or 0x22 expected)%s", got,
+			 got == 0xcc ? ": the child's write, through a translation of the page the "
+				       "parent's COW gave up"
+				     : "");
+		return 1;
+	}
+	if (mm_access(pm, XMBASE, &pv, 1, false) || mm_access(cm, XMBASE, &cv, 1, false) ||
+	    pv != 0x22 || cv != 0xcc) {
+		snprintf(why, len, "the parent reads 0x%02x (0x22), the child 0x%02x (0xcc)", pv,
+			 cv);
+		return 1;
+	}
+	if (mm_check(pm) || mm_check(cm)) {
+		snprintf(why, len, "mm_check fails (parent or child)");
+		return 1;
+	}
+	return 0;
+}
+
+static struct xscenario cow_stale_read = {
+    .name = "cow-stale-read",
+    .summary = "a parent thread reads a page shared with a child while another parent thread "
+	       "COWs it and the child writes it",
+    .ntasks = 3,
+    .nops = {1, 1, 1},
+    .opname = {{"read"}, {"write(0x22)"}, {"child write(0xcc)"}},
+    .matrix_k = 1, /* K = 1: 331 schedules; K = 2: 12,361, 10 s (docs/explore.md) */
+    .variants =
+	{
+	    {"", false},
+	},
+    .setup = csr_setup,
+    .op = csr_op,
+    .check = csr_check,
+    .teardown = xs_exit_tasks,
+};
+XSCENARIO(cow_stale_read)
+
+/* ---- a write through a translation in use vs reclaim ---------------------------- */
+
+/*
+ * try_to_unmap_one (mm/rmap.c, Linux 6.18) clears each PTE of the folio
+ * with ptep_clear_flush (or defers the flush to try_to_unmap_flush, which
+ * shrink_folio_list calls before the folio is freed): reclaim must not
+ * write back and free a folio that a CPU can still store into.  Setup:
+ * /xrw holds one page of 0x33, mapped shared and writable; the parent
+ * writes 0x44 through it (a shared write fault: the PTE is writable and
+ * dirty).  T0 writes 0xa0 (its translation is in use from the walk to the
+ * copy); T1, a thread of the same process, reclaims the page cache.
+ * Checked: T0's write returned 0 and the file reads 0xa0 afterwards (read
+ * with vfs_read: from the page cache, or from the store if reclaim took
+ * the folio; a write that went into a folio after its writeback is lost),
+ * and the mapping reads it too; mm_check.
+ */
+struct rw_priv {
+	struct file *f;
+};
+
+static int rw_setup(struct xs_run *r)
+{
+	struct rw_priv *rp = r->priv;
+	struct task_struct *p = xs_process(r, 0, "writer");
+	unsigned char buf[PAGE_SIZE], v = 0x44;
+	int64_t pos = 0;
+
+	if (!p)
+		return -ENOMEM;
+	task_attach(p);
+	if (exec_mm(p) || filp_open("/xrw", O_RDWR | O_CREAT, 0644, &rp->f))
+		return -EIO;
+	memset(buf, 0x33, sizeof(buf));
+	if (vfs_write(rp->f, buf, PAGE_SIZE, &pos) != (ssize_t)PAGE_SIZE)
+		return -EIO;
+	if (vm_mmap(p->mm, XMBASE, PAGE_SIZE, XMRW, MAP_SHARED | MAP_FIXED, rp->f, 0) !=
+	    (long)XMBASE)
+		return -EIO;
+	if (rv_mm_write(XMBASE, &v, 1))
+		return -EIO;
+	return xs_thread_of(r, 1, 0) ? 0 : -ENOMEM;
+}
+
+static long rw_op(struct xs_run *r, int task, int op)
+{
+	unsigned char v = 0xa0;
+
+	(void)r;
+	(void)op;
+	if (task == 1)
+		return mm_reclaim_folios(1000);
+	return rv_mm_write(XMBASE, &v, 1);
+}
+
+static int rw_check(struct xs_run *r, char *why, size_t len)
+{
+	struct rw_priv *rp = r->priv;
+	unsigned char b = 0, m = 0;
+	int64_t pos = 0;
+
+	if (r->result[0][0] || r->result[1][0] < 0) {
+		snprintf(why, len, "write %ld, reclaim %ld", r->result[0][0], r->result[1][0]);
+		return 1;
+	}
+	if (vfs_read(rp->f, &b, 1, &pos) != 1 || b != 0xa0) {
+		snprintf(why, len,
+			 "the file reads 0x%02x after a write of 0xa0 that returned 0 (reclaim "
+			 "took %ld folios): the write went to a folio already written back",
+			 b, r->result[1][0]);
+		return 1;
+	}
+	if (mm_access(r->task[0]->mm, XMBASE, &m, 1, false) || m != 0xa0) {
+		snprintf(why, len, "the mapping reads 0x%02x, the file 0xa0", m);
+		return 1;
+	}
+	if (mm_check(r->task[0]->mm)) {
+		snprintf(why, len, "mm_check fails");
+		return 1;
+	}
+	return 0;
+}
+
+static void rw_teardown(struct xs_run *r)
+{
+	struct rw_priv *rp = r->priv;
+
+	xs_exit_tasks(r);
+	if (rp->f)
+		fput(rp->f);
+	rp->f = NULL;
+	do_unlink("/xrw");
+}
+
+static struct xscenario reclaim_write = {
+    .name = "reclaim-write",
+    .summary = "a write through a translation in use vs reclaim of the shared file page",
+    .ntasks = 2,
+    .nops = {1, 1},
+    .opname = {{"write(0xa0)"}, {"reclaim"}},
+    .variants =
+	{
+	    {"", false},
+	},
+    .priv_size = sizeof(struct rw_priv),
+    .setup = rw_setup,
+    .op = rw_op,
+    .check = rw_check,
+    .teardown = rw_teardown,
+};
+XSCENARIO(reclaim_write)
+
+/* ---- a fault with a stale lockless PTE read vs MADV_DONTNEED ----------------- */
+
+/*
+ * Since "mm: use per_vma lock for MADV_DONTNEED" (Linux 6.16) the zap runs
+ * under the VMA's read lock, beside faults holding the same lock: between
+ * a fault's lockless PTE read (handle_pte_fault's vmf->orig_pte) and the
+ * PTE lock the page may be zapped and its folio freed.  Every handler
+ * rechecks under the PTE lock: handle_pte_fault's pte_same before it
+ * handles a write-protect fault, do_numa_page's pte_same before it
+ * restores a PROTNONE PTE (mm/memory.c, Linux 6.18).  Without it the
+ * handler rebuilds a PTE from the stale value, for a folio that is gone.
+ *
+ * Setup: a two-page anonymous VMA, page 0 written 0x11, page 1 0x22; then
+ *   pte=ro        mprotect it read-only and writable again (the PTEs stay
+ *                 read-only: write permission returns through a fault,
+ *                 which reuses the exclusive folio in place);
+ *   pte=protnone  the NUMA-hinting scan (task_numa_work) makes both PTEs
+ *                 PROTNONE: the next access is a NUMA-hinting fault.
+ * T0 writes 0x5a to page 1; T1, a thread of the same process,
+ * madvise(MADV_DONTNEED)s page 1.  Checked: both return 0; page 1 reads
+ * 0x5a (the write came last) or 0 (the zap did), page 0 reads 0x11,
+ * mm_check (RSS, rmap, page tables).
+ */
+static int dr_setup(struct xs_run *r)
+{
+	struct task_struct *p = xs_process(r, 0, "refault");
+	unsigned char a = 0x11, b = 0x22;
+
+	if (!p)
+		return -ENOMEM;
+	task_attach(p);
+	if (exec_mm(p) ||
+	    vm_mmap(p->mm, XMBASE, 2 * PAGE_SIZE, XMRW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+		    NULL, 0) != (long)XMBASE ||
+	    rv_mm_write(XMBASE, &a, 1) || rv_mm_write(XMBASE + PAGE_SIZE, &b, 1))
+		return -ENOMEM;
+	if (xs_param_is(r, "pte", "protnone")) {
+		if (task_numa_work(p->mm) != 2)
+			return -EIO;
+	} else if (vm_mprotect(p->mm, XMBASE, 2 * PAGE_SIZE, PROT_READ) ||
+		   vm_mprotect(p->mm, XMBASE, 2 * PAGE_SIZE, XMRW) ||
+		   pte_write(mm_pte_read(p->mm, XMBASE + PAGE_SIZE))) {
+		return -EIO;
+	}
+	return xs_thread_of(r, 1, 0) ? 0 : -ENOMEM;
+}
+
+static long dr_op(struct xs_run *r, int task, int op)
+{
+	unsigned char v = 0x5a;
+
+	(void)r;
+	(void)op;
+	if (task == 0)
+		return rv_mm_write(XMBASE + PAGE_SIZE, &v, 1);
+	return do_madvise(current->mm, XMBASE + PAGE_SIZE, PAGE_SIZE, MADV_DONTNEED);
+}
+
+static int dr_check(struct xs_run *r, char *why, size_t len)
+{
+	struct mm_struct *mm = r->task[0]->mm;
+	unsigned char v = 0xee;
+
+	if (r->result[0][0] || r->result[1][0]) {
+		snprintf(why, len, "write %ld, madvise %ld", r->result[0][0], r->result[1][0]);
+		return 1;
+	}
+	if (mm_access(mm, XMBASE + PAGE_SIZE, &v, 1, false) || (v != 0x5a && v != 0)) {
+		snprintf(why, len, "page 1 reads 0x%02x (0x5a or 0 expected)", v);
+		return 1;
+	}
+	if (mm_access(mm, XMBASE, &v, 1, false) || v != 0x11) {
+		snprintf(why, len, "page 0, outside the range, reads 0x%02x", v);
+		return 1;
+	}
+	if (mm_check(mm)) {
+		snprintf(why, len, "mm_check fails (RSS, rmap or page tables)");
+		return 1;
+	}
+	return 0;
+}
+
+static struct xscenario dontneed_refault = {
+    .name = "dontneed-refault",
+    .summary = "a write-protect or NUMA-hinting write fault vs madvise(MADV_DONTNEED) of the "
+	       "page, both under the per-VMA lock",
+    .ntasks = 2,
+    .nops = {1, 1},
+    .opname = {{"write(page 1)"}, {"madvise(DONTNEED)"}},
+    .params = {{"pte",
+		{"ro", "protnone"},
+		"page 1's PTE before: read-only on an exclusive anonymous folio, or PROTNONE "
+		"(NUMA hinting)"}},
+    .variants =
+	{
+	    {"pte=ro", false},
+	    {"pte=protnone", false},
+	},
+    .setup = dr_setup,
+    .op = dr_op,
+    .check = dr_check,
+    .teardown = xs_exit_tasks,
+};
+XSCENARIO(dontneed_refault)
