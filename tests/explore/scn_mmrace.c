@@ -348,3 +348,293 @@ static struct xscenario dontneed_refault = {
     .teardown = xs_exit_tasks,
 };
 XSCENARIO(dontneed_refault)
+
+/* ---- a translation that straddles a flush's epoch flip ----------------------- */
+
+/*
+ * flush_tlb_mm (mm/tlb.c) waits for the translations in use the way SRCU
+ * waits for readers (srcu_readers_active_idx_check after each of the two
+ * flips of srcu_idx in srcu_advance_state, kernel/rcu/srcutree.c): a
+ * section counts itself in the counter of the epoch it read, a flush
+ * flips the epoch and drains the old counter, twice.  One flip is not
+ * enough: a section B that read epoch 0, was preempted, and counts itself
+ * in counter 0 after a flush F0 flipped to 1 and drained 0 is left in
+ * counter 0 while the epoch is 1; the next flush F1 flips to 0, drains
+ * counter 1 only, and returns while B still uses a translation of the PTE
+ * F1's caller changed.  F0 flips at all only if a section C is in use
+ * when it looks.
+ *
+ * X and Y are two one-page anonymous mappings of one process, written
+ * before (their translations are writable).  T0 writes 0xa0 to X (B);
+ * T1 mprotects Y read-only (F0); T2 reads Y (C), then mprotects X
+ * read-only (F1: it waits for mmap_lock while T1's mprotect holds it) and
+ * reads X.  A scheduling point between tlb_enter's epoch read and its
+ * count exists only for T0, and only in this scenario
+ * (tlb_enter_point_for_test).  Checked as tlb-mprotect: nothing lands in
+ * X after T2's mprotect of X returned (the end value equals T2's read),
+ * and the write's result agrees with the end value.  The shortest failing
+ * schedule needs three preemptions (C inside its section, then B after
+ * its epoch read, both at F0's flip; B inside its section at F1), so the
+ * scenario runs at K = 3.
+ */
+#define XMY (XMBASE + 4 * PAGE_SIZE)
+
+struct te_priv {
+	bool seen;	     /* T2's mprotect of X has returned and X was read */
+	unsigned char after; /* X's byte then */
+};
+
+static int te_setup(struct xs_run *r)
+{
+	struct task_struct *p = xs_process(r, 0, "epoch");
+	unsigned char a = 0x11, b = 0x22;
+
+	if (!p)
+		return -ENOMEM;
+	task_attach(p);
+	if (exec_mm(p) ||
+	    vm_mmap(p->mm, XMBASE, PAGE_SIZE, XMRW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL,
+		    0) != (long)XMBASE ||
+	    vm_mmap(p->mm, XMY, PAGE_SIZE, XMRW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL,
+		    0) != (long)XMY ||
+	    rv_mm_write(XMBASE, &a, 1) || rv_mm_write(XMY, &b, 1))
+		return -ENOMEM;
+	tlb_enter_point_for_test(p);
+	return xs_thread_of(r, 1, 0) && xs_thread_of(r, 2, 0) ? 0 : -ENOMEM;
+}
+
+static long te_op(struct xs_run *r, int task, int op)
+{
+	unsigned char v = 0xa0;
+	long ret;
+
+	(void)r;
+	if (task == 0)
+		return rv_mm_write(XMBASE, &v, 1);
+	if (task == 1)
+		return vm_mprotect(current->mm, XMY, PAGE_SIZE, PROT_READ);
+	if (op == 1)
+		return vm_mprotect(current->mm, XMBASE, PAGE_SIZE, PROT_READ);
+	ret = rv_mm_read(XMY, &v, 1);
+	return ret ? ret : v;
+}
+
+/* X's byte as any reader would see it now (its page is never freed) */
+static int te_x(struct xs_run *r)
+{
+	pte_t pte = mm_pte_read(r->task[0]->mm, XMBASE);
+
+	if (!pte_present(pte))
+		return -1;
+	return *(unsigned char *)mm_folio_data(mm_folio_from_pte(pte));
+}
+
+/*
+ * From the first decision after T2's mprotect of X returned, X may not
+ * change: a read then (by anybody) and every later one agree.  Checked
+ * between critical sections, so the write that lands late is seen whether
+ * or not a read by a task happens to fall after it.
+ */
+static int te_midcheck(struct xs_run *r, char *why, size_t len)
+{
+	struct te_priv *tp = r->priv;
+	int x;
+
+	if (!r->op_end[2][1])
+		return 0;
+	x = te_x(r);
+	if (!tp->seen) {
+		tp->seen = true;
+		tp->after = (unsigned char)x;
+		return 0;
+	}
+	if (x != tp->after) {
+		snprintf(why, len,
+			 "X read 0x%02x after mprotect returned, 0x%02x later: a write through a "
+			 "translation the flush did not wait for landed after mprotect",
+			 tp->after, x);
+		return 1;
+	}
+	return 0;
+}
+
+static int te_check(struct xs_run *r, char *why, size_t len)
+{
+	long w = r->result[0][0];
+	int x = te_x(r);
+
+	if (r->result[1][0] || r->result[2][0] != 0x22 || r->result[2][1]) {
+		snprintf(why, len, "mprotect(Y) %ld, read(Y) %ld, mprotect(X) %ld", r->result[1][0],
+			 r->result[2][0], r->result[2][1]);
+		return 1;
+	}
+	if (w != 0 && w != -EFAULT) {
+		snprintf(why, len, "the write returned %ld (0 or -EFAULT)", w);
+		return 1;
+	}
+	if (te_midcheck(r, why, len))
+		return 1;
+	if ((w == 0) != (x == 0xa0)) {
+		snprintf(why, len, "the write returned %ld and X reads 0x%02x", w, x);
+		return 1;
+	}
+	if (mm_check(r->task[0]->mm)) {
+		snprintf(why, len, "mm_check fails");
+		return 1;
+	}
+	return 0;
+}
+
+static struct xscenario tlb_epoch = {
+    .name = "tlb-epoch",
+    .summary = "a write whose translation straddles one flush's epoch flip (mprotect of "
+	       "another mapping while a third thread reads it) vs the next flush (mprotect "
+	       "of its own page)",
+    .ntasks = 3,
+    .nops = {1, 1, 2},
+    .opname = {{"write(X)"}, {"mprotect(Y, READ)"}, {"read(Y)", "mprotect(X, READ)"}},
+    .matrix_k = 3,
+    .priv_size = sizeof(struct te_priv),
+    .midcheck = te_midcheck,
+    .variants =
+	{
+	    {"", false},
+	},
+    .setup = te_setup,
+    .op = te_op,
+    .check = te_check,
+    .teardown = xs_exit_tasks,
+};
+XSCENARIO(tlb_epoch)
+
+/* ---- a fault in the VMA a merge removes ------------------------------------- */
+
+/*
+ * vma_merge_existing_range and vma_expand (mm/vma.c, Linux 6.18)
+ * vma_start_write every VMA they change or remove, the next one included
+ * ("vma_start_write(next)" before it is removed): a fault under the
+ * per-VMA read lock of the removed VMA finishes first, and none starts on
+ * it afterwards.  Without that lock the fault runs on in a VMA that is
+ * detached: remove_vma's unlink_anon_vmas has cleared its anon_vma (the
+ * folio it maps gets no anon_vma: rmap cannot find it), and once a grace
+ * period passed (vm_area_free's call_rcu) its object is freed and may be
+ * handed to the next mmap.  Under vma_lock=refcnt, vma_mark_detached
+ * waits for the readers itself (6.15), so the line is clean there either
+ * way.
+ *
+ * Setup: a two-page anonymous mapping, page 0 written (0x11; the VMA's
+ * anon_vma), then page 0 made read-only: a = [0, 1) read-only and
+ * b = [1, 2) writable share the anon_vma.  T0 writes 0x5a to page 1, never
+ * touched: a fault under b's read lock.  T1, a thread of the same process,
+ * makes page 0 writable again (a and b merge; b goes), then maps an
+ * anonymous page Y elsewhere (the VMA object it gets may be b's).
+ * Checked: all return 0; page 0 reads 0x11, page 1 0x5a; rmap finds
+ * page 1's folio once; Y has no PTE; mm_check; a child forked afterwards
+ * reads 0x5a at page 1.
+ */
+#define XMMY (XMBASE + 16 * PAGE_SIZE)
+
+static int mf_setup(struct xs_run *r)
+{
+	struct task_struct *p = xs_process(r, 0, "merge");
+	unsigned char v = 0x11;
+
+	if (!p)
+		return -ENOMEM;
+	task_attach(p);
+	if (exec_mm(p) ||
+	    vm_mmap(p->mm, XMBASE, 2 * PAGE_SIZE, XMRW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+		    NULL, 0) != (long)XMBASE ||
+	    rv_mm_write(XMBASE, &v, 1) || vm_mprotect(p->mm, XMBASE, PAGE_SIZE, PROT_READ) ||
+	    mm_map_count(p->mm) != 2)
+		return -ENOMEM;
+	return xs_thread_of(r, 1, 0) ? 0 : -ENOMEM;
+}
+
+static long mf_op(struct xs_run *r, int task, int op)
+{
+	unsigned char v = 0x5a;
+	long ret;
+
+	(void)r;
+	if (task == 0)
+		return rv_mm_write(XMBASE + PAGE_SIZE, &v, 1);
+	if (op == 0)
+		return vm_mprotect(current->mm, XMBASE, PAGE_SIZE, XMRW);
+	ret = vm_mmap(current->mm, XMMY, PAGE_SIZE, XMRW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+		      NULL, 0);
+	return ret == (long)XMMY ? 0 : ret;
+}
+
+static int mf_check(struct xs_run *r, char *why, size_t len)
+{
+	struct task_struct *t = r->task[0], *child;
+	struct mm_struct *mm = t->mm;
+	unsigned char v0 = 0, v1 = 0, cv = 0;
+	pte_t pte;
+	struct folio *f;
+	int n;
+
+	if (r->result[0][0] || r->result[1][0] || r->result[1][1]) {
+		snprintf(why, len, "write %ld, mprotect %ld, mmap %ld", r->result[0][0],
+			 r->result[1][0], r->result[1][1]);
+		return 1;
+	}
+	if (mm_access(mm, XMBASE, &v0, 1, false) ||
+	    mm_access(mm, XMBASE + PAGE_SIZE, &v1, 1, false) || v0 != 0x11 || v1 != 0x5a) {
+		snprintf(why, len, "pages 0 and 1 read 0x%02x 0x%02x (0x11 0x5a expected)", v0, v1);
+		return 1;
+	}
+	pte = mm_pte_read(mm, XMBASE + PAGE_SIZE);
+	f = mm_folio_from_pte(pte);
+	mm_folio_get(f);
+	n = rmap_walk(f, NULL, NULL);
+	mm_folio_put(f);
+	if (n != 1) {
+		snprintf(why, len,
+			 "rmap finds page 1's folio %d times, not once: the fault mapped it "
+			 "through a VMA the merge removed",
+			 n);
+		return 1;
+	}
+	if (!pte_none(mm_pte_read(mm, XMMY))) {
+		snprintf(why, len, "Y, never touched, has a page table entry");
+		return 1;
+	}
+	if (mm_check(mm)) {
+		snprintf(why, len, "mm_check fails");
+		return 1;
+	}
+	child = task_fork(t);
+	if (!child) {
+		snprintf(why, len, "fork failed");
+		return 1;
+	}
+	n = mm_access(child->mm, XMBASE + PAGE_SIZE, &cv, 1, false);
+	task_exit(child);
+	if (n || cv != 0x5a) {
+		snprintf(why, len, "a child forked afterwards reads 0x%02x at page 1, not 0x5a",
+			 cv);
+		return 1;
+	}
+	return 0;
+}
+
+static struct xscenario merge_fault = {
+    .name = "merge-fault",
+    .summary = "a fault under the per-VMA lock of the upper VMA vs mprotect merging the lower "
+	       "one with it (the upper VMA removed), then an mmap",
+    .ntasks = 2,
+    .nops = {1, 2},
+    .opname = {{"write(page 1)"}, {"mprotect(page 0, RW)", "mmap(Y)"}},
+    .variants =
+	{
+	    {"", false},
+	    {"vma_lock=refcnt", false},
+	},
+    .setup = mf_setup,
+    .op = mf_op,
+    .check = mf_check,
+    .teardown = xs_exit_tasks,
+};
+XSCENARIO(merge_fault)
