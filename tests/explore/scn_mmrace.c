@@ -640,3 +640,123 @@ static struct xscenario merge_fault = {
     .teardown = xs_exit_tasks,
 };
 XSCENARIO(merge_fault)
+
+/* ---- reclaim's rmap walk vs mremap moving the mapping ----------------------- */
+
+/*
+ * try_to_unmap (mm/rmap.c's rmap_walk_file, Linux 6.18) finds a file
+ * folio's PTEs through i_mmap, computing each VMA's address from its
+ * vm_start and vm_pgoff under i_mmap_rwsem; move_vma (mm/mremap.c) moves
+ * the page tables with the file's i_mmap_rwsem held (take_rmap_locks) and
+ * the new VMA in i_mmap first, so a walker sees the PTE at the old address
+ * or at the new one.  A walk that missed the moved PTE would free a folio
+ * that is still mapped.
+ *
+ * Setup: /xrm holds two pages (0x33, 0x44), mapped shared at A; page 0 is
+ * written 0x55 through the mapping (dirty), page 1 read.  T0 moves the
+ * mapping to B (mremap MREMAP_MAYMOVE | MREMAP_FIXED); T1, a thread of the
+ * same process, reclaims the page cache.  Checked: mremap returned B; B
+ * reads 0x55 0x44 and A nothing; the file reads 0x55 0x44 (from the cache
+ * or the store); mm_check.  Clean at K = 2 (2,165 schedules), and so is a
+ * move_vma without take_rmap_locks (a temporary edit): a walk that misses
+ * the PTE in both VMAs leaves the folio mapped by its mapcount, and
+ * shrink_folio keeps a folio try_to_unmap did not fully unmap.
+ */
+#define XMB (XMBASE + 32 * PAGE_SIZE)
+
+static int rm_setup(struct xs_run *r)
+{
+	struct rw_priv *rp = r->priv;
+	struct task_struct *p = xs_process(r, 0, "mover");
+	unsigned char buf[PAGE_SIZE], v = 0x55;
+	int64_t pos = 0;
+
+	if (!p)
+		return -ENOMEM;
+	task_attach(p);
+	if (exec_mm(p) || filp_open("/xrm", O_RDWR | O_CREAT, 0644, &rp->f))
+		return -EIO;
+	for (int i = 0; i < 2; i++) {
+		memset(buf, 0x33 + 0x11 * i, sizeof(buf));
+		if (vfs_write(rp->f, buf, PAGE_SIZE, &pos) != (ssize_t)PAGE_SIZE)
+			return -EIO;
+	}
+	if (vm_mmap(p->mm, XMBASE, 2 * PAGE_SIZE, XMRW, MAP_SHARED | MAP_FIXED, rp->f, 0) !=
+	    (long)XMBASE)
+		return -EIO;
+	if (rv_mm_write(XMBASE, &v, 1) || rv_mm_read(XMBASE + PAGE_SIZE, &v, 1))
+		return -EIO;
+	return xs_thread_of(r, 1, 0) ? 0 : -ENOMEM;
+}
+
+static long rm_op(struct xs_run *r, int task, int op)
+{
+	(void)r;
+	(void)op;
+	if (task == 1)
+		return mm_reclaim_folios(1000);
+	return do_mremap(current->mm, XMBASE, 2 * PAGE_SIZE, 2 * PAGE_SIZE,
+			 MREMAP_MAYMOVE | MREMAP_FIXED, XMB);
+}
+
+static int rm_check(struct xs_run *r, char *why, size_t len)
+{
+	struct rw_priv *rp = r->priv;
+	struct mm_struct *mm = r->task[0]->mm;
+	unsigned char m[2] = {0}, f[2] = {0}, v;
+	int64_t pos = 0;
+
+	if (r->result[0][0] != (long)XMB || r->result[1][0] < 0) {
+		snprintf(why, len, "mremap %ld, reclaim %ld", r->result[0][0], r->result[1][0]);
+		return 1;
+	}
+	if (mm_access(mm, XMB, &m[0], 1, false) ||
+	    mm_access(mm, XMB + PAGE_SIZE, &m[1], 1, false) || m[0] != 0x55 || m[1] != 0x44) {
+		snprintf(why, len, "the moved mapping reads 0x%02x 0x%02x (0x55 0x44 expected)",
+			 m[0], m[1]);
+		return 1;
+	}
+	if (mm_access(mm, XMBASE, &v, 1, false) != -EFAULT) {
+		snprintf(why, len, "the old range is still mapped");
+		return 1;
+	}
+	if (vfs_read(rp->f, &f[0], 1, &pos) != 1 || (pos = PAGE_SIZE, 0) ||
+	    vfs_read(rp->f, &f[1], 1, &pos) != 1 || f[0] != 0x55 || f[1] != 0x44) {
+		snprintf(why, len, "the file reads 0x%02x 0x%02x (0x55 0x44 expected)", f[0], f[1]);
+		return 1;
+	}
+	if (mm_check(mm)) {
+		snprintf(why, len, "mm_check fails");
+		return 1;
+	}
+	return 0;
+}
+
+static void rm_teardown(struct xs_run *r)
+{
+	struct rw_priv *rp = r->priv;
+
+	xs_exit_tasks(r);
+	if (rp->f)
+		fput(rp->f);
+	rp->f = NULL;
+	do_unlink("/xrm");
+}
+
+static struct xscenario reclaim_mremap = {
+    .name = "reclaim-mremap",
+    .summary = "reclaim's rmap walk (try_to_unmap) vs mremap moving the shared file mapping",
+    .ntasks = 2,
+    .nops = {1, 1},
+    .opname = {{"mremap(A -> B)"}, {"reclaim"}},
+    .variants =
+	{
+	    {"", false},
+	},
+    .priv_size = sizeof(struct rw_priv),
+    .setup = rm_setup,
+    .op = rm_op,
+    .check = rm_check,
+    .teardown = rm_teardown,
+};
+XSCENARIO(reclaim_mremap)
