@@ -195,7 +195,7 @@ grep -v '^#' "$cat" | grep -v '^[[:space:]]*$' | while IFS='|' read -r name mare
 		fi
 	fi
 	case $desc in
-	*EQUIVALENT:*) equiv=1 ;;
+	*EQUIVALENT*) equiv=1 ;; # "EQUIVALENT: ...", "EQUIVALENT in this model: ..."
 	*) equiv=0 ;;
 	esac
 	if [ $xres = found ]; then
