@@ -196,7 +196,7 @@ static void usage(FILE *f)
 	       "      --csv, --json        machine-readable rows instead of the table\n"
 	       "      --progress           a progress line on stderr (default: when a TTY)\n"
 	       "      --selftest NAME      the engine's unit tests: pingpong, private, fifo,\n"
-	       "                           all\n"
+	       "                           percpu, all\n"
 	       "      --measure-host A,B   measure this machine's latencies between CPUs A and B\n"
 	       "                           (tools/sim/host-topo.sh writes a topology from them)\n"
 	       "  -V, --version            print the version and git commit, and exit\n"
@@ -390,6 +390,10 @@ static int one_run(const struct stress_workload *wl, const void *base_sw, const 
 	w.end_ps = w.warm_ps + (int64_t)(O.time_us * 1e6);
 	if (w.run.impl->switches && w.run.impl->switches(&w.run))
 		return -1;
+	/* The simulated machine's possible CPUs, so that every virtual CPU has
+	 * its own row of per-CPU data.  Calibrating (one CPU) uses two rows, so
+	 * that a loop over the rows (percpu_counter_sum) is measured. */
+	rv_set_nr_cpu_ids(recording ? 2 : tp.ncpus);
 	if (stress_model_instance_create(w.run.switches, err, sizeof(err))) {
 		fprintf(stderr, "rcuvfs-sim: %s: %s\n", wl->name, err);
 		return -1;
