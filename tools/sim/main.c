@@ -666,7 +666,7 @@ int main(int argc, char **argv)
 			O.progress = true;
 			break;
 		case OPT_SELFTEST:
-			return sim_selftest(optarg) ? 1 : 0;
+			return sim_selftest(optarg); /* 0 passed, 1 failed, 2 no such test */
 		case OPT_MEASURE:
 			return sim_measure_host(optarg);
 		case 'V':

@@ -324,5 +324,5 @@ int sim_selftest(const char *which)
 			which);
 		return 2;
 	}
-	return failed;
+	return failed ? 1 : 0;
 }

@@ -163,7 +163,7 @@ void sim_advance(int64_t ps);
 int sim_self(void);
 /* Per-task figures of the last run (valid until the next). */
 const struct sim_task_stats *sim_task_stats(int task);
-/* The unit tests of the engine (selftest.c): 0 passed. */
+/* The unit tests of the engine (selftest.c): 0 passed, 1 failed, 2 no such test. */
 int sim_selftest(const char *name);
 /* --measure-host A,B (hostmeasure.c): print this machine's latencies. */
 int sim_measure_host(const char *cpus);
