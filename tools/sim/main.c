@@ -742,6 +742,7 @@ int main(int argc, char **argv)
 					fprintf(stderr, "rcuvfs-sim: calibrating %s\n", wl->name);
 				struct sim_calib *run = sim_calib_new_recording();
 				double scale;
+				bool all;
 				size_t len = strlen(notes);
 
 				int64_t plain_ps;
@@ -753,14 +754,16 @@ int main(int argc, char **argv)
 				if (one_run(wl, s, "", &one, 1, 1, run, 1))
 					rc = 1;
 				sim_calib_merge_run(rec, run, plain_ps, last_res.tsc_step_ps,
-						    &scale);
+						    &scale, &all);
 				snprintf(
 				    notes + len, sizeof(notes) - len,
 				    "# %s%s%s: %llu points; the ops took %.0f ns of thread CPU "
-				    "time without points; TSC segments scaled by %.3f\n",
+				    "time without points; TSC segments scaled by %.3f%s\n",
 				    wl->name, O.nsweep ? " " : "", O.nsweep ? O.sweep_vals[v] : "",
 				    (unsigned long long)last_res.points, (double)plain_ps / 1e3,
-				    scale);
+				    scale,
+				    all ? " (every pair: the rare ones alone took over half of it)"
+					: "");
 				sim_calib_free(run);
 				free(s);
 			}
