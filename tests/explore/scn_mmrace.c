@@ -642,26 +642,33 @@ static struct xscenario merge_fault = {
 };
 XSCENARIO(merge_fault)
 
-/* ---- reclaim's rmap walk vs mremap moving the mapping ----------------------- */
+/* ---- reclaim's rmap walk vs a VMA change of the mapping -------------------- */
 
 /*
  * try_to_unmap (mm/rmap.c's rmap_walk_file, Linux 6.18) finds a file
  * folio's PTEs through i_mmap, computing each VMA's address from its
- * vm_start and vm_pgoff under i_mmap_rwsem; move_vma (mm/mremap.c) moves
- * the page tables with the file's i_mmap_rwsem held (take_rmap_locks) and
- * the new VMA in i_mmap first, so a walker sees the PTE at the old address
- * or at the new one.  A walk that missed the moved PTE would free a folio
- * that is still mapped.
+ * vm_start and vm_pgoff under i_mmap_rwsem.  What changes a file VMA
+ * changes i_mmap and the bounds under i_mmap_rwsem for write: move_vma
+ * (mm/mremap.c) moves the page tables under it (take_rmap_locks) with the
+ * new VMA in i_mmap first, __split_vma and vma_complete (mm/vma.c) insert
+ * the new half and shrink the old one under it, munmap unlinks the VMA
+ * after zapping its PTEs.  A walker sees a PTE in one VMA or the other,
+ * never neither while it is mapped: a walk that missed a PTE would let
+ * reclaim write back and free a folio that is still mapped.
  *
  * Setup: /xrm holds two pages (0x33, 0x44), mapped shared at A; page 0 is
- * written 0x55 through the mapping (dirty), page 1 read.  T0 moves the
- * mapping to B (mremap MREMAP_MAYMOVE | MREMAP_FIXED); T1, a thread of the
- * same process, reclaims the page cache.  Checked: mremap returned B; B
- * reads 0x55 0x44 and A nothing; the file reads 0x55 0x44 (from the cache
- * or the store); mm_check.  Clean at K = 2 (2,165 schedules), and so is a
- * move_vma without take_rmap_locks (a temporary edit): a walk that misses
- * the PTE in both VMAs leaves the folio mapped by its mapcount, and
- * shrink_folio keeps a folio try_to_unmap did not fully unmap.
+ * written 0x55 through the mapping (dirty), page 1 read.  T0 changes the
+ * mapping; T1, a thread of the same process, reclaims the page cache:
+ *   change=mremap   mremap(MREMAP_MAYMOVE | MREMAP_FIXED) moves it to B;
+ *   change=split    mprotect makes page 1 read-only (a split);
+ *   change=munmap   munmap of page 1 (a split, then an unmap).
+ * Checked: the change returned what it should; the mapping reads 0x55
+ * 0x44 where it still maps (page 1 read-only after split), nothing where
+ * it does not; the file reads 0x55 0x44 (from the cache or the store);
+ * mm_check.  Clean at K = 2, and so is a move_vma without take_rmap_locks
+ * (a temporary edit): a walk that misses the PTE in both VMAs leaves the
+ * folio mapped by its mapcount, and shrink_folio keeps a folio
+ * try_to_unmap did not fully unmap.
  */
 #define XMB (XMBASE + 32 * PAGE_SIZE)
 
@@ -692,10 +699,13 @@ static int rm_setup(struct xs_run *r)
 
 static long rm_op(struct xs_run *r, int task, int op)
 {
-	(void)r;
 	(void)op;
 	if (task == 1)
 		return mm_reclaim_folios(1000);
+	if (xs_param_is(r, "change", "split"))
+		return vm_mprotect(current->mm, XMBASE + PAGE_SIZE, PAGE_SIZE, PROT_READ);
+	if (xs_param_is(r, "change", "munmap"))
+		return vm_munmap(current->mm, XMBASE + PAGE_SIZE, PAGE_SIZE);
 	return do_mremap(current->mm, XMBASE, 2 * PAGE_SIZE, 2 * PAGE_SIZE,
 			 MREMAP_MAYMOVE | MREMAP_FIXED, XMB);
 }
@@ -704,21 +714,30 @@ static int rm_check(struct xs_run *r, char *why, size_t len)
 {
 	struct rw_priv *rp = r->priv;
 	struct mm_struct *mm = r->task[0]->mm;
+	bool moved = xs_param_is(r, "change", "mremap"),
+	     unmapped = xs_param_is(r, "change", "munmap");
+	unsigned long at = moved ? XMB : XMBASE;
 	unsigned char m[2] = {0}, f[2] = {0}, v;
 	int64_t pos = 0;
 
-	if (r->result[0][0] != (long)XMB || r->result[1][0] < 0) {
-		snprintf(why, len, "mremap %ld, reclaim %ld", r->result[0][0], r->result[1][0]);
+	if (r->result[0][0] != (moved ? (long)XMB : 0) || r->result[1][0] < 0) {
+		snprintf(why, len, "the change returned %ld, reclaim %ld", r->result[0][0],
+			 r->result[1][0]);
 		return 1;
 	}
-	if (mm_access(mm, XMB, &m[0], 1, false) ||
-	    mm_access(mm, XMB + PAGE_SIZE, &m[1], 1, false) || m[0] != 0x55 || m[1] != 0x44) {
-		snprintf(why, len, "the moved mapping reads 0x%02x 0x%02x (0x55 0x44 expected)",
-			 m[0], m[1]);
+	if (mm_access(mm, at, &m[0], 1, false) || m[0] != 0x55 ||
+	    (!unmapped && (mm_access(mm, at + PAGE_SIZE, &m[1], 1, false) || m[1] != 0x44))) {
+		snprintf(why, len, "the mapping reads 0x%02x 0x%02x (0x55 0x44 expected)", m[0],
+			 m[1]);
 		return 1;
 	}
-	if (mm_access(mm, XMBASE, &v, 1, false) != -EFAULT) {
-		snprintf(why, len, "the old range is still mapped");
+	if ((moved && mm_access(mm, XMBASE, &v, 1, false) != -EFAULT) ||
+	    (unmapped && mm_access(mm, XMBASE + PAGE_SIZE, &v, 1, false) != -EFAULT)) {
+		snprintf(why, len, "a range no longer mapped can still be read");
+		return 1;
+	}
+	if (xs_param_is(r, "change", "split") && pte_write(mm_pte_read(mm, XMBASE + PAGE_SIZE))) {
+		snprintf(why, len, "page 1 is writable after mprotect(READ)");
 		return 1;
 	}
 	if (vfs_read(rp->f, &f[0], 1, &pos) != 1 || (pos = PAGE_SIZE, 0) ||
@@ -744,15 +763,21 @@ static void rm_teardown(struct xs_run *r)
 	do_unlink("/xrm");
 }
 
-static struct xscenario reclaim_mremap = {
-    .name = "reclaim-mremap",
-    .summary = "reclaim's rmap walk (try_to_unmap) vs mremap moving the shared file mapping",
+static struct xscenario reclaim_vma = {
+    .name = "reclaim-vma",
+    .summary = "reclaim's rmap walk (try_to_unmap) vs mremap moving, mprotect splitting or "
+	       "munmap of part of the shared file mapping",
     .ntasks = 2,
     .nops = {1, 1},
-    .opname = {{"mremap(A -> B)"}, {"reclaim"}},
+    .opname = {{"change"}, {"reclaim"}},
+    .params = {{"change",
+		{"mremap", "split", "munmap"},
+		"move the mapping (mremap), make page 1 read-only (a split), or unmap page 1"}},
     .variants =
 	{
-	    {"", false},
+	    {"change=mremap", false},
+	    {"change=split", false},
+	    {"change=munmap", false},
 	},
     .priv_size = sizeof(struct rw_priv),
     .setup = rm_setup,
@@ -760,4 +785,4 @@ static struct xscenario reclaim_mremap = {
     .check = rm_check,
     .teardown = rm_teardown,
 };
-XSCENARIO(reclaim_mremap)
+XSCENARIO(reclaim_vma)
