@@ -1006,7 +1006,9 @@ static void show_by_handle(const char *name, int mfd, struct file_handle *fh, in
  * (drop_caches: a FUSE mount's inodes are forgotten; tmpfs's stay): a file,
  * a directory two levels down, a renamed file; then, the file removed,
  * its handle is stale (ESTALE), also once a new file took its name (and,
- * on rcuvfs, likely its inode's memory).
+ * on rcuvfs, likely its inode's memory), and after many files were
+ * created and removed again (the daemon's inode objects reused over and
+ * over); a removed directory's handle likewise.
  */
 static int run_handles(const char *dir)
 {
@@ -1046,6 +1048,22 @@ static int run_handles(const char *dir)
 	close(fd);
 	drop_caches();
 	show_by_handle("handle.removed_name_reused", mfd, hf, O_RDONLY);
+	for (int i = 0; i < 200; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "hd/c%d", i);
+		fd = open(name, O_CREAT | O_WRONLY, 0644);
+		if (fd < 0)
+			die("hd/c");
+		close(fd);
+		if (i % 2 && unlink(name))
+			die("unlink hd/c");
+	}
+	drop_caches();
+	show_by_handle("handle.removed_after_churn", mfd, hf, O_RDONLY);
+	RES("handle.rmdir", rmdir("hd/sub/deep"));
+	drop_caches();
+	show_by_handle("handle.dir_removed", mfd, hd, O_RDONLY | O_DIRECTORY);
 	show_by_handle("handle.renamed_still", mfd, hr, O_RDONLY);
 	close(mfd);
 	free(hf);
