@@ -8,7 +8,7 @@
 #
 # Mounts rcuvfs and rcuvfs-fuse-floor (tests/bench/fuse-floor: the same
 # libfuse loop answering from constants) and runs fuse-floor-load's MODES
-# with one worker, alternating the two daemons in every round, first with
+# with WORKERS client processes, alternating the two daemons in every round, first with
 # nothing else of ours running ("quiet"), then with HOGS busy loops
 # ("loaded").  Daemons, load and hogs are all pinned to CPUS, so the hogs
 # compete for exactly the CPUs the daemons and the load use.  Prints per
@@ -19,7 +19,7 @@
 # time.
 #
 # Environment: MODES [fstat flock] SECS [2] ROUNDS [3] HOGS [8]
-#   CPUS [all: 0-(nproc-1)]
+#   CPUS [all: 0-(nproc-1)] WORKERS [1]
 set -euo pipefail
 
 BUILD=${1:-build}
@@ -30,6 +30,7 @@ SECS=${SECS:-2}
 ROUNDS=${ROUNDS:-3}
 HOGS=${HOGS:-8}
 CPUS=${CPUS:-0-$(($(nproc) - 1))}
+WORKERS=${WORKERS:-1}
 
 if [ "$(id -u)" != 0 ] || [ ! -c /dev/fuse ]; then
 	echo "fuse-contention.sh: needs root and /dev/fuse" >&2
@@ -93,7 +94,7 @@ hogs_stop() {
 RAW=$TMP/raw
 : >"$RAW"
 echo "# rcuvfs FUSE contention benchmark: $(nproc) CPUs, pinned to $CPUS, $HOGS hogs," \
-	"${SECS}s per run, $ROUNDS rounds, $(date -u +%F)"
+	"$WORKERS worker(s), ${SECS}s per run, $ROUNDS rounds, $(date -u +%F)"
 for state in quiet loaded; do
 	[ $state = loaded ] && hogs_start
 	for ((r = 1; r <= ROUNDS; r++)); do
@@ -101,7 +102,7 @@ for state in quiet loaded; do
 			for t in rcuvfs floor; do
 				read -r v0 n0 < <(ctxsw "${PID[$t]}")
 				y0=$(stat_of spin_yields)
-				ops=$(taskset -c "$CPUS" "$TBIN/fuse-floor-load" "$mode" "$TMP/$t/f" 1 "$SECS")
+				ops=$(taskset -c "$CPUS" "$TBIN/fuse-floor-load" "$mode" "$TMP/$t/f" "$WORKERS" "$SECS")
 				read -r v1 n1 < <(ctxsw "${PID[$t]}")
 				y1=$(stat_of spin_yields)
 				[ $t = floor ] && y1=$y0
@@ -132,7 +133,7 @@ FILENAME == ARGV[3] { inv[$1, $2] = $3; next }
 { yld[$1, $2] = $3 }
 END {
 	n = split(modes, m, " ")
-	print "# operations per second (median), one worker"
+	print "# operations per second (median), all workers"
 	printf "%-6s %-7s %12s %12s %13s\n", "loop", "state", "rcuvfs", "floor", "rcuvfs/floor"
 	for (i = 1; i <= n; i++)
 		for (s = 0; s < 2; s++) {
