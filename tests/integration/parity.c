@@ -1008,11 +1008,13 @@ static void show_by_handle(const char *name, int mfd, struct file_handle *fh, in
  * its handle is stale (ESTALE), also once a new file took its name (and,
  * on rcuvfs, likely its inode's memory), and after many files were
  * created and removed again (the daemon's inode objects reused over and
- * over); a removed directory's handle likewise.
+ * over); a removed directory's handle likewise.  A file removed while
+ * still open stays reachable by its handle until its last close (the
+ * kernel keeps its inode, as tmpfs keeps its own).
  */
 static int run_handles(const char *dir)
 {
-	struct file_handle *hf, *hd, *hr;
+	struct file_handle *hf, *hd, *hr, *ho;
 	int mfd, fd;
 
 	if (chdir(dir) || mkdir("hd", 0755) || mkdir("hd/sub", 0755) || mkdir("hd/sub/deep", 0755))
@@ -1061,6 +1063,17 @@ static int run_handles(const char *dir)
 	}
 	drop_caches();
 	show_by_handle("handle.removed_after_churn", mfd, hf, O_RDONLY);
+	fd = open("hd/open", O_CREAT | O_RDWR, 0644);
+	if (fd < 0 || write(fd, "still", 5) != 5)
+		die("hd/open");
+	ho = fh_of("hd/open");
+	RES("handle.unlink_open", unlink("hd/open"));
+	drop_caches();
+	show_by_handle("handle.unlinked_open", mfd, ho, O_RDONLY);
+	close(fd);
+	drop_caches();
+	show_by_handle("handle.unlinked_closed", mfd, ho, O_RDONLY);
+	free(ho);
 	RES("handle.rmdir", rmdir("hd/sub/deep"));
 	drop_caches();
 	show_by_handle("handle.dir_removed", mfd, hd, O_RDONLY | O_DIRECTORY);
