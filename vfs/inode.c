@@ -205,11 +205,13 @@ static void evict(struct inode *inode)
 	xa_destroy(&m->i_pages);
 	inode_free_xattrs(inode);
 
-	remove_inode_hash(inode);
 	RV_INJECT("evict_sb_list_del"); /* about to take the inode off s_inodes */
 	sb_inode_list_lock(sb);
 	list_del_init(&inode->i_sb_list);
 	spin_unlock(&sb->s_inode_list_lock);
+	/* after inode_sb_list_del, as evict() does: until here ilookup can
+	 * still meet it, at count 0 (get-unless-zero refuses it) */
+	remove_inode_hash(inode);
 	__atomic_fetch_sub(&sb->s_nr_inodes, 1, __ATOMIC_RELAXED);
 	rv_stat_inc(inode_evictions);
 	rv_call_rcu(&inode->i_rcu, inode_free_rcu);

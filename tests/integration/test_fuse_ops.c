@@ -300,6 +300,55 @@ static void test_lookup_dot_after_forget(void)
 	CU_ASSERT(reused);
 }
 
+/* evict_sb_list_del callback: requests naming the node being evicted */
+struct evict_probe {
+	struct inode *inode;
+	fuse_ino_t ino;
+	int hits, hashed_at_zero, getattr, lookup_dot;
+};
+
+static void probe_evict(void *arg)
+{
+	struct evict_probe *p = arg;
+	struct fuse_entry_param e;
+	struct stat st;
+	double to;
+
+	p->hits++;
+	/* the window: still in the inode hash, its count already 0 */
+	p->hashed_at_zero = p->inode->i_hashed && p->inode->i_count == 0;
+	p->getattr = rvf_op_getattr(&ctx0, p->ino, NULL, &st, &to);
+	p->lookup_dot = rvf_op_lookup(&ctx0, p->ino, ".", &e);
+}
+
+/*
+ * A request naming a node whose inode is being evicted (its last reference
+ * dropped, not yet out of the inode hash) finds nothing: ESTALE, no
+ * reference taken on a dying inode.  The requests run from inside the
+ * eviction (injection point evict_sb_list_del); the test asserts that the
+ * inode was in that window.
+ */
+static void test_request_during_eviction(void)
+{
+	struct evict_probe p = {NULL, 0, 0, 0, 1, 1};
+	uint64_t fh;
+
+	p.ino = make_file("evicting", &fh);
+	p.inode = rvf_iget(p.ino);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p.inode);
+	rvf_iput(p.inode);
+	CU_ASSERT_EQUAL(rvf_op_release(&ctx0, p.ino, fh), 0);
+	rvf_op_forget(p.ino, 1); /* the kernel holds nothing; the name pins it */
+	CU_ASSERT_EQUAL_FATAL(rv_inject_set_callback("evict_sb_list_del", probe_evict, &p, 1), 0);
+	CU_ASSERT_EQUAL(rvf_op_unlink(&ctx0, FUSE_ROOT_ID, "evicting"), 0); /* the last iput */
+	rv_inject_clear_all();
+	CU_ASSERT_EQUAL(p.hits, 1);
+	CU_ASSERT(p.hashed_at_zero);
+	CU_ASSERT_EQUAL(p.getattr, -ESTALE);
+	CU_ASSERT_EQUAL(p.lookup_dot, -ESTALE);
+	CU_ASSERT_EQUAL(nlookup(p.ino), 0);
+}
+
 static void test_teardown_drops_everything(void)
 {
 	struct fuse_entry_param e;
@@ -370,4 +419,4 @@ RVTEST_SUITE(fuse_ops, suite_init, suite_cleanup, RVTEST(test_unknown_fh_ebadf),
 	     RVTEST(test_readdirplus_counts), RVTEST(test_ctl_refusals),
 	     RVTEST(test_setattr_nothing_valid_sets_ctime),
 	     RVTEST(test_append_handle_writes_at_offset), RVTEST(test_lookup_dot_after_forget),
-	     RVTEST(test_teardown_drops_everything))
+	     RVTEST(test_request_during_eviction), RVTEST(test_teardown_drops_everything))
