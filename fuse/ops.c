@@ -14,6 +14,12 @@
  *                      matched by as many inode references (ihold/iput);
  *                      the count is raised only while a reference is held,
  *                      so a forget can never free an inode under a lookup.
+ *   node id -> inode   the model's inode hash (vfs/inode.c: a cds_lfht read
+ *                      under RCU, inserts serialized by inode_hash_lock,
+ *                      entries removed by eviction and freed after a grace
+ *                      period); rvf_iget's get-unless-zero reference keeps
+ *                      the inode for the request, and a node whose inode
+ *                      is gone or dying is not found (ESTALE).
  *   the fd table       the daemon process's files_struct (fdtable/ locks).
  *   rvf                written by rvf_fs_init/rvf_fs_teardown only, while no
  *                      request runs.

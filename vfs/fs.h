@@ -43,7 +43,9 @@
  *   write-held around every d_move so that lockless lookups that miss can
  *   tell a rename happened (the kernel's rename_lock).  s_vfs_rename_mutex
  *   serializes cross-directory renames (lock_rename).  s_dcache is the
- *   dentry hash (cds_lfht) keyed by (parent, name).
+ *   dentry hash (cds_lfht) keyed by (parent, name); s_inode_hash the inode
+ *   hash (cds_lfht keyed by i_ino: RCU readers, inserts under inode.c's
+ *   inode_hash_lock, removal by eviction).
  *
  * inode: i_lock (spinlock) serializes writers of the attributes, which bump
  *   i_attr_seq (seqcount) so vfs_getattr reads them without locks.
