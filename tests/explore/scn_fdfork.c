@@ -124,9 +124,10 @@ static int xff_check(struct xs_run *r, char *why, size_t len)
 		return 1;
 	a = xff_tag(files_lookup_fd_raw(cf, 1)) == 'A';
 	d200 = files_max_fds(cf) > 200 && xff_tag(files_lookup_fd_raw(cf, 200)) == 'Z';
-	if (xff_tag(files_lookup_fd_raw(cf, 0)) != 'Z' || xff_tag(files_lookup_fd_raw(cf, 70)) != 'Z' ||
-	    (!a && !d200)) {
-		snprintf(why, len, "the child's table: fd 0 %c, 1 %c, 70 %c, 200 %c (no instant of "
+	if (xff_tag(files_lookup_fd_raw(cf, 0)) != 'Z' ||
+	    xff_tag(files_lookup_fd_raw(cf, 70)) != 'Z' || (!a && !d200)) {
+		snprintf(why, len,
+			 "the child's table: fd 0 %c, 1 %c, 70 %c, 200 %c (no instant of "
 			 "the parent's table)",
 			 xff_c(files_lookup_fd_raw(cf, 0)), xff_c(files_lookup_fd_raw(cf, 1)),
 			 xff_c(files_lookup_fd_raw(cf, 70)), d200 ? 'Z' : '-');

@@ -52,8 +52,8 @@
 #include <string.h>
 
 struct vr_priv {
-	uint64_t ino[3];     /* the files (and directories) setup made */
-	struct file *f;	     /* stat-dying: the file holding /xl open */
+	uint64_t ino[3];      /* the files (and directories) setup made */
+	struct file *f;	      /* stat-dying: the file holding /xl open */
 	struct inode *dinode; /* dotdot-rmdir: /xa/d's inode */
 };
 
@@ -142,8 +142,7 @@ static long rrp_op(struct xs_run *r, int task, int op)
 
 static void rrp_teardown(struct xs_run *r)
 {
-	static const char *const paths[] = {"/xa/f", "/xa/g", "/xc/f", "/xc/g", "/xa", "/xc",
-					    NULL};
+	static const char *const paths[] = {"/xa/f", "/xa/g", "/xc/f", "/xc/g", "/xa", "/xc", NULL};
 
 	xs_exit_tasks(r);
 	vr_clean(paths);
