@@ -25,7 +25,7 @@
 #
 # Usage: mutate.sh [--src DIR] [--build DIR] [--only NAME[,NAME...]]
 #                  [--area AREA] [--no-unit | --unit-if-missed | --no-explore]
-#                  [--no-build]
+#                  [--no-build] [--sanitize]
 #                  [--check] [--expect-explorer] [--explore-timeout SEC]
 #                  [--unit-timeout SEC] [--markdown]
 #   --check            only check that the catalogue and the sources agree
@@ -34,6 +34,10 @@
 #   --expect-explorer  exit 1 unless the explorer found every mutant not
 #                      argued equivalent (long mode)
 #   --markdown         print the table as Markdown (docs/explore.md)
+#   --sanitize         build and run the ASan+UBSan build (default build
+#                      directory build-mutants-asan): what the sanitizer
+#                      build's explore label sees (a use-after-free, a use
+#                      of a dead stack frame)
 # Exit: 0 done (the table is the result), 1 the catalogue and the sources
 # disagree (or --expect-explorer and a mutant was missed), 2 usage.
 set -u
@@ -49,6 +53,7 @@ expect_x=0
 dobuild=1
 checkonly=0
 markdown=0
+sanitize=0
 xtimeout=900
 utimeout=900
 
@@ -68,6 +73,7 @@ while [ $# -gt 0 ]; do
 	--no-build) dobuild=0 ;;
 	--check) checkonly=1 ;;
 	--markdown) markdown=1 ;;
+	--sanitize) sanitize=1 ;;
 	--explore-timeout) xtimeout=$2; shift ;;
 	--unit-timeout) utimeout=$2; shift ;;
 	-h|--help) usage; exit 0 ;;
@@ -76,6 +82,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ -n "$build" ] || build=$src/build-mutants
+[ $sanitize = 0 ] || [ "$build" != "$src/build-mutants" ] || build=$src/build-mutants-asan
 cat=$src/tests/explore/mutants.txt
 
 # ---- the catalogue and the sources name the same sites -------------------
@@ -104,7 +111,10 @@ fi
 
 # ---- one build serves every mutant ----------------------------------------
 if [ $dobuild = 1 ]; then
-	cmake -S "$src" -B "$build" -DRCUVFS_WERROR=ON -DRCUVFS_MUTANTS=ON >"$tmp/cmake.log" 2>&1 &&
+	san=OFF
+	[ $sanitize = 0 ] || san=ON
+	cmake -S "$src" -B "$build" -DRCUVFS_WERROR=ON -DRCUVFS_MUTANTS=ON -DRCUVFS_SANITIZE=$san \
+		>"$tmp/cmake.log" 2>&1 &&
 		cmake --build "$build" -j2 >>"$tmp/cmake.log" 2>&1 || {
 		tail -20 "$tmp/cmake.log" >&2
 		echo "mutate.sh: the mutation build failed" >&2
@@ -147,11 +157,11 @@ grep -v '^#' "$cat" | grep -v '^[[:space:]]*$' | while IFS='|' read -r name mare
 	xres=missed
 	xwhy=
 	case $marea in
-	fdtable) first=fget-reopen,fget-dup2,fget-expand,fget-expand-reopen,fd-install-expand,open-close-range,open-dup2,close-setlkw ;;
+	fdtable) first=fget-reopen,fget-dup2,fget-expand,fget-expand-reopen,fd-install-expand,open-close-range,open-dup2,close-setlkw,fork-expand ;;
 	mm) first=touched-fault,tlb-mprotect,split-fault,fork-cow,fork-write,vma-reuse,truncate-cow,numa-fault ;;
-	locks) first=posix-deadlock,close-setlkw,posix-deadlock-nested,posix-reblock,lock-exclusion ;;
-	vfs) first=stat-setattr,rename-walk,rename-walk-rev,dput-lookup ;;
-	*) first=rwsem-readers-writer,rwsem-downgrade,sem-handoff,sem-signal-count,completion-signal,rwsem-handoff,sem-signal,bkl-sleep,stat-setattr ;;
+	locks) first=posix-deadlock,close-setlkw,setlkw-signal,setlkw-eintr,posix-deadlock-nested,posix-reblock,lock-exclusion ;;
+	vfs) first=stat-setattr,rename-walk,rename-walk-rev,dput-lookup,rename-reparent,exchange-unlink,mknod-slash-rename,dotdot-rmdir ;;
+	*) first=rwsem-readers-writer,rwsem-downgrade,sem-handoff,sem-signal-count,completion-signal,rwsem-handoff,sem-signal,bkl-sleep,stat-setattr,rwsem-exit,stat-dying,sem-steal-wakes ;;
 	esac
 	"$x" --list | grep -q "^${first%%,*}\$" || first=
 	[ $noexplore = 0 ] || xres=-

@@ -34,6 +34,16 @@
  * C's 0; C's lock is removed by the check, after which nothing may be
  * left.  The same oracle otherwise.
  *
+ * setlkw-eintr: A waits under B's W[0,0]; S signals A; B unlocks W[0,0].
+ * A's F_SETLKW returns EINTR or 0 (then A unlocks).  The waker's last
+ * access to a waiter it wakes is the release store of fl_blocker = NULL
+ * after the wake-up (__locks_wake_up_blocks, fs/locks.c, Linux 6.12): a
+ * waiter that left its wait with EINTR sees that store in its lockless
+ * locks_delete_block and returns, and its request (on its stack) is gone.
+ * Published before the unlink and the wake-up, the store lets A return
+ * while B is still to lock A's wait queue: a use-after-return that the
+ * sanitizer build reports with detect_stack_use_after_return.
+ *
  * Locking: owners are opaque cookies; setup and the checks run on the
  * driver with no task running.
  */
@@ -246,3 +256,75 @@ static struct xscenario setlkw_signal = {
     .format = lw_format,
 };
 XSCENARIO(setlkw_signal)
+
+static int lwe_setup(struct xs_run *r)
+{
+	struct lw_priv *p = r->priv;
+
+	if (!xs_process(r, 0, "A") || !xs_process(r, 1, "B") || !xs_process(r, 2, "S"))
+		return -ENOMEM;
+	task_attach(r->task[0]);
+	if (filp_open("/xrequeue", O_RDWR | O_CREAT, 0644, &p->f))
+		return -EIO;
+	return lw_setlk(p->f, F_SETLK, 1, F_WRLCK, 0, 1) ? -EIO : 0;
+}
+
+static long lwe_op(struct xs_run *r, int task, int op)
+{
+	struct lw_priv *p = r->priv;
+
+	switch (task) {
+	case 0:
+		return op == 0 ? lw_setlk(p->f, F_SETLKW, 0, F_WRLCK, 0, 1)
+			       : lw_setlk(p->f, F_SETLK, 0, F_UNLCK, 0, 0);
+	case 1:
+		return lw_setlk(p->f, F_SETLK, 1, F_UNLCK, 0, 1);
+	default:
+		task_signal(r->task[0]);
+		return 0;
+	}
+}
+
+static int lwe_check(struct xs_run *r, char *why, size_t len)
+{
+	long a = r->result[0][0];
+	char msg[256];
+
+	if ((a != 0 && a != -EINTR) || r->result[0][1] || r->result[1][0]) {
+		snprintf(why, len, "A's F_SETLKW %ld (0 or EINTR), unlocks %ld %ld", a,
+			 r->result[0][1], r->result[1][0]);
+		return 1;
+	}
+	if (locks_format_proc(NULL, 0)) {
+		snprintf(why, len, "locks left after every owner unlocked");
+		return 1;
+	}
+	if (locks_check(msg, sizeof(msg))) {
+		snprintf(why, len, "locks_check: %s", msg);
+		return 1;
+	}
+	return 0;
+}
+
+static struct xscenario setlkw_eintr = {
+    .name = "setlkw-eintr",
+    .summary = "an F_SETLKW interrupted by a signal as its lock is released: the waker must "
+	       "be done with the request before the waiter sees it woken",
+    .ntasks = 3,
+    .nops = {2, 1, 1},
+    .opname = {{"setlkw(W0-0)", "unlock(all)"}, {"unlock(W0-0)"}, {"signal(A)"}},
+    .matrix_k = 2,
+    .variants =
+	{
+	    {"", false},
+	    {"filelock=inode", false},
+	},
+    .priv_size = sizeof(struct lw_priv),
+    .setup = lwe_setup,
+    .op = lwe_op,
+    .midcheck = lw_midcheck,
+    .check = lwe_check,
+    .teardown = lw_teardown,
+    .format = lw_format,
+};
+XSCENARIO(setlkw_eintr)
