@@ -160,6 +160,7 @@ static struct xscenario fork_expand = {
     .ntasks = 2,
     .nops = {2, 1},
     .opname = {{"dup2(0,200)", "close(1)"}, {"fork"}},
+    .matrix_k = 3, /* 1,499 schedules */
     .variants =
 	{
 	    {"", false},

@@ -155,7 +155,7 @@ static struct xscenario rename_reparent = {
     .ntasks = 2,
     .nops = {1, 2},
     .opname = {{"stat(/xa/f)"}, {"rename(/xa,/xc)", "rename(/xc/g,/xc/f)"}},
-    .matrix_k = 3,
+    .matrix_k = 2,
     .variants =
 	{
 	    {"", false},
@@ -205,7 +205,7 @@ static struct xscenario exchange_unlink = {
     .ntasks = 2,
     .nops = {1, 2},
     .opname = {{"stat(/xa/f)"}, {"exchange(/xa,/xb)", "unlink(/xb/f)"}},
-    .matrix_k = 3,
+    .matrix_k = 2,
     .variants =
 	{
 	    {"", false},
@@ -259,7 +259,7 @@ static struct xscenario mknod_slash_rename = {
     .ntasks = 2,
     .nops = {1, 1},
     .opname = {{"mknod(/xm/f/)"}, {"rename(/xm/g,/xm/f)"}},
-    .matrix_k = 3,
+    .matrix_k = 2,
     .variants =
 	{
 	    {"", false},
@@ -332,7 +332,7 @@ static struct xscenario dotdot_rmdir = {
     .ntasks = 2,
     .nops = {1, 2},
     .opname = {{"lookup(d, ..)"}, {"rename(/xa/d,/xb/d)", "rmdir(/xa)"}},
-    .matrix_k = 3,
+    .matrix_k = 2,
     .variants =
 	{
 	    {"", false},
@@ -388,7 +388,7 @@ static struct xscenario stat_dying = {
     .ntasks = 2,
     .nops = {1, 2},
     .opname = {{"stat(/xl)"}, {"unlink(/xl)", "close"}},
-    .matrix_k = 3,
+    .matrix_k = 2,
     .variants =
 	{
 	    {"", false},
