@@ -123,6 +123,9 @@ if [ $dobuild = 1 ]; then
 	}
 fi
 x=$build/bin/rcuvfs-explore
+# the sanitizer build's explore label runs setlkw-eintr with this too
+[ $sanitize = 0 ] ||
+	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_stack_use_after_return=1"
 [ -x "$x" ] || { echo "mutate.sh: no $x (build with -DRCUVFS_MUTANTS=ON)" >&2; exit 2; }
 
 # the row of the first configuration that is not as expected

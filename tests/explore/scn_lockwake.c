@@ -42,7 +42,8 @@
  * locks_delete_block and returns, and its request (on its stack) is gone.
  * Published before the unlink and the wake-up, the store lets A return
  * while B is still to lock A's wait queue: a use-after-return that the
- * sanitizer build reports with detect_stack_use_after_return.
+ * sanitizer build reports with ASan's detect_stack_use_after_return
+ * (explore.setlkw-eintr.uar).
  *
  * Locking: owners are opaque cookies; setup and the checks run on the
  * driver with no task running.
