@@ -1826,7 +1826,7 @@ void locks_remove_file(struct file *filp)
 	if (!ctx)
 		return;
 	lk_enter();
-	if (!list_empty(&ctx->flc_posix)) {
+	if (!RV_MUTANT(remove_file_keeps_ofd) && !list_empty(&ctx->flc_posix)) {
 		__locks_init_lock(&fl);
 		fl.fl_flags = FL_POSIX | FL_OFDLCK;
 		fl.fl_type = F_UNLCK;
