@@ -116,6 +116,7 @@ int percpu_counter_init_many(struct percpu_counter *fbc, int64_t amount, int n)
 	struct pcpu_group *g;
 	int64_t *rows;
 	size_t bytes;
+	long nr_seen;
 
 	if (!fbc || n <= 0)
 		return -EINVAL;
@@ -137,10 +138,16 @@ int percpu_counter_init_many(struct percpu_counter *fbc, int64_t amount, int n)
 		rows[i] = amount; /* the initial value lives in CPU 0's slot */
 	}
 
+	/* the mutant reads the count before the lock: a stale base for its store */
+	nr_seen = RV_MUTANT(percpu_nr_read_unlocked)
+		      ? __atomic_load_n(&percpu_counters_nr, __ATOMIC_RELAXED)
+		      : 0;
 	pcpu_lock();
 	for (int i = 0; i < n; i++)
 		list_add(&fbc[i].list, &percpu_counters);
-	__atomic_store_n(&percpu_counters_nr, percpu_counters_nr + n, __ATOMIC_RELAXED);
+	if (!RV_MUTANT(percpu_nr_read_unlocked))
+		nr_seen = percpu_counters_nr;
+	__atomic_store_n(&percpu_counters_nr, nr_seen + n, __ATOMIC_RELAXED);
 	spin_unlock(&percpu_counters_lock);
 	return 0;
 }
