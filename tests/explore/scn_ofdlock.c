@@ -210,3 +210,127 @@ static struct xscenario ofd_close_posix = {
     .format = ofd_format,
 };
 XSCENARIO(ofd_close_posix)
+
+/*
+ * ofd-posix-handoff: one family waits for the other's lock, which its
+ * owner drops and takes again at once.  `waiter=posix`: description fo
+ * holds the OFD lock W[0,0]; T0, a process, F_SETLKWs W[0,0] through fp
+ * (it waits under the OFD lock), a section, unlocks; T1 unlocks fo's W[0,0]
+ * (waking T0), F_OFD_SETLKs it again (0, or EAGAIN when T0 has it), a
+ * section when it got it, unlocks.  `waiter=ofd`: the families swapped
+ * (T0 F_OFD_SETLKWs through fo, T1 is the POSIX owner through fp).  The
+ * woken waiter must retry its request (fs/locks.c, Linux 6.12: the
+ * F_SETLKW loop in posix_lock_inode_wait and its OFD twin in
+ * do_lock_file_wait): the lock may be taken again before it runs.
+ *
+ * The oracle: T0's request 0, T1's retake 0 or EAGAIN, every unlock 0;
+ * never both owners inside; locks_check_live between critical sections;
+ * nothing left.
+ */
+static int ho_setup(struct xs_run *r)
+{
+	struct ofd_priv *p = r->priv;
+	bool ofd_waits = xs_param_is(r, "waiter", "ofd");
+
+	if (!xs_process(r, 0, "T0") || !xs_process(r, 1, "T1"))
+		return -ENOMEM;
+	task_attach(r->task[0]);
+	if (filp_open("/xofd", O_RDWR | O_CREAT, 0644, &p->fp) ||
+	    filp_open("/xofd", O_RDWR, 0, &p->fo))
+		return -EIO;
+	/* the holder: the other family */
+	if (ofd_waits ? ofd_setlk(p->fp, F_SETLK, F_WRLCK, 0, 1)
+		      : ofd_setlk(p->fo, F_OFD_SETLK, F_WRLCK, 0, 1))
+		return -EIO;
+	return 0;
+}
+
+static long ho_op(struct xs_run *r, int task, int op)
+{
+	struct ofd_priv *p = r->priv;
+	bool ofd_waits = xs_param_is(r, "waiter", "ofd");
+	struct file *mine = (task == 0) == ofd_waits ? p->fo : p->fp;
+	bool ofd = mine == p->fo;
+	int err;
+
+	if (task == 0) {
+		if (op == 1)
+			return ofd_setlk(mine, ofd ? F_OFD_SETLK : F_SETLK, F_UNLCK, 0, 0);
+		err = ofd_setlk(mine, ofd ? F_OFD_SETLKW : F_SETLKW, F_WRLCK, 0, 1);
+		if (!err)
+			ofd_critical(p);
+		return err;
+	}
+	switch (op) {
+	case 0:
+		return ofd_setlk(mine, ofd ? F_OFD_SETLK : F_SETLK, F_UNLCK, 0, 1);
+	case 1:
+		err = ofd_setlk(mine, ofd ? F_OFD_SETLK : F_SETLK, F_WRLCK, 0, 1);
+		if (!err)
+			ofd_critical(p);
+		return err;
+	default:
+		return ofd_setlk(mine, ofd ? F_OFD_SETLK : F_SETLK, F_UNLCK, 0, 0);
+	}
+}
+
+static int ho_check(struct xs_run *r, char *why, size_t len)
+{
+	struct ofd_priv *p = r->priv;
+	long retake = r->result[1][1];
+	char msg[256];
+
+	if (r->result[0][0] || (retake != 0 && retake != -EAGAIN)) {
+		snprintf(why, len, "T0's wait %ld (0 expected), T1's retake %ld (0 or EAGAIN)",
+			 r->result[0][0], retake);
+		return 1;
+	}
+	if (r->result[0][1] || r->result[1][0] || r->result[1][2]) {
+		snprintf(why, len, "an unlock failed");
+		return 1;
+	}
+	if (p->overlap) {
+		snprintf(why, len,
+			 "an OFD and a POSIX owner inside their sections at once: conflicting "
+			 "locks granted together");
+		return 1;
+	}
+	if (locks_format_proc(NULL, 0)) {
+		snprintf(why, len, "locks left after every owner unlocked");
+		return 1;
+	}
+	if (locks_check(msg, sizeof(msg))) {
+		snprintf(why, len, "locks_check: %s", msg);
+		return 1;
+	}
+	return 0;
+}
+
+static struct xscenario ofd_posix_handoff = {
+    .name = "ofd-posix-handoff",
+    .summary = "a POSIX F_SETLKW woken by an OFD unlock (or the reverse) while the OFD owner "
+	       "takes the lock again",
+    .ntasks = 2,
+    .nops = {2, 3},
+    .opname = {{"setlkw(W0-0)", "unlock(all)"}, {"unlock(W0-0)", "setlk(W0-0)", "unlock(all)"}},
+    .params =
+	{{"waiter",
+	  {"posix", "ofd"},
+	  "the family that waits (T0's): POSIX under an OFD lock, or OFD under a POSIX lock"}},
+    .matrix_k = 2,
+    .variants =
+	{
+	    {"waiter=posix", false},
+	    {"waiter=ofd", false},
+	    {"waiter=posix,filelock=inode", false},
+	    {"waiter=ofd,filelock=inode", false},
+	},
+    .priv_size = sizeof(struct ofd_priv),
+    .setup = ho_setup,
+    .op = ho_op,
+    .midcheck = ofd_midcheck,
+    .check = ho_check,
+    .teardown = ofd_teardown,
+    .format = ofd_format,
+};
+XSCENARIO(ofd_posix_handoff)
