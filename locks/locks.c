@@ -1361,11 +1361,21 @@ static int locks_submit_ctx(struct file_lock_context *ctx, struct file_lock_req 
 int locks_cancel_req(struct file_lock_req *req)
 {
 	int s = FLR_WAITING, ret = 0;
+	bool claimed;
 
 	lk_enter();
-	blocked_lock();
-	if (__atomic_compare_exchange_n(&req->state, &s, FLR_CANCELLED, false, __ATOMIC_ACQ_REL,
-					__ATOMIC_ACQUIRE)) {
+	if (RV_MUTANT(cancel_claim_unlocked)) {
+		/* tests the state, then takes the lock and stores: not one claim */
+		claimed = __atomic_load_n(&req->state, __ATOMIC_ACQUIRE) == FLR_WAITING;
+		blocked_lock();
+		if (claimed)
+			__atomic_store_n(&req->state, FLR_CANCELLED, __ATOMIC_RELEASE);
+	} else {
+		blocked_lock();
+		claimed = __atomic_compare_exchange_n(&req->state, &s, FLR_CANCELLED, false,
+						      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+	}
+	if (claimed) {
 		ret = -EINTR;
 		__locks_wake_up_blocks(&req->fl);
 		if (req->fl.fl_blocker)
