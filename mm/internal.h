@@ -63,6 +63,36 @@ static inline pte_t ptep_get(pte_t *ptep)
 {
 	return __atomic_load_n(ptep, __ATOMIC_ACQUIRE);
 }
+
+/*
+ * The locked PTE-range walk, in the shape of walk_pte_range (mm/pagewalk.c,
+ * Linux v6.12): for each page-table page that exists over [start, end),
+ * take its lock, call pte_entry on each PTE of the part of the range it
+ * covers, then table_done (if not NULL) with the lock still held, and drop
+ * the lock.  Absent tables are skipped (no pte_hole).  The caller keeps the
+ * tables allocated (mmap_lock or the VMA lock).  static inline: callers
+ * pass constant callbacks, which the compiler inlines, so the walk costs
+ * what a loop written out does.
+ */
+static inline void walk_pte_range_locked(
+    struct mm_struct *mm, unsigned long start, unsigned long end,
+    void (*pte_entry)(pte_t *ptep, unsigned long addr, struct pt_page *pt, void *priv),
+    void (*table_done)(struct pt_page *pt, void *priv), void *priv)
+{
+	for (unsigned long addr = start, next; addr < end; addr = next) {
+		struct pt_page *pt = pt_lookup(mm, addr);
+
+		next = pgd_addr_end(addr, end);
+		if (!pt)
+			continue;
+		spin_lock(&pt->ptl);
+		for (unsigned long a = addr; a < next; a += PAGE_SIZE)
+			pte_entry(&pt->ptes[pte_index(a)], a, pt, priv);
+		if (table_done)
+			table_done(pt, priv);
+		spin_unlock(&pt->ptl);
+	}
+}
 static inline void set_pte(pte_t *ptep, pte_t pte)
 {
 	__atomic_store_n(ptep, pte, __ATOMIC_RELEASE);
