@@ -4,7 +4,7 @@
 # tests/bench/bench_bkl_ops_callgrind.sh - instructions per operation on the
 # bkl_ops paths (open+close, setattr, ioctl), per bkl_ops value.
 #
-# Runs bench_bkl_ops --iters ITERS --rounds 1 --only CONFIG under valgrind --tool=callgrind,
+# Runs bench_bkl_ops --iters ITERS --repeat 1 -o bkl_ops=CONFIG under valgrind --tool=callgrind,
 # collecting only inside its loop_* functions, and prints each loop's
 # inclusive instruction count divided by ITERS (deterministic, unlike ns/op
 # on a shared machine).  Give a second bench binary built against another
@@ -26,8 +26,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 row() { # label binary config
-	# a bench_bkl_ops from an older tree may take ITERS ROUNDS CONFIG
-	if "$2" --help 2>/dev/null | grep -q -- --iters; then
+	# a bench_bkl_ops from an older tree may take --rounds and --only, or
+	# ITERS ROUNDS CONFIG
+	if "$2" --help 2>/dev/null | grep -q -- --repeat; then
+		set -- "$1" "$2" --iters "$iters" --repeat 1 -o bkl_ops="$3"
+	elif "$2" --help 2>/dev/null | grep -q -- --iters; then
 		set -- "$1" "$2" --iters "$iters" --rounds 1 --only "$3"
 	else
 		set -- "$1" "$2" "$iters" 1 "$3"

@@ -26,7 +26,7 @@ trap 'rm -rf "$tmp"' EXIT
 printf '%-18s %14s %14s\n' phase inc-not-zero file-ref
 for scheme in inc-not-zero file-ref; do
 	valgrind --tool=callgrind --callgrind-out-file="$tmp/$scheme.out" \
-		--toggle-collect='loop_*' "$bench" --once --iters "$iters" --scheme "$scheme" \
+		--toggle-collect='loop_*' "$bench" --once --iters "$iters" -o fileref="$scheme" \
 		>"$tmp/$scheme.log" 2>&1 || { cat "$tmp/$scheme.log" >&2; exit 1; }
 	callgrind_annotate --inclusive=yes "$tmp/$scheme.out" 2>/dev/null |
 		sed -n 's/^ *\([0-9,]*\) ([^)]*) *[^ ]*bench_fdtable.c:loop_\([a-z_]*\).*/\2 \1/p' |

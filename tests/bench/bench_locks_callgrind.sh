@@ -29,8 +29,8 @@ trap 'rm -rf "$tmp"' EXIT
 printf '%-8s %14s %14s\n' scheme flock posix
 for scheme in global bkl inode; do
 	valgrind --tool=callgrind --callgrind-out-file="$tmp/$scheme.out" \
-		--toggle-collect='loop_*' "$bench" --callgrind --pairs "$pairs" \
-		--schemes "$scheme" >"$tmp/$scheme.log" 2>&1 ||
+		--toggle-collect='loop_*' "$bench" --callgrind --iters "$pairs" \
+		-o filelock="$scheme" >"$tmp/$scheme.log" 2>&1 ||
 		{ cat "$tmp/$scheme.log" >&2; exit 1; }
 	callgrind_annotate --inclusive=yes "$tmp/$scheme.out" 2>/dev/null |
 		sed -n 's/^ *\([0-9,]*\) ([^)]*) *[^ ]*bench_locks.c:loop_\([a-z_]*\).*/\2 \1/p' |

@@ -4,7 +4,7 @@
 # tests/bench/bench_mm_fork_callgrind.sh - instructions per model fork of a
 # 10,000-VMA process under fork_vma_lock=always, elide-single and never.
 #
-# Runs `bench_mm --mode M --iters N` and `--iters 2N` under valgrind
+# Runs `bench_mm --workload fork-count -o fork_vma_lock=M --iters N` and `--iters 2N` under valgrind
 # --tool=callgrind for each mode; the two runs differ by exactly N forks, so
 # setup (10,000 mmaps and faults, instance creation, teardown) cancels:
 #   per fork = (I(2N) - I(N)) / N
@@ -55,7 +55,7 @@ for mode in $modes; do
 		it=$((n * k))
 		out=$tmp/$mode.$k
 		valgrind --tool=callgrind --callgrind-out-file="$out.cg" \
-			"$bench" --only fork --mode "$mode" --iters "$it" $vmas_opt >"$out.log" 2>&1 ||
+			"$bench" --workload fork-count -o fork_vma_lock="$mode" --iters "$it" $vmas_opt >"$out.log" 2>&1 ||
 			{ cat "$out.log" >&2; exit 1; }
 		locks=$(sed -n 's/.* \([0-9]*\) VMAs write-locked$/\1/p' "$out.log")
 		total=$(sed -n 's/^totals: *//p' "$out.cg")

@@ -4,7 +4,7 @@
 # tests/bench/bench_mm_recheck_callgrind.sh - instructions per major fault
 # of filemap_fault's PTE recheck under pte_recheck=0, 1 and rfc.
 #
-# Runs `bench_mm --only pf --rounds 1 --pte-recheck V --passes P` (page_fault2
+# Runs `bench_mm --workload pf --repeat 1 -o pte_recheck=V --passes P` (page_fault2
 # and page_fault3 over a 256-page file with cache_pages=64: most faults are
 # major) under valgrind --tool=callgrind twice per value:
 #   recheck  --toggle-collect=filemap_fault_recheck_pte: the recheck alone
@@ -36,12 +36,12 @@ trap 'rm -rf "$tmp"' EXIT
 # ir SCOPE VALUE: the callgrind total of one run; leaves bench_mm's output in $tmp/out
 ir() {
 	valgrind --tool=callgrind --toggle-collect="$1" --callgrind-out-file="$tmp/cg" \
-		"$bench" --only pf --rounds 1 --pte-recheck "$2" --passes "$passes" \
+		"$bench" --workload pf --repeat 1 -o pte_recheck="$2" --passes "$passes" \
 		>"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
 	sed -n 's/^summary: //p' "$tmp/cg"
 }
 
-echo "bench_mm --only pf --passes $passes under callgrind: instructions per major fault"
+echo "bench_mm --workload pf --passes $passes under callgrind: instructions per major fault"
 printf "%-12s %10s %10s %14s %14s\n" pte_recheck majflt locks recheck/majflt fault/majflt
 for v in 0 1 rfc; do
 	r=$(ir filemap_fault_recheck_pte "$v")

@@ -27,6 +27,7 @@ switch_args() {
 	rcuvfs-stress) echo "--model --workload fstat1 --duration 0.01" ;;
 	rcuvfs-explore) echo "--scenario all" ;;
 	rcuvfs-sim) echo "--workload fstat1" ;;
+	bench_*) echo "" ;; # -o is checked before anything runs
 	*) echo "-" ;;
 	esac
 }
