@@ -10,12 +10,23 @@
 # on a shared machine).  Give a second bench binary built against another
 # tree (e.g. one without the switch) to compare the `none` rows.
 #
-# Usage: tests/bench/bench_bkl_ops_callgrind.sh [BUILD_DIR] [ITERS] [OTHER_BENCH]
+# Usage: tests/bench/bench_bkl_ops_callgrind.sh [--build DIR] [--iters N] [OTHER_BENCH]
+#   (the operands BUILD_DIR ITERS OTHER_BENCH of older command lines still
+#   work: tests/bench/args.sh)
 set -eu
 
-build=${1:-build}
-iters=${2:-20000}
-other=${3:-}
+bench_usage="usage: ${0##*/} [-b|--build DIR] [-n|--iters N] [OTHER_BENCH]
+bkl_ops instructions per operation under callgrind, per configuration;
+OTHER_BENCH, a bench_bkl_ops built from another tree, adds its rows.
+  -b, --build DIR   the build tree (default build)
+  -n, --iters N     operations per path (default 20000)"
+bench_takes=iters
+BUILD=build ITERS=20000 EXTRA=
+. "$(dirname "$0")/args.sh"
+bench_args "$@"
+build=$BUILD
+iters=$ITERS
+other=$EXTRA
 bench=$build/tests/bench_bkl_ops
 if [ ! -x "$bench" ]; then
 	echo "no $bench: build first (cmake --build $build --target bench_bkl_ops)" >&2

@@ -11,12 +11,21 @@
 # first pairs of each loop warm the kmem_cache magazines; with the default
 # 100000 pairs they weigh nothing.
 #
-# Usage: tests/bench/bench_locks_callgrind.sh [BUILD_DIR] [PAIRS]
-#   BUILD_DIR defaults to build, PAIRS to 100000.
+# Usage: tests/bench/bench_locks_callgrind.sh [--build DIR] [--iters PAIRS]
+#   DIR defaults to build, PAIRS to 100000; the operands BUILD_DIR PAIRS of
+#   older command lines still work (tests/bench/args.sh).
 set -eu
 
-build=${1:-build}
-pairs=${2:-100000}
+bench_usage="usage: ${0##*/} [-b|--build DIR] [-n|--iters PAIRS]
+Model lock+unlock instructions per pair under callgrind, per filelock scheme.
+  -b, --build DIR   the build tree (default build)
+  -n, --iters PAIRS lock+unlock pairs per scheme (default 100000)"
+bench_takes=iters
+BUILD=build ITERS=100000
+. "$(dirname "$0")/args.sh"
+bench_args "$@"
+build=$BUILD
+pairs=$ITERS
 bench=$build/tests/bench_locks
 if [ ! -x "$bench" ]; then
 	echo "no $bench: build first (cmake --build $build --target bench_locks)" >&2

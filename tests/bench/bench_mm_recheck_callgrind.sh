@@ -18,12 +18,21 @@
 # uncontended) and a cache line that a contending fault or the NUMA
 # scanner may hold.
 #
-# Usage: tests/bench/bench_mm_recheck_callgrind.sh [BUILD_DIR] [PASSES]
-#   BUILD_DIR defaults to build, PASSES to 20 (about 20 s on 2 cores).
+# Usage: tests/bench/bench_mm_recheck_callgrind.sh [--build DIR] [--iters PASSES]
+#   DIR defaults to build, PASSES to 20 (about 20 s on 2 cores); the
+#   operands BUILD_DIR PASSES of older command lines still work.
 set -eu
 
-build=${1:-build}
-passes=${2:-20}
+bench_usage="usage: ${0##*/} [-b|--build DIR] [-n|--iters PASSES]
+pte_recheck's instructions per major fault under callgrind (0, 1, rfc).
+  -b, --build DIR    the build tree (default build)
+  -n, --iters PASSES passes over the file (default 20)"
+bench_takes=iters
+BUILD=build ITERS=20
+. "$(dirname "$0")/args.sh"
+bench_args "$@"
+build=$BUILD
+passes=$ITERS
 bench=$build/tests/bench_mm
 if [ ! -x "$bench" ]; then
 	echo "no $bench: build first (cmake --build $build --target bench_mm)" >&2

@@ -16,9 +16,21 @@
 # loop wake-ups, the same for every daemon; per pair = total / N.  What
 # differs between rcuvfs and the floor is the model's work per request
 # (the kernel's side, the round trip and libfuse are the same).
+#
+# Usage: tests/bench/fuse-locks-callgrind.sh [--build DIR] [--iters N]
+#   DIR defaults to build, N (pairs per loop) to 2000; the operands
+#   BUILD_DIR N of older command lines still work (tests/bench/args.sh).
 set -euo pipefail
-BUILD=${1:-build}
-N=${2:-2000}
+bench_usage="usage: ${0##*/} [-b|--build DIR] [-n|--iters N]
+FUSE daemon instructions per lock+unlock pair under callgrind, rcuvfs per
+filelock scheme against the floor daemon (as root: it mounts).
+  -b, --build DIR   the build tree (default build)
+  -n, --iters N     pairs per loop (default 2000)"
+bench_takes=iters
+BUILD=build ITERS=2000
+. "$(dirname "$0")/args.sh"
+bench_args "$@"
+N=$ITERS
 BIN=$BUILD/bin
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../integration/lib.sh" # it_unmount

@@ -14,7 +14,11 @@ trap 'rm -rf "$tmp"' EXIT
 # SCRIPT OPTION-THAT-TAKES-A-VALUE
 for s in "tests/stress/compare.sh --rounds" "tests/stress/mm-compare.sh --rounds" \
 	"tests/bench/mmap-cycle.sh --cycles" "tests/bench/wis-compare.sh --secs" \
-	"tests/bench/bkl-regression --jobs"; do
+	"tests/bench/bkl-regression --jobs" \
+	"tests/bench/bench_bkl_ops_callgrind.sh --iters" "tests/bench/bench_fdtable_callgrind.sh --iters" \
+	"tests/bench/bench_locks_callgrind.sh --iters" "tests/bench/bench_mm_fork_callgrind.sh --vmas" \
+	"tests/bench/bench_mm_recheck_callgrind.sh --iters" "tests/bench/mmap-cycle-callgrind.sh --iters" \
+	"tests/bench/fuse-locks-callgrind.sh --build"; do
 	set -- $s
 	p=$src/$1
 	timeout 30 "$p" --help >"$tmp/out" 2>"$tmp/err"
