@@ -43,11 +43,11 @@ run() {
 }
 
 section "1. fstat/flock/lock: tmpfs vs rcuvfs mount vs model, 3 rounds of 0.5 s"
-RCUVFS_BUILD=$PWD/build ./tests/stress/compare.sh --rounds 3 --duration 0.5 --warmup 0.2 \
+RCUVFS_BUILD=$PWD/build ./tests/stress/compare.sh --repeat 3 --duration 0.5 --warmup 0.2 \
 	--csv "$out/compare.csv" | tee "$out/compare.txt"
 
 section "2. the BKL regression: bkl-mix under three BKL implementations, 3 rounds"
-./tests/bench/bkl-regression --stress "$stress" --jobs 300 --rounds 3 --csv "$out/bkl.csv" |
+./tests/bench/bkl-regression --stress "$stress" --jobs 300 --repeat 3 --csv "$out/bkl.csv" |
 	tee "$out/bkl.txt"
 
 section "3a. pte_recheck 1, rfc and 0: page_fault2/3 in the model, 3 rounds"

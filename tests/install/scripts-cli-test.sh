@@ -12,8 +12,8 @@ bad() { echo "FAIL: $*"; fail=1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # SCRIPT OPTION-THAT-TAKES-A-VALUE
-for s in "tests/stress/compare.sh --rounds" "tests/stress/mm-compare.sh --rounds" \
-	"tests/bench/mmap-cycle.sh --cycles" "tests/bench/wis-compare.sh --secs" \
+for s in "tests/stress/compare.sh --repeat" "tests/stress/mm-compare.sh --repeat" \
+	"tests/bench/mmap-cycle.sh --cycles" "tests/bench/wis-compare.sh --duration" \
 	"tests/bench/bkl-regression --jobs" \
 	"tests/bench/bench_bkl_ops_callgrind.sh --iters" "tests/bench/bench_fdtable_callgrind.sh --iters" \
 	"tests/bench/bench_locks_callgrind.sh --iters" "tests/bench/bench_mm_fork_callgrind.sh --vmas" \
