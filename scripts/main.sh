@@ -62,11 +62,11 @@ run scaling --path "$tmpfs" --workload fstat1,fstat2,open1,lock1,lock2,flock1 \
 	--tasks "$tasks" --duration 0.5 --warmup 0.2 --repeat 3 --verify --quiet
 
 section "5. allocators: the sheaves series' mmap test in the model, 3,000 cycles per step"
-./tests/bench/mmap-cycle.sh --stress "$stress" --cycles 3000 --csv "$out/allocators.csv" |
+./tests/bench/mmap-cycle.sh --stress "$stress" --iters 3000 --csv "$out/allocators.csv" |
 	tee "$out/allocators.txt"
 
 section "6. simulated CPUs: the seeds' comparisons on their topologies (rcuvfs-sim)"
-OUT="$out/sim" ./tests/bench/sim-seeds.sh build | tee "$out/sim.txt"
+OUT="$out/sim" ./tests/bench/sim-seeds.sh --build build | tee "$out/sim.txt"
 
 section "plots"
 plots=$("$bin/rcuvfs-plot" --out "$out" "$out/bkl.csv" "$out/pte_recheck.csv" \

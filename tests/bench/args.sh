@@ -16,7 +16,7 @@
 # OPT_VMAS), and may set the defaults BUILD, ITERS, REPEAT, DURATION, TASKS;
 # then it calls bench_args "$@".  For older command lines the
 # operands BUILD [ITERS [EXTRA]] still work (EXTRA: what the script's usage
-# says).  An unknown option, a missing value or a value that is not a
+# says; bench_operand2=extra makes the second operand EXTRA instead).  An unknown option, a missing value or a value that is not a
 # number is one line on stderr and exit 2.
 bench_bad() {
 	echo "${0##*/}: $*" >&2
@@ -58,7 +58,11 @@ bench_args() {
 			_pos=$((_pos + 1))
 			case $_pos in
 			1) BUILD=$1 ;;
-			2) bench_set iters "$1" "$1" ;;
+			2) if [ "${bench_operand2:-iters}" = iters ]; then
+				bench_set iters "$1" "$1"
+			else
+				EXTRA=$1
+			fi ;;
 			3) EXTRA=$1 ;;
 			*) bench_bad "unexpected argument '$1' (try --help)" ;;
 			esac
