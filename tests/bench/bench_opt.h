@@ -31,7 +31,7 @@
 #include <string.h>
 
 #include "tools/cli.h"
-#include "vfs/base/switches.h"
+#include "vfs/base/base.h"
 
 /* The program's name, arguments and short options for messages; set by
  * bench_parse (opterr = 0: the messages are ours). */
