@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * tests/bench/fuse-lockloop.c - a fixed number of lock/unlock pairs on
- * one file, for instruction counts of the daemon side (tests/bench/fuse-locks-callgrind.sh
- * compiles and runs it).
+ * one file, for instruction counts of the daemon side (built into
+ * build/tests; tests/bench/fuse-locks-callgrind.sh runs it).
  *
- *   fuse-lockloop flock|posix|ofd FILE N
+ *   fuse-lockloop -w flock|posix|ofd -n N FILE
  *
  * flock: LOCK_EX + LOCK_UN; posix: F_SETLK write lock + unlock of byte 0;
  * ofd: the same with F_OFD_SETLK.
  *
  * Locking: single-threaded.
  */
-#define _GNU_SOURCE /* F_OFD_SETLK */
+/* F_OFD_SETLK: _GNU_SOURCE, which the build defines */
+#include "tools/cli.h"
+
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,36 +21,81 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: fuse-lockloop -w flock|posix|ofd -n N FILE\n"
+		     "N lock+unlock pairs on FILE: flock LOCK_EX+LOCK_UN, F_SETLK write\n"
+		     "lock+unlock of byte 0 (posix), or the same with F_OFD_SETLK (ofd);\n"
+		     "exit 1 if one fails.\n"
+		     "  -w, --workload W  flock, posix or ofd\n"
+		     "  -n, --iters N     lock+unlock pairs\n"
+		     "  -V, --version     version and git commit\n"
+		     "  -h, --help        this text\n");
+}
+
 int main(int argc, char **argv)
 {
+	static const char shortopts[] = "w:n:hV";
+	static const struct option opts[] = {{"workload", required_argument, NULL, 'w'},
+					     {"iters", required_argument, NULL, 'n'},
+					     {"help", no_argument, NULL, 'h'},
+					     {"version", no_argument, NULL, 'V'},
+					     {NULL, 0, NULL, 0}};
+	const char *kind = NULL;
 	struct flock fl;
-	long n, i;
-	int fd;
+	long n = 0, i;
+	char *end;
+	int fd, c;
 
-	if (argc == 2 && !strcmp(argv[1], "--help")) {
-		printf("usage: fuse-lockloop flock|posix|ofd FILE N\n"
-		       "N lock+unlock pairs on FILE: flock LOCK_EX+LOCK_UN, F_SETLK write\n"
-		       "lock+unlock of byte 0 (posix), or the same with F_OFD_SETLK (ofd);\n"
-		       "exit 1 if one fails.\n");
-		return 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
+		switch (c) {
+		case 'w':
+			kind = optarg;
+			if (strcmp(kind, "flock") && strcmp(kind, "posix") && strcmp(kind, "ofd")) {
+				fprintf(stderr,
+					"fuse-lockloop: --workload: '%s' is not flock, posix "
+					"or ofd\n",
+					kind);
+				return RV_CLI_USAGE_ERROR;
+			}
+			break;
+		case 'n':
+			n = strtol(optarg, &end, 10);
+			if (*end || n < 1) {
+				fprintf(stderr,
+					"fuse-lockloop: --iters: '%s' is not a positive "
+					"number\n",
+					optarg);
+				return RV_CLI_USAGE_ERROR;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			rv_cli_version("fuse-lockloop");
+			return 0;
+		default:
+			return rv_cli_bad_option("fuse-lockloop", shortopts, argv);
+		}
 	}
-	if (argc != 4 ||
-	    (strcmp(argv[1], "flock") && strcmp(argv[1], "posix") && strcmp(argv[1], "ofd")) ||
-	    (n = atol(argv[3])) < 1) {
-		fprintf(stderr, "usage: fuse-lockloop flock|posix|ofd FILE N (--help)\n");
-		return 2;
+	if (!kind || !n || optind != argc - 1) {
+		fprintf(stderr,
+			"fuse-lockloop: -w KIND, -n N and one FILE are needed (try --help)\n");
+		return RV_CLI_USAGE_ERROR;
 	}
-	fd = open(argv[2], O_RDWR);
+	fd = open(argv[optind], O_RDWR);
 	if (fd < 0) {
 		perror("open");
 		return 1;
 	}
 	for (i = 0; i < n; i++) {
-		if (!strcmp(argv[1], "flock")) {
+		if (!strcmp(kind, "flock")) {
 			if (flock(fd, LOCK_EX) || flock(fd, LOCK_UN))
 				return 1;
 		} else {
-			int cmd = !strcmp(argv[1], "ofd") ? F_OFD_SETLK : F_SETLK;
+			int cmd = !strcmp(kind, "ofd") ? F_OFD_SETLK : F_SETLK;
 
 			memset(&fl, 0, sizeof(fl));
 			fl.l_type = F_WRLCK;

@@ -65,6 +65,7 @@
  * Locking: single-threaded on both sides; the model's own locks are taken
  * by the model calls.
  */
+#include "tools/cli.h"
 #include "mm/mm.h"
 #include "mm/testing.h"
 
@@ -1569,6 +1570,7 @@ static void help(void)
 	    "      --print host|model  print the first seed's transcript instead\n"
 	    "  -k N                print up to N differing lines per comparison (default 1)\n"
 	    "  -h, --help          this text\n"
+	    "  -V, --version       version and git commit\n"
 	    "Exit status: 0 identical, 1 a difference (seed, step, both lines and a\n"
 	    "reproducer printed), 2 a bad option or a failed run.\n"
 	    "Operation kinds:\n");
@@ -1587,11 +1589,15 @@ static void bad(const char *fmt, const char *arg)
 
 int main(int argc, char **argv)
 {
-	static const struct option lopt[] = {
-	    {"seeds", required_argument, NULL, 's'},	{"steps", required_argument, NULL, 'n'},
-	    {"switches", required_argument, NULL, 'o'}, {"ops", required_argument, NULL, 'O'},
-	    {"dir", required_argument, NULL, 'D'},	{"print", required_argument, NULL, 'P'},
-	    {"help", no_argument, NULL, 'h'},		{NULL, 0, NULL, 0}};
+	static const struct option lopt[] = {{"seeds", required_argument, NULL, 's'},
+					     {"steps", required_argument, NULL, 'n'},
+					     {"switches", required_argument, NULL, 'o'},
+					     {"ops", required_argument, NULL, 'O'},
+					     {"dir", required_argument, NULL, 'D'},
+					     {"print", required_argument, NULL, 'P'},
+					     {"help", no_argument, NULL, 'h'},
+					     {"version", no_argument, NULL, 'V'},
+					     {NULL, 0, NULL, 0}};
 	const char *sws[32], *ops = NULL, *print = NULL;
 	int nsw = 0, steps = 200, c, status = 0;
 	uint64_t lo = 1, hi = 1;
@@ -1606,7 +1612,7 @@ int main(int argc, char **argv)
 	for (int k = 0; k < NKIND; k++)
 		kind_on[k] = kinds[k].model_has;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:n:o:k:h", lopt, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:n:o:k:hV", lopt, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			if (parse_seeds(optarg, &lo, &hi))
@@ -1644,6 +1650,9 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			help();
+			return 0;
+		case 'V':
+			rv_cli_version("rcuvfs-mmdiff");
 			return 0;
 		case ':':
 			bad("%s: needs an argument", argv[optind - 1]);

@@ -15,6 +15,8 @@
  *
  * Locking: none; each worker writes its count to its own pipe.
  */
+#include "tools/cli.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -89,20 +91,24 @@ static uint64_t run_worker(const char *mode, const char *path, int idx)
 	return n;
 }
 
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: fuse-floor-load fstat|stat|flock|posix PATH WORKERS SECONDS\n"
+		     "WORKERS processes loop on PATH for SECONDS (a whole number): fstat of\n"
+		     "an open fd, stat by path, flock LOCK_EX+LOCK_UN of PATH.K (K: the\n"
+		     "worker's index, created), or F_SETLK write lock+unlock of the worker's\n"
+		     "own byte of PATH; prints the total operations per second.\n"
+		     "  -V, --version  version and git commit\n"
+		     "  -h, --help     this text\n");
+}
+
 int main(int argc, char **argv)
 {
 	int go[2], res[2], workers, secs, i, status, failed = 0;
 	uint64_t total = 0, n;
 	pid_t pid;
 
-	if (argc == 2 && !strcmp(argv[1], "--help")) {
-		printf("usage: fuse-floor-load fstat|stat|flock|posix PATH WORKERS SECONDS\n"
-		       "WORKERS processes loop on PATH for SECONDS (a whole number): fstat of\n"
-		       "an open fd, stat by path, flock LOCK_EX+LOCK_UN of PATH.K (K: the\n"
-		       "worker's index, created), or F_SETLK write lock+unlock of the worker's\n"
-		       "own byte of PATH; prints the total operations per second.\n");
-		return 0;
-	}
+	RV_CLI_OPERANDS(argc, argv, "fuse-floor-load", usage);
 	if (argc != 5 || (strcmp(argv[1], "fstat") && strcmp(argv[1], "stat") &&
 			  strcmp(argv[1], "flock") && strcmp(argv[1], "posix"))) {
 		fprintf(stderr, "usage: %s fstat|stat|flock|posix PATH WORKERS SECONDS (--help)\n",

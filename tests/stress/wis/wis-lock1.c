@@ -27,6 +27,8 @@
  * second is the steadier figure, since it does not count the time a task
  * waited for a CPU.
  */
+#include "tools/cli.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -145,6 +147,15 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: wis-lock1 DIR TASKS SECONDS\n"
+		     "will-it-scale's lock1 loop: TASKS processes, each on its own file in DIR,\n"
+		     "pinned, for SECONDS (tests/bench/wis-compare.sh runs it).\n"
+		     "  -V, --version  version and git commit\n"
+		     "  -h, --help     this text\n");
+}
+
 int main(int argc, char **argv)
 {
 	struct slot *slots;
@@ -156,6 +167,7 @@ int main(int argc, char **argv)
 	cpu_set_t allowed;
 	int cpus[CPU_SETSIZE], ncpus = 0;
 
+	RV_CLI_OPERANDS(argc, argv, "wis-lock1", usage);
 	if (argc != 4 || (n = atoi(argv[2])) < 1 || (secs = atoi(argv[3])) < 1) {
 		fprintf(stderr, "usage: wis-lock1 DIR TASKS SECONDS\n");
 		return 2;
