@@ -170,6 +170,46 @@ static inline pte_t *folio_check_address(struct folio *folio, struct mm_struct *
 }
 
 /*
+ * The file rmap walk, in the shape of rmap_walk_file with
+ * page_vma_mapped_walk (mm/rmap.c, Linux v6.12): for each VMA on the
+ * folio's mapping's i_mmap that invalid_vma (if not NULL) does not skip and
+ * that maps the folio, rmap_one runs with the PTE lock held, the PTE's
+ * address and value; the lock is dropped after it, and a false return ends
+ * the walk.  The caller holds the folio lock and i_mmap_rwsem (read), which
+ * keep the VMAs' page tables allocated.  static inline: callers pass
+ * constant callbacks, which the compiler inlines.
+ */
+static inline void rmap_walk_file_locked(
+    struct folio *folio, struct address_space *m, bool (*invalid_vma)(struct vm_area_struct *vma),
+    bool (*rmap_one)(struct folio *folio, struct vm_area_struct *vma, unsigned long addr,
+		     struct pt_page *pt, pte_t *ptep, pte_t pte, void *arg),
+    void *arg)
+{
+	unsigned long index = mm_folio_index(folio);
+	struct vm_area_struct *vma;
+
+	list_for_each_entry(vma, &m->i_mmap, shared) {
+		unsigned long addr;
+		struct pt_page *pt;
+		pte_t *ptep, pte;
+		bool more;
+
+		if (invalid_vma && invalid_vma(vma))
+			continue;
+		addr = vma_address(vma, index);
+		if (addr == (unsigned long)-EFAULT)
+			continue;
+		ptep = folio_check_address(folio, vma->vm_mm, addr, &pt, &pte);
+		if (!ptep)
+			continue;
+		more = rmap_one(folio, vma, addr, pt, ptep, pte, arg);
+		spin_unlock(&pt->ptl);
+		if (!more)
+			break;
+	}
+}
+
+/*
  * mm/tlb.c: the model TLB.  A model access holds a translation from its
  * page-table walk to the end of its copy (tlb_enter .. tlb_exit); a TLB
  * flush of the mm waits for every such section that may have loaded a PTE
