@@ -16,7 +16,8 @@
 # OPT_VMAS), and may set the defaults BUILD, ITERS, REPEAT, DURATION, TASKS;
 # then it calls bench_args "$@".  For older command lines the
 # operands BUILD [ITERS [EXTRA]] still work (EXTRA: what the script's usage
-# says; bench_operand2=extra makes the second operand EXTRA instead).  An unknown option, a missing value or a value that is not a
+# says; bench_operand2=extra makes the second operand EXTRA instead); the
+# operands are also in OPERAND_1, OPERAND_2 and OPERAND_3.  An unknown option, a missing value or a value that is not a
 # number is one line on stderr and exit 2.
 bench_bad() {
 	echo "${0##*/}: $*" >&2
@@ -56,6 +57,7 @@ bench_args() {
 		-*) bench_bad "unknown option '$1' (try --help)" ;;
 		*)
 			_pos=$((_pos + 1))
+			eval "OPERAND_$_pos=\$1"
 			case $_pos in
 			1) BUILD=$1 ;;
 			2) if [ "${bench_operand2:-iters}" = iters ]; then

@@ -679,6 +679,11 @@ static int sim_task_index(void)
 	return self_task ? self_task->id : -1;
 }
 
+static int sim_task_cpu(void)
+{
+	return self_task ? self_task->cpu : 0;
+}
+
 static const struct rv_xsim_ops sim_ops = {
     .point = sim_point,
     .block = sim_block,
@@ -687,6 +692,7 @@ static const struct rv_xsim_ops sim_ops = {
     .sync_rcu = sim_sync_rcu,
     .spin = sim_spin,
     .task_index = sim_task_index,
+    .cpu = sim_task_cpu,
 };
 
 /* ---- public ----------------------------------------------------------- */

@@ -12,7 +12,11 @@
  *   fifo      a FIFO hand-off semaphore, 8 tasks on 2 CPUs: CPUs go idle,
  *             every acquisition that slept cost one wake-up latency, and
  *             doubling the wake-up latency lengthens the run by that many
- *             latencies; a stealing semaphore sleeps far less.
+ *             latencies; a stealing semaphore sleeps far less;
+ *   percpu    two CPUs add to one percpu_counter: each adds to its own
+ *             row (rv_this_cpu is the virtual CPU, the rows are sized for
+ *             the simulated CPUs), so every access but the first of each
+ *             CPU is a hit, none a transfer, and the sum reads both rows.
  *
  * Locking: the tests run the engine from the driver thread, one at a time.
  */
@@ -250,12 +254,58 @@ static int t_fifo(void)
 	return 0;
 }
 
+static struct percpu_counter pcpu;
+
+static void body_percpu(int task, void *arg)
+{
+	(void)task;
+	(void)arg;
+	for (int i = 0; i < K; i++)
+		percpu_counter_add(&pcpu, 1);
+}
+
+static int t_percpu(void)
+{
+	const char *name = "percpu";
+	struct sim_result res;
+	int stride;
+
+	rv_set_nr_cpu_ids(4); /* the simulated machine's: more than this host's 2 */
+	CHECK(percpu_counter_init(&pcpu, 0) == 0, "percpu_counter_init");
+	if (run_lines(name, body_percpu, &res))
+		return 1;
+	stride = (int)(64 / sizeof(int64_t));
+	printf("percpu: %llu adds, %llu transfers, %llu hits, %llu LLC; rows %lld %lld %lld "
+	       "%lld\n",
+	       2ull * K, (unsigned long long)sim_cstats.transfers,
+	       (unsigned long long)sim_cstats.hits, (unsigned long long)sim_cstats.llc,
+	       (long long)pcpu.counters[0], (long long)pcpu.counters[stride],
+	       (long long)pcpu.counters[2 * stride], (long long)pcpu.counters[3 * stride]);
+	CHECK(pcpu.nr == 4, "%d rows, want 4 (the simulated CPUs)", pcpu.nr);
+	CHECK(pcpu.counters[0] == K && pcpu.counters[stride] == K,
+	      "rows 0 and 1 hold %lld and %lld, want %d each (one row per virtual CPU)",
+	      (long long)pcpu.counters[0], (long long)pcpu.counters[stride], K);
+	CHECK(sim_cstats.transfers == 0, "%llu transfers, want 0",
+	      (unsigned long long)sim_cstats.transfers);
+	CHECK(sim_cstats.llc == 2, "%llu LLC fills, want 2", (unsigned long long)sim_cstats.llc);
+	CHECK(sim_cstats.hits == 2 * (K - 1), "%llu hits, want %d",
+	      (unsigned long long)sim_cstats.hits, 2 * (K - 1));
+	CHECK(percpu_counter_sum(&pcpu) == 2 * K, "sum %lld, want %d",
+	      (long long)percpu_counter_sum(&pcpu), 2 * K);
+	percpu_counter_destroy(&pcpu);
+	rv_set_nr_cpu_ids(0);
+	return 0;
+}
+
 int sim_selftest(const char *which)
 {
 	static const struct {
 		const char *name;
 		int (*fn)(void);
-	} tests[] = {{"pingpong", t_pingpong}, {"private", t_private}, {"fifo", t_fifo}};
+	} tests[] = {{"pingpong", t_pingpong},
+		     {"private", t_private},
+		     {"fifo", t_fifo},
+		     {"percpu", t_percpu}};
 	int failed = 0, ran = 0;
 
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
@@ -270,9 +320,9 @@ int sim_selftest(const char *which)
 	if (!ran) {
 		fprintf(stderr,
 			"rcuvfs-sim: --selftest %s: no such test (pingpong, private, "
-			"fifo, all)\n",
+			"fifo, percpu, all)\n",
 			which);
 		return 2;
 	}
-	return failed;
+	return failed ? 1 : 0;
 }
