@@ -110,7 +110,7 @@ for state in quiet loaded; do
 			for t in rcuvfs floor; do
 				read -r v0 n0 < <(ctxsw "${PID[$t]}")
 				y0=$(stat_of spin_yields)
-				ops=$(taskset -c "$CPUS" "$TBIN/fuse-floor-load" "$mode" "$TMP/$t/f" 1 "$SECS")
+				ops=$(taskset -c "$CPUS" "$TBIN/fuse-floor-load" -w "$mode" -t 1 -d "$SECS" "$TMP/$t/f")
 				read -r v1 n1 < <(ctxsw "${PID[$t]}")
 				y1=$(stat_of spin_yields)
 				[ $t = floor ] && y1=$y0

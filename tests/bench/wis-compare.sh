@@ -85,7 +85,7 @@ while :; do
 		extra=$((extra + 1))
 		echo "wis-compare: a harness has no CPU time yet; one more round" >&2
 	fi
-	"$ref" "$dir" "$tasks" "$secs" >"$tmp/ref" || { echo "wis-compare: wis-lock1 failed" >&2; exit 2; }
+	"$ref" --tasks "$tasks" --duration "$secs" "$dir" >"$tmp/ref" || { echo "wis-compare: wis-lock1 failed" >&2; exit 2; }
 	awk '{ print "wis-lock1 ops", $3; if ($4 != "-") print "wis-lock1 cpu", $4 }' "$tmp/ref" >>"$tmp/samples"
 	"$stress" --path "$dir" --workload lock1 --mode processes --tasks "$tasks" --pin \
 		--duration "$secs" --warmup 1 --quiet --csv "$tmp/s.csv" >/dev/null ||

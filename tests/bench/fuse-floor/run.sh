@@ -117,7 +117,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 		for w in $WORKERS; do
 			for t in "${!NAMES[@]}"; do
 				c0=$(cpu_ticks "${PIDS[$t]}")
-				v=$("$TBIN/fuse-floor-load" "$mode" "${MOUNTS[$t]}/f" "$w" "$SECS")
+				v=$("$TBIN/fuse-floor-load" -w "$mode" -t "$w" -d "$SECS" "${MOUNTS[$t]}/f")
 				c1=$(cpu_ticks "${PIDS[$t]}")
 				# daemon CPU per operation, microseconds (0: no daemon)
 				cpu=$(awk -v a="$c0" -v b="$c1" -v hz="$HZ" -v ops="$v" -v s="$SECS" \

@@ -4,7 +4,7 @@
  * independent program: the reference rcuvfs-stress's lock1 is compared with
  * (tests/bench/wis-compare.sh).
  *
- *   wis-lock1 DIR TASKS SECONDS
+ *   wis-lock1 [--tasks TASKS] [--duration SECONDS] DIR   (or DIR TASKS SECONDS)
  *
  * What it shares with will-it-scale's lock1_processes (tests/lock1.c and
  * main.c of will-it-scale): TASKS forked processes; task i bound to the
@@ -149,29 +149,74 @@ static double now(void)
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: wis-lock1 DIR TASKS SECONDS\n"
+	fprintf(out, "usage: wis-lock1 [-t TASKS] [-d SECONDS] DIR\n"
+		     "       wis-lock1 DIR TASKS SECONDS\n"
 		     "will-it-scale's lock1 loop: TASKS processes, each on its own file in DIR,\n"
 		     "pinned, for SECONDS (tests/bench/wis-compare.sh runs it).\n"
-		     "  -V, --version  version and git commit\n"
-		     "  -h, --help     this text\n");
+		     "  -t, --tasks N      processes (default 1)\n"
+		     "  -d, --duration S   seconds, a whole number (default 1)\n"
+		     "  -V, --version      version and git commit\n"
+		     "  -h, --help         this text\n");
+}
+
+static int whole(const char *opt, const char *arg)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+
+	if (*end || end == arg || v < 1 || v > 1000000) {
+		fprintf(stderr, "wis-lock1: %s: '%s' is not a whole number >= 1\n", opt, arg);
+		exit(RV_CLI_USAGE_ERROR);
+	}
+	return (int)v;
 }
 
 int main(int argc, char **argv)
 {
+	static const char shortopts[] = "t:d:hV";
+	static const struct option opts[] = {{"tasks", required_argument, NULL, 't'},
+					     {"duration", required_argument, NULL, 'd'},
+					     {"help", no_argument, NULL, 'h'},
+					     {"version", no_argument, NULL, 'V'},
+					     {NULL, 0, NULL, 0}};
 	struct slot *slots;
 	pid_t *pids;
-	int n, secs, rc = 0;
+	const char *dir;
+	int n, secs, rc = 0, opt;
 	uint64_t t0, t1;
 	double s0, s1;
 	double c0, c1;
 	cpu_set_t allowed;
 	int cpus[CPU_SETSIZE], ncpus = 0;
 
-	RV_CLI_OPERANDS(argc, argv, "wis-lock1", usage);
-	if (argc != 4 || (n = atoi(argv[2])) < 1 || (secs = atoi(argv[3])) < 1) {
-		fprintf(stderr, "usage: wis-lock1 DIR TASKS SECONDS\n");
-		return 2;
+	opterr = 0;
+	n = secs = 1;
+	while ((opt = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
+		switch (opt) {
+		case 't':
+			n = whole("--tasks", optarg);
+			break;
+		case 'd':
+			secs = whole("--duration", optarg);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			rv_cli_version("wis-lock1");
+			return 0;
+		default:
+			return rv_cli_bad_option("wis-lock1", shortopts, argv);
+		}
 	}
+	if (argc - optind == 3) { /* DIR TASKS SECONDS */
+		n = whole("TASKS", argv[optind + 1]);
+		secs = whole("SECONDS", argv[optind + 2]);
+	} else if (argc - optind != 1) {
+		fprintf(stderr, "wis-lock1: one DIR is needed (try --help)\n");
+		return RV_CLI_USAGE_ERROR;
+	}
+	dir = argv[optind];
 	slots = mmap(NULL, n * sizeof(*slots), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
 		     -1, 0);
 	pids = calloc(n, sizeof(*pids));
@@ -192,7 +237,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		if (pids[i] == 0)
-			worker(argv[1], &slots[i], ncpus ? cpus[i % ncpus] : -1);
+			worker(dir, &slots[i], ncpus ? cpus[i % ncpus] : -1);
 	}
 	sleep(1); /* warm-up, as will-it-scale's first sample */
 	c0 = cpu_ns(pids, n);
