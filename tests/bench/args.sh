@@ -17,7 +17,8 @@
 # then it calls bench_args "$@".  For older command lines the
 # operands BUILD [ITERS [EXTRA]] still work (EXTRA: what the script's usage
 # says; bench_operand2=extra makes the second operand EXTRA instead); the
-# operands are also in OPERAND_1, OPERAND_2 and OPERAND_3.  An unknown option, a missing value or a value that is not a
+# operands are also in OPERAND_1, OPERAND_2 and OPERAND_3.  With
+# bench_more=1, NAME=VALUE operands (no spaces) collect in BENCH_MORE.  An unknown option, a missing value or a value that is not a
 # number is one line on stderr and exit 2.
 bench_bad() {
 	echo "${0##*/}: $*" >&2
@@ -55,6 +56,12 @@ bench_args() {
 			shift 2
 			;;
 		-*) bench_bad "unknown option '$1' (try --help)" ;;
+		*=*)
+			# NAME=VALUE operands, for the scripts that take them
+			[ -n "${bench_more:-}" ] || bench_bad "unexpected argument '$1' (try --help)"
+			BENCH_MORE="${BENCH_MORE:-}${BENCH_MORE:+ }$1"
+			shift
+			;;
 		*)
 			_pos=$((_pos + 1))
 			eval "OPERAND_$_pos=\$1"

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tests/bench/fuse-lockloop.c - a fixed number of lock/unlock pairs on
- * one file, for instruction counts of the daemon side (built into
- * build/tests; tests/bench/fuse-locks-callgrind.sh runs it).
+ * tests/bench/fuse-lockloop.c - a fixed number of lock/unlock pairs (or
+ * stat calls) on one file, for instruction counts of the daemon side
+ * (built into build/tests; tests/bench/fuse-locks-callgrind.sh and
+ * fuse-nodeid-callgrind.sh run it).
  *
- *   fuse-lockloop -w flock|posix|ofd -n N FILE
+ *   fuse-lockloop -w flock|posix|ofd|fstat|stat -n N FILE
+ *   (or, the older form, fuse-lockloop KIND FILE N)
  *
  * flock: LOCK_EX + LOCK_UN; posix: F_SETLK write lock + unlock of byte 0;
- * ofd: the same with F_OFD_SETLK.
+ * ofd: the same with F_OFD_SETLK; fstat: fstat of the open file (a
+ * GETATTR with attr_timeout=0); stat: stat of FILE's path (a LOOKUP and a
+ * GETATTR with the default timeouts of 0).
  *
  * Locking: single-threaded.
  */
@@ -19,15 +23,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: fuse-lockloop -w flock|posix|ofd -n N FILE\n"
+	fprintf(out, "usage: fuse-lockloop -w flock|posix|ofd|fstat|stat -n N FILE\n"
 		     "N lock+unlock pairs on FILE: flock LOCK_EX+LOCK_UN, F_SETLK write\n"
 		     "lock+unlock of byte 0 (posix), or the same with F_OFD_SETLK (ofd);\n"
+		     "or N fstat calls on it (fstat) or stat calls of its path (stat);\n"
 		     "exit 1 if one fails.\n"
-		     "  -w, --workload W  flock, posix or ofd\n"
+		     "  -w, --workload W  flock, posix, ofd, fstat or stat\n"
 		     "  -n, --iters N     lock+unlock pairs\n"
 		     "  -V, --version     version and git commit\n"
 		     "  -h, --help        this text\n");
@@ -45,6 +51,7 @@ int main(int argc, char **argv)
 	struct flock fl;
 	long n = 0, i;
 	char *end;
+	const char *file;
 	int fd, c;
 
 	opterr = 0;
@@ -52,13 +59,6 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'w':
 			kind = optarg;
-			if (strcmp(kind, "flock") && strcmp(kind, "posix") && strcmp(kind, "ofd")) {
-				fprintf(stderr,
-					"fuse-lockloop: --workload: '%s' is not flock, posix "
-					"or ofd\n",
-					kind);
-				return RV_CLI_USAGE_ERROR;
-			}
 			break;
 		case 'n':
 			n = strtol(optarg, &end, 10);
@@ -80,18 +80,44 @@ int main(int argc, char **argv)
 			return rv_cli_bad_option("fuse-lockloop", shortopts, argv);
 		}
 	}
-	if (!kind || !n || optind != argc - 1) {
+	if (!kind && argc - optind == 3) { /* KIND FILE N */
+		kind = argv[optind];
+		file = argv[optind + 1];
+		n = strtol(argv[optind + 2], &end, 10);
+		if (*end || n < 1) {
+			fprintf(stderr, "fuse-lockloop: N: '%s' is not a positive number\n",
+				argv[optind + 2]);
+			return RV_CLI_USAGE_ERROR;
+		}
+	} else if (kind && n && argc - optind == 1) {
+		file = argv[optind];
+	} else {
 		fprintf(stderr,
 			"fuse-lockloop: -w KIND, -n N and one FILE are needed (try --help)\n");
 		return RV_CLI_USAGE_ERROR;
 	}
-	fd = open(argv[optind], O_RDWR);
+	if (strcmp(kind, "flock") && strcmp(kind, "posix") && strcmp(kind, "ofd") &&
+	    strcmp(kind, "fstat") && strcmp(kind, "stat")) {
+		fprintf(stderr,
+			"fuse-lockloop: --workload: '%s' is not flock, posix, ofd, fstat or stat\n",
+			kind);
+		return RV_CLI_USAGE_ERROR;
+	}
+	fd = open(file, O_RDWR);
 	if (fd < 0) {
 		perror("open");
 		return 1;
 	}
 	for (i = 0; i < n; i++) {
-		if (!strcmp(kind, "flock")) {
+		struct stat st;
+
+		if (!strcmp(kind, "fstat")) {
+			if (fstat(fd, &st))
+				return 1;
+		} else if (!strcmp(kind, "stat")) {
+			if (stat(file, &st))
+				return 1;
+		} else if (!strcmp(kind, "flock")) {
 			if (flock(fd, LOCK_EX) || flock(fd, LOCK_UN))
 				return 1;
 		} else {

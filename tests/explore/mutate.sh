@@ -148,7 +148,7 @@ grep -v '^#' "$cat" | grep -v '^[[:space:]]*$' | while IFS='|' read -r name mare
 	xwhy=
 	case $marea in
 	fdtable) first=fget-reopen,fget-dup2,fget-expand,fget-expand-reopen,fd-install-expand,open-close-range,open-dup2,close-setlkw ;;
-	mm) first=touched-fault,tlb-mprotect,split-fault,fork-cow,fork-write,vma-reuse,truncate-cow,numa-fault ;;
+	mm) first=cow-stale-read,reclaim-write,dontneed-refault,merge-fault,tlb-epoch,touched-fault,tlb-mprotect,split-fault,fork-cow,fork-write,vma-reuse,truncate-cow,numa-fault ;;
 	locks) first=posix-deadlock,close-setlkw,posix-deadlock-nested,posix-reblock,lock-exclusion ;;
 	vfs) first=stat-setattr,rename-walk,rename-walk-rev,dput-lookup ;;
 	*) first=rwsem-readers-writer,rwsem-downgrade,sem-handoff,sem-signal-count,completion-signal,rwsem-handoff,sem-signal,bkl-sleep,stat-setattr ;;
@@ -195,7 +195,7 @@ grep -v '^#' "$cat" | grep -v '^[[:space:]]*$' | while IFS='|' read -r name mare
 		fi
 	fi
 	case $desc in
-	*EQUIVALENT:*) equiv=1 ;;
+	*EQUIVALENT*) equiv=1 ;; # "EQUIVALENT: ...", "EQUIVALENT in this model: ..."
 	*) equiv=0 ;;
 	esac
 	if [ $xres = found ]; then

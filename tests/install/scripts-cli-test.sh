@@ -21,7 +21,8 @@ for s in "tests/stress/compare.sh --repeat" "tests/stress/mm-compare.sh --repeat
 	"tests/bench/fuse-locks-callgrind.sh --build" "tests/bench/fuse-floor/run.sh --duration" \
 	"tests/bench/fuse-locks.sh --tasks" "tests/bench/fuse-contention.sh --repeat" \
 	"tests/bench/fuse-requests.sh --repeat" "tests/bench/scale-real.sh --duration" \
-	"tests/bench/sim-seeds.sh --calibration" "scripts/sim-plots.sh --out"; do
+	"tests/bench/sim-seeds.sh --calibration" "scripts/sim-plots.sh --out" \
+	"tests/bench/fuse-nodeid-callgrind.sh --iters"; do
 	set -- $s
 	p=$src/$1
 	timeout 30 "$p" --help >"$tmp/out" 2>"$tmp/err"

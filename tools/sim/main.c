@@ -196,7 +196,7 @@ static void usage(FILE *f)
 	       "      --csv, --json        machine-readable rows instead of the table\n"
 	       "      --progress           a progress line on stderr (default: when a TTY)\n"
 	       "      --selftest NAME      the engine's unit tests: pingpong, private, fifo,\n"
-	       "                           percpu, all\n"
+	       "                           percpu, window, retry, all\n"
 	       "      --measure-host A,B   measure this machine's latencies between CPUs A and B\n"
 	       "                           (tools/sim/host-topo.sh writes a topology from them)\n"
 	       "  -V, --version            print the version and git commit, and exit\n"

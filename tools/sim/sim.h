@@ -89,6 +89,7 @@ enum sim_access { SA_NONE = 0, SA_READ, SA_WRITE, SA_RMW };
 
 struct sim_cstats {
 	uint64_t hits, transfers, xsocket, smt, llc, waits;
+	uint64_t window_hits; /* hits of a CPU whose line was already requested */
 	int64_t wait_ps, xfer_ps;
 };
 void sim_coh_init(const struct sim_topo *t);
