@@ -19,6 +19,7 @@
 #ifndef RCUVFS_TOOLS_CLI_H
 #define RCUVFS_TOOLS_CLI_H
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +58,46 @@ static inline int rv_cli_bad_option(const char *prog, const char *shortopts, cha
 	else
 		fprintf(stderr, "%s: unknown option '-%c' (try --help)\n", prog, optopt);
 	return RV_CLI_USAGE_ERROR;
+}
+
+/* An integer in [min, max] from option opt's argument, or one line and exit 2. */
+static inline long rv_cli_long(const char *prog, const char *opt, const char *arg, long min,
+			       long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < min || v > max) {
+		fprintf(stderr, "%s: %s: '%s' is not an integer in [%ld, %ld] (try --help)\n", prog,
+			opt, arg, min, max);
+		exit(RV_CLI_USAGE_ERROR);
+	}
+	return v;
+}
+
+/*
+ * For a program whose first argument is a mode word (rcuvfs-fddiff model
+ * ...), with at most the one option keep (e.g. "-k") before it: -h/--help
+ * and -V/--version alone, and one line with exit 2 for any other option
+ * there.  Returns only when the program goes on parsing.
+ */
+static inline void rv_cli_mode_first(int argc, char **argv, const char *prog,
+				     void (*usage)(FILE *out), const char *keep)
+{
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		usage(stdout);
+		exit(0);
+	}
+	if (argc == 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {
+		rv_cli_version(prog);
+		exit(0);
+	}
+	if (argc > 1 && argv[1][0] == '-' && (!keep || strcmp(argv[1], keep))) {
+		fprintf(stderr, "%s: unknown option '%s' (try --help)\n", prog, argv[1]);
+		exit(RV_CLI_USAGE_ERROR);
+	}
 }
 
 /*

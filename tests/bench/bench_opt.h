@@ -49,16 +49,7 @@ static inline void bench_bad(const char *opt, const char *arg, const char *want)
 /* An integer in [min, max] from option `opt`'s argument. */
 static inline long bench_opt_long(const char *opt, const char *arg, long min, long max)
 {
-	char *end, want[96];
-	long v;
-
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || v < min || v > max) {
-		snprintf(want, sizeof(want), "an integer in [%ld, %ld]", min, max);
-		bench_bad(opt, arg, want);
-	}
-	return v;
+	return rv_cli_long(bench_prog, opt, arg, min, max);
 }
 
 /* A number of seconds in (0, max]. */

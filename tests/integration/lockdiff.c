@@ -2262,18 +2262,7 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGPIPE, SIG_IGN);
-	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		usage_text(stdout);
-		return 0;
-	}
-	if (argc == 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {
-		rv_cli_version("rcuvfs-lockdiff");
-		return 0;
-	}
-	if (argc > 1 && argv[1][0] == '-' && strcmp(argv[1], "-k")) {
-		fprintf(stderr, "rcuvfs-lockdiff: unknown option '%s' (try --help)\n", argv[1]);
-		return RV_CLI_USAGE_ERROR;
-	}
+	rv_cli_mode_first(argc, argv, "rcuvfs-lockdiff", usage_text, "-k");
 	if (argc > 3 && !strcmp(argv[1], "-k")) {
 		max_diffs = atoi(argv[2]);
 		argv += 2;

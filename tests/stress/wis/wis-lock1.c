@@ -159,16 +159,10 @@ static void usage(FILE *out)
 		     "  -h, --help         this text\n");
 }
 
+/* A whole number >= 1 (seconds, processes). */
 static int whole(const char *opt, const char *arg)
 {
-	char *end;
-	long v = strtol(arg, &end, 10);
-
-	if (*end || end == arg || v < 1 || v > 1000000) {
-		fprintf(stderr, "wis-lock1: %s: '%s' is not a whole number >= 1\n", opt, arg);
-		exit(RV_CLI_USAGE_ERROR);
-	}
-	return (int)v;
+	return (int)rv_cli_long("wis-lock1", opt, arg, 1, 1000000);
 }
 
 int main(int argc, char **argv)
