@@ -15,8 +15,10 @@
  *                                  pgoff and file; held for write by mmap,
  *                                  munmap, mprotect, mlock, mremap, madvise's
  *                                  flag advice, fork (both mms), exit; for
- *                                  read by faults (fallback), populate, and
- *                                  madvise(DONTNEED/FREE) over several VMAs.
+ *                                  read by faults (fallback), populate,
+ *                                  madvise(DONTNEED/FREE) over several VMAs,
+ *                                  and msync's walk (dropped around its
+ *                                  writeback).
  *   per-VMA lock                   vma->vm_lock (vma_lock=rwsem) or
  *                                  vma->vm_refcnt (vma_lock=refcnt): a fault
  *                                  holds it for read instead of mmap_lock
