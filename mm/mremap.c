@@ -45,7 +45,9 @@
  * anon_vma links (dontunmap_complete).  A page table that cannot be
  * allocated moves what moved back and unmaps the target: -ENOMEM.  The
  * model merges the target VMA with its neighbours after the move (the
- * kernel's vma_merge_copied_range does before): the same layout.
+ * kernel's copy_vma does before): the same layout; with DONTUNMAP it
+ * merges before clearing the source's lock flags, since a source merged
+ * with the target loses them whole (copy_vma, dontunmap_complete).
  *
  * Not modelled: mseal (-EPERM), hugetlb alignment, VM_DONTEXPAND/PFNMAP,
  * the map-count and memory limits, userfaultfd events.
@@ -262,13 +264,27 @@ static long move_vma(struct vma_remap *vrm)
 	drop_rmap_locks(vma);
 	rv_stat_inc(mremap_moves);
 	if (vrm->flags & MREMAP_DONTUNMAP) {
-		/* dontunmap_complete: the whole VMA loses its lock flags */
-		WRITE_ONCE(vma->vm_flags, vma->vm_flags & ~VM_LOCKED_MASK);
-		if (vrm->addr == start && vrm->addr + vrm->old_len == end)
-			unlink_anon_vmas(vma);
-	} else {
-		do_munmap(mm, vrm->addr, vrm->old_len);
+		struct vm_area_struct *m;
+
+		/*
+		 * copy_vma (mm/vma.c, Linux 6.18) merges the target range with
+		 * its neighbours before the page tables move; a source never
+		 * faulted (no anon_vma: the target took the pgoff of its own
+		 * address) that is the target's neighbour is merged with it,
+		 * and copy_vma hands the merged VMA back as the source.  So
+		 * merge first: dontunmap_complete then clears the lock flags
+		 * of the whole merged VMA (and unlinks nothing: it is the new
+		 * VMA too), else of the source VMA alone.
+		 */
+		vma_merge_around(mm, new);
+		m = vma_lookup(mm, vrm->addr); /* the range stays mapped */
+		WRITE_ONCE(m->vm_flags, m->vm_flags & ~VM_LOCKED_MASK);
+		if (!(m->vm_start <= vrm->new_addr && vrm->new_addr < m->vm_end) &&
+		    vrm->addr == start && vrm->addr + vrm->old_len == end)
+			unlink_anon_vmas(m);
+		return (long)vrm->new_addr;
 	}
+	do_munmap(mm, vrm->addr, vrm->old_len);
 	vma_merge_around(mm, new);
 	return (long)vrm->new_addr;
 }

@@ -15,6 +15,7 @@
 #include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <sys/syscall.h>
 
 #define BASE	   0x20000000UL
 #define RW	   (PROT_READ | PROT_WRITE)
@@ -33,6 +34,7 @@ enum sop_kind {
 	S_MAP_ZERO,  /* MAP_PRIVATE of /dev/zero, RW: keeps its vm_file */
 	S_MAP_SZERO, /* MAP_SHARED of /dev/zero, RW (shmem) */
 	S_UNMAP,     /* munmap of len pages */
+	S_MLOCK2,    /* mlock2(MLOCK_ONFAULT) of len pages */
 };
 
 struct sop {
@@ -181,6 +183,16 @@ static const struct sop script[] = {
     {S_READ, 12, 0, 0, 0, 0, 0},
     {S_READ, 0, 0, 0, 0, 0, 0},
     {S_COUNT, 0, 0, 0, 0, 0, 0},
+    /* a DONTUNMAP move next to a source never faulted: copy_vma merges the
+     * source into the target, and the merged VMA loses VM_LOCKED whole
+     * (dontunmap_complete, 6.18); the host's one VMA, not two */
+    {S_UNMAP, 0, WIN, 0, 0, 0, 0},
+    {S_MAP, 4, 4, PROT_READ, 0, 0, 0},
+    {S_MLOCK2, 4, 4, 0, 0, 0, 0},
+    {S_MREMAP, 4, P(2), P(2), MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP, 2, 0},
+    {S_COUNT, 0, 0, 0, 0, 0, 0},
+    {S_MLOCK2, 2, 6, 0, 0, 0, 0},
+    {S_COUNT, 0, 0, 0, 0, 0, 0},
 };
 #define NSCRIPT ((int)(sizeof(script) / sizeof(script[0])))
 /* The first step whose host answer needs Linux 6.17 ("mm/mremap: permit
@@ -254,6 +266,9 @@ static int host_script(long *out, int n)
 		case S_UNMAP:
 			r = munmap((void *)a, (size_t)s->len * PG) ? -errno : 0;
 			break;
+		case S_MLOCK2: /* syscall(2): a sanitizer's mlock family does nothing */
+			r = syscall(SYS_mlock2, a, (size_t)s->len * PG, MLOCK_ONFAULT) ? -errno : 0;
+			break;
 		case S_WRITE:
 			*(volatile unsigned char *)a = (unsigned char)s->arg;
 			break;
@@ -312,6 +327,9 @@ static void model_script(struct mm_struct *mm, long *out)
 			break;
 		case S_UNMAP:
 			r = vm_munmap(mm, a, (unsigned long)s->len * PG);
+			break;
+		case S_MLOCK2:
+			r = vm_mlock2(mm, a, (unsigned long)s->len * PG, MLOCK_ONFAULT);
 			break;
 		case S_WRITE:
 			r = mm_access(mm, a, &v, 1, true);
@@ -397,6 +415,7 @@ static void test_mremap_vs_host(void)
 	CU_ASSERT(m[87] == -EFAULT && m[88] == 'd' && m[93] == -EFAULT && m[94] == 'e');
 	CU_ASSERT(m[99] == -EFAULT && m[100] == 24 && m[105] == 29);
 	CU_ASSERT(m[113] == 10 && m[115] == -EFAULT && m[119] == 12 && m[120] == 'i');
+	CU_ASSERT(m[126] == 2 && m[127] == 1 && m[129] == 1); /* DONTUNMAP, merged */
 	mmt_exit(t);
 	CU_ASSERT(mmt_all_freed());
 }
