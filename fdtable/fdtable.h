@@ -141,6 +141,13 @@ void fd_install(unsigned int fd, struct file *file);
  * error of either step with no fd left reserved (fdtable/open.c).
  */
 int do_sys_open(const char *path, int flags, uint32_t mode);
+/*
+ * fstatat(2): path from the model's root (absolute, or relative with
+ * AT_FDCWD; another dfd with a relative path: -EOPNOTSUPP), or with
+ * AT_EMPTY_PATH and "" the file at dfd, by descriptor or by a walk of the
+ * empty path as the switch stat_empty_path says (fdtable/open.c).
+ */
+int vfs_fstatat(int dfd, const char *path, struct kstat *st, int flags);
 int close_fd(unsigned int fd);
 int ksys_dup(unsigned int fildes);
 int ksys_dup2(unsigned int oldfd, unsigned int newfd);

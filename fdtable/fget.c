@@ -25,8 +25,9 @@
  *
  * Variants from one always-inline template: fget/fget_raw/__fget_files with
  * the attempt inlined (the fix proposed for the regression of 6.7's
- * SLAB_TYPESAFE_BY_RCU files, docs/history.md), fget_ool with it as an
- * out-of-line call (the regression), and a test-only variant without the
+ * SLAB_TYPESAFE_BY_RCU files, docs/history.md) or, under the switch
+ * get_file_rcu=out-of-line, as an out-of-line call (the regression; also
+ * fget_ool for the tests and benchmarks), and a test-only variant without the
  * reload (the broken design the tests show failing).  This file compiles
  * the first three into librcuvfs.a; fdtable/fget_test.c includes it with
  * RCUVFS_FGET_VARIANTS defined to compile the other two, for the test
@@ -351,18 +352,42 @@ static __always_inline struct file *fget_current(unsigned int fd, unsigned int m
 }
 
 #ifndef RCUVFS_FGET_VARIANTS
+/*
+ * get_file_rcu=out-of-line (6.7's conversion, 0ede61d8589c: the attempt an
+ * out-of-line call, the regression the inlining fixed): a cold function
+ * reached by a jump, so that the inline entries below keep their shape (one
+ * load and a not-taken branch more than the attempt alone).
+ */
+static __noinline __attribute__((cold)) struct file *
+fget_files_ool(struct files_struct *files, unsigned int fd, unsigned int mask)
+{
+	return __fget_files_variant(files, fd, mask, FGET_OUT_OF_LINE);
+}
+
+static __noinline __attribute__((cold)) struct file *fget_current_ool(unsigned int fd,
+								      unsigned int mask)
+{
+	return fget_current(fd, mask, FGET_OUT_OF_LINE);
+}
+
 struct file *__fget_files(struct files_struct *files, unsigned int fd, unsigned int mask)
 {
+	if (unlikely(rv_sw.get_file_rcu == GET_FILE_RCU_OUT_OF_LINE))
+		return fget_files_ool(files, fd, mask);
 	return __fget_files_variant(files, fd, mask, FGET_INLINE);
 }
 
 struct file *fget(unsigned int fd)
 {
+	if (unlikely(rv_sw.get_file_rcu == GET_FILE_RCU_OUT_OF_LINE))
+		return fget_current_ool(fd, FMODE_PATH);
 	return fget_current(fd, FMODE_PATH, FGET_INLINE);
 }
 
 struct file *fget_raw(unsigned int fd)
 {
+	if (unlikely(rv_sw.get_file_rcu == GET_FILE_RCU_OUT_OF_LINE))
+		return fget_current_ool(fd, 0);
 	return fget_current(fd, 0, FGET_INLINE);
 }
 #else

@@ -16,14 +16,15 @@
  *   main.c   start-up (parse, mount, daemonize, model instance), the
  *            multithreaded loop, and teardown.
  *
- * Inode numbers (fuse_ino_t): FUSE_ROOT_ID is the model's root inode; the
- * control directory's objects use the small reserved numbers
- * RVF_INO_CTL_FIRST..RVF_INO_CTL_LAST; every other number is the address of
- * a model struct inode on which the kernel holds lookup references, with
- * the inode's own generation in every entry reply.  The one exception, a
- * LOOKUP of "." or ".." in a node from a file handle the kernel no longer
- * holds (export support), is resolved against the superblock's live inodes
- * before use (ops.c rvf_inode_get_checked).
+ * Node ids (fuse_ino_t): FUSE_ROOT_ID is the model's root inode; the
+ * control directory's objects use the small reserved ids
+ * RVF_INO_CTL_DIR..RVF_INO_CTL_LAST; every other id is a model inode's
+ * number (i_ino, never reused) plus RVF_NODEID_BIAS, with the inode's own
+ * generation in every entry reply.  An id leads to its inode only through
+ * the model's inode hash (rvf_iget: RCU lookup, get-unless-zero reference),
+ * so a request naming a node that is gone (a file handle's LOOKUP of "."
+ * after the kernel forgot it, export support) gets ESTALE and never
+ * touches freed or reused memory.
  *
  * Lookup counts: every lookup reply (lookup, create, mknod, mkdir, symlink,
  * link, readdirplus entries actually returned) holds one inode reference
@@ -161,6 +162,21 @@ enum {
 static inline bool rvf_ino_is_ctl(fuse_ino_t ino)
 {
 	return ino >= RVF_INO_CTL_DIR && ino <= RVF_INO_CTL_LAST;
+}
+
+/* node id = i_ino + RVF_NODEID_BIAS (the root's number is not used) */
+#define RVF_NODEID_BIAS 16
+
+/*
+ * The inode behind a node id, referenced (rvf_iput it), or NULL when no
+ * inode has that id any more (ESTALE).  The root (FUSE_ROOT_ID) comes back
+ * unreferenced: the daemon pins it, and rvf_iput leaves it alone.
+ */
+struct inode *rvf_iget(fuse_ino_t ino);
+static inline void rvf_iput(struct inode *inode)
+{
+	if (inode != rvf.root)
+		iput(inode);
 }
 
 /* ---- operations (ops.c); 0 or -errno; results through pointers --------- */

@@ -14,6 +14,12 @@
  *                      matched by as many inode references (ihold/iput);
  *                      the count is raised only while a reference is held,
  *                      so a forget can never free an inode under a lookup.
+ *   node id -> inode   the model's inode hash (vfs/inode.c: a cds_lfht read
+ *                      under RCU, inserts serialized by inode_hash_lock,
+ *                      entries removed by eviction and freed after a grace
+ *                      period); rvf_iget's get-unless-zero reference keeps
+ *                      the inode for the request, and a node whose inode
+ *                      is gone or dying is not found (ESTALE).
  *   the fd table       the daemon process's files_struct (fdtable/ locks).
  *   rvf                written by rvf_fs_init/rvf_fs_teardown only, while no
  *                      request runs.
@@ -184,16 +190,31 @@ void rvf_fs_teardown(void)
 
 /* ---- inodes, attributes, entries --------------------------------------- */
 
-static struct inode *rvf_inode(fuse_ino_t ino)
+/*
+ * Node ids: the root is FUSE_ROOT_ID; every other node's id is its inode
+ * number plus RVF_NODEID_BIAS (above the control files' ids).  Inode
+ * numbers come from a 64-bit counter and are never reused, so an id names
+ * one inode for the life of the mount; the id goes to the kernel only
+ * after the inode was put into the model's inode hash (make_entry), and
+ * rvf_iget finds it there under RCU with a get-unless-zero reference:
+ * an id whose inode was evicted, or that was never given out, finds
+ * nothing, whatever now occupies the old inode's memory.
+ */
+struct inode *rvf_iget(fuse_ino_t ino)
 {
 	if (ino == FUSE_ROOT_ID)
-		return rvf.root;
-	return (struct inode *)(uintptr_t)ino;
+		return rvf.root; /* pinned by the daemon: no reference */
+	if (unlikely(ino <= RVF_NODEID_BIAS))
+		return NULL;
+	return ilookup(rv_sb, ino - RVF_NODEID_BIAS);
 }
 
 static fuse_ino_t rvf_ino(struct inode *inode)
 {
-	return inode == rvf.root ? FUSE_ROOT_ID : (fuse_ino_t)(uintptr_t)inode;
+	if (inode == rvf.root)
+		return FUSE_ROOT_ID;
+	insert_inode_hash(inode); /* shmem_encode_fh's lazy hashing */
+	return inode->i_ino + RVF_NODEID_BIAS;
 }
 
 static void kstat_to_stat(const struct kstat *ks, struct stat *st)
@@ -316,62 +337,35 @@ static void kill_privs(const struct rvf_ctx *ctx, struct inode *inode)
 }
 
 /*
- * The inode behind a node id the kernel may hold no lookup count on: a
- * file handle's (open_by_handle_at after the kernel dropped its inode,
- * FUSE_CAP_EXPORT_SUPPORT).  Its object may have been freed, or freed and
- * reused for another inode, so the id is only compared against the
- * superblock's live inodes (the list walk of the kernel's ilookup5 with
- * fuse_inode_eq, by address), and a reference taken unless the inode is
- * being evicted.  A reused object is told from the old node by its
- * generation: new_inode gives every inode its own, the entry reply carries
- * it and the kernel's fuse_get_dentry compares it with the handle's
- * (ESTALE).  NULL: no such node (ESTALE).
- */
-static struct inode *rvf_inode_get_checked(fuse_ino_t ino)
-{
-	struct inode *inode, *found = NULL;
-	int c;
-
-	if (ino == FUSE_ROOT_ID) {
-		ihold(rvf.root);
-		return rvf.root;
-	}
-	spin_lock(&rv_sb->s_inode_list_lock);
-	list_for_each_entry(inode, &rv_sb->s_inodes, i_sb_list) {
-		if ((fuse_ino_t)(uintptr_t)inode != ino)
-			continue;
-		c = __atomic_load_n(&inode->i_count, __ATOMIC_RELAXED);
-		while (c > 0 && !__atomic_compare_exchange_n(&inode->i_count, &c, c + 1, true,
-							     __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-			;
-		if (c > 0)
-			found = inode;
-		break;
-	}
-	spin_unlock(&rv_sb->s_inode_list_lock);
-	return found;
-}
-
-/*
  * LOOKUP of "." and "..": the kernel sends them only for export
  * (fs/fuse/inode.c, Linux 6.x: fuse_get_dentry looks up "." in the node of
  * a file handle whose inode it dropped, of any file type; fuse_get_parent
- * looks up ".." in a directory to reconnect it).  The node is resolved
- * through rvf_inode_get_checked, never dereferenced unchecked.
+ * looks up ".." in a directory to reconnect it).  The kernel may hold no
+ * lookup count on the node, so it may be gone: rvf_iget finds it only
+ * while its inode lives.  An inode that lives on unlinked (a reference
+ * still held somewhere) is gone for a handle too, as on tmpfs, whose
+ * shmem_fh_to_dentry finds no alias for it: ESTALE.  The kernel compares
+ * the reply's generation with the handle's as well (fuse_get_dentry).
  */
 static int lookup_dot(fuse_ino_t ino, bool dotdot, struct fuse_entry_param *e)
 {
-	struct inode *inode = rvf_inode_get_checked(ino), *parent;
+	struct inode *inode = rvf_iget(ino), *parent;
 	int err;
 
 	if (!inode)
 		return -ESTALE;
 	if (!dotdot) {
+		if (READ_ONCE(inode->i_nlink) == 0) {
+			rvf_iput(inode);
+			return -ESTALE;
+		}
+		if (inode == rvf.root)
+			ihold(inode); /* make_entry consumes a reference */
 		make_entry(inode, e); /* the reference becomes the lookup count */
 		return 0;
 	}
 	err = vfs_lookup(inode, "..", &parent);
-	iput(inode);
+	rvf_iput(inode);
 	if (err)
 		return err;
 	make_entry(parent, e);
@@ -381,7 +375,7 @@ static int lookup_dot(fuse_ino_t ino, bool dotdot, struct fuse_entry_param *e)
 int rvf_op_lookup(const struct rvf_ctx *ctx, fuse_ino_t parent, const char *name,
 		  struct fuse_entry_param *e)
 {
-	struct inode *inode;
+	struct inode *dir, *inode;
 	int err;
 
 	if (rvf_ino_is_ctl(parent) || reserved_name(parent, name))
@@ -389,7 +383,11 @@ int rvf_op_lookup(const struct rvf_ctx *ctx, fuse_ino_t parent, const char *name
 	rvf_enter();
 	if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
 		return lookup_dot(parent, name[1] == '.', e);
-	err = vfs_lookup(rvf_inode(parent), name, &inode);
+	dir = rvf_iget(parent);
+	if (!dir)
+		return -ESTALE;
+	err = vfs_lookup(dir, name, &inode);
+	rvf_iput(dir);
 	if (err)
 		return err;
 	make_entry(inode, e);
@@ -403,37 +401,40 @@ void rvf_op_forget(fuse_ino_t ino, uint64_t nlookup)
 	if (ino == FUSE_ROOT_ID || rvf_ino_is_ctl(ino) || !nlookup)
 		return;
 	rvf_enter();
-	inode = rvf_inode(ino);
+	inode = rvf_iget(ino);
+	if (!inode)
+		return; /* not a node the kernel holds: nothing to drop */
 	__atomic_fetch_sub(nlookup_of(inode), (uintptr_t)nlookup, __ATOMIC_RELAXED);
 	while (nlookup--)
-		iput(inode); /* the last one may free it: touch nothing after */
+		iput(inode);
+	iput(inode); /* ours: the last one may free it */
 }
 
 int rvf_op_getattr(const struct rvf_ctx *ctx, fuse_ino_t ino, const uint64_t *fh, struct stat *st,
 		   double *timeout)
 {
+	struct inode *inode;
+
 	*timeout = rvf.cfg.attr_timeout;
 	if (rvf_ino_is_ctl(ino))
 		return rvf_ctl_getattr(ino, st);
 	rvf_enter();
+	inode = rvf_iget(ino);
+	if (!inode)
+		return -ESTALE;
 	/* stat and fstat both arrive here without a handle: the seqcount path */
-	inode_stat(rvf_inode(ino), st);
+	inode_stat(inode, st);
+	rvf_iput(inode);
 	return 0;
 }
 
-int rvf_op_setattr(const struct rvf_ctx *ctx, fuse_ino_t ino, const struct stat *attr, int to_set,
-		   const uint64_t *fh, struct stat *st, double *timeout)
+static int setattr_inode(const struct rvf_ctx *ctx, struct inode *inode, const struct stat *attr,
+			 int to_set, const uint64_t *fh, struct stat *st)
 {
 	struct file *file = NULL;
 	struct iattr ia;
-	struct inode *inode;
 	int err;
 
-	*timeout = rvf.cfg.attr_timeout;
-	if (rvf_ino_is_ctl(ino))
-		return -EPERM;
-	rvf_enter();
-	inode = rvf_inode(ino);
 	if (fh) {
 		file = rvf_fget(*fh);
 		if (!file)
@@ -514,14 +515,37 @@ int rvf_op_setattr(const struct rvf_ctx *ctx, fuse_ino_t ino, const struct stat 
 	return err;
 }
 
+int rvf_op_setattr(const struct rvf_ctx *ctx, fuse_ino_t ino, const struct stat *attr, int to_set,
+		   const uint64_t *fh, struct stat *st, double *timeout)
+{
+	struct inode *inode;
+	int err;
+
+	*timeout = rvf.cfg.attr_timeout;
+	if (rvf_ino_is_ctl(ino))
+		return -EPERM;
+	rvf_enter();
+	inode = rvf_iget(ino);
+	if (!inode)
+		return -ESTALE;
+	err = setattr_inode(ctx, inode, attr, to_set, fh, st);
+	rvf_iput(inode);
+	return err;
+}
+
 int rvf_op_readlink(const struct rvf_ctx *ctx, fuse_ino_t ino, char *buf, size_t len)
 {
+	struct inode *inode;
 	ssize_t n;
 
 	if (rvf_ino_is_ctl(ino))
 		return -EINVAL;
 	rvf_enter();
-	n = vfs_readlink(rvf_inode(ino), buf, len - 1);
+	inode = rvf_iget(ino);
+	if (!inode)
+		return -ESTALE;
+	n = vfs_readlink(inode, buf, len - 1);
+	rvf_iput(inode);
 	if (n < 0)
 		return (int)n;
 	buf[n] = '\0';
@@ -540,7 +564,7 @@ static int new_entry(int err, struct inode *inode, struct fuse_entry_param *e)
 int rvf_op_mknod(const struct rvf_ctx *ctx, fuse_ino_t parent, const char *name, mode_t mode,
 		 dev_t rdev, struct fuse_entry_param *e)
 {
-	struct inode *inode = NULL;
+	struct inode *dir, *inode = NULL;
 	struct cred c;
 	int err;
 
@@ -548,14 +572,18 @@ int rvf_op_mknod(const struct rvf_ctx *ctx, fuse_ino_t parent, const char *name,
 	if (err)
 		return err;
 	rvf_enter();
-	err = vfs_mknod(rvf_inode(parent), name, mode, rdev, ctx_cred(ctx, &c), &inode);
+	dir = rvf_iget(parent);
+	if (!dir)
+		return -ESTALE;
+	err = vfs_mknod(dir, name, mode, rdev, ctx_cred(ctx, &c), &inode);
+	rvf_iput(dir);
 	return new_entry(err, inode, e);
 }
 
 int rvf_op_mkdir(const struct rvf_ctx *ctx, fuse_ino_t parent, const char *name, mode_t mode,
 		 struct fuse_entry_param *e)
 {
-	struct inode *inode = NULL;
+	struct inode *dir, *inode = NULL;
 	struct cred c;
 	int err;
 
@@ -563,14 +591,18 @@ int rvf_op_mkdir(const struct rvf_ctx *ctx, fuse_ino_t parent, const char *name,
 	if (err)
 		return err;
 	rvf_enter();
-	err = vfs_mkdir(rvf_inode(parent), name, mode, ctx_cred(ctx, &c), &inode);
+	dir = rvf_iget(parent);
+	if (!dir)
+		return -ESTALE;
+	err = vfs_mkdir(dir, name, mode, ctx_cred(ctx, &c), &inode);
+	rvf_iput(dir);
 	return new_entry(err, inode, e);
 }
 
 int rvf_op_symlink(const struct rvf_ctx *ctx, const char *target, fuse_ino_t parent,
 		   const char *name, struct fuse_entry_param *e)
 {
-	struct inode *inode = NULL;
+	struct inode *dir, *inode = NULL;
 	struct cred c;
 	int err;
 
@@ -578,14 +610,18 @@ int rvf_op_symlink(const struct rvf_ctx *ctx, const char *target, fuse_ino_t par
 	if (err)
 		return err;
 	rvf_enter();
-	err = vfs_symlink(rvf_inode(parent), name, target, ctx_cred(ctx, &c), &inode);
+	dir = rvf_iget(parent);
+	if (!dir)
+		return -ESTALE;
+	err = vfs_symlink(dir, name, target, ctx_cred(ctx, &c), &inode);
+	rvf_iput(dir);
 	return new_entry(err, inode, e);
 }
 
 int rvf_op_link(const struct rvf_ctx *ctx, fuse_ino_t ino, fuse_ino_t newparent,
 		const char *newname, struct fuse_entry_param *e)
 {
-	struct inode *inode;
+	struct inode *inode, *dir;
 	int err;
 
 	if (rvf_ino_is_ctl(ino))
@@ -594,43 +630,75 @@ int rvf_op_link(const struct rvf_ctx *ctx, fuse_ino_t ino, fuse_ino_t newparent,
 	if (err)
 		return err;
 	rvf_enter();
-	inode = rvf_inode(ino);
-	err = vfs_link(inode, rvf_inode(newparent), newname);
-	if (err)
+	inode = rvf_iget(ino);
+	dir = rvf_iget(newparent);
+	err = inode && dir ? vfs_link(inode, dir, newname) : -ESTALE;
+	if (dir)
+		rvf_iput(dir);
+	if (err) {
+		if (inode)
+			rvf_iput(inode);
 		return err;
-	ihold(inode);
-	make_entry(inode, e);
+	}
+	if (inode == rvf.root)
+		ihold(inode);
+	make_entry(inode, e); /* our reference becomes the lookup count */
 	return 0;
 }
 
 int rvf_op_unlink(const struct rvf_ctx *ctx, fuse_ino_t parent, const char *name)
 {
+	struct inode *dir;
+	int err;
+
 	if (rvf_ino_is_ctl(parent) || reserved_name(parent, name))
 		return -EPERM;
 	rvf_enter();
-	return vfs_unlink(rvf_inode(parent), name);
+	dir = rvf_iget(parent);
+	if (!dir)
+		return -ESTALE;
+	err = vfs_unlink(dir, name);
+	rvf_iput(dir);
+	return err;
 }
 
 int rvf_op_rmdir(const struct rvf_ctx *ctx, fuse_ino_t parent, const char *name)
 {
+	struct inode *dir;
+	int err;
+
 	if (rvf_ino_is_ctl(parent) || reserved_name(parent, name))
 		return -EPERM;
 	rvf_enter();
-	return vfs_rmdir(rvf_inode(parent), name);
+	dir = rvf_iget(parent);
+	if (!dir)
+		return -ESTALE;
+	err = vfs_rmdir(dir, name);
+	rvf_iput(dir);
+	return err;
 }
 
 int rvf_op_rename(const struct rvf_ctx *ctx, fuse_ino_t parent, const char *name,
 		  fuse_ino_t newparent, const char *newname, unsigned int flags)
 {
+	struct inode *dir, *newdir;
 	struct cred c;
+	int err;
 
 	if (rvf_ino_is_ctl(parent) || rvf_ino_is_ctl(newparent) || reserved_name(parent, name) ||
 	    reserved_name(newparent, newname))
 		return -EPERM;
 	rvf_enter();
+	dir = rvf_iget(parent);
+	newdir = rvf_iget(newparent);
 	/* RENAME_WHITEOUT: the whiteout is the caller's, as shmem_mknod makes it */
-	return vfs_rename_cred(rvf_inode(parent), name, rvf_inode(newparent), newname, flags,
-			       ctx_cred(ctx, &c));
+	err = dir && newdir ? vfs_rename_cred(dir, name, newdir, newname, flags, ctx_cred(ctx, &c))
+			    : -ESTALE;
+	if (dir)
+		rvf_iput(dir);
+	if (newdir)
+		rvf_iput(newdir);
+	return err;
 }
 
 /* ---- handles ------------------------------------------------------------------ */
@@ -683,6 +751,7 @@ static int open_flags(int flags)
 
 int rvf_op_open(const struct rvf_ctx *ctx, fuse_ino_t ino, int flags, uint64_t *fh, int *direct_io)
 {
+	struct inode *inode;
 	struct file *file;
 	int err;
 
@@ -692,12 +761,16 @@ int rvf_op_open(const struct rvf_ctx *ctx, fuse_ino_t ino, int flags, uint64_t *
 		return rvf_ctl_open(ino, flags, fh);
 	}
 	rvf_enter();
+	inode = rvf_iget(ino);
+	if (!inode)
+		return -ESTALE;
 	/* O_TRUNC: do_truncate's privilege stripping (the kernel truncates
 	 * through this open: atomic_o_trunc) */
 	if (flags & O_TRUNC)
-		kill_privs(ctx, rvf_inode(ino));
+		kill_privs(ctx, inode);
 	/* the open runs under the BKL when bkl_ops has open (vfs/) */
-	err = vfs_open_inode(rvf_inode(ino), open_flags(flags), &file);
+	err = vfs_open_inode(inode, open_flags(flags), &file);
+	rvf_iput(inode);
 	if (err)
 		return err;
 	return rvf_fh_install(file, fh);
@@ -706,7 +779,7 @@ int rvf_op_open(const struct rvf_ctx *ctx, fuse_ino_t ino, int flags, uint64_t *
 int rvf_op_create(const struct rvf_ctx *ctx, fuse_ino_t parent, const char *name, mode_t mode,
 		  int flags, struct fuse_entry_param *e, uint64_t *fh)
 {
-	struct inode *inode;
+	struct inode *dir, *inode;
 	struct file *file;
 	struct cred c;
 	int err;
@@ -715,8 +788,11 @@ int rvf_op_create(const struct rvf_ctx *ctx, fuse_ino_t parent, const char *name
 	if (err)
 		return err;
 	rvf_enter();
-	err = vfs_create(rvf_inode(parent), name, (mode & 07777) | S_IFREG, ctx_cred(ctx, &c),
-			 &inode);
+	dir = rvf_iget(parent);
+	if (!dir)
+		return -ESTALE;
+	err = vfs_create(dir, name, (mode & 07777) | S_IFREG, ctx_cred(ctx, &c), &inode);
+	rvf_iput(dir);
 	if (err)
 		return err;
 	err = vfs_open_inode(inode, open_flags(flags) & ~O_TRUNC, &file);
@@ -808,13 +884,18 @@ int rvf_op_fsync(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, int dat
 
 int rvf_op_opendir(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t *fh)
 {
+	struct inode *inode;
 	struct file *file;
 	int err;
 
 	if (rvf_ino_is_ctl(ino))
 		return rvf_ctl_open(ino, O_RDONLY, fh);
 	rvf_enter();
-	err = vfs_open_inode(rvf_inode(ino), O_RDONLY | O_DIRECTORY, &file);
+	inode = rvf_iget(ino);
+	if (!inode)
+		return -ESTALE;
+	err = vfs_open_inode(inode, O_RDONLY | O_DIRECTORY, &file);
+	rvf_iput(inode);
 	if (err)
 		return err;
 	return rvf_fh_install(file, fh);
@@ -1024,8 +1105,14 @@ int rvf_op_access(const struct rvf_ctx *ctx, fuse_ino_t ino, int mask)
 	if (rvf_ino_is_ctl(ino)) {
 		rvf_ctl_getattr(ino, &st);
 	} else {
+		struct inode *inode;
+
 		rvf_enter();
-		inode_stat(rvf_inode(ino), &st);
+		inode = rvf_iget(ino);
+		if (!inode)
+			return -ESTALE;
+		inode_stat(inode, &st);
+		rvf_iput(inode);
 	}
 	if (mask == F_OK)
 		return 0;
@@ -1149,41 +1236,69 @@ int rvf_op_ioctl(const struct rvf_ctx *ctx, fuse_ino_t ino, uint64_t fh, unsigne
 int rvf_op_setxattr(const struct rvf_ctx *ctx, fuse_ino_t ino, const char *name, const void *value,
 		    size_t size, int flags)
 {
+	struct inode *inode;
+	int ret;
 	struct cred c;
 
 	if (rvf_ino_is_ctl(ino))
 		return -EPERM;
 	rvf_enter();
-	return vfs_setxattr(rvf_inode(ino), name, value, size, flags, ctx_cred(ctx, &c));
+	inode = rvf_iget(ino);
+	if (!inode)
+		return -ESTALE;
+	ret = vfs_setxattr(inode, name, value, size, flags, ctx_cred(ctx, &c));
+	rvf_iput(inode);
+	return ret;
 }
 
 ssize_t rvf_op_getxattr(const struct rvf_ctx *ctx, fuse_ino_t ino, const char *name, void *buf,
 			size_t size)
 {
+	struct inode *inode;
+	ssize_t ret;
 	struct cred c;
 
 	if (rvf_ino_is_ctl(ino))
 		return -ENODATA;
 	rvf_enter();
-	return vfs_getxattr(rvf_inode(ino), name, buf, size, ctx_cred(ctx, &c));
+	inode = rvf_iget(ino);
+	if (!inode)
+		return -ESTALE;
+	ret = vfs_getxattr(inode, name, buf, size, ctx_cred(ctx, &c));
+	rvf_iput(inode);
+	return ret;
 }
 
 ssize_t rvf_op_listxattr(const struct rvf_ctx *ctx, fuse_ino_t ino, char *buf, size_t size)
 {
+	struct inode *inode;
+	ssize_t ret;
 	struct cred c;
 
 	if (rvf_ino_is_ctl(ino))
 		return 0;
 	rvf_enter();
-	return vfs_listxattr(rvf_inode(ino), buf, size, ctx_cred(ctx, &c));
+	inode = rvf_iget(ino);
+	if (!inode)
+		return -ESTALE;
+	ret = vfs_listxattr(inode, buf, size, ctx_cred(ctx, &c));
+	rvf_iput(inode);
+	return ret;
 }
 
 int rvf_op_removexattr(const struct rvf_ctx *ctx, fuse_ino_t ino, const char *name)
 {
+	struct inode *inode;
+	int ret;
 	struct cred c;
 
 	if (rvf_ino_is_ctl(ino))
 		return -EPERM;
 	rvf_enter();
-	return vfs_removexattr(rvf_inode(ino), name, ctx_cred(ctx, &c));
+	inode = rvf_iget(ino);
+	if (!inode)
+		return -ESTALE;
+	ret = vfs_removexattr(inode, name, ctx_cred(ctx, &c));
+	rvf_iput(inode);
+	return ret;
 }

@@ -145,9 +145,21 @@ static inline pte_t *folio_check_address(struct folio *folio, struct mm_struct *
  * flush of the mm waits for every such section that may have loaded a PTE
  * from before the change, as a shootdown IPI waits for every CPU.
  */
+#ifdef RCUVFS_EXPLORE
+/* The explorer build only: a scheduling point in tlb_enter between the
+ * epoch read and the count (tlb_enter_point_for_test, mm/testing.h). */
+extern struct task_struct *tlb_enter_point_test;
+#endif
 static inline int tlb_enter(struct mm_struct *mm)
 {
 	int idx = __atomic_load_n(&mm->tlb_epoch, __ATOMIC_RELAXED) & 1;
+
+#ifdef RCUVFS_EXPLORE
+	/* a section that read the epoch before a flush flipped it and
+	 * counts itself after: the flush's second pass is for it */
+	if (tlb_enter_point_test && tlb_enter_point_test == rv_current)
+		rv_sched_point("tlb_enter: epoch read, not yet counted");
+#endif
 
 	/* seq_cst: a full barrier before the walk's PTE loads; pairs with the
 	 * smp_mb() in flush_tlb_mm after the PTE change */

@@ -1640,6 +1640,7 @@ static int mm_subsys_init(void)
 #ifdef RCUVFS_EXPLORE
 	vma_norecheck_test = false;
 	mremap_nolock_test = false;
+	tlb_enter_point_test = NULL;
 #endif
 	/*
 	 * vm_area_struct: 6.4-6.14 kernel/fork.c proc_caches_init (SLAB_HWCACHE_ALIGN,

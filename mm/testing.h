@@ -29,6 +29,11 @@ void lock_vma_under_rcu_norecheck_for_test(bool on);
  * first (before "mm/mremap: write-lock VMA while remapping it to a new
  * address range", 6.4).  Reset by mm's init. */
 void mremap_nolock_for_test(bool on);
+/* The explorer build only: a scheduling point in tlb_enter between its
+ * read of the flush epoch and its count (mm/tlb.c), so that a section of
+ * task t can straddle a flush's epoch flip; NULL: none.  Off by default:
+ * it adds a decision to every access.  Reset by mm's init. */
+void tlb_enter_point_for_test(struct task_struct *t);
 #endif
 
 #endif /* RCUVFS_MM_TESTING_H */

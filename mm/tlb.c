@@ -38,6 +38,7 @@
  * that mm (it would wait for itself); mm_access faults outside its section.
  */
 #include "mm/internal.h"
+#include "mm/testing.h"
 
 #include <sched.h>
 
@@ -59,6 +60,15 @@ static void tlb_wait_drain(struct mm_struct *mm, int idx, bool *waited)
 			cpu_relax();
 	}
 }
+
+#ifdef RCUVFS_EXPLORE
+struct task_struct *tlb_enter_point_test; /* mm/internal.h */
+
+void tlb_enter_point_for_test(struct task_struct *t)
+{
+	tlb_enter_point_test = t;
+}
+#endif
 
 void flush_tlb_mm(struct mm_struct *mm)
 {

@@ -66,16 +66,15 @@ section "5. allocators: the sheaves series' mmap test in the model, 3,000 cycles
 	tee "$out/allocators.txt"
 
 section "6. simulated CPUs: the seeds' comparisons on their topologies (rcuvfs-sim)"
-OUT="$out/sim" ./tests/bench/sim-seeds.sh build | tee "$out/sim.txt"
+./scripts/sim-plots.sh build "$out" | tee "$out/sim.log"
+simplots=$(sed '1,/^plots:$/d' "$out/sim.log")
 
 section "plots"
 plots=$("$bin/rcuvfs-plot" --out "$out" "$out/bkl.csv" "$out/pte_recheck.csv" \
 	"$out/fork_vma_lock.csv" "$out/scaling.csv" "$out/allocators.csv" || true)
-# the simulated ones: ops/s against CPUs (one task per CPU), one line per design
+# the simulated ones (section 6): ops/s against CPUs, one line per design
 plots="$plots
-$("$bin/rcuvfs-plot" --out "$out/sim" --kind lines "$out/sim/lockref-open3.csv" \
-	"$out/sim/lockref-fstat2.csv" "$out/sim/exec1.csv" "$out/sim/fileref-fstat2.csv" \
-	"$out/sim/fileref-dup1.csv" || true)"
+$simplots"
 echo "$plots"
 
 # summary.md: the tables and the plots
@@ -116,7 +115,8 @@ echo "$plots"
 	echo
 	echo "## 6. Simulated CPUs (rcuvfs-sim; docs/sim.md says what it can and cannot show)"
 	table sim.txt
-	for p in lockref-open3 lockref-fstat2 exec1 fileref-fstat2 fileref-dup1; do
+	for p in lockref-open3 lockref-fstat2 exec1 fileref-fstat2 fileref-dup1 \
+		get_file_rcu-fstat2 get_file_rcu-dup1; do
 		img "sim/$p-scaling.png"
 	done
 	echo

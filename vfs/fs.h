@@ -43,7 +43,9 @@
  *   write-held around every d_move so that lockless lookups that miss can
  *   tell a rename happened (the kernel's rename_lock).  s_vfs_rename_mutex
  *   serializes cross-directory renames (lock_rename).  s_dcache is the
- *   dentry hash (cds_lfht) keyed by (parent, name).
+ *   dentry hash (cds_lfht) keyed by (parent, name); s_inode_hash the inode
+ *   hash (cds_lfht keyed by i_ino: RCU readers, inserts under inode.c's
+ *   inode_hash_lock, removal by eviction).
  *
  * inode: i_lock (spinlock) serializes writers of the attributes, which bump
  *   i_attr_seq (seqcount) so vfs_getattr reads them without locks.
@@ -78,6 +80,7 @@
 #include <linux/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <urcu/rculfhash.h>
 
 struct cds_lfht;
 struct d_hash_node;
@@ -155,6 +158,7 @@ struct super_block {
 	seqlock_t s_rename_lock;		/* d_move writers; RCU-walk readers */
 	struct rw_semaphore s_vfs_rename_mutex; /* cross-dir rename (write only) */
 	struct cds_lfht *s_dcache;		/* (parent, name) -> dentry */
+	struct cds_lfht *s_inode_hash;		/* i_ino -> inode; NULL: none (internal) */
 	uint64_t s_maxbytes;			/* per-file size limit */
 	long s_max_blocks;			/* size limit in pages (size=, else RAM/2) */
 	long s_used_blocks;			/* atomic */
@@ -234,6 +238,8 @@ struct inode {
 	struct list_head i_xattrs;	   /* extended attributes by name; i_xattr_lock */
 	spinlock_t i_xattr_lock;	   /* (simple_xattrs->lock); writers hold i_rwsem */
 	void *i_private;		   /* free for upper layers */
+	struct cds_lfht_node i_hash;	   /* sb->s_inode_hash link (insert_inode_hash) */
+	int i_hashed;			   /* in s_inode_hash: set once (inode.c) */
 	struct rcu_head i_rcu;
 };
 
@@ -285,8 +291,17 @@ static inline void ihold(struct inode *inode)
 	__atomic_fetch_add(&inode->i_count, 1, __ATOMIC_RELAXED);
 }
 void iput(struct inode *inode);
-/* Find a live inode by number (linear scan of the sb list; referenced). */
-struct inode *ilookup(uint64_t ino);
+/*
+ * The inode hash (the kernel's inode_hashtable, per superblock here):
+ * insert_inode_hash puts a referenced inode into sb->s_inode_hash under its
+ * number, once (later calls return at once); it stays there until its
+ * eviction.  ilookup finds a hashed inode by number under RCU and returns it
+ * referenced, or NULL when no hashed inode has that number or it is being
+ * evicted.  Numbers are never reused (s_next_ino), so a NULL means the
+ * inode is gone for good.  Only the mount's superblock has a hash.
+ */
+void insert_inode_hash(struct inode *inode);
+struct inode *ilookup(struct super_block *sb, uint64_t ino);
 
 /* ------------------------------------------------------------------ */
 /* dentry                                                              */

@@ -15,9 +15,12 @@
  *                          orders i_size changes with page-cache updates.
  *   i_count                atomic; the last iput evicts: truncates the page
  *                          cache, releases the backing store, calls
- *                          vfs_hooks.locks_free_context, unlinks from the
- *                          sb list and frees after a grace period (RCU walk
- *                          dereferences d_inode->i_mode and i_link).
+ *                          vfs_hooks.locks_free_context, unhashes it,
+ *                          unlinks from the sb list and frees after a grace
+ *                          period (RCU walk dereferences d_inode->i_mode and
+ *                          i_link; ilookup walks the inode hash).
+ *   inode_hash_lock        serializes insert_inode_hash (below); the
+ *                          inode hash itself is a cds_lfht (RCU readers).
  * Linked inodes are always referenced by their (persistent) dentries, so
  * the last iput means "orphan whose last user left" or teardown.
  */
@@ -25,6 +28,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <urcu/rculfhash.h>
 
 static struct kmem_cache *inode_cachep;
 
@@ -177,6 +181,8 @@ static void inode_free_rcu(struct rcu_head *head)
 static long pages_freed_since_shrink; /* atomic */
 RV_STAT_DEFINE(vfs_shrinks, "caches shrunk after large frees (kmem_cache_shrink_all)");
 
+static void remove_inode_hash(struct inode *inode);
+
 static void evict(struct inode *inode)
 {
 	struct super_block *sb = inode->i_sb;
@@ -203,6 +209,9 @@ static void evict(struct inode *inode)
 	sb_inode_list_lock(sb);
 	list_del_init(&inode->i_sb_list);
 	spin_unlock(&sb->s_inode_list_lock);
+	/* after inode_sb_list_del, as evict() does: until here ilookup can
+	 * still meet it, at count 0 (get-unless-zero refuses it) */
+	remove_inode_hash(inode);
 	__atomic_fetch_sub(&sb->s_nr_inodes, 1, __ATOMIC_RELAXED);
 	rv_stat_inc(inode_evictions);
 	rv_call_rcu(&inode->i_rcu, inode_free_rcu);
@@ -228,28 +237,103 @@ void iput(struct inode *inode)
 		evict(inode);
 }
 
-struct inode *ilookup(uint64_t ino)
+/*
+ * The inode hash.  Linux hashes a tmpfs inode only when a file handle is
+ * first made for it (shmem_encode_fh, mm/shmem.c, 6.x: __insert_inode_hash
+ * under a static spinlock, "insert_inode_hash is not idempotent"), keeps it
+ * hashed until evict() calls remove_inode_hash, and finds it again by
+ * number with ilookup5 (shmem_fh_to_dentry).  Since 6.12 the lookup walks
+ * the hash chain under rcu_read_lock alone (find_inode_fast with
+ * is_inode_hash_locked false) and takes a reference only on an inode that
+ * is not being freed.  Here the table is a cds_lfht per superblock (the
+ * mount's; internal superblocks have none), keyed by i_ino, which
+ * new_inode takes from a 64-bit counter and never reuses; "being freed" is
+ * i_count at zero (the last iput evicts), so the reference is a
+ * get-unless-zero, and the node lives in the inode, which is freed after a
+ * grace period.  The daemon's node ids (fuse/ops.c) are these numbers.
+ *
+ * Locking: inode_hash_lock serializes inserts (once per inode, i_hashed);
+ * lookups and the eviction's removal run under rcu_read_lock.
+ */
+static DEFINE_SPINLOCK(inode_hash_lock);
+
+static unsigned long ino_hash(uint64_t ino)
 {
-	struct super_block *sb = rv_sb;
-	struct inode *inode, *found = NULL;
+	return (unsigned long)(ino * 0x9e3779b97f4a7c15ull); /* hash_64's multiplier */
+}
 
-	spin_lock(&sb->s_inode_list_lock);
-	list_for_each_entry(inode, &sb->s_inodes, i_sb_list) {
-		int c;
+static int ino_match(struct cds_lfht_node *node, const void *key)
+{
+	return container_of(node, struct inode, i_hash)->i_ino == *(const uint64_t *)key;
+}
 
-		if (inode->i_ino != ino)
-			continue;
-		/* get-unless-zero: an inode at 0 is being evicted */
+int inode_hash_init(struct super_block *sb)
+{
+	sb->s_inode_hash = cds_lfht_new_flavor(
+	    64, 64, 0, CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING, &urcu_memb_flavor, NULL);
+	return sb->s_inode_hash ? 0 : -ENOMEM;
+}
+
+void inode_hash_destroy(struct super_block *sb)
+{
+	if (!sb->s_inode_hash)
+		return;
+	if (cds_lfht_destroy(sb->s_inode_hash, NULL))
+		fprintf(stderr, "rcuvfs: vfs teardown: inode hash not empty\n");
+	sb->s_inode_hash = NULL;
+}
+
+void insert_inode_hash(struct inode *inode)
+{
+	struct super_block *sb = inode->i_sb;
+
+	if (likely(__atomic_load_n(&inode->i_hashed, __ATOMIC_ACQUIRE)) || !sb->s_inode_hash)
+		return;
+	spin_lock(&inode_hash_lock);
+	if (!inode->i_hashed) {
+		rcu_read_lock();
+		cds_lfht_add(sb->s_inode_hash, ino_hash(inode->i_ino), &inode->i_hash);
+		rcu_read_unlock();
+		/* a caller that sees it set finds the inode in the table */
+		__atomic_store_n(&inode->i_hashed, 1, __ATOMIC_RELEASE);
+	}
+	spin_unlock(&inode_hash_lock);
+}
+
+/* remove_inode_hash, from evict(): nobody else holds a reference */
+static void remove_inode_hash(struct inode *inode)
+{
+	if (!__atomic_load_n(&inode->i_hashed, __ATOMIC_RELAXED))
+		return;
+	rcu_read_lock();
+	cds_lfht_del(inode->i_sb->s_inode_hash, &inode->i_hash);
+	rcu_read_unlock();
+}
+
+struct inode *ilookup(struct super_block *sb, uint64_t ino)
+{
+	struct cds_lfht_iter iter;
+	struct cds_lfht_node *node;
+	struct inode *inode = NULL;
+	int c;
+
+	if (unlikely(!sb->s_inode_hash))
+		return NULL;
+	rcu_read_lock();
+	cds_lfht_lookup(sb->s_inode_hash, ino_hash(ino), ino_match, &ino, &iter);
+	node = cds_lfht_iter_get_node(&iter);
+	if (node) {
+		inode = container_of(node, struct inode, i_hash);
+		/* get-unless-zero: an inode at 0 is being evicted (gone) */
 		c = __atomic_load_n(&inode->i_count, __ATOMIC_RELAXED);
 		while (c > 0 && !__atomic_compare_exchange_n(&inode->i_count, &c, c + 1, true,
 							     __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 			;
-		if (c > 0)
-			found = inode;
-		break;
+		if (c <= 0)
+			inode = NULL;
 	}
-	spin_unlock(&sb->s_inode_list_lock);
-	return found;
+	rcu_read_unlock();
+	return inode;
 }
 
 /* ---- attribute writers (i_lock + i_attr_seq) ------------------------- */

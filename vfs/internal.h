@@ -20,6 +20,9 @@ extern int rv_sb_shutting_down;
 /* inode.c */
 int inode_cache_init(void);
 int inode_cache_destroy(void);
+/* the mount's inode hash (s_inode_hash): created at init, destroyed empty */
+int inode_hash_init(struct super_block *sb);
+void inode_hash_destroy(struct super_block *sb);
 struct inode *new_inode(struct super_block *sb, uint32_t mode, const struct cred *cred);
 void inode_now(struct timespec *ts);
 /* Attribute writers: caller holds nothing; takes i_lock + i_attr_seq. */

@@ -166,6 +166,10 @@ static int step_rcu(struct nameidata *nd, const char *name, uint32_t len, bool l
 	RV_INJECT("walk_rcu_after_lookup");
 	if (!RV_MUTANT(walk_no_parent_seq_check) && read_seqcount_retry(&parent->d_seq, nd->seq))
 		return -ECHILD;
+	/* explorer only: Linux loads the inode later (step_into, after
+	 * d_revalidate and the mount checks), so the child may change between
+	 * the parent's validation and this load; its own d_seq says so */
+	rv_sched_point("walk_rcu_before_inode");
 	inode = READ_ONCE(child->d_inode);
 	if (!inode)
 		return !RV_MUTANT(walk_negative_no_seq_check) &&

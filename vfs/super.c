@@ -172,9 +172,12 @@ static int vfs_init(void)
 	err = inode_cache_init();
 	if (err)
 		goto out_pagecache;
-	err = dcache_init(sb);
+	err = inode_hash_init(sb);
 	if (err)
 		goto out_inode;
+	err = dcache_init(sb);
+	if (err)
+		goto out_hash;
 	rv_sb = sb;
 
 	root = new_inode(sb, S_IFDIR | (rv_sw.mode & 07777), NULL);
@@ -201,6 +204,9 @@ static int vfs_init(void)
 out_dcache:
 	rv_sb = NULL;
 	dcache_destroy(sb);
+	rcu_barrier();
+out_hash:
+	inode_hash_destroy(sb);
 out_inode:
 	inode_cache_destroy();
 out_pagecache:
@@ -242,6 +248,7 @@ static int vfs_teardown(void)
 	rv_sb = NULL;
 	vfs_file_hooks.file_put_path = NULL;
 	rcu_barrier();
+	inode_hash_destroy(sb);
 	err = inode_cache_destroy();
 	if (err)
 		ret = err;

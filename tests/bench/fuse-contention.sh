@@ -8,18 +8,21 @@
 #
 # Mounts rcuvfs and rcuvfs-fuse-floor (tests/bench/fuse-floor: the same
 # libfuse loop answering from constants) and runs fuse-floor-load's MODES
-# with one worker, alternating the two daemons in every round, first with
+# with WORKERS client processes, alternating the two daemons in every round, first with
 # nothing else of ours running ("quiet"), then with HOGS busy loops
 # ("loaded").  Daemons, load and hogs are all pinned to CPUS, so the hogs
 # compete for exactly the CPUs the daemons and the load use.  Prints per
 # mode and state the median ops/s of each daemon and rcuvfs/floor, then
-# loaded/quiet per daemon, then the daemons' context switches per
+# loaded/quiet per daemon, then each daemon's CPU time and run-queue wait
+# per operation (summed over its threads from /proc/PID/task/*/schedstat:
+# time running, and time runnable but waiting for a CPU), then the
+# daemons' context switches per
 # operation (voluntary and involuntary, summed over their threads),
 # rcuvfs's spin_yields per operation and each daemon's thread count.  Ratios only: never a pass/fail on
 # time.
 #
 # Environment: MODES [fstat flock] SECS [2] ROUNDS [3] HOGS [8]
-#   CPUS [all: 0-(nproc-1)]
+#   CPUS [all: 0-(nproc-1)] WORKERS [1]
 set -euo pipefail
 
 BUILD=${1:-build}
@@ -30,6 +33,7 @@ SECS=${SECS:-2}
 ROUNDS=${ROUNDS:-3}
 HOGS=${HOGS:-8}
 CPUS=${CPUS:-0-$(($(nproc) - 1))}
+WORKERS=${WORKERS:-1}
 
 if [ "$(id -u)" != 0 ] || [ ! -c /dev/fuse ]; then
 	echo "fuse-contention.sh: needs root and /dev/fuse" >&2
@@ -74,6 +78,10 @@ ctxsw() {
 		awk '/^voluntary_ctxt_switches/ { v += $2 } /^nonvoluntary_ctxt_switches/ { n += $2 }
 		     END { print v + 0, n + 0 }'
 }
+# run and run-queue wait time (ns) of all threads of pid $1: "run wait"
+schedns() {
+	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ r += $1; w += $2 } END { printf "%.0f %.0f\n", r, w }'
+}
 stat_of() { awk -v k="$1" '$1 == k { print $2 }' "$TMP/rcuvfs/.rcuvfs/stats"; }
 
 hogs_start() {
@@ -93,22 +101,25 @@ hogs_stop() {
 RAW=$TMP/raw
 : >"$RAW"
 echo "# rcuvfs FUSE contention benchmark: $(nproc) CPUs, pinned to $CPUS, $HOGS hogs," \
-	"${SECS}s per run, $ROUNDS rounds, $(date -u +%F)"
+	"$WORKERS worker(s), ${SECS}s per run, $ROUNDS rounds, $(date -u +%F)"
 for state in quiet loaded; do
 	[ $state = loaded ] && hogs_start
 	for ((r = 1; r <= ROUNDS; r++)); do
 		for mode in $MODES; do
 			for t in rcuvfs floor; do
 				read -r v0 n0 < <(ctxsw "${PID[$t]}")
+				read -r r0 w0 < <(schedns "${PID[$t]}")
 				y0=$(stat_of spin_yields)
-				ops=$(taskset -c "$CPUS" "$TBIN/fuse-floor-load" "$mode" "$TMP/$t/f" 1 "$SECS")
+				ops=$(taskset -c "$CPUS" "$TBIN/fuse-floor-load" "$mode" "$TMP/$t/f" "$WORKERS" "$SECS")
 				read -r v1 n1 < <(ctxsw "${PID[$t]}")
+				read -r r1 w1 < <(schedns "${PID[$t]}")
 				y1=$(stat_of spin_yields)
 				[ $t = floor ] && y1=$y0
 				tot=$((ops * SECS))
 				[ "$tot" -gt 0 ] || tot=1
 				echo "$mode-$state $t $ops $(awk -v a=$((v1 - v0)) -v b=$((n1 - n0)) -v y=$((y1 - y0)) -v o=$tot \
-					'BEGIN { printf "%.3f %.3f %.4f", a / o, b / o, y / o }')" >>"$RAW"
+					-v r=$((r1 - r0)) -v w=$((w1 - w0)) \
+					'BEGIN { printf "%.3f %.3f %.4f %.0f %.0f", a / o, b / o, y / o, r / o, w / o }')" >>"$RAW"
 			done
 		done
 	done
@@ -125,14 +136,18 @@ med 3 >"$TMP/ops"
 med 4 >"$TMP/vol"
 med 5 >"$TMP/inv"
 med 6 >"$TMP/yld"
+med 7 >"$TMP/run"
+med 8 >"$TMP/wait"
 awk -v modes="$MODES" '
 FILENAME == ARGV[1] { ops[$1, $2] = $3; next }
 FILENAME == ARGV[2] { vol[$1, $2] = $3; next }
 FILENAME == ARGV[3] { inv[$1, $2] = $3; next }
-{ yld[$1, $2] = $3 }
+FILENAME == ARGV[4] { yld[$1, $2] = $3; next }
+FILENAME == ARGV[5] { run[$1, $2] = $3; next }
+{ wt[$1, $2] = $3 }
 END {
 	n = split(modes, m, " ")
-	print "# operations per second (median), one worker"
+	print "# operations per second (median), all workers"
 	printf "%-6s %-7s %12s %12s %13s\n", "loop", "state", "rcuvfs", "floor", "rcuvfs/floor"
 	for (i = 1; i <= n; i++)
 		for (s = 0; s < 2; s++) {
@@ -150,6 +165,15 @@ END {
 		       (ops[q, "floor"] > 0 ? ops[l, "floor"] / ops[q, "floor"] : 0)
 	}
 	print ""
+	print "# daemon time per operation (ns, all its threads): running / waiting for a CPU"
+	printf "%-6s %-7s %16s %16s\n", "loop", "state", "rcuvfs", "floor"
+	for (i = 1; i <= n; i++)
+		for (s = 0; s < 2; s++) {
+			st = s ? "loaded" : "quiet"; c = m[i] "-" st
+			printf "%-6s %-7s %7.0f / %6.0f %7.0f / %6.0f\n", m[i], st,
+			       run[c, "rcuvfs"], wt[c, "rcuvfs"], run[c, "floor"], wt[c, "floor"]
+		}
+	print ""
 	print "# daemon context switches per operation (voluntary / involuntary), rcuvfs spin_yields per operation"
 	printf "%-6s %-7s %16s %16s %12s\n", "loop", "state", "rcuvfs", "floor", "spin_yields"
 	for (i = 1; i <= n; i++)
@@ -158,6 +182,6 @@ END {
 			printf "%-6s %-7s %7.3f / %6.3f %7.3f / %6.3f %12.4f\n", m[i], st,
 			       vol[c, "rcuvfs"], inv[c, "rcuvfs"], vol[c, "floor"], inv[c, "floor"], yld[c, "rcuvfs"]
 		}
-}' "$TMP/ops" "$TMP/vol" "$TMP/inv" "$TMP/yld"
+}' "$TMP/ops" "$TMP/vol" "$TMP/inv" "$TMP/yld" "$TMP/run" "$TMP/wait"
 echo
 echo "# daemon threads after the run: $THREADS"

@@ -30,15 +30,20 @@ echo "# scale-real: $("$SIM" -V); $ncpu CPUs; real: $SECS s x $REPEAT rounds, pi
 printf "%-9s %-28s %5s %14s %14s %14s %8s %8s\n" workload design cpus real_ops/s real_cpu sim_ops/s sim/real sim/cpu
 for item in $WORKLOADS; do
 	w=${item%%:*} sw=${item#*:}
-	mode=threads; [ "$w" = zero ] && mode=processes
+	mode=threads extra=""; [ "$w" = zero ] && mode=processes
+	# fstat2 as tests/bench/sim-seeds.sh runs it (the seed's processes and
+	# pre-6.6 empty-path walk)
+	[ "$w" = fstat2 ] && mode=processes extra="-o stat_empty_path=walk"
 	tasks=$cpus; [ "$w" = bkl-mix ] && tasks=$(echo "$cpus" | tr ',' '\n' | sed 's/$/*64/' | bc | paste -sd,)
-	"$STRESS" --model -w "$w" -m $mode -t "$tasks" --pin -d "$SECS" --warmup 0.2 \
+	# shellcheck disable=SC2086
+	"$STRESS" --model -w "$w" -m $mode $extra -t "$tasks" --pin -d "$SECS" --warmup 0.2 \
 		--repeat "$REPEAT" --sweep "$sw" --csv "$OUT/real-$w.csv" -q > /dev/null 2>&1 || true
 	i=0
 	for c in $(echo "$cpus" | tr ',' ' '); do
 		i=$((i + 1))
 		t=$(echo "$tasks" | cut -d, -f$i)
-		"$SIM" -T "$OUT/host.topo" -C "$OUT/host.cal" -w "$w" -m $mode -c "$c" -t "$t" \
+		# shellcheck disable=SC2086
+		"$SIM" -T "$OUT/host.topo" -C "$OUT/host.cal" -w "$w" -m $mode $extra -c "$c" -t "$t" \
 			-d "$US" --sweep "$sw" --csv | tail -n +2
 	done > "$OUT/sim-$w.csv"
 	awk -F, -v w="$w" '

@@ -41,9 +41,13 @@ echo "## 1. lockref cpu_relax (Cascade Lake 2x24x2): ops/s, lockref_relax=1 (sto
 for w in fstat2 open3; do
 	# open3 collapses to a few ops per 100 us at 48-96 CPUs: ten times the time
 	d=$US; [ $w = open3 ] && d=$((US * 10))
-	sim -T $T/cascadelake-2x24x2.topo -w $w -c 1,2,8,24,48,96 -d $d \
+	# fstat2 as the seed ran it: processes (will-it-scale's), glibc's
+	# fstatat(fd, "", AT_EMPTY_PATH) on a 6.2 kernel, i.e. the empty-path walk
+	extra=""; [ $w = fstat2 ] && extra="-m processes -o stat_empty_path=walk"
+	# shellcheck disable=SC2086
+	sim -T $T/cascadelake-2x24x2.topo -w $w -c 1,2,8,24,48,96 -d $d $extra \
 		--sweep lockref_relax=1,0 > "$OUT/lockref-$w.csv"
-	echo "### $w"
+	echo "### $w${extra:+ ($extra)}"
 	case $w in
 	fstat2) seeds="+1% +2% +69% +144% +209% +423%" ;;
 	open3) seeds="+1% 0% +18% +84% +72% +134%" ;;
@@ -89,7 +93,15 @@ for w in fstat2 dup1; do
 	ratio_table "$OUT/fileref-$w.csv" fileref=inc-not-zero fileref=file-ref ""
 done
 echo
-echo "## 5b. fork_vma_lock (Cascade Lake, one single-threaded forking process, 1000 VMAs): forks/s"
+echo "## 5b. __get_file_rcu (Cascade Lake 2x24x2): ops/s, inlined vs out of line"
+for w in fstat2 dup1; do
+	sim -T $T/cascadelake-2x24x2.topo -w $w -c 1,2,8,24,48,96 -d $US \
+		--sweep get_file_rcu=inline,out-of-line > "$OUT/get_file_rcu-$w.csv"
+	echo "### $w"
+	ratio_table "$OUT/get_file_rcu-$w.csv" get_file_rcu=inline get_file_rcu=out-of-line ""
+done
+echo
+echo "## 5c. fork_vma_lock (Cascade Lake, one single-threaded forking process, 1000 VMAs): forks/s"
 sim -T $T/cascadelake-2x24x2.topo -w fork-vmas -m processes -p vmas=1000 -c 1 -d $((US * 500)) \
 	--sweep fork_vma_lock=never,always,elide-single > "$OUT/fork.csv"
 ratio_table "$OUT/fork.csv" fork_vma_lock=never fork_vma_lock=always "~-5%"

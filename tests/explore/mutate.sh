@@ -10,7 +10,8 @@
 # out-of-tree build directory, incremental), then for each mutant
 # (RCUVFS_MUTANT=name):
 #   - runs the explorer at CI settings: what the explore label runs
-#     (every scenario's matrix, exit-fsync at K = 3), stopping at the first
+#     (every scenario's matrix, exit-fsync at K = 3, PCT with seed 1 over
+#     every matrix: explore.matrix.pct-ci), stopping at the first
 #     configuration whose result is not the expected one; a clean design
 #     that fails is the mutant found, with its schedule id.  The scenarios
 #     of the mutant's area run first (the same matrix lines and bounds, a
@@ -25,7 +26,7 @@
 #
 # Usage: mutate.sh [--src DIR] [--build DIR] [--only NAME[,NAME...]]
 #                  [--area AREA] [--no-unit | --unit-if-missed | --no-explore]
-#                  [--no-build]
+#                  [--no-build] [--sanitize]
 #                  [--check] [--expect-explorer] [--explore-timeout SEC]
 #                  [--unit-timeout SEC] [--markdown]
 #   --check            only check that the catalogue and the sources agree
@@ -34,6 +35,10 @@
 #   --expect-explorer  exit 1 unless the explorer found every mutant not
 #                      argued equivalent (long mode)
 #   --markdown         print the table as Markdown (docs/explore.md)
+#   --sanitize         build and run the ASan+UBSan build (default build
+#                      directory build-mutants-asan): what the sanitizer
+#                      build's explore label sees (a use-after-free, a use
+#                      of a dead stack frame)
 # Exit: 0 done (the table is the result), 1 the catalogue and the sources
 # disagree (or --expect-explorer and a mutant was missed), 2 usage.
 set -u
@@ -49,6 +54,7 @@ expect_x=0
 dobuild=1
 checkonly=0
 markdown=0
+sanitize=0
 xtimeout=900
 utimeout=900
 
@@ -68,6 +74,7 @@ while [ $# -gt 0 ]; do
 	--no-build) dobuild=0 ;;
 	--check) checkonly=1 ;;
 	--markdown) markdown=1 ;;
+	--sanitize) sanitize=1 ;;
 	--explore-timeout) xtimeout=$2; shift ;;
 	--unit-timeout) utimeout=$2; shift ;;
 	-h|--help) usage; exit 0 ;;
@@ -76,6 +83,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ -n "$build" ] || build=$src/build-mutants
+[ $sanitize = 0 ] || [ "$build" != "$src/build-mutants" ] || build=$src/build-mutants-asan
 cat=$src/tests/explore/mutants.txt
 
 # ---- the catalogue and the sources name the same sites -------------------
@@ -104,7 +112,10 @@ fi
 
 # ---- one build serves every mutant ----------------------------------------
 if [ $dobuild = 1 ]; then
-	cmake -S "$src" -B "$build" -DRCUVFS_WERROR=ON -DRCUVFS_MUTANTS=ON >"$tmp/cmake.log" 2>&1 &&
+	san=OFF
+	[ $sanitize = 0 ] || san=ON
+	cmake -S "$src" -B "$build" -DRCUVFS_WERROR=ON -DRCUVFS_MUTANTS=ON -DRCUVFS_SANITIZE=$san \
+		>"$tmp/cmake.log" 2>&1 &&
 		cmake --build "$build" -j2 >>"$tmp/cmake.log" 2>&1 || {
 		tail -20 "$tmp/cmake.log" >&2
 		echo "mutate.sh: the mutation build failed" >&2
@@ -112,6 +123,9 @@ if [ $dobuild = 1 ]; then
 	}
 fi
 x=$build/bin/rcuvfs-explore
+# the sanitizer build's explore label runs setlkw-eintr with this too
+[ $sanitize = 0 ] ||
+	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_stack_use_after_return=1"
 [ -x "$x" ] || { echo "mutate.sh: no $x (build with -DRCUVFS_MUTANTS=ON)" >&2; exit 2; }
 
 # the row of the first configuration that is not as expected
@@ -147,17 +161,18 @@ grep -v '^#' "$cat" | grep -v '^[[:space:]]*$' | while IFS='|' read -r name mare
 	xres=missed
 	xwhy=
 	case $marea in
-	fdtable) first=fget-reopen,fget-dup2,fget-expand,fget-expand-reopen,fd-install-expand,open-close-range,open-dup2,close-setlkw ;;
-	mm) first=touched-fault,tlb-mprotect,split-fault,fork-cow,fork-write,vma-reuse,truncate-cow,numa-fault ;;
-	locks) first=posix-deadlock,close-setlkw,posix-deadlock-nested,posix-reblock,lock-exclusion ;;
-	vfs) first=stat-setattr,rename-walk,rename-walk-rev,dput-lookup ;;
-	*) first=rwsem-readers-writer,rwsem-downgrade,sem-handoff,sem-signal-count,completion-signal,rwsem-handoff,sem-signal,bkl-sleep,stat-setattr ;;
+	fdtable) first=fget-reopen,fget-dup2,fget-expand,fget-expand-reopen,fd-install-expand,open-close-range,open-dup2,close-setlkw,fork-expand ;;
+	mm) first=cow-stale-read,reclaim-write,dontneed-refault,merge-fault,tlb-epoch,touched-fault,tlb-mprotect,split-fault,fork-cow,fork-write,vma-reuse,truncate-cow,numa-fault ;;
+	locks) first=posix-deadlock,close-setlkw,setlkw-signal,setlkw-eintr,posix-deadlock-nested,posix-reblock,lock-exclusion ;;
+	vfs) first=stat-setattr,rename-walk,rename-walk-rev,dput-lookup,rename-reparent,exchange-unlink,mknod-slash-rename,dotdot-rmdir ;;
+	*) first=rwsem-readers-writer,rwsem-downgrade,sem-handoff,sem-signal-count,completion-signal,rwsem-handoff,sem-signal,bkl-sleep,stat-setattr,rwsem-exit,stat-dying,sem-steal-wakes ;;
 	esac
 	"$x" --list | grep -q "^${first%%,*}\$" || first=
 	[ $noexplore = 0 ] || xres=-
 	[ $noexplore = 0 ] && for args in ${first:+"--scenario $first --matrix --max-schedules 100000"} \
 		    "--scenario all --matrix --max-schedules 100000" \
-		    "--scenario exit-fsync --matrix --preemptions 3"; do
+		    "--scenario exit-fsync --matrix --preemptions 3" \
+		    "--scenario all --matrix --cross-first --pct 3 --schedules 500 --seed 1"; do
 		RCUVFS_MUTANT=$name RCUVFS_MUTANT_HIT=$hit timeout -s KILL "$xtimeout" \
 			"$x" $args --stop-unexpected --quiet --json "$tmp/x.json" \
 			>"$tmp/x.out" 2>&1
@@ -195,7 +210,7 @@ grep -v '^#' "$cat" | grep -v '^[[:space:]]*$' | while IFS='|' read -r name mare
 		fi
 	fi
 	case $desc in
-	*EQUIVALENT:*) equiv=1 ;;
+	*EQUIVALENT*) equiv=1 ;; # "EQUIVALENT: ...", "EQUIVALENT in this model: ..."
 	*) equiv=0 ;;
 	esac
 	if [ $xres = found ]; then

@@ -3,7 +3,8 @@
 # plot-test.sh BIN: rcuvfs-plot turns rcuvfs-stress's CSV and JSON into
 # PNG and SVG: a sweep over two BKLs at two task counts gives a scaling
 # plot (lines) and a ratio plot (bars) from each format; a table of
-# values (the allocator steps) gives bars for every step it has; a file with no
+# values (the allocator steps) gives bars for every step it has; rcuvfs-sim's
+# CSV gives ops/s against its simulated CPUs; a file with no
 # runs is an error (exit 1); a bad option a usage error (exit 2).
 # Skipped (77) without gnuplot.
 set -u
@@ -41,6 +42,17 @@ grep -qx "$tmp/a/alloc-ratios.svg" "$tmp/alist" || bad "value table: no ratio pl
 for t in 'baseline' '(1)' '(2)' '(3)' 'time relative to the baseline' 'mmap_us' 'seed_big'; do
 	grep -qF "$t" "$tmp/a/alloc-ratios.svg" 2>/dev/null || bad "value table: the plot does not show $t"
 done
+# rcuvfs-sim --csv: ops/s against the simulated CPUs, titled with the topology
+if [ -x "$bin/rcuvfs-sim" ]; then
+	src=$(cd "$(dirname "$0")/../.." && pwd)
+	"$bin/rcuvfs-sim" -T "$src/tools/sim/topologies/cascadelake-2x24x2.topo" -C uniform:20 \
+		-w open3 -c 1,2,4 -d 5 --sweep lockref_relax=1,0 --csv >"$tmp/sim.csv" || bad "rcuvfs-sim"
+	"$bin/rcuvfs-plot" --format svg --kind lines --out "$tmp/s" "$tmp/sim.csv" >/dev/null ||
+		bad "sim CSV: exit $?"
+	for t in 'against CPUs' 'cascadelake-2x24x2' 'CPUs (simulated' 'lockref_relax=0'; do
+		grep -qF "$t" "$tmp/s/sim-scaling.svg" 2>/dev/null || bad "sim CSV: the plot does not show $t"
+	done
+fi
 printf '# tool: rcuvfs-stress\nworkload,tasks,ops_per_sec\n' >"$tmp/empty.csv"
 "$bin/rcuvfs-plot" --out "$tmp/e" "$tmp/empty.csv" >/dev/null 2>&1
 [ $? = 1 ] || bad "a file with no runs must exit 1"

@@ -1006,11 +1006,15 @@ static void show_by_handle(const char *name, int mfd, struct file_handle *fh, in
  * (drop_caches: a FUSE mount's inodes are forgotten; tmpfs's stay): a file,
  * a directory two levels down, a renamed file; then, the file removed,
  * its handle is stale (ESTALE), also once a new file took its name (and,
- * on rcuvfs, likely its inode's memory).
+ * on rcuvfs, likely its inode's memory), and after many files were
+ * created and removed again (the daemon's inode objects reused over and
+ * over); a removed directory's handle likewise.  A file removed while
+ * still open stays reachable by its handle until its last close (the
+ * kernel keeps its inode, as tmpfs keeps its own).
  */
 static int run_handles(const char *dir)
 {
-	struct file_handle *hf, *hd, *hr;
+	struct file_handle *hf, *hd, *hr, *ho;
 	int mfd, fd;
 
 	if (chdir(dir) || mkdir("hd", 0755) || mkdir("hd/sub", 0755) || mkdir("hd/sub/deep", 0755))
@@ -1046,6 +1050,33 @@ static int run_handles(const char *dir)
 	close(fd);
 	drop_caches();
 	show_by_handle("handle.removed_name_reused", mfd, hf, O_RDONLY);
+	for (int i = 0; i < 200; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "hd/c%d", i);
+		fd = open(name, O_CREAT | O_WRONLY, 0644);
+		if (fd < 0)
+			die("hd/c");
+		close(fd);
+		if (i % 2 && unlink(name))
+			die("unlink hd/c");
+	}
+	drop_caches();
+	show_by_handle("handle.removed_after_churn", mfd, hf, O_RDONLY);
+	fd = open("hd/open", O_CREAT | O_RDWR, 0644);
+	if (fd < 0 || write(fd, "still", 5) != 5)
+		die("hd/open");
+	ho = fh_of("hd/open");
+	RES("handle.unlink_open", unlink("hd/open"));
+	drop_caches();
+	show_by_handle("handle.unlinked_open", mfd, ho, O_RDONLY);
+	close(fd);
+	drop_caches();
+	show_by_handle("handle.unlinked_closed", mfd, ho, O_RDONLY);
+	free(ho);
+	RES("handle.rmdir", rmdir("hd/sub/deep"));
+	drop_caches();
+	show_by_handle("handle.dir_removed", mfd, hd, O_RDONLY | O_DIRECTORY);
 	show_by_handle("handle.renamed_still", mfd, hr, O_RDONLY);
 	close(mfd);
 	free(hf);

@@ -35,9 +35,17 @@ static int suite_cleanup(void)
 	return rv_instance_destroy() ? -1 : 0;
 }
 
+/* The kernel's lookup count on a node (0: the node is gone). */
 static uintptr_t nlookup(fuse_ino_t ino)
 {
-	return (uintptr_t)((struct inode *)(uintptr_t)ino)->i_private;
+	struct inode *inode = rvf_iget(ino);
+	uintptr_t n;
+
+	if (!inode)
+		return 0;
+	n = (uintptr_t)inode->i_private;
+	rvf_iput(inode);
+	return n;
 }
 
 static fuse_ino_t make_file(const char *name, uint64_t *fh)
@@ -233,21 +241,28 @@ static void test_ctl_refusals(void)
 /*
  * A node the kernel forgot, looked up again by "." (a file handle after
  * the kernel dropped its inode): the same node while the file exists;
- * ESTALE once it is gone, or, when a new inode took the old one's memory,
- * the new node with another generation (the kernel compares generations
- * and answers ESTALE).  ".." of a directory is its parent.
+ * ESTALE once it is gone, also when a new inode took the old one's memory
+ * (the test makes new inodes until one does, and says so: node ids that
+ * were inode addresses named the new inode then).  ".." of a directory is
+ * its parent.  Requests naming a gone node get ESTALE too.
  */
 static void test_lookup_dot_after_forget(void)
 {
 	struct fuse_entry_param e, e2, d;
+	struct inode *old, *now;
+	struct stat st;
+	double to;
 	uint64_t fh;
 	fuse_ino_t ino = make_file("dot", &fh);
 	uint64_t gen;
-	int reused = 0, err;
+	int reused = 0;
 
 	CU_ASSERT_EQUAL(rvf_op_release(&ctx0, ino, fh), 0);
 	CU_ASSERT_EQUAL(rvf_op_lookup(&ctx0, FUSE_ROOT_ID, "dot", &e), 0);
 	gen = e.generation;
+	old = rvf_iget(ino);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(old);
+	rvf_iput(old);	       /* only its address is kept, to compare */
 	rvf_op_forget(ino, 1); /* create's count */
 	rvf_op_forget(ino, 1); /* the lookup's: the kernel holds nothing */
 	CU_ASSERT_EQUAL(rvf_op_lookup(&ctx0, ino, ".", &e), 0);
@@ -255,31 +270,83 @@ static void test_lookup_dot_after_forget(void)
 	CU_ASSERT_EQUAL(e.generation, gen);
 	rvf_op_forget(ino, 1);
 	CU_ASSERT_EQUAL(rvf_op_unlink(&ctx0, FUSE_ROOT_ID, "dot"), 0);
+	CU_ASSERT_EQUAL(rvf_op_lookup(&ctx0, ino, ".", &e2), -ESTALE);
+	CU_ASSERT_EQUAL(rvf_op_getattr(&ctx0, ino, NULL, &st, &to), -ESTALE);
 	/* new inodes until one reuses the freed object (the slab's LIFO
 	 * usually hands it back at once; RCU may delay it) */
-	for (int i = 0; i < 64; i++) {
+	for (int i = 0; i < 64 && !reused; i++) {
 		char name[32];
 
 		snprintf(name, sizeof(name), "dot%d", i);
+		rcu_barrier();
 		CU_ASSERT_EQUAL_FATAL(rvf_op_mkdir(&ctx0, FUSE_ROOT_ID, name, S_IFDIR | 0755, &d),
 				      0);
-		rcu_barrier();
-		err = rvf_op_lookup(&ctx0, ino, ".", &e2);
-		if (err == 0) {
-			CU_ASSERT_NOT_EQUAL(e2.generation, gen); /* never the old node */
-			reused = 1;
-			rvf_op_forget(e2.ino, 1);
-		} else {
-			CU_ASSERT_EQUAL(err, -ESTALE);
-		}
+		now = rvf_iget(d.ino);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(now);
+		rvf_iput(now);
+		reused = now == old;
+		CU_ASSERT_NOT_EQUAL(d.ino, ino); /* ids are never reused */
+		CU_ASSERT_EQUAL(rvf_op_lookup(&ctx0, ino, ".", &e2), -ESTALE);
+		CU_ASSERT_EQUAL(rvf_op_getattr(&ctx0, ino, NULL, &st, &to), -ESTALE);
+		rvf_op_forget(ino, 1); /* a forget of a gone node changes nothing */
 		CU_ASSERT_EQUAL(rvf_op_lookup(&ctx0, d.ino, "..", &e2), 0);
 		CU_ASSERT_EQUAL(e2.ino, FUSE_ROOT_ID);
-		rvf_op_forget(d.ino, 1);
+		CU_ASSERT_EQUAL(rvf_op_lookup(&ctx0, d.ino, ".", &e2), 0);
+		CU_ASSERT_EQUAL(e2.ino, d.ino);
+		rvf_op_forget(d.ino, 2);
 		CU_ASSERT_EQUAL(rvf_op_rmdir(&ctx0, FUSE_ROOT_ID, name), 0);
-		if (reused)
-			break;
 	}
-	printf("(object reused: %s) ", reused ? "yes" : "no");
+	/* the case this test exists for happened */
+	CU_ASSERT(reused);
+}
+
+/* evict_sb_list_del callback: requests naming the node being evicted */
+struct evict_probe {
+	struct inode *inode;
+	fuse_ino_t ino;
+	int hits, hashed_at_zero, getattr, lookup_dot;
+};
+
+static void probe_evict(void *arg)
+{
+	struct evict_probe *p = arg;
+	struct fuse_entry_param e;
+	struct stat st;
+	double to;
+
+	p->hits++;
+	/* the window: still in the inode hash, its count already 0 */
+	p->hashed_at_zero = p->inode->i_hashed && p->inode->i_count == 0;
+	p->getattr = rvf_op_getattr(&ctx0, p->ino, NULL, &st, &to);
+	p->lookup_dot = rvf_op_lookup(&ctx0, p->ino, ".", &e);
+}
+
+/*
+ * A request naming a node whose inode is being evicted (its last reference
+ * dropped, not yet out of the inode hash) finds nothing: ESTALE, no
+ * reference taken on a dying inode.  The requests run from inside the
+ * eviction (injection point evict_sb_list_del); the test asserts that the
+ * inode was in that window.
+ */
+static void test_request_during_eviction(void)
+{
+	struct evict_probe p = {NULL, 0, 0, 0, 1, 1};
+	uint64_t fh;
+
+	p.ino = make_file("evicting", &fh);
+	p.inode = rvf_iget(p.ino);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p.inode);
+	rvf_iput(p.inode);
+	CU_ASSERT_EQUAL(rvf_op_release(&ctx0, p.ino, fh), 0);
+	rvf_op_forget(p.ino, 1); /* the kernel holds nothing; the name pins it */
+	CU_ASSERT_EQUAL_FATAL(rv_inject_set_callback("evict_sb_list_del", probe_evict, &p, 1), 0);
+	CU_ASSERT_EQUAL(rvf_op_unlink(&ctx0, FUSE_ROOT_ID, "evicting"), 0); /* the last iput */
+	rv_inject_clear_all();
+	CU_ASSERT_EQUAL(p.hits, 1);
+	CU_ASSERT(p.hashed_at_zero);
+	CU_ASSERT_EQUAL(p.getattr, -ESTALE);
+	CU_ASSERT_EQUAL(p.lookup_dot, -ESTALE);
+	CU_ASSERT_EQUAL(nlookup(p.ino), 0);
 }
 
 static void test_teardown_drops_everything(void)
@@ -308,7 +375,9 @@ static void test_setattr_nothing_valid_sets_ctime(void)
 	double to;
 	fuse_ino_t ino = make_file("ctime", &fh);
 
-	inode = (struct inode *)(uintptr_t)ino;
+	inode = rvf_iget(ino);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(inode);
+	rvf_iput(inode);			  /* the create's lookup count keeps it */
 	inode->i_ctime = (struct timespec){1, 0}; /* long ago (single-threaded) */
 	memset(&attr, 0, sizeof(attr));
 	CU_ASSERT_EQUAL(rvf_op_setattr(&ctx0, ino, &attr, 0, NULL, &st, &to), 0);
@@ -350,4 +419,4 @@ RVTEST_SUITE(fuse_ops, suite_init, suite_cleanup, RVTEST(test_unknown_fh_ebadf),
 	     RVTEST(test_readdirplus_counts), RVTEST(test_ctl_refusals),
 	     RVTEST(test_setattr_nothing_valid_sets_ctime),
 	     RVTEST(test_append_handle_writes_at_offset), RVTEST(test_lookup_dot_after_forget),
-	     RVTEST(test_teardown_drops_everything))
+	     RVTEST(test_request_during_eviction), RVTEST(test_teardown_drops_everything))

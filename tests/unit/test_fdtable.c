@@ -5,7 +5,9 @@
  * close_range, the nofile limit, expansion past 64, 1024 and 65536 fds, the
  * fork copy and CLONE_FILES sharing, fget/fdget and the leak checks.  Every
  * test runs in a fresh model process; the suites run once per fileref
- * scheme.
+ * scheme, and once with get_file_rcu=out-of-line.  fstatat's empty path
+ * (stat_empty_path=fd|walk): the walk takes and drops the file's dentry
+ * lockref, the descriptor path does not touch it.
  */
 #include "rvtest.h"
 #include "fdtable/fdtable.h"
@@ -82,6 +84,20 @@ static int init_inc(void)
 static int init_ref(void)
 {
 	static const char *const s[] = {"fileref=file-ref", NULL};
+
+	return rvtest_instance_with(s) ? -1 : 0;
+}
+
+static int init_ool(void)
+{
+	static const char *const s[] = {"get_file_rcu=out-of-line", NULL};
+
+	return rvtest_instance_with(s) ? -1 : 0;
+}
+
+static int init_walk(void)
+{
+	static const char *const s[] = {"stat_empty_path=walk", NULL};
 
 	return rvtest_instance_with(s) ? -1 : 0;
 }
@@ -579,15 +595,103 @@ static void test_fcntl_as_linux(void)
 	end();
 }
 
+/* ---- fstatat(fd, "", AT_EMPTY_PATH) ------------------------------------ */
+
+struct legit_seen {
+	struct dentry *d;
+	int count; /* the dentry's lockref count at the legitimization */
+};
+
+static void at_legitimized(void *arg)
+{
+	struct legit_seen *l = arg;
+
+	l->count = l->d->d_lockref.count;
+}
+
+/* One fstatat of the empty path on an open file of /statme: the dentry's
+ * lockref count seen at the walk's legitimization (-1: no walk), and
+ * before and after the call. */
+static void fstatat_empty(bool shared, int *before, int *during, int *after)
+{
+	struct kstat st, want;
+	struct task_struct *thr = NULL;
+	struct legit_seen l = {NULL, -1};
+	struct file *f;
+	int fd;
+
+	begin();
+	if (shared) { /* a shared table: fdget takes a file reference */
+		thr = task_clone_thread(me);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(thr);
+	}
+	CU_ASSERT_EQUAL_FATAL(do_mknod("/statme", S_IFREG | 0600, 0), 0);
+	fd = do_sys_open("/statme", O_RDONLY, 0);
+	CU_ASSERT_FATAL(fd >= 0);
+	f = peek((unsigned int)fd);
+	l.d = f->f_dentry;
+	*before = l.d->d_lockref.count;
+	rv_inject_set_callback("fstatat_empty_legitimized", at_legitimized, &l, 1);
+	CU_ASSERT_EQUAL(vfs_fstatat(fd, "", &st, AT_EMPTY_PATH), 0);
+	rv_inject_clear_all();
+	*during = l.count;
+	*after = l.d->d_lockref.count;
+	CU_ASSERT_EQUAL(vfs_stat("/statme", &want), 0);
+	CU_ASSERT_EQUAL(st.ino, want.ino);
+	CU_ASSERT_EQUAL(st.mode, want.mode);
+	/* the empty path without AT_EMPTY_PATH, a bad descriptor, bad flags */
+	CU_ASSERT_EQUAL(vfs_fstatat(fd, "", &st, 0), -ENOENT);
+	CU_ASSERT_EQUAL(vfs_fstatat(1000, "", &st, AT_EMPTY_PATH), -EBADF);
+	CU_ASSERT_EQUAL(vfs_fstatat(fd, "", &st, AT_EMPTY_PATH | 0x40000000), -EINVAL);
+	CU_ASSERT_EQUAL(vfs_fstatat(AT_FDCWD, "/statme", &st, 0), 0);
+	CU_ASSERT_EQUAL(st.ino, want.ino);
+	CU_ASSERT_EQUAL(vfs_fstatat(fd, "statme", &st, 0), -EOPNOTSUPP);
+	CU_ASSERT_EQUAL(close_fd((unsigned int)fd), 0);
+	CU_ASSERT_EQUAL(do_unlink("/statme"), 0);
+	if (thr)
+		task_exit(thr);
+	end();
+}
+
+/* stat_empty_path=walk: the walk legitimizes with a reference on the
+ * dentry (the file's own plus one) and path_put drops it */
+static void test_fstatat_empty_walk(void)
+{
+	for (int shared = 0; shared < 2; shared++) {
+		int before, during, after;
+
+		fstatat_empty(shared, &before, &during, &after);
+		CU_ASSERT(before >= 1);
+		CU_ASSERT_EQUAL(during, before + 1);
+		CU_ASSERT_EQUAL(after, before);
+	}
+}
+
+/* stat_empty_path=fd: by descriptor, no walk, the dentry untouched */
+static void test_fstatat_empty_fd(void)
+{
+	for (int shared = 0; shared < 2; shared++) {
+		int before, during, after;
+
+		fstatat_empty(shared, &before, &during, &after);
+		CU_ASSERT_EQUAL(during, -1);
+		CU_ASSERT_EQUAL(after, before);
+	}
+}
+
 RVTEST_SUITE(fdtable_inc_not_zero, init_inc, cleanup, RVTEST(test_lowest_free),
 	     RVTEST(test_install_close_errors), RVTEST(test_o_path_lookup), RVTEST(test_cloexec),
 	     RVTEST(test_dup), RVTEST(test_dup2_dup3), RVTEST(test_fcntl_dupfd),
 	     RVTEST(test_emfile), RVTEST(test_close_range), RVTEST(test_close_range_unshare),
 	     RVTEST(test_expand), RVTEST(test_fork_copy), RVTEST(test_fdget_light),
-	     RVTEST(test_fcntl_as_linux));
+	     RVTEST(test_fcntl_as_linux), RVTEST(test_fstatat_empty_fd));
 RVTEST_SUITE(fdtable_file_ref, init_ref, cleanup, RVTEST(test_lowest_free),
 	     RVTEST(test_install_close_errors), RVTEST(test_o_path_lookup), RVTEST(test_cloexec),
 	     RVTEST(test_dup), RVTEST(test_dup2_dup3), RVTEST(test_fcntl_dupfd),
 	     RVTEST(test_emfile), RVTEST(test_close_range), RVTEST(test_close_range_unshare),
 	     RVTEST(test_expand), RVTEST(test_fork_copy), RVTEST(test_fdget_light),
 	     RVTEST(test_fcntl_as_linux));
+RVTEST_SUITE(fdtable_get_file_rcu_out_of_line, init_ool, cleanup, RVTEST(test_lowest_free),
+	     RVTEST(test_o_path_lookup), RVTEST(test_dup), RVTEST(test_fork_copy),
+	     RVTEST(test_fdget_light), RVTEST(test_fstatat_empty_fd));
+RVTEST_SUITE(fstatat_walk, init_walk, cleanup, RVTEST(test_fstatat_empty_walk));

@@ -25,6 +25,35 @@ static void test_nr_cpu_ids(void)
 		CU_ASSERT_EQUAL(rv_nr_cpu_ids(), conf);
 }
 
+/* The possible CPUs set for a simulated machine size the rows of counters
+ * initialised after it; a counter keeps its rows when the value changes. */
+static void test_set_nr_cpu_ids(void)
+{
+	struct percpu_counter a, b[3];
+	int host = rv_nr_cpu_ids();
+
+	rv_set_nr_cpu_ids(host + 5);
+	CU_ASSERT_EQUAL(rv_nr_cpu_ids(), host + 5);
+	CU_ASSERT_EQUAL_FATAL(percpu_counter_init(&a, 1), 0);
+	CU_ASSERT_EQUAL_FATAL(percpu_counter_init_many(b, 2, 3), 0);
+	CU_ASSERT_EQUAL(a.nr, host + 5);
+	CU_ASSERT_EQUAL(b[2].nr, host + 5);
+	for (int i = 0; i < 100; i++) {
+		int cpu = rv_this_cpu();
+
+		CU_ASSERT(cpu >= 0 && cpu < host + 5);
+	}
+	rv_set_nr_cpu_ids(0); /* back to the host's: the counters keep theirs */
+	CU_ASSERT_EQUAL(rv_nr_cpu_ids(), host);
+	percpu_counter_add(&a, 4);
+	percpu_counter_add(&b[1], 4);
+	CU_ASSERT_EQUAL(percpu_counter_sum(&a), 5);
+	CU_ASSERT_EQUAL(percpu_counter_sum(&b[1]), 6);
+	CU_ASSERT_EQUAL(percpu_counter_sum(&b[2]), 2);
+	percpu_counter_destroy(&a);
+	percpu_counter_destroy_many(b, 3); /* finds its group by its own rows */
+}
+
 static void test_init_add_sum_destroy(void)
 {
 	struct percpu_counter c;
@@ -193,7 +222,7 @@ static void test_concurrent_register(void)
 	CU_ASSERT_EQUAL(percpu_counter_registered(), reg);
 }
 
-RVTEST_SUITE(percpu_counter, NULL, NULL, RVTEST(test_nr_cpu_ids), RVTEST(test_init_add_sum_destroy),
-	     RVTEST(test_errors), RVTEST(test_init_many_one_lock_acquisition),
-	     RVTEST(test_group_destroy_one_by_one), RVTEST(test_concurrent_sum_exact),
-	     RVTEST(test_concurrent_register));
+RVTEST_SUITE(percpu_counter, NULL, NULL, RVTEST(test_nr_cpu_ids), RVTEST(test_set_nr_cpu_ids),
+	     RVTEST(test_init_add_sum_destroy), RVTEST(test_errors),
+	     RVTEST(test_init_many_one_lock_acquisition), RVTEST(test_group_destroy_one_by_one),
+	     RVTEST(test_concurrent_sum_exact), RVTEST(test_concurrent_register));

@@ -191,8 +191,11 @@ static int64_t trimmed_mean(struct pair *p)
 {
 	/* the mean of the fastest 90%: the TSC of some machines moves in steps
 	 * of ~10 ns, which a median would round to; the slowest tenth holds the
-	 * interrupts and preemptions */
-	int keep = p->ns - p->ns / 10;
+	 * interrupts and preemptions.  At least the slowest sample goes when
+	 * there are two or more: a pair seen twice whose one sample caught a
+	 * preemption would otherwise cost hundreds of microseconds each time */
+	int drop = p->ns / 10 > 0 ? p->ns / 10 : (p->ns > 1 ? 1 : 0);
+	int keep = p->ns - drop;
 	int64_t sum = 0;
 
 	qsort(p->samp, (size_t)p->ns, sizeof(p->samp[0]), cmp64);
@@ -222,9 +225,9 @@ int64_t sim_calib_null(const struct sim_calib *c)
 }
 
 void sim_calib_merge_run(struct sim_calib *c, struct sim_calib *run, int64_t body_ps,
-			 int64_t step_ps, double *scale)
+			 int64_t step_ps, double *scale, bool *scaled_all)
 {
-	double sum = 0, fixed = 0, target, f, half = (double)step_ps / 2;
+	double sum = 0, fixed = 0, target, f, frare = 1, half = (double)step_ps / 2;
 
 	for (size_t i = 0; i < run->cap; i++) {
 		struct pair *p = &run->tab[i];
@@ -238,7 +241,19 @@ void sim_calib_merge_run(struct sim_calib *c, struct sim_calib *run, int64_t bod
 			fixed += (double)p->median * (double)p->count;
 	}
 	target = (double)body_ps - fixed;
-	f = sum > 0 && target > 0 ? target / sum : 1.0;
+	/*
+	 * The pairs seen fewer than 100 times are the first ops' and the rare
+	 * paths': a small part of the run.  When they alone take more than half
+	 * of its CPU time, some of their few samples caught a preemption of the
+	 * host (a loaded machine): scale every pair then, so that the segments
+	 * still add up to the run's CPU time, instead of leaving the repeated
+	 * pairs unscaled.
+	 */
+	*scaled_all = sum + fixed > 0 && fixed > (double)body_ps / 2;
+	if (*scaled_all)
+		f = frare = (double)body_ps / (sum + fixed);
+	else
+		f = sum > 0 && target > 0 ? target / sum : 1.0;
 	*scale = f;
 	for (size_t i = 0; i < run->cap; i++) {
 		struct pair *p = &run->tab[i], *q;
@@ -246,7 +261,8 @@ void sim_calib_merge_run(struct sim_calib *c, struct sim_calib *run, int64_t bod
 
 		if (!p->used || !p->ns)
 			continue;
-		m = p->count >= 100 ? (int64_t)(((double)p->median + half) * f + 0.5) : p->median;
+		m = p->count >= 100 ? (int64_t)(((double)p->median + half) * f + 0.5)
+				    : (int64_t)((double)p->median * frare + 0.5);
 		q = pfind(c, p->prev, p->cur, p->pk, p->ck, true);
 		if (q->count) /* seen in another run: the count-weighted mean */
 			q->median = (int64_t)(((double)q->median * (double)q->count +

@@ -13,6 +13,9 @@ i=0
 cal() { i=$((i + 1)); "$SIM" --calibrate "$tmp/$i.cal" "$@"; }
 cal -w fstat2,open3,dup1,fstat1,open1 --sweep lockref_relax=1,0
 cal -w fstat2,dup1 --sweep fileref=inc-not-zero,file-ref
+cal -w fstat2,dup1 --sweep get_file_rcu=inline,out-of-line
+# fstat2 as the lockref comparison runs it: processes, the pre-6.6 empty-path walk
+cal -w fstat2 -m processes -o stat_empty_path=walk --sweep lockref_relax=1,0
 cal -w exec1 --sweep rss_counters=group,single --calibrate-ops 5000
 cal -w bkl-mix --sweep bkl=spin,sem-fifo,sem-steal
 cal -w zero -m processes --sweep new_inode_prefetch=1,0 --calibrate-ops 5000

@@ -21,6 +21,34 @@
  * locked instruction itself) is part of the calibrated segment, so a hit
  * costs nothing here.
  *
+ * The holder's window.  A transfer from an owner is a round trip: the
+ * request goes to the owner (on Intel's mesh through the line's home agent,
+ * which forwards it as a snoop), and the data comes back.  The topology's
+ * latencies are ping-pong figures (a line bounced between two cores by
+ * CAS, or Intel MLC's modified intervention), i.e. that whole round trip.
+ * The owner keeps the line, in M state, until the request reaches it: here
+ * half of the transfer latency, the request's way and the data's way taken
+ * as equally long (a derivation from the topology's own figure, no new
+ * parameter).  Until then the owner's own accesses hit, and they are served
+ * before the request, which then carries their result; an RMW of the owner
+ * hits only if it also completes (atomic_ps) before the request arrives (a
+ * real core would delay the snoop until its locked instruction finished;
+ * the model does not push back a transfer it has already charged, so it
+ * errs on the side of the line leaving).  A locked cmpxchg that fails is
+ * still a locked write (Intel SDM vol. 2A, CMPXCHG: "the destination operand
+ * receives a write cycle without regard to the result of the comparison",
+ * https://www.felixcloutier.com/x86/cmpxchg), so a failed one, an RMW here,
+ * leaves its CPU the owner: a retry issued within the window hits, and one
+ * delayed by a PAUSE longer than the window finds the line gone.  A request
+ * that waited for the line (queued behind an earlier transfer) leaves when
+ * the line is free (busy_until), so the holder keeps it for at least its
+ * RMW's atomic_ps plus half a transfer after it arrived.  Not modelled: a
+ * window for sharers that a write invalidates (their reads miss from the
+ * write's request on), and for a line that comes from the LLC.  The engine
+ * (choose) runs a task whose access waits only when its line has arrived,
+ * so that the model's instructions on a line execute in the order the line
+ * serves them, window hits before the request that follows them.
+ *
  * Locking: called by the engine's baton holder only.
  */
 #include "sim.h"
@@ -38,6 +66,13 @@ struct line {
 	int busy_cpu;	  /* the CPU the line was last busy for */
 	int first_cpu;	  /* the first CPU that touched it */
 	bool shared_ever; /* a second CPU touched it */
+	/* earlier holders that still have the line: a request to take it was
+	 * issued but has not reached them yet (see sim_coh_access) */
+	struct held {
+		int cpu;
+		int64_t until; /* the request reaches it */
+	} * held;
+	int nheld, capheld;
 };
 
 static struct {
@@ -54,8 +89,15 @@ static struct sim_cstats discard;
 #define sim_cstats (*(in_window ? &sim_cstats : &discard))
 static bool in_window;
 
+static void free_held(void)
+{
+	for (size_t i = 0; C.tab && i < C.cap; i++)
+		free(C.tab[i].held);
+}
+
 void sim_coh_init(const struct sim_topo *t)
 {
+	free_held();
 	free(C.tab);
 	memset(&C, 0, sizeof(C));
 	in_window = true;
@@ -69,6 +111,7 @@ void sim_coh_init(const struct sim_topo *t)
 
 void sim_coh_fini(void)
 {
+	free_held();
 	free(C.tab);
 	C.tab = NULL;
 	C.cap = C.used = 0;
@@ -173,13 +216,68 @@ bool sim_coh_local(int cpu, const void *addr, enum sim_access a, int64_t now)
 	return a == SA_READ && l->owner < 0 && has(l, cpu);
 }
 
+/* Drop the earlier holders whose request has reached them by `now`. */
+static void prune_held(struct line *l, int64_t now)
+{
+	int k = 0;
+
+	for (int i = 0; i < l->nheld; i++)
+		if (l->held[i].until > now)
+			l->held[k++] = l->held[i];
+	l->nheld = k;
+}
+
+/* Does `cpu` still have the line at `now` although another CPU's request
+ * for it is on its way?  An RMW must also finish (atomic_ps) before that
+ * request arrives. */
+static bool still_held(const struct line *l, int cpu, enum sim_access a, int64_t now)
+{
+	int64_t need = a == SA_RMW ? C.tp->atomic_ps : 0;
+
+	for (int i = 0; i < l->nheld; i++)
+		if (l->held[i].cpu == cpu && now + need <= l->held[i].until)
+			return true;
+	return false;
+}
+
+/* `cpu` holds the line until `until`, when another CPU's request reaches it. */
+static void add_held(struct line *l, int cpu, int64_t until)
+{
+	if (l->nheld == l->capheld) {
+		int cap = l->capheld ? 2 * l->capheld : 4;
+		struct held *h = realloc(l->held, (size_t)cap * sizeof(*h));
+
+		if (!h) {
+			fprintf(stderr, "rcuvfs-sim: out of memory (line holders)\n");
+			exit(1);
+		}
+		l->held = h;
+		l->capheld = cap;
+	}
+	l->held[l->nheld].cpu = cpu;
+	l->held[l->nheld].until = until;
+	l->nheld++;
+}
+
 int64_t sim_coh_access(int cpu, const void *addr, enum sim_access a, int64_t now)
 {
 	struct line *l = lookup(addr);
 	int64_t cost = -1;
-	int from = -1;
+	int from = -1, prev_owner;
 
 	in_window = sim_window_hi <= sim_window_lo || (now >= sim_window_lo && now < sim_window_hi);
+
+	if (l->nheld) {
+		prune_held(l, now);
+		if (still_held(l, cpu, a, now)) {
+			/* the line has not left this CPU yet: a hit, served
+			 * before the request that will take it */
+			sim_cstats.hits++;
+			sim_cstats.window_hits++;
+			return now;
+		}
+	}
+	prev_owner = l->owner;
 
 	if (l->first_cpu < 0)
 		l->first_cpu = cpu;
@@ -262,6 +360,11 @@ int64_t sim_coh_access(int cpu, const void *addr, enum sim_access a, int64_t now
 		}
 		l->busy_until = start + cost + (a == SA_RMW ? C.tp->atomic_ps : 0);
 		l->busy_cpu = cpu;
+		/* the owner keeps the line until the request reaches it: half
+		 * of the transfer (sharers invalidated by a write get no such
+		 * window, nor does a line that comes from the LLC) */
+		if (prev_owner >= 0 && prev_owner != cpu)
+			add_held(l, prev_owner, start + cost / 2);
 		return start + cost;
 	}
 }

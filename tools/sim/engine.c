@@ -384,7 +384,7 @@ static void progress(void)
 		(unsigned long long)S.points);
 }
 
-static struct sim_task *choose(void)
+static struct sim_task *pick(void)
 {
 	struct sim_task *best = NULL;
 
@@ -406,24 +406,50 @@ static struct sim_task *choose(void)
 			check_all(now);
 		}
 	}
-	if (!best)
-		return NULL;
+	return best;
+}
+
+/*
+ * The running task with the smallest clock, its pending access charged.  An
+ * access that has to wait for its line (a transfer, a queue) is charged when
+ * its request is issued, and the task runs its instruction only when its
+ * clock, now the line's arrival, is again the smallest: the model's
+ * instructions on one line then execute in the order their lines arrive,
+ * and a CPU that still holds a requested line (coherence.c: until the
+ * request reaches it) runs its accesses before the requester's.
+ */
+static struct sim_task *choose(void)
+{
+	struct sim_task *best;
+
+	for (;;) {
+		int64_t before;
+
+		best = pick();
+		if (!best)
+			return NULL;
+		if (best->charged)
+			break;
+		before = best->clock;
+		best->charged = true;
+		if (best->kind == RV_XP_PREFETCHW && best->obj && !S.cfg->recording) {
+			/* the line moves here; the CPU does not wait for it */
+			(void)sim_coh_access(best->cpu, best->obj, SA_WRITE, best->clock);
+		} else {
+			enum sim_access a = sim_kind_access(best->kind);
+
+			if (a != SA_NONE && best->obj && !S.cfg->recording)
+				best->clock = sim_coh_access(best->cpu, best->obj, a, best->clock);
+		}
+		if (best->clock == before)
+			break;
+	}
 	S.horizon = INT64_MAX;
 	for (int c = 0; c < S.ncpu; c++) {
 		struct sim_task *t = S.cpu[c].cur;
 
 		if (t && t != best && t->state == T_RUN && t->clock < S.horizon)
 			S.horizon = t->clock;
-	}
-	if (!best->charged) {
-		enum sim_access a = sim_kind_access(best->kind);
-
-		best->charged = true;
-		if (best->kind == RV_XP_PREFETCHW && best->obj && !S.cfg->recording)
-			/* the line moves here; the CPU does not wait for it */
-			(void)sim_coh_access(best->cpu, best->obj, SA_WRITE, best->clock);
-		else if (a != SA_NONE && best->obj && !S.cfg->recording)
-			best->clock = sim_coh_access(best->cpu, best->obj, a, best->clock);
 	}
 	return best;
 }
@@ -679,6 +705,11 @@ static int sim_task_index(void)
 	return self_task ? self_task->id : -1;
 }
 
+static int sim_task_cpu(void)
+{
+	return self_task ? self_task->cpu : 0;
+}
+
 static const struct rv_xsim_ops sim_ops = {
     .point = sim_point,
     .block = sim_block,
@@ -687,6 +718,7 @@ static const struct rv_xsim_ops sim_ops = {
     .sync_rcu = sim_sync_rcu,
     .spin = sim_spin,
     .task_index = sim_task_index,
+    .cpu = sim_task_cpu,
 };
 
 /* ---- public ----------------------------------------------------------- */

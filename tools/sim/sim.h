@@ -75,9 +75,11 @@ int64_t sim_calib_null(const struct sim_calib *c);
  * CPU time of the same ops without points (body_ps): the TSC's step
  * (step_ps) is too coarse for single segments of a few ns, the whole run is
  * not.  Each pair weighs its measured mean plus half a step (a segment
- * shorter than a step reads as 0 or 1 step). */
+ * shorter than a step reads as 0 or 1 step).  When the rarer pairs alone
+ * take more than half of body_ps (samples that caught a preemption), every
+ * pair is scaled (*scaled_all). */
 void sim_calib_merge_run(struct sim_calib *c, struct sim_calib *run, int64_t body_ps,
-			 int64_t step_ps, double *scale);
+			 int64_t step_ps, double *scale, bool *scaled_all);
 const char *sim_calib_describe(const struct sim_calib *c);
 uint32_t sim_site_offset(const void *site);
 
@@ -87,6 +89,7 @@ enum sim_access { SA_NONE = 0, SA_READ, SA_WRITE, SA_RMW };
 
 struct sim_cstats {
 	uint64_t hits, transfers, xsocket, smt, llc, waits;
+	uint64_t window_hits; /* hits of a CPU whose line was already requested */
 	int64_t wait_ps, xfer_ps;
 };
 void sim_coh_init(const struct sim_topo *t);
@@ -163,7 +166,7 @@ void sim_advance(int64_t ps);
 int sim_self(void);
 /* Per-task figures of the last run (valid until the next). */
 const struct sim_task_stats *sim_task_stats(int task);
-/* The unit tests of the engine (selftest.c): 0 passed. */
+/* The unit tests of the engine (selftest.c): 0 passed, 1 failed, 2 no such test. */
 int sim_selftest(const char *name);
 /* --measure-host A,B (hostmeasure.c): print this machine's latencies. */
 int sim_measure_host(const char *cpus);

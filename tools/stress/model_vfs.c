@@ -165,9 +165,16 @@ static int m_fstat_fd(struct stress_task *t, int fd, const char *call)
 	return m_check_ino(t, &st, call);
 }
 
+/* fstat(fd) as glibc 2.33+ issues it: fstatat(fd, "", AT_EMPTY_PATH), whose
+ * empty path the switch stat_empty_path serves by descriptor or by a walk */
 static int m_op_fstat(struct stress_task *t)
 {
-	return m_fstat_fd(t, t->fd[0], "fstat");
+	struct kstat st;
+	int r = vfs_fstatat(t->fd[0], "", &st, AT_EMPTY_PATH);
+
+	if (r)
+		return stress_fail(t, "vfs_fstatat", -r);
+	return m_check_ino(t, &st, "vfs_fstatat");
 }
 
 static int m_op_stat(struct stress_task *t)

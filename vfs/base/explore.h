@@ -146,6 +146,7 @@ struct rv_xsim_ops {
 	void (*sync_rcu)(const void *site);	  /* park while another task is in a section */
 	void (*spin)(int delta);		  /* a spinlock_t taken (+1) / released (-1) */
 	int (*task_index)(void);
+	int (*cpu)(void); /* the calling task's virtual CPU (rv_this_cpu) */
 };
 extern const struct rv_xsim_ops *rv_xsim;
 /* Run the queued call_rcu callbacks now (the simulator, at a quiescent state). */

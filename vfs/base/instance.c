@@ -120,6 +120,12 @@ int rv_instance_destroy(void)
 		fprintf(stderr, "rcuvfs: %ld model task(s) still alive at teardown\n", tasks);
 		ret = -EBUSY;
 	}
+	/* the explorer's build: a wake-up of an exited, freed task */
+	if (rv_task_freed_touches(true)) {
+		fprintf(stderr, "rcuvfs: a freed task was touched (see above)\n");
+		if (!ret)
+			ret = -EFAULT;
+	}
 	/* let deferred frees of the last operations run before subsystems
 	 * check their caches */
 	rcu_barrier();

@@ -2,11 +2,18 @@
 /*
  * vfs/base/percpu_counter.c - per-cpu counters summed on read.
  *
- * A counter is a row of int64_t slots, one per possible CPU (rv_nr_cpu_ids()),
- * indexed by sched_getcpu().  percpu_counter_add is one relaxed atomic add on
- * the current CPU's slot (a thread migrated between sched_getcpu and the add
- * just updates another CPU's slot: still exact, since every slot is atomic).
- * percpu_counter_sum adds every slot: exact whenever no add runs concurrently.
+ * A counter is a row of int64_t slots, one per possible CPU (rv_nr_cpu_ids()
+ * when it was initialised, kept in fbc->nr), indexed by rv_this_cpu().
+ * percpu_counter_add is one relaxed atomic add on the current CPU's slot (a
+ * thread migrated between rv_this_cpu and the add just updates another CPU's
+ * slot: still exact, since every slot is atomic).  percpu_counter_sum adds
+ * every slot: exact whenever no add runs concurrently.
+ *
+ * rv_this_cpu() is sched_getcpu() on the host and the virtual CPU under
+ * rcuvfs-sim, which also sets the possible CPUs to the simulated machine's
+ * (rv_set_nr_cpu_ids) so that every virtual CPU has its own row.  Under the
+ * simulator, the add and each slot read by the sum are accesses to the
+ * slot's line (simulator-only points).
  *
  * Memory of a group of n counters (percpu_counter_init_many) is one
  * allocation laid out as the kernel's per-cpu areas are: a header, then one
@@ -62,6 +69,28 @@ int rv_nr_cpu_ids(void)
 	return n;
 }
 
+void rv_set_nr_cpu_ids(int n)
+{
+	__atomic_store_n(&pcpu_nr_cpu_ids, n > 0 ? n : 0, __ATOMIC_RELAXED);
+}
+
+int rv_this_cpu(void)
+{
+	int nr = rv_nr_cpu_ids(), cpu;
+
+#ifdef RCUVFS_EXPLORE
+	if (RV_XSIM())
+		cpu = rv_xsim->cpu();
+	else
+#endif
+		cpu = sched_getcpu();
+	if (unlikely(cpu < 0))
+		cpu = 0;
+	else if (unlikely(cpu >= nr))
+		cpu %= nr;
+	return cpu;
+}
+
 static inline int pcpu_stride(int n)
 {
 	return (n + PCPU_SLOTS_PER_LINE - 1) / PCPU_SLOTS_PER_LINE * PCPU_SLOTS_PER_LINE;
@@ -71,7 +100,7 @@ static inline struct pcpu_group *pcpu_group_of(const struct percpu_counter *fbc)
 {
 	int stride = pcpu_stride(fbc->group_n);
 
-	return (struct pcpu_group *)(intptr_t)fbc->counters[(size_t)rv_nr_cpu_ids() * stride];
+	return (struct pcpu_group *)(intptr_t)fbc->counters[(size_t)fbc->nr * stride];
 }
 
 static void pcpu_lock(void)
@@ -103,6 +132,7 @@ int percpu_counter_init_many(struct percpu_counter *fbc, int64_t amount, int n)
 		fbc[i].counters = rows + i;
 		fbc[i].group_head = i == 0;
 		fbc[i].group_n = n;
+		fbc[i].nr = nr;
 		rows[(size_t)nr * stride + i] = (int64_t)(intptr_t)g; /* back row */
 		rows[i] = amount; /* the initial value lives in CPU 0's slot */
 	}
@@ -156,24 +186,25 @@ void percpu_counter_destroy(struct percpu_counter *fbc)
 
 void percpu_counter_add(struct percpu_counter *fbc, int64_t amount)
 {
-	int nr = rv_nr_cpu_ids();
-	int cpu = sched_getcpu();
+	int cpu = rv_this_cpu();
+	int64_t *slot;
 
-	if (unlikely(cpu < 0))
-		cpu = 0;
-	else if (unlikely(cpu >= nr))
-		cpu %= nr;
-	__atomic_fetch_add(&fbc->counters[(size_t)cpu * pcpu_stride(fbc->group_n)], amount,
-			   __ATOMIC_RELAXED);
+	if (unlikely(cpu >= fbc->nr)) /* the possible CPUs grew after the init */
+		cpu %= fbc->nr;
+	slot = &fbc->counters[(size_t)cpu * pcpu_stride(fbc->group_n)];
+	RV_SPOINT(RV_XP_ATOMIC, slot); /* the simulator charges the slot's line */
+	__atomic_fetch_add(slot, amount, __ATOMIC_RELAXED);
 }
 
 int64_t percpu_counter_sum(struct percpu_counter *fbc)
 {
-	int nr = rv_nr_cpu_ids(), stride = pcpu_stride(fbc->group_n);
+	int nr = fbc->nr, stride = pcpu_stride(fbc->group_n);
 	int64_t sum = 0;
 
-	for (int cpu = 0; cpu < nr; cpu++)
+	for (int cpu = 0; cpu < nr; cpu++) {
+		RV_SPOINT(RV_XP_LOAD, &fbc->counters[(size_t)cpu * stride]);
 		sum += __atomic_load_n(&fbc->counters[(size_t)cpu * stride], __ATOMIC_RELAXED);
+	}
 	return sum;
 }
 

@@ -178,10 +178,60 @@ void get_task_struct(struct task_struct *t)
 	__atomic_fetch_add(&t->refcount, 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * The explorer's build without a sanitizer poisons a freed task_struct and
+ * keeps the last RV_TASK_QUARANTINE of them before handing them back to
+ * malloc, so that a wake-up of a task that has exited and been freed (the
+ * use-after-free that a task reference held across the wake-up prevents,
+ * rwsem_mark_wake's get_task_struct) is seen in the normal build too: like
+ * a poisoned slab object, the freed task is recognised by its poison and
+ * counted (rv_task_freed_touches; the instance's teardown fails on it).
+ * The sanitizer build frees at once and lets ASan report the access.
+ */
+#if defined(RCUVFS_EXPLORE) && !defined(__SANITIZE_ADDRESS__)
+#define RV_TASK_POISON	   (-0x6b6b)
+#define RV_TASK_QUARANTINE 64
+static struct task_struct *rv_task_quarantine[RV_TASK_QUARANTINE]; /* atomic slots */
+static unsigned int rv_task_qnext;				   /* atomic */
+#endif
+static long rv_task_touches; /* atomic: accesses to freed tasks seen */
+
+static void task_free(struct task_struct *t)
+{
+#ifdef RV_TASK_POISON
+	unsigned int i = __atomic_fetch_add(&rv_task_qnext, 1, __ATOMIC_RELAXED);
+
+	__atomic_store_n(&t->refcount, RV_TASK_POISON, __ATOMIC_RELEASE);
+	free(__atomic_exchange_n(&rv_task_quarantine[i % RV_TASK_QUARANTINE], t, __ATOMIC_ACQ_REL));
+#else
+	free(t);
+#endif
+}
+
+/* A task about to be touched by `what` must not have been freed. */
+static inline void task_check_live(struct task_struct *t, const char *what)
+{
+#ifdef RV_TASK_POISON
+	if (unlikely(__atomic_load_n(&t->refcount, __ATOMIC_ACQUIRE) == RV_TASK_POISON) &&
+	    __atomic_fetch_add(&rv_task_touches, 1, __ATOMIC_RELAXED) == 0)
+		fprintf(stderr, "rcuvfs: %s of task %d after it was freed (use after free)\n", what,
+			t->pid);
+#else
+	(void)t;
+	(void)what;
+#endif
+}
+
+long rv_task_freed_touches(bool reset)
+{
+	return reset ? __atomic_exchange_n(&rv_task_touches, 0, __ATOMIC_RELAXED)
+		     : __atomic_load_n(&rv_task_touches, __ATOMIC_RELAXED);
+}
+
 void put_task_struct(struct task_struct *t)
 {
 	if (__atomic_sub_fetch(&t->refcount, 1, __ATOMIC_ACQ_REL) == 0)
-		free(t);
+		task_free(t);
 }
 
 static void rv_task_thread_exit(void *arg)
@@ -356,6 +406,7 @@ static void task_kick(struct task_struct *t)
 bool wake_up_process(struct task_struct *t)
 {
 	RV_XPOINT(RV_XP_WAKE, t, 0);
+	task_check_live(t, "wake_up_process");
 	/* seq_cst exchange: full barrier, pairs with set_current_state() */
 	if (__atomic_exchange_n(&t->state, TASK_RUNNING, __ATOMIC_SEQ_CST) == TASK_RUNNING)
 		return false;

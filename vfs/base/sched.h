@@ -136,6 +136,9 @@ void task_detach(void);
 void task_exit(struct task_struct *t);
 void get_task_struct(struct task_struct *t);
 void put_task_struct(struct task_struct *t);
+/* Accesses to a freed task_struct seen so far (the explorer's build poisons
+ * freed tasks; 0 elsewhere); reset: return the count and clear it. */
+long rv_task_freed_touches(bool reset);
 /* Number of live tasks in the instance (tests check for leaks). */
 long task_count_live(void);
 

@@ -64,6 +64,19 @@ static const char *const d_fileref[] = {
     "`atomic_long_inc_not_zero` on `f_count` with the slot reloaded (6.7-6.12)",
     "`file_ref_get`: one unconditional add, dead/zero states in the high bits (6.13+)",
 };
+static const char *const v_get_file_rcu[] = {"inline", "out-of-line", NULL};
+static const char *const d_get_file_rcu[] = {
+    "the lookup's attempt inlined into `__fget_files_rcu` (the fix of the 6.7 regression)",
+    "`__get_file_rcu` an out-of-line call on every lookup (6.7's `SLAB_TYPESAFE_BY_RCU` "
+    "conversion, 0ede61d8589c)",
+};
+static const char *const v_stat_empty_path[] = {"fd", "walk", NULL};
+static const char *const d_stat_empty_path[] = {
+    "`vfs_fstatat` goes straight to `vfs_fstat` for an empty path (6.6+, 9013c51c630a; "
+    "`vfs_empty_path` since 6.10)",
+    "a path walk of the empty name (`LOOKUP_EMPTY`) from the descriptor's path: "
+    "`complete_walk` takes the dentry's lockref, `path_put` drops it (before 6.6)",
+};
 static const char *const v_bool[] = {"0", "1", NULL};
 static const char *const d_lockref_relax[] = {
     "no PAUSE in the cmpxchg retry loop (mainline since 2024)",
@@ -126,6 +139,13 @@ static const struct sw_desc sw_table[] = {
      "paths that take the BKL, '+'-separated subset (or 'none')", d_bkl_ops, false},
     {"fileref", SW_ENUM, OFF(fileref), v_fileref,
      "struct file refcount: atomic_long_inc_not_zero (6.7) or file_ref (6.13)", d_fileref, false},
+    {"get_file_rcu", SW_ENUM, OFF(get_file_rcu), v_get_file_rcu,
+     "fget's __get_file_rcu: inlined (the fix) or an out-of-line call (6.7's conversion)",
+     d_get_file_rcu, false},
+    {"stat_empty_path", SW_ENUM, OFF(stat_empty_path), v_stat_empty_path,
+     "fstatat(fd, \"\", AT_EMPTY_PATH): straight to the descriptor (fd: 6.6+) or a walk of the "
+     "empty path taking the dentry's lockref (walk: before 6.6)",
+     d_stat_empty_path, false},
     {"lockref_relax", SW_ENUM, OFF(lockref_relax), v_bool,
      "cpu_relax() in the lockref cmpxchg retry loop (1: pre-2024 kernels)", d_lockref_relax, false},
     {"pte_recheck", SW_ENUM, OFF(pte_recheck), v_pte_recheck,
@@ -187,6 +207,8 @@ void rv_switches_default(struct rv_switches *sw)
 	sw->bkl = BKL_SPIN;
 	sw->bkl_ops = 0;
 	sw->fileref = FILEREF_INC_NOT_ZERO;
+	sw->get_file_rcu = GET_FILE_RCU_INLINE;
+	sw->stat_empty_path = STAT_EMPTY_PATH_FD;
 	sw->lockref_relax = 0;
 	sw->pte_recheck = PTE_RECHECK_MERGED;
 	sw->fork_vma_lock = FORK_VMA_LOCK_ALWAYS;

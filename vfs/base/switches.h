@@ -31,6 +31,10 @@ enum bkl_op_bits {
 	BKL_OP_LOCK = 1u << 4,
 };
 enum fileref_scheme { FILEREF_INC_NOT_ZERO = 0, FILEREF_FILE_REF };
+/* __get_file_rcu in fget: inlined (the fix) or an out-of-line call (6.7's conversion) */
+enum get_file_rcu_mode { GET_FILE_RCU_INLINE = 0, GET_FILE_RCU_OUT_OF_LINE };
+/* fstatat(fd, "", AT_EMPTY_PATH): straight to the descriptor (6.6+) or a path walk (before) */
+enum stat_empty_path_mode { STAT_EMPTY_PATH_FD = 0, STAT_EMPTY_PATH_WALK };
 enum fork_vma_lock_mode {
 	FORK_VMA_LOCK_ALWAYS = 0,
 	FORK_VMA_LOCK_ELIDE_SINGLE,
@@ -62,6 +66,8 @@ struct rv_switches {
 	int bkl;		/* enum bkl_kind */
 	unsigned bkl_ops;	/* enum bkl_op_bits */
 	int fileref;		/* enum fileref_scheme */
+	int get_file_rcu;	/* enum get_file_rcu_mode */
+	int stat_empty_path;	/* enum stat_empty_path_mode */
 	int lockref_relax;	/* 0/1 */
 	int pte_recheck;	/* enum pte_recheck_mode */
 	int fork_vma_lock;	/* enum fork_vma_lock_mode */
