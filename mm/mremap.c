@@ -372,11 +372,9 @@ static long mremap_at(struct vma_remap *vrm)
  */
 static bool vma_multi_allowed(struct vm_area_struct *vma)
 {
-	struct file *file = vma->vm_file;
-
-	if (!file || file->f_op != &zero_fops)
-		return true;
-	return file->f_inode->i_sb == shm_mnt_sb(); /* vma_is_shmem */
+	/* a shmem VMA's vm_file is its shmem file (shared /dev/zero too):
+	 * only a private /dev/zero mapping still has zero_fops */
+	return !vma->vm_file || vma->vm_file->f_op != &zero_fops;
 }
 
 /* remap_move (6.17+): FIXED, same length: every VMA of the range moves */
