@@ -458,41 +458,40 @@ int rmap_walk_file(struct folio *folio, rmap_one_fn fn, void *arg)
  * -> i_mmap_rwsem (read) -> PTE lock.  The page tables of a VMA on i_mmap
  * stay allocated (see the top).
  */
+/* Private VMAs map page-cache folios read-only: nothing to clean. */
+static bool mkclean_invalid_vma(struct vm_area_struct *vma)
+{
+	return !(vma->vm_flags & VM_SHARED);
+}
+
+static bool page_vma_mkclean_one(struct folio *folio, struct vm_area_struct *vma,
+				 unsigned long addr, struct pt_page *pt, pte_t *ptep, pte_t pte,
+				 void *arg)
+{
+	int *cleaned = arg;
+
+	(void)pt;
+	if (pte & (_PAGE_RW | _PAGE_DIRTY)) {
+		/* clear, flush (a writer that validated the PTE finishes its
+		 * copy first), then the clean read-only PTE */
+		pte = ptep_clear_flush(vma, addr, ptep);
+		if (pte_dirty(pte))
+			folio_mark_dirty(folio);
+		set_pte(ptep, pte & ~(_PAGE_RW | _PAGE_DIRTY));
+		(*cleaned)++;
+	}
+	return true;
+}
+
 static int folio_mkclean(struct folio *folio)
 {
 	struct address_space *m = folio->mapping;
-	unsigned long index = mm_folio_index(folio);
-	struct vm_area_struct *vma;
 	int cleaned = 0;
 
 	if (!m || !folio_mapcount(folio))
 		return 0;
 	down_read(&m->i_mmap_rwsem);
-	list_for_each_entry(vma, &m->i_mmap, shared) {
-		unsigned long addr;
-		struct pt_page *pt;
-		pte_t *ptep, pte;
-
-		if (!(vma->vm_flags & VM_SHARED))
-			continue;
-		addr = vma_address(vma, index);
-		if (addr == (unsigned long)-EFAULT)
-			continue;
-		ptep = folio_check_address(folio, vma->vm_mm, addr, &pt, &pte);
-		if (!ptep)
-			continue;
-		if (pte & (_PAGE_RW | _PAGE_DIRTY)) {
-			/* page_vma_mkclean_one: clear, flush (a writer that
-			 * validated the PTE finishes its copy first), then the
-			 * clean read-only PTE */
-			pte = ptep_clear_flush(vma, addr, ptep);
-			if (pte_dirty(pte))
-				folio_mark_dirty(folio);
-			set_pte(ptep, pte & ~(_PAGE_RW | _PAGE_DIRTY));
-			cleaned++;
-		}
-		spin_unlock(&pt->ptl);
-	}
+	rmap_walk_file_locked(folio, m, mkclean_invalid_vma, page_vma_mkclean_one, &cleaned);
 	up_read(&m->i_mmap_rwsem);
 	if (cleaned)
 		rv_stat_add(mkclean_ptes, (uint64_t)cleaned);

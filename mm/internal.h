@@ -63,6 +63,36 @@ static inline pte_t ptep_get(pte_t *ptep)
 {
 	return __atomic_load_n(ptep, __ATOMIC_ACQUIRE);
 }
+
+/*
+ * The locked PTE-range walk, in the shape of walk_pte_range (mm/pagewalk.c,
+ * Linux v6.12): for each page-table page that exists over [start, end),
+ * take its lock, call pte_entry on each PTE of the part of the range it
+ * covers, then table_done (if not NULL) with the lock still held, and drop
+ * the lock.  Absent tables are skipped (no pte_hole).  The caller keeps the
+ * tables allocated (mmap_lock or the VMA lock).  static inline: callers
+ * pass constant callbacks, which the compiler inlines, so the walk costs
+ * what a loop written out does.
+ */
+static inline void walk_pte_range_locked(
+    struct mm_struct *mm, unsigned long start, unsigned long end,
+    void (*pte_entry)(pte_t *ptep, unsigned long addr, struct pt_page *pt, void *priv),
+    void (*table_done)(struct pt_page *pt, void *priv), void *priv)
+{
+	for (unsigned long addr = start, next; addr < end; addr = next) {
+		struct pt_page *pt = pt_lookup(mm, addr);
+
+		next = pgd_addr_end(addr, end);
+		if (!pt)
+			continue;
+		spin_lock(&pt->ptl);
+		for (unsigned long a = addr; a < next; a += PAGE_SIZE)
+			pte_entry(&pt->ptes[pte_index(a)], a, pt, priv);
+		if (table_done)
+			table_done(pt, priv);
+		spin_unlock(&pt->ptl);
+	}
+}
 static inline void set_pte(pte_t *ptep, pte_t pte)
 {
 	__atomic_store_n(ptep, pte, __ATOMIC_RELEASE);
@@ -137,6 +167,46 @@ static inline pte_t *folio_check_address(struct folio *folio, struct mm_struct *
 	}
 	spin_unlock(&pt->ptl);
 	return NULL;
+}
+
+/*
+ * The file rmap walk, in the shape of rmap_walk_file with
+ * page_vma_mapped_walk (mm/rmap.c, Linux v6.12): for each VMA on the
+ * folio's mapping's i_mmap that invalid_vma (if not NULL) does not skip and
+ * that maps the folio, rmap_one runs with the PTE lock held, the PTE's
+ * address and value; the lock is dropped after it, and a false return ends
+ * the walk.  The caller holds the folio lock and i_mmap_rwsem (read), which
+ * keep the VMAs' page tables allocated.  static inline: callers pass
+ * constant callbacks, which the compiler inlines.
+ */
+static inline void rmap_walk_file_locked(
+    struct folio *folio, struct address_space *m, bool (*invalid_vma)(struct vm_area_struct *vma),
+    bool (*rmap_one)(struct folio *folio, struct vm_area_struct *vma, unsigned long addr,
+		     struct pt_page *pt, pte_t *ptep, pte_t pte, void *arg),
+    void *arg)
+{
+	unsigned long index = mm_folio_index(folio);
+	struct vm_area_struct *vma;
+
+	list_for_each_entry(vma, &m->i_mmap, shared) {
+		unsigned long addr;
+		struct pt_page *pt;
+		pte_t *ptep, pte;
+		bool more;
+
+		if (invalid_vma && invalid_vma(vma))
+			continue;
+		addr = vma_address(vma, index);
+		if (addr == (unsigned long)-EFAULT)
+			continue;
+		ptep = folio_check_address(folio, vma->vm_mm, addr, &pt, &pte);
+		if (!ptep)
+			continue;
+		more = rmap_one(folio, vma, addr, pt, ptep, pte, arg);
+		spin_unlock(&pt->ptl);
+		if (!more)
+			break;
+	}
 }
 
 /*

@@ -82,44 +82,38 @@ static enum madvise_lock_mode get_lock_mode(int behavior)
  * one; then the flush (tlb_finish_mmu's), so that no writer keeps a
  * translation that would not set DIRTY again.
  */
+static void madvise_free_pte(pte_t *ptep, unsigned long addr, struct pt_page *pt, void *priv)
+{
+	long *changed = priv;
+	pte_t old = ptep_get(ptep), new;
+	struct folio *folio;
+
+	(void)addr;
+	(void)pt;
+	if (!(old & _PAGE_PRESENT) || pte_special(old))
+		return;
+	folio = mm_folio_from_pte(old);
+	/* folio_maybe_mapped_shared: a COW-shared folio stays */
+	if (!mm_folio_is_anon(folio) || mm_folio_mapcount(folio) != 1)
+		return;
+	do {
+		new = old & ~(_PAGE_DIRTY | _PAGE_ACCESSED);
+	} while (new != old && !__atomic_compare_exchange_n(ptep, &old, new, false,
+							    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+	if (new != old) {
+		(*changed)++;
+		rv_stat_inc(madvise_lazyfree);
+	}
+}
+
 static int madvise_free_single_vma(struct vm_area_struct *vma, unsigned long start,
 				   unsigned long end)
 {
-	struct mm_struct *mm = vma->vm_mm;
 	long changed = 0;
 
 	if (!vma_is_anonymous(vma))
 		return -EINVAL;
-	for (unsigned long addr = start, next; addr < end; addr = next) {
-		struct pt_page *pt = pt_lookup(mm, addr);
-
-		next = pgd_addr_end(addr, end);
-		if (!pt)
-			continue;
-		spin_lock(&pt->ptl);
-		for (unsigned long a = addr; a < next; a += PAGE_SIZE) {
-			pte_t *ptep = &pt->ptes[pte_index(a)];
-			pte_t old = ptep_get(ptep), new;
-			struct folio *folio;
-
-			if (!(old & _PAGE_PRESENT) || pte_special(old))
-				continue;
-			folio = mm_folio_from_pte(old);
-			/* folio_maybe_mapped_shared: a COW-shared folio stays */
-			if (!mm_folio_is_anon(folio) || mm_folio_mapcount(folio) != 1)
-				continue;
-			do {
-				new = old & ~(_PAGE_DIRTY | _PAGE_ACCESSED);
-			} while (new != old &&
-				 !__atomic_compare_exchange_n(ptep, &old, new, false,
-							      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
-			if (new != old) {
-				changed++;
-				rv_stat_inc(madvise_lazyfree);
-			}
-		}
-		spin_unlock(&pt->ptl);
-	}
+	walk_pte_range_locked(vma->vm_mm, start, end, madvise_free_pte, NULL, &changed);
 	if (changed)
 		flush_tlb_range(vma, start, end);
 	return 0;

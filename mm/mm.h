@@ -15,8 +15,10 @@
  *                                  pgoff and file; held for write by mmap,
  *                                  munmap, mprotect, mlock, mremap, madvise's
  *                                  flag advice, fork (both mms), exit; for
- *                                  read by faults (fallback), populate, and
- *                                  madvise(DONTNEED/FREE) over several VMAs.
+ *                                  read by faults (fallback), populate,
+ *                                  madvise(DONTNEED/FREE) over several VMAs,
+ *                                  and msync's walk (dropped around its
+ *                                  writeback).
  *   per-VMA lock                   vma->vm_lock (vma_lock=rwsem) or
  *                                  vma->vm_refcnt (vma_lock=refcnt): a fault
  *                                  holds it for read instead of mmap_lock
@@ -468,6 +470,17 @@ int do_madvise(struct mm_struct *mm, unsigned long start, size_t len_in, int beh
  */
 long do_mremap(struct mm_struct *mm, unsigned long addr, unsigned long old_len,
 	       unsigned long new_len, unsigned long flags, unsigned long new_addr);
+
+/*
+ * msync (mm/msync.c, after Linux 6.18): MS_SYNC writes back the files of
+ * the shared file (and shmem) VMAs of the range; MS_ASYNC and
+ * MS_INVALIDATE only check.  Takes mmap_lock itself.  0, -EINVAL (bad
+ * flags, MS_SYNC with MS_ASYNC, unaligned start), -ENOMEM (a wrapping
+ * end, a hole in the range: at once with MS_ASYNC alone, else after the
+ * walk), -EBUSY (MS_INVALIDATE on a VM_LOCKED VMA), or the writeback's
+ * error.
+ */
+int do_msync(struct mm_struct *mm, unsigned long start, size_t len, int flags);
 
 /* ------------------------------------------------------------------ */
 /* page tables                                                         */

@@ -3,21 +3,25 @@
  * mm/mremap.c - mremap (after mm/mremap.c, Linux 6.18).
  *
  * do_mremap(mm, addr, old_len, new_len, flags, new_addr):
- *   check_mremap_params, on the lengths as passed: unknown flags, an
- *   unaligned addr, new_len 0 or above TASK_SIZE: -EINVAL; with
- *   MREMAP_FIXED or MREMAP_DONTUNMAP also a new_addr that is unaligned or
- *   leaves no room for new_len, FIXED or DONTUNMAP without MAYMOVE,
- *   DONTUNMAP with a resize, source and target overlapping: -EINVAL.
- *   Then both lengths are page-aligned and, under mmap_lock (write):
+ *   Both lengths are page-aligned first (6.18), then check_mremap_params:
+ *   unknown flags, an unaligned addr, new_len 0 or above TASK_SIZE:
+ *   -EINVAL; with MREMAP_FIXED or MREMAP_DONTUNMAP also a new_addr that
+ *   is unaligned or leaves no room for new_len, FIXED or DONTUNMAP
+ *   without MAYMOVE, DONTUNMAP with a resize, source and target
+ *   overlapping: -EINVAL.  Then, under mmap_lock (write):
  *   - FIXED with old_len == new_len (remap_move, 6.17+): every VMA of the
  *     source range moves, split at its ends, the gaps between them kept;
- *     no VMA at addr: -EFAULT; a VMA that may not take part (a shmem
- *     mapping: it has its own get_unmapped_area) when there is more than
- *     one: -EFAULT.
+ *     no VMA at addr: -EFAULT; a VMA that may not take part
+ *     (vma_multi_allowed: its file has a get_unmapped_area of its own and
+ *     is no shmem, a private /dev/zero mapping here) when it is not the
+ *     first, or is the first and the range runs past its end (into a
+ *     hole too): -EFAULT, after the VMAs before it moved.
  *   - else the VMA containing addr (none: -EFAULT), check_prep_vma: when
  *     the call maps something new (grows, or moves), an old_len of 0 on a
  *     private mapping is -EINVAL, a source that runs past the VMA's end
- *     -EFAULT, a growth whose page offset wraps -EINVAL;
+ *     -EFAULT (a shrink's source only as far as new_len: the part
+ *     unmapped may cross VMAs and holes), a growth whose page offset
+ *     wraps -EINVAL;
  *     mremap_at: same size: addr; shrink: munmap of the tail, addr; grow:
  *     in place if [addr, addr+old_len) ends the VMA and the growth fits
  *     in the hole after it, else -ENOMEM without MAYMOVE, else move_vma to
@@ -41,7 +45,9 @@
  * anon_vma links (dontunmap_complete).  A page table that cannot be
  * allocated moves what moved back and unmaps the target: -ENOMEM.  The
  * model merges the target VMA with its neighbours after the move (the
- * kernel's vma_merge_copied_range does before): the same layout.
+ * kernel's copy_vma does before): the same layout; with DONTUNMAP it
+ * merges before clearing the source's lock flags, since a source merged
+ * with the target loses them whole (copy_vma, dontunmap_complete).
  *
  * Not modelled: mseal (-EPERM), hugetlb alignment, VM_DONTEXPAND/PFNMAP,
  * the map-count and memory limits, userfaultfd events.
@@ -97,7 +103,7 @@ static long check_mremap_params(const struct vma_remap *vrm)
 static long check_prep_vma(struct vma_remap *vrm)
 {
 	struct vm_area_struct *vma = vrm->vma;
-	unsigned long pgoff;
+	unsigned long pgoff, old_len;
 
 	if (!vma)
 		return -EFAULT;
@@ -108,9 +114,12 @@ static long check_prep_vma(struct vma_remap *vrm)
 		return 0;
 	if (!vrm->old_len && !(vma->vm_flags & (VM_SHARED | VM_MAYSHARE)))
 		return -EINVAL;
-	if (vrm->old_len > vma->vm_end - vrm->addr)
+	/* a shrink (with MREMAP_FIXED or DONTUNMAP: it moves) may unmap past
+	 * the VMA's end: only the part that moves, new_len, must lie in it */
+	old_len = vrm->new_len < vrm->old_len ? vrm->new_len : vrm->old_len;
+	if (old_len > vma->vm_end - vrm->addr)
 		return -EFAULT;
-	if (vrm->new_len == vrm->old_len)
+	if (vrm->new_len == old_len)
 		return 0;
 	if (vma->vm_flags & VM_LOCKED)
 		vrm->mlocked = vrm->new_len > vrm->old_len;
@@ -255,13 +264,27 @@ static long move_vma(struct vma_remap *vrm)
 	drop_rmap_locks(vma);
 	rv_stat_inc(mremap_moves);
 	if (vrm->flags & MREMAP_DONTUNMAP) {
-		/* dontunmap_complete: the whole VMA loses its lock flags */
-		WRITE_ONCE(vma->vm_flags, vma->vm_flags & ~VM_LOCKED_MASK);
-		if (vrm->addr == start && vrm->addr + vrm->old_len == end)
-			unlink_anon_vmas(vma);
-	} else {
-		do_munmap(mm, vrm->addr, vrm->old_len);
+		struct vm_area_struct *m;
+
+		/*
+		 * copy_vma (mm/vma.c, Linux 6.18) merges the target range with
+		 * its neighbours before the page tables move; a source never
+		 * faulted (no anon_vma: the target took the pgoff of its own
+		 * address) that is the target's neighbour is merged with it,
+		 * and copy_vma hands the merged VMA back as the source.  So
+		 * merge first: dontunmap_complete then clears the lock flags
+		 * of the whole merged VMA (and unlinks nothing: it is the new
+		 * VMA too), else of the source VMA alone.
+		 */
+		vma_merge_around(mm, new);
+		m = vma_lookup(mm, vrm->addr); /* the range stays mapped */
+		WRITE_ONCE(m->vm_flags, m->vm_flags & ~VM_LOCKED_MASK);
+		if (!(m->vm_start <= vrm->new_addr && vrm->new_addr < m->vm_end) &&
+		    vrm->addr == start && vrm->addr + vrm->old_len == end)
+			unlink_anon_vmas(m);
+		return (long)vrm->new_addr;
 	}
+	do_munmap(mm, vrm->addr, vrm->old_len);
 	vma_merge_around(mm, new);
 	return (long)vrm->new_addr;
 }
@@ -336,15 +359,22 @@ static long mremap_at(struct vma_remap *vrm)
 }
 
 /*
- * vma_multi_allowed: an anonymous VMA, or one whose file has no
- * get_unmapped_area of its own (the model's: shmem files, of shared
- * anonymous and shared /dev/zero mappings).
+ * vma_multi_allowed (mm/mremap.c, Linux 6.18): a VMA may take part in a
+ * move of several VMAs unless its file has a get_unmapped_area of its own
+ * that could ignore MREMAP_FIXED; shmem (and hugetlb, and
+ * thp_get_unmapped_area) are known to obey it.  Anonymous memory and
+ * shmem files (shared anonymous, shared /dev/zero, tmpfs) may; of the
+ * model's files only /dev/zero has a get_unmapped_area of its own
+ * (get_unmapped_area_zero, drivers/char/mem.c), so a private /dev/zero
+ * mapping, which keeps its vm_file, may not.  The model's own
+ * filesystem's files have none (as a tmpfs file, the host's scratch files
+ * in rcuvfs-mmdiff, is shmem and may).
  */
 static bool vma_multi_allowed(struct vm_area_struct *vma)
 {
-	if (vma_is_anonymous(vma))
-		return true;
-	return !(vma->vm_file && vma->vm_file->f_inode->i_sb == shm_mnt_sb());
+	/* a shmem VMA's vm_file is its shmem file (shared /dev/zero too):
+	 * only a private /dev/zero mapping still has zero_fops */
+	return !vma->vm_file || vma->vm_file->f_op != &zero_fops;
 }
 
 /* remap_move (6.17+): FIXED, same length: every VMA of the range moves */
@@ -401,11 +431,13 @@ long do_mremap(struct mm_struct *mm, unsigned long addr, unsigned long old_len,
 	};
 	long res;
 
+	/* 6.18 page-aligns both lengths before check_mremap_params: a
+	 * DONTUNMAP move of old_len 4096 to new_len 4095 is no resize */
+	vrm.old_len = (vrm.old_len + PAGE_SIZE - 1) & PAGE_MASK;
+	vrm.new_len = (vrm.new_len + PAGE_SIZE - 1) & PAGE_MASK;
 	res = check_mremap_params(&vrm);
 	if (res)
 		return res;
-	vrm.old_len = (vrm.old_len + PAGE_SIZE - 1) & PAGE_MASK;
-	vrm.new_len = (vrm.new_len + PAGE_SIZE - 1) & PAGE_MASK;
 	mmap_write_lock(mm);
 	if ((flags & MREMAP_FIXED) && vrm.old_len == vrm.new_len) {
 		res = remap_move(&vrm);

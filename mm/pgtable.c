@@ -132,58 +132,66 @@ long zap_page_range_details(struct vm_area_struct *vma, unsigned long start, uns
  * at once: no writer can use a clean translation without setting DIRTY
  * in the PTE first (the model CPU's walk does), so none is in flight.
  */
+struct zap_walk {
+	struct mmu_gather *tlb;
+	struct vm_area_struct *vma;
+	bool skip_anon;
+	bool force_flush; /* this table: a dirty file folio waits for the flush */
+	long rss[NR_MM_COUNTERS], zapped;
+};
+
+static void zap_pte(pte_t *ptep, unsigned long addr, struct pt_page *pt, void *priv)
+{
+	struct zap_walk *z = priv;
+	struct folio *folio;
+	pte_t pte;
+
+	(void)addr;
+	pte = ptep_get(ptep);
+	if (pte_none(pte))
+		return;
+	if (z->skip_anon && (pte_special(pte) || mm_folio_is_anon(mm_folio_from_pte(pte))))
+		return;
+	pte = ptep_get_and_clear(ptep);
+	pt->nr_present--;
+	z->zapped++;
+	if (pte_special(pte)) {
+		tlb_remove_folio(z->tlb, NULL, false);
+		return;
+	}
+	folio = mm_folio_from_pte(pte);
+	z->rss[mm_counter_of(z->vma, folio)]--;
+	if (pte_dirty(pte) && !mm_folio_is_anon(folio)) {
+		mm_folio_mark_dirty(folio);
+		z->force_flush = true;
+		tlb_remove_folio(z->tlb, folio, true);
+		return;
+	}
+	mm_folio_mapcount_dec(folio);
+	tlb_remove_folio(z->tlb, folio, false);
+}
+
+/* the flush before dropping the PTE lock, then the rmaps */
+static void zap_table_done(struct pt_page *pt, void *priv)
+{
+	struct zap_walk *z = priv;
+
+	(void)pt;
+	if (z->force_flush) {
+		tlb_flush_mmu_tlbonly(z->tlb);
+		tlb_flush_rmaps(z->tlb);
+		z->force_flush = false;
+	}
+}
+
 long zap_page_range_tlb(struct mmu_gather *tlb, struct vm_area_struct *vma, unsigned long start,
 			unsigned long end, bool skip_anon)
 {
-	struct mm_struct *mm = vma->vm_mm;
-	long rss[NR_MM_COUNTERS] = {0}, zapped = 0;
+	struct zap_walk z = {.tlb = tlb, .vma = vma, .skip_anon = skip_anon};
 
-	for (unsigned long addr = start, next; addr < end; addr = next) {
-		struct pt_page *pt = pt_lookup(mm, addr);
-		bool force_flush = false;
-
-		next = pgd_addr_end(addr, end);
-		if (!pt)
-			continue;
-		spin_lock(&pt->ptl);
-		for (unsigned long a = addr; a < next; a += PAGE_SIZE) {
-			pte_t *ptep = &pt->ptes[pte_index(a)];
-			pte_t pte;
-			struct folio *folio;
-
-			pte = ptep_get(ptep);
-			if (pte_none(pte))
-				continue;
-			if (skip_anon &&
-			    (pte_special(pte) || mm_folio_is_anon(mm_folio_from_pte(pte))))
-				continue;
-			pte = ptep_get_and_clear(ptep);
-			pt->nr_present--;
-			zapped++;
-			if (pte_special(pte)) {
-				tlb_remove_folio(tlb, NULL, false);
-				continue;
-			}
-			folio = mm_folio_from_pte(pte);
-			rss[mm_counter_of(vma, folio)]--;
-			if (pte_dirty(pte) && !mm_folio_is_anon(folio)) {
-				mm_folio_mark_dirty(folio);
-				force_flush = true;
-				tlb_remove_folio(tlb, folio, true);
-				continue;
-			}
-			mm_folio_mapcount_dec(folio);
-			tlb_remove_folio(tlb, folio, false);
-		}
-		/* the flush before dropping the PTE lock, then the rmaps */
-		if (force_flush) {
-			tlb_flush_mmu_tlbonly(tlb);
-			tlb_flush_rmaps(tlb);
-		}
-		spin_unlock(&pt->ptl);
-	}
-	add_mm_rss_vec(mm, rss);
-	return zapped;
+	walk_pte_range_locked(vma->vm_mm, start, end, zap_pte, zap_table_done, &z);
+	add_mm_rss_vec(vma->vm_mm, z.rss);
+	return z.zapped;
 }
 
 static void pt_page_free_rcu(struct rcu_head *head)
@@ -279,51 +287,50 @@ int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_v
 	return 0;
 }
 
+struct change_prot_walk {
+	unsigned long flags;
+	bool flush;
+};
+
+static void change_pte(pte_t *ptep, unsigned long addr, struct pt_page *pt, void *priv)
+{
+	struct change_prot_walk *w = priv;
+	unsigned long flags = w->flags;
+	pte_t old, new;
+
+	(void)addr;
+	(void)pt;
+	old = ptep_get(ptep);
+	do {
+		if (pte_none(old))
+			break;
+		new = old;
+		if (!(flags & VM_ACCESS_FLAGS)) {
+			new &= ~(_PAGE_PRESENT | _PAGE_RW);
+			new |= _PAGE_PROTNONE;
+		} else {
+			if (pte_protnone(new))
+				new = (new & ~_PAGE_PROTNONE) | _PAGE_PRESENT;
+			/* write permission returns through a fault */
+			if (!(flags & VM_WRITE))
+				new &= ~_PAGE_RW;
+		}
+	} while (new != old && !__atomic_compare_exchange_n(ptep, &old, new, false,
+							    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+	/* a permission taken away must leave every TLB */
+	if (!pte_none(old) &&
+	    (new & ~old &_PAGE_PROTNONE || (old & ~new &(_PAGE_RW | _PAGE_PRESENT))))
+		w->flush = true;
+}
+
 /* mprotect: make PTEs of [start, end) agree with vma->vm_flags (already set). */
 void change_protection(struct vm_area_struct *vma, unsigned long start, unsigned long end)
 {
-	struct mm_struct *mm = vma->vm_mm;
-	unsigned long flags = vma->vm_flags;
-	bool flush = false;
+	struct change_prot_walk w = {.flags = vma->vm_flags};
 
-	for (unsigned long addr = start, next; addr < end; addr = next) {
-		struct pt_page *pt = pt_lookup(mm, addr);
-
-		next = pgd_addr_end(addr, end);
-		if (!pt)
-			continue;
-		spin_lock(&pt->ptl);
-		for (unsigned long a = addr; a < next; a += PAGE_SIZE) {
-			pte_t *ptep = &pt->ptes[pte_index(a)];
-			pte_t old, new;
-
-			old = ptep_get(ptep);
-			do {
-				if (pte_none(old))
-					break;
-				new = old;
-				if (!(flags & VM_ACCESS_FLAGS)) {
-					new &= ~(_PAGE_PRESENT | _PAGE_RW);
-					new |= _PAGE_PROTNONE;
-				} else {
-					if (pte_protnone(new))
-						new = (new & ~_PAGE_PROTNONE) | _PAGE_PRESENT;
-					/* write permission returns through a fault */
-					if (!(flags & VM_WRITE))
-						new &= ~_PAGE_RW;
-				}
-			} while (new != old &&
-				 !__atomic_compare_exchange_n(ptep, &old, new, false,
-							      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
-			/* a permission taken away must leave every TLB */
-			if (!pte_none(old) && (new & ~old &_PAGE_PROTNONE ||
-					       (old & ~new &(_PAGE_RW | _PAGE_PRESENT))))
-				flush = true;
-		}
-		spin_unlock(&pt->ptl);
-	}
+	walk_pte_range_locked(vma->vm_mm, start, end, change_pte, NULL, &w);
 	/* do_mprotect_pkey's mmu_gather: tlb_finish_mmu flushes the range */
-	if (flush && !RV_MUTANT(change_protection_no_flush))
+	if (w.flush && !RV_MUTANT(change_protection_no_flush))
 		flush_tlb_range(vma, start, end);
 }
 
@@ -334,36 +341,31 @@ void change_protection(struct vm_area_struct *vma, unsigned long start, unsigned
  * PTE lock held across the window as the kernel does.  A concurrent fault
  * reading the PTE locklessly inside the window sees pte_none.
  */
+static void prot_numa_pte(pte_t *ptep, unsigned long addr, struct pt_page *pt, void *priv)
+{
+	long *changed = priv;
+	pte_t old = ptep_get(ptep);
+
+	(void)addr;
+	(void)pt;
+	if (!(old & _PAGE_PRESENT) || pte_special(old))
+		return;
+	old = ptep_get_and_clear(ptep); /* ptep_modify_prot_start */
+	RV_INJECT("numa_prot_window");
+	/* ptep_modify_prot_commit; RW stays as the saved write bit */
+	set_pte(ptep, (old & ~_PAGE_PRESENT) | _PAGE_PROTNONE);
+	(*changed)++;
+}
+
 long change_prot_numa(struct vm_area_struct *vma, unsigned long start, unsigned long end)
 {
-	struct mm_struct *mm = vma->vm_mm;
 	long changed = 0;
 
 	if (start < vma->vm_start)
 		start = vma->vm_start;
 	if (end > vma->vm_end)
 		end = vma->vm_end;
-	for (unsigned long addr = start, next; addr < end; addr = next) {
-		struct pt_page *pt = pt_lookup(mm, addr);
-
-		next = pgd_addr_end(addr, end);
-		if (!pt)
-			continue;
-		spin_lock(&pt->ptl);
-		for (unsigned long a = addr; a < next; a += PAGE_SIZE) {
-			pte_t *ptep = &pt->ptes[pte_index(a)];
-			pte_t old = ptep_get(ptep);
-
-			if (!(old & _PAGE_PRESENT) || pte_special(old))
-				continue;
-			old = ptep_get_and_clear(ptep); /* ptep_modify_prot_start */
-			RV_INJECT("numa_prot_window");
-			/* ptep_modify_prot_commit; RW stays as the saved write bit */
-			set_pte(ptep, (old & ~_PAGE_PRESENT) | _PAGE_PROTNONE);
-			changed++;
-		}
-		spin_unlock(&pt->ptl);
-	}
+	walk_pte_range_locked(vma->vm_mm, start, end, prot_numa_pte, NULL, &changed);
 	/* change_prot_numa's mmu_gather (tlb_finish_mmu) */
 	if (changed && !RV_MUTANT(change_prot_numa_no_flush))
 		flush_tlb_range(vma, start, end);

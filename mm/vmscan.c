@@ -40,49 +40,42 @@ long mm_lru_pages(void)
 	return READ_ONCE(nr_lru);
 }
 
+/* try_to_unmap_one (mm/rmap.c, 6.9); false, with *locked set, for an
+ * mlocked mapping, which keeps the folio and ends the walk. */
+static bool try_to_unmap_one(struct folio *folio, struct vm_area_struct *vma, unsigned long addr,
+			     struct pt_page *pt, pte_t *ptep, pte_t pte, void *arg)
+{
+	bool *locked = arg;
+
+	if (READ_ONCE(vma->vm_flags) & VM_LOCKED) {
+		*locked = true;
+		return false;
+	}
+	/* clear and flush before the folio goes */
+	pte = RV_MUTANT(try_to_unmap_no_flush) ? ptep_get_and_clear(ptep)
+					       : ptep_clear_flush(vma, addr, ptep);
+	pt->nr_present--;
+	if (pte_dirty(pte))
+		folio_mark_dirty(folio);
+	mm_folio_mapcount_dec(folio);
+	add_mm_counter(vma->vm_mm, MM_FILEPAGES, -1);
+	folio_put(folio); /* the PTE's reference */
+	rv_stat_inc(reclaim_unmapped);
+	return true;
+}
+
 /* Unmap a locked file folio from every PTE; true if no mapping is left. */
 static bool try_to_unmap(struct folio *folio)
 {
 	struct address_space *m = folio->mapping;
-	unsigned long index = mm_folio_index(folio);
-	struct vm_area_struct *vma;
 	bool locked = false;
 
 	if (!folio_mapcount(folio))
 		return true;
 	if (!down_read_trylock(&m->i_mmap_rwsem))
 		return false;
-	list_for_each_entry(vma, &m->i_mmap, shared) {
-		unsigned long addr;
-		struct pt_page *pt;
-		pte_t *ptep, pte;
-
-		addr = vma_address(vma, index);
-		if (addr == (unsigned long)-EFAULT)
-			continue;
-		/* the VMA is on i_mmap, so its page tables are not freed */
-		ptep = folio_check_address(folio, vma->vm_mm, addr, &pt, &pte);
-		if (!ptep)
-			continue;
-		if (READ_ONCE(vma->vm_flags) & VM_LOCKED) {
-			/* try_to_unmap_one (mm/rmap.c, 6.9): an mlocked
-			 * mapping keeps the folio; abort the walk */
-			spin_unlock(&pt->ptl);
-			locked = true;
-			break;
-		}
-		/* try_to_unmap_one: clear and flush before the folio goes */
-		pte = RV_MUTANT(try_to_unmap_no_flush) ? ptep_get_and_clear(ptep)
-						       : ptep_clear_flush(vma, addr, ptep);
-		pt->nr_present--;
-		if (pte_dirty(pte))
-			folio_mark_dirty(folio);
-		mm_folio_mapcount_dec(folio);
-		add_mm_counter(vma->vm_mm, MM_FILEPAGES, -1);
-		folio_put(folio); /* the PTE's reference */
-		rv_stat_inc(reclaim_unmapped);
-		spin_unlock(&pt->ptl);
-	}
+	/* the VMAs are on i_mmap, so their page tables are not freed */
+	rmap_walk_file_locked(folio, m, NULL, try_to_unmap_one, &locked);
 	up_read(&m->i_mmap_rwsem);
 	return !locked && folio_mapcount(folio) == 0;
 }

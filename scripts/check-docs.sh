@@ -7,8 +7,8 @@
 #   file of the tree and, with an anchor, a heading of that file;
 # - a block between <!-- include FILE --> and <!-- /include --> shows FILE
 #   verbatim inside one fenced code block;
-# - no page speaks of tracker issue numbers, "targets met" or files kept
-#   outside the repository;
+# - no page speaks of tracker issue numbers, "targets met", "today" (a
+#   figure names its commit instead) or files kept outside the repository;
 # - no source (*.c, *.h, *.sh, CMakeLists.txt, *.cmake) speaks of the
 #   project's history instead of the code: tracker issue numbers, the
 #   seed threads' file names (seeds/NNN), files outside the repository,
@@ -59,8 +59,8 @@ for p in $pages; do
 			cmp -s "$tmp.inc" "$inc" ||
 				{ echo "$p: the copy of $inc differs from the file"; echo x >>"$tmp.bad"; }
 		done
-	if grep -n -i -E 'SEEDS\.md|\.\./shared|issue [0-9#]|#[0-9]+\b.*issue|target(s)? (is |are )?met|\btarget [<>=0-9]' "$p"; then
-		fail "$p: speaks of issues, targets or files outside the repository"
+	if grep -n -i -E 'SEEDS\.md|\.\./shared|issue [0-9#]|#[0-9]+\b.*issue|target(s)? (is |are )?met|\btarget [<>=0-9]|\btoday\b' "$p"; then
+		fail "$p: speaks of issues, targets, today or files outside the repository"
 	fi
 done
 # sources: the same words, and "today" (a comment states what the code does,

@@ -43,11 +43,11 @@ run() {
 }
 
 section "1. fstat/flock/lock: tmpfs vs rcuvfs mount vs model, 3 rounds of 0.5 s"
-RCUVFS_BUILD=$PWD/build ./tests/stress/compare.sh --rounds 3 --duration 0.5 --warmup 0.2 \
+RCUVFS_BUILD=$PWD/build ./tests/stress/compare.sh --repeat 3 --duration 0.5 --warmup 0.2 \
 	--csv "$out/compare.csv" | tee "$out/compare.txt"
 
 section "2. the BKL regression: bkl-mix under three BKL implementations, 3 rounds"
-./tests/bench/bkl-regression --stress "$stress" --jobs 300 --rounds 3 --csv "$out/bkl.csv" |
+./tests/bench/bkl-regression --stress "$stress" --jobs 300 --repeat 3 --csv "$out/bkl.csv" |
 	tee "$out/bkl.txt"
 
 section "3a. pte_recheck 1, rfc and 0: page_fault2/3 in the model, 3 rounds"
@@ -62,11 +62,11 @@ run scaling --path "$tmpfs" --workload fstat1,fstat2,open1,lock1,lock2,flock1 \
 	--tasks "$tasks" --duration 0.5 --warmup 0.2 --repeat 3 --verify --quiet
 
 section "5. allocators: the sheaves series' mmap test in the model, 3,000 cycles per step"
-./tests/bench/mmap-cycle.sh --stress "$stress" --cycles 3000 --csv "$out/allocators.csv" |
+./tests/bench/mmap-cycle.sh --stress "$stress" --iters 3000 --csv "$out/allocators.csv" |
 	tee "$out/allocators.txt"
 
 section "6. simulated CPUs: the seeds' comparisons on their topologies (rcuvfs-sim)"
-./scripts/sim-plots.sh build "$out" | tee "$out/sim.log"
+./scripts/sim-plots.sh --build build --out "$out" | tee "$out/sim.log"
 simplots=$(sed '1,/^plots:$/d' "$out/sim.log")
 
 section "plots"

@@ -438,6 +438,30 @@ int filemap_writeback_folio(struct folio *f)
 	return err;
 }
 
+/*
+ * The first folio of m at an index in [*idx, max], with a reference taken,
+ * *idx set to its index; NULL if there is none.  A folio being freed
+ * (folio_try_get fails) is looked up again.  The lookup half of the
+ * kernel's find_get_entry (mm/filemap.c, Linux v6.12) without its
+ * xas_reload: the callers check f->mapping (and f->index) under the folio
+ * lock instead.
+ */
+static struct folio *filemap_find_get(struct address_space *m, uint64_t *idx, uint64_t max)
+{
+	struct folio *f;
+
+	for (;;) {
+		rcu_read_lock();
+		f = xa_find(&m->i_pages, idx, max);
+		if (!f || folio_try_get(f)) {
+			rcu_read_unlock();
+			return f;
+		}
+		rcu_read_unlock();
+		cpu_relax(); /* being freed: look again */
+	}
+}
+
 int filemap_write_and_wait_range(struct address_space *m, int64_t start, int64_t end)
 {
 	uint64_t idx = (uint64_t)(start >> PAGE_SHIFT);
@@ -448,14 +472,7 @@ int filemap_write_and_wait_range(struct address_space *m, int64_t start, int64_t
 		struct folio *f;
 		int err;
 
-		rcu_read_lock();
-		f = xa_find(&m->i_pages, &idx, last);
-		if (f && !folio_try_get(f)) {
-			rcu_read_unlock();
-			cpu_relax();
-			continue; /* being freed: look again */
-		}
-		rcu_read_unlock();
+		f = filemap_find_get(m, &idx, last);
 		if (!f)
 			break;
 		folio_lock(f);
@@ -510,14 +527,7 @@ void truncate_inode_pages_range(struct address_space *m, int64_t lstart, int64_t
 	while (idx < end) {
 		struct folio *f;
 
-		rcu_read_lock();
-		f = xa_find(&m->i_pages, &idx, end - 1);
-		if (f && !folio_try_get(f)) {
-			rcu_read_unlock();
-			cpu_relax();
-			continue;
-		}
-		rcu_read_unlock();
+		f = filemap_find_get(m, &idx, end - 1);
 		if (!f)
 			break;
 		RV_INJECT("truncate_before_folio_lock");
@@ -581,14 +591,7 @@ void filemap_unfalloc_range(struct address_space *m, int64_t start, int64_t end)
 	while (end >= 0 && idx <= (uint64_t)end) {
 		struct folio *f;
 
-		rcu_read_lock();
-		f = xa_find(&m->i_pages, &idx, (uint64_t)end);
-		if (f && !folio_try_get(f)) {
-			rcu_read_unlock();
-			cpu_relax();
-			continue;
-		}
-		rcu_read_unlock();
+		f = filemap_find_get(m, &idx, (uint64_t)end);
 		if (!f)
 			break;
 		folio_lock(f);

@@ -16,9 +16,9 @@
  * row), they give the off-cost comparison in docs/vfs.md (bkl_ops).
  *
  * Reported, never pass/fail.  Usage (--help):
- *   bench_bkl_ops [--iters N] [--rounds R] [--only CONFIG]
- * (--only, e.g. none, runs one configuration: for callgrind, see
- * tests/bench/bench_bkl_ops_callgrind.sh)
+ *   bench_bkl_ops [--iters N] [--repeat N] [-o bkl_ops=CONFIG]
+ * (-o bkl_ops=CONFIG, e.g. none, runs one configuration: for callgrind,
+ * see tests/bench/bench_bkl_ops_callgrind.sh)
  */
 #include "vfs/vfs.h"
 #include "bench_opt.h"
@@ -29,14 +29,13 @@
 
 static long iters = 200000;
 static int rounds = 5;
-static const char *only;
 
 static int instance(const char *ops)
 {
 	struct rv_switches sw;
 	char err[128];
 
-	rv_switches_default(&sw);
+	bench_switches(&sw);
 	if (rv_switch_set(&sw, "bkl_ops", ops, err, sizeof(err))) {
 		fprintf(stderr, "bench_bkl_ops: %s\n", err);
 		return -1;
@@ -100,16 +99,18 @@ static double run_op(int op)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: bench_bkl_ops [--iters N] [--rounds R] [--only CONFIG]\n"
-		   "What the bkl_ops switch costs on the paths it covers (open+close, setattr,\n"
-		   "ioctl), one task, uncontended: ns per operation, best of R rounds, the\n"
-		   "configurations alternating.  Reported, never pass/fail.\n"
-		   "  -n, --iters N    operations per path and round (default 200000)\n"
-		   "  -r, --rounds R   rounds (default 5)\n"
-		   "  -o, --only CFG   one configuration: none, open+release, setattr, ioctl\n"
-		   "                   or all (for callgrind: bench_bkl_ops_callgrind.sh)\n"
-		   "  -V, --version    version and git commit\n"
-		   "  -h, --help       this text\n");
+	fprintf(f,
+		"usage: bench_bkl_ops [-n N] [-r N] [-o NAME=VALUE,...] [--sweep bkl_ops=V,...]\n"
+		"What the bkl_ops switch costs on the paths it covers (open+close, setattr,\n"
+		"ioctl), one task, uncontended: ns per operation, best of N rounds, the\n"
+		"configurations alternating.  Reported, never pass/fail.\n"
+		"  -n, --iters N      operations per path and round (default 200000)\n"
+		"  -r, --repeat N     rounds (default 5)\n" BENCH_HELP_O
+		"                     (-o bkl_ops=CFG: that configuration only, for callgrind:\n"
+		"                     bench_bkl_ops_callgrind.sh)\n"
+		"      --sweep bkl_ops=CFG,...  these configurations only, among none,\n"
+		"                     open+release, setattr, ioctl and all (the "
+		"default)\n" BENCH_HELP_TAIL);
 }
 
 int main(int argc, char **argv)
@@ -117,46 +118,18 @@ int main(int argc, char **argv)
 	/* bits that matter per op; "none" first */
 	static const char *const cfg[] = {"none", "open+release", "setattr", "ioctl", "all"};
 	enum { NCFG = sizeof(cfg) / sizeof(cfg[0]) };
-	static const struct option opts[] = {
-	    {"iters", required_argument, NULL, 'n'}, {"rounds", required_argument, NULL, 'r'},
-	    {"only", required_argument, NULL, 'o'},  {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},     {NULL, 0, NULL, 0}};
+	static struct bench_cli cli = {.prog = "bench_bkl_ops",
+				       .usage = usage,
+				       .takes = BENCH_ITERS | BENCH_REPEAT | BENCH_SWEEP,
+				       .compared = "bkl_ops"};
 	double best[NCFG][NR_OPS];
-	int opt;
 
-	bench_prog = "bench_bkl_ops";
-	bench_argv = argv;
-	opterr = 0; /* one line of ours per usage error */
-	while ((opt = getopt_long(argc, argv, bench_shortopts = "n:r:o:hV", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'n':
-			iters = bench_opt_long("--iters", optarg, 1, 1L << 40);
-			break;
-		case 'r':
-			rounds = (int)bench_opt_long("--rounds", optarg, 1, 1000000);
-			break;
-		case 'o':
-			only = optarg;
-			break;
-		case 'V':
-			rv_cli_version(bench_prog);
-			return 0;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			bench_usage_error(usage);
-		}
-	}
-	bench_no_operands(argc, argv, usage);
-	if (only) {
-		int k = 0;
-
-		while (k < NCFG && strcmp(only, cfg[k]))
-			k++;
-		if (k == NCFG)
-			bench_bad("--only", only, "none, open+release, setattr, ioctl or all");
-	}
+	cli.iters = iters;
+	cli.repeat = rounds;
+	bench_parse(&cli, argc, argv);
+	iters = cli.iters;
+	rounds = cli.repeat;
+	bench_check_values(cfg, NCFG);
 	for (int c = 0; c < NCFG; c++)
 		for (int o = 0; o < NR_OPS; o++)
 			best[c][o] = 1e30;
@@ -164,7 +137,7 @@ int main(int argc, char **argv)
 		for (int k = 0; k < NCFG; k++) {
 			int c = (k + r) % NCFG; /* rotate the order */
 
-			if (only && strcmp(only, cfg[c]))
+			if (!bench_runs(cfg[c]))
 				continue;
 			if (instance(cfg[c]))
 				return 2;
@@ -181,7 +154,7 @@ int main(int argc, char **argv)
 	printf("bench_bkl_ops: %ld iterations, best of %d rounds, ns/op\n", iters, rounds);
 	printf("%-14s %12s %12s %12s\n", "bkl_ops", op_names[0], op_names[1], op_names[2]);
 	for (int c = 0; c < NCFG; c++)
-		if (!only || !strcmp(only, cfg[c]))
+		if (bench_runs(cfg[c]))
 			printf("%-14s %12.1f %12.1f %12.1f\n", cfg[c], best[c][0], best[c][1],
 			       best[c][2]);
 	return 0;

@@ -13,7 +13,7 @@
  * Rounds alternate the schemes so machine noise hits them alike; the best
  * round is reported, with the ratio to `ref` of the same scheme's rounds.
  *
- * Usage (--help): bench_fdtable [--iters N] [--rounds R] [--scheme NAME] [--once]
+ * Usage (--help): bench_fdtable [--iters N] [--repeat N] [-o fileref=NAME] [--once]
  *   --once runs every loop exactly once with N iterations and no timing
  *   report beyond the iteration count: tests/bench/bench_fdtable_callgrind.sh
  *   runs it under valgrind --tool=callgrind with --toggle-collect=loop_*
@@ -106,9 +106,6 @@ static double time_loop(enum phase p, long n)
 /* One round of every phase under one scheme; fills best[] (min ns/op). */
 static int run_scheme(int scheme, long iters, bool once)
 {
-	static const char *const sw_inc[] = {"fileref", "inc-not-zero"};
-	static const char *const sw_ref[] = {"fileref", "file-ref"};
-	const char *const *sw = scheme ? sw_ref : sw_inc;
 	struct rv_switches s;
 	struct task_struct *me, *thr = NULL;
 	struct fd d;
@@ -116,8 +113,8 @@ static int run_scheme(int scheme, long iters, bool once)
 	char err[128];
 	int fd;
 
-	rv_switches_default(&s);
-	if (rv_switch_set(&s, sw[0], sw[1], err, sizeof(err))) {
+	bench_switches(&s);
+	if (rv_switch_set(&s, "fileref", scheme_name[scheme], err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		return -1;
 	}
@@ -155,72 +152,55 @@ static int run_scheme(int scheme, long iters, bool once)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: bench_fdtable [--iters N] [--rounds R] [--scheme NAME] [--once]\n"
-		   "fd lookups on one thread, per fileref scheme: ns per lookup+release pair\n"
-		   "for fdget (unshared and shared table) and fget/fput (inline and out-of-line\n"
-		   "__get_file_rcu), and the ratio to an atomic inc+dec reference; best of R\n"
-		   "rounds, schemes alternating.  Reported, never pass/fail.\n"
-		   "  -n, --iters N      pairs per loop and round (default 20000000)\n"
-		   "  -r, --rounds R     rounds (default 5)\n"
-		   "  -s, --scheme NAME  inc-not-zero or file-ref only\n"
-		   "      --once         each loop once, N pairs, no timing (for callgrind:\n"
-		   "                     bench_fdtable_callgrind.sh)\n"
-		   "  -V, --version      version and git commit\n"
-		   "  -h, --help         this text\n");
+	fprintf(f,
+		"usage: bench_fdtable [-n N] [-r N] [-o NAME=VALUE,...] [--sweep fileref=V,...]\n"
+		"                     [--once]\n"
+		"fd lookups on one thread, per fileref scheme: ns per lookup+release pair\n"
+		"for fdget (unshared and shared table) and fget/fput (inline and out-of-line\n"
+		"__get_file_rcu), and the ratio to an atomic inc+dec reference; best of N\n"
+		"rounds, schemes alternating.  Reported, never pass/fail.\n"
+		"  -n, --iters N      pairs per loop and round (default 20000000)\n"
+		"  -r, --repeat N     rounds (default 5)\n" BENCH_HELP_O
+		"                     (-o fileref=NAME: inc-not-zero or file-ref only)\n"
+		"      --sweep fileref=NAME,...  these schemes (default both)\n"
+		"      --once         each loop once, N pairs, no timing (for callgrind:\n"
+		"                     bench_fdtable_callgrind.sh)\n" BENCH_HELP_TAIL);
+}
+
+static bool once;
+
+static void on_option(int c, const char *arg)
+{
+	(void)c;
+	(void)arg;
+	once = true; /* --once */
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {{"iters", required_argument, NULL, 'n'},
-					     {"rounds", required_argument, NULL, 'r'},
-					     {"scheme", required_argument, NULL, 's'},
-					     {"once", no_argument, NULL, 'O'},
-					     {"help", no_argument, NULL, 'h'},
-					     {"version", no_argument, NULL, 'V'},
-					     {NULL, 0, NULL, 0}};
-	long iters = 20 * 1000 * 1000;
-	int rounds = 5, only = -1, c;
-	bool once = false;
+	static const struct option extra[] = {{"once", no_argument, NULL, 'O'}, {NULL, 0, NULL, 0}};
+	static struct bench_cli cli = {.prog = "bench_fdtable",
+				       .usage = usage,
+				       .takes = BENCH_ITERS | BENCH_REPEAT | BENCH_SWEEP,
+				       .compared = "fileref",
+				       .extra = extra,
+				       .on_extra = on_option,
+				       .iters = 20 * 1000 * 1000,
+				       .repeat = 5};
+	long iters;
+	int rounds;
 
-	bench_prog = "bench_fdtable";
-	bench_argv = argv;
-	opterr = 0; /* one line of ours per usage error */
-	while ((c = getopt_long(argc, argv, bench_shortopts = "n:r:s:hV", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			iters = bench_opt_long("--iters", optarg, 1, 1L << 40);
-			break;
-		case 'r':
-			rounds = (int)bench_opt_long("--rounds", optarg, 1, 1000000);
-			break;
-		case 's':
-			only = !strcmp(optarg, "file-ref")	 ? 1
-			       : !strcmp(optarg, "inc-not-zero") ? 0
-								 : -2;
-			if (only == -2)
-				bench_bad("--scheme", optarg, "inc-not-zero or file-ref");
-			break;
-		case 'O':
-			once = true;
-			break;
-		case 'V':
-			rv_cli_version(bench_prog);
-			return 0;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			bench_usage_error(usage);
-		}
-	}
-	bench_no_operands(argc, argv, usage);
+	bench_parse(&cli, argc, argv);
+	bench_check_values(scheme_name, 2);
+	iters = cli.iters;
+	rounds = cli.repeat;
 	if (once)
 		rounds = 1;
 	rv_rcu_ensure();
 
 	for (int r = 0; r < rounds; r++) {
 		for (int s = 0; s < 2; s++) {
-			if (only >= 0 && s != only)
+			if (!bench_runs(scheme_name[s]))
 				continue;
 			if (run_scheme(s, iters, once)) {
 				fprintf(stderr, "bench_fdtable: instance failed\n");
@@ -240,13 +220,13 @@ int main(int argc, char **argv)
 				       : "NOT active (every rcu_read_lock pays a fence)");
 	printf("%-18s", "phase");
 	for (int s = 0; s < 2; s++)
-		if (only < 0 || s == only)
+		if (bench_runs(scheme_name[s]))
 			printf(" %14s %7s", scheme_name[s], "x ref");
 	printf("\n");
 	for (int p = 0; p < P_NR; p++) {
 		printf("%-18s", phase_name[p]);
 		for (int s = 0; s < 2; s++)
-			if (only < 0 || s == only)
+			if (bench_runs(scheme_name[s]))
 				printf(" %11.2f ns %7.2f", best[s][p], best[s][p] / best[s][P_REF]);
 		printf("\n");
 	}

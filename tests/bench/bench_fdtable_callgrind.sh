@@ -8,12 +8,21 @@
 # loop's inclusive instruction count divided by the iteration count
 # (deterministic, unlike ns/op on a shared machine).
 #
-# Usage: tests/bench/bench_fdtable_callgrind.sh [BUILD_DIR] [ITERS]
-#   BUILD_DIR defaults to build, ITERS to 100000.
+# Usage: tests/bench/bench_fdtable_callgrind.sh [--build DIR] [--iters N]
+#   DIR defaults to build, N (pairs per loop) to 100000; the operands
+#   BUILD_DIR ITERS of older command lines still work (tests/bench/args.sh).
 set -eu
 
-build=${1:-build}
-iters=${2:-100000}
+bench_usage="usage: ${0##*/} [-b|--build DIR] [-n|--iters N]
+fget/fdget instructions per pair under callgrind, per fileref scheme.
+  -b, --build DIR   the build tree (default build)
+  -n, --iters N     pairs per loop (default 100000)"
+bench_takes=iters
+BUILD=build ITERS=100000
+. "$(dirname "$0")/args.sh"
+bench_args "$@"
+build=$BUILD
+iters=$ITERS
 bench=$build/tests/bench_fdtable
 if [ ! -x "$bench" ]; then
 	echo "no $bench: build first (cmake --build $build --target bench_fdtable)" >&2
@@ -26,7 +35,7 @@ trap 'rm -rf "$tmp"' EXIT
 printf '%-18s %14s %14s\n' phase inc-not-zero file-ref
 for scheme in inc-not-zero file-ref; do
 	valgrind --tool=callgrind --callgrind-out-file="$tmp/$scheme.out" \
-		--toggle-collect='loop_*' "$bench" --once --iters "$iters" --scheme "$scheme" \
+		--toggle-collect='loop_*' "$bench" --once --iters "$iters" -o fileref="$scheme" \
 		>"$tmp/$scheme.log" 2>&1 || { cat "$tmp/$scheme.log" >&2; exit 1; }
 	callgrind_annotate --inclusive=yes "$tmp/$scheme.out" 2>/dev/null |
 		sed -n 's/^ *\([0-9,]*\) ([^)]*) *[^ ]*bench_fdtable.c:loop_\([a-z_]*\).*/\2 \1/p' |

@@ -9,7 +9,7 @@
  * at 1 and N threads (default 2), with lockref_relax=0 and 1, reporting
  * ns per get/put pair per thread, the ratio to the reference, and the
  * fallback and cmpxchg-retry counts.  Usage (--help):
- *   bench_lockref [--iters N] [--threads T] [--rounds R]
+ *   bench_lockref [--iters N] [--tasks T] [--repeat N]
  *
  * Two cores cannot show the seed's effect (it appears from ~8 contending
  * CPUs, docs/history.md); on 2 the figures show the single-thread cost and
@@ -75,53 +75,40 @@ static double run(int threads, void *(*fn)(void *))
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: bench_lockref [--iters N] [--threads T] [--rounds R]\n"
-		   "lockref_get + lockref_put_return pairs on one shared lockref against an\n"
-		   "atomic increment + decrement, at 1 and T threads, lockref_relax 0 and 1:\n"
-		   "ns per pair per thread (best round), ratio to the atomic reference,\n"
-		   "fallbacks and cmpxchg retries per round.  Reported, never pass/fail;\n"
-		   "exit 1 if a lockref count does not balance.\n"
-		   "  -n, --iters N     pairs per thread and round (default 2000000)\n"
-		   "  -t, --threads T   the contended thread count (default 2)\n"
-		   "  -r, --rounds R    rounds (default 5)\n"
-		   "  -V, --version     version and git commit\n"
-		   "  -h, --help        this text\n");
+	fprintf(
+	    f,
+	    "usage: bench_lockref [-n N] [-t T] [-r N] [-o NAME=VALUE,...] [--sweep "
+	    "lockref_relax=V,...]\n"
+	    "lockref_get + lockref_put_return pairs on one shared lockref against an\n"
+	    "atomic increment + decrement, at 1 and T threads, lockref_relax 0 and 1:\n"
+	    "ns per pair per thread (best round), ratio to the atomic reference,\n"
+	    "fallbacks and cmpxchg retries per round.  Reported, never pass/fail;\n"
+	    "exit 1 if a lockref count does not balance.\n"
+	    "  -n, --iters N      pairs per thread and round (default 2000000)\n"
+	    "  -t, --tasks T      the contended thread count (default 2)\n"
+	    "  -r, --repeat N     rounds (default 5)\n" BENCH_HELP_O
+	    "      --sweep lockref_relax=V,...  these values only (default 0,1)\n" BENCH_HELP_TAIL);
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"iters", required_argument, NULL, 'n'},  {"threads", required_argument, NULL, 't'},
-	    {"rounds", required_argument, NULL, 'r'}, {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0}};
-	int maxthreads = 2, rounds = 5, c, bad = 0;
+	static const char *const relax_name[2] = {"0", "1"};
+	static struct bench_cli cli = {.prog = "bench_lockref",
+				       .usage = usage,
+				       .takes =
+					   BENCH_ITERS | BENCH_TASKS | BENCH_REPEAT | BENCH_SWEEP,
+				       .compared = "lockref_relax",
+				       .iters = 2000000,
+				       .repeat = 5,
+				       .tasks = {2},
+				       .ntasks = 1};
+	int maxthreads, rounds, bad = 0;
 
-	bench_prog = "bench_lockref";
-	bench_argv = argv;
-	opterr = 0; /* one line of ours per usage error */
-	iters = 2000000;
-	while ((c = getopt_long(argc, argv, bench_shortopts = "n:t:r:hV", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			iters = bench_opt_long("--iters", optarg, 1, 1L << 40);
-			break;
-		case 't':
-			maxthreads = (int)bench_opt_long("--threads", optarg, 1, 1024);
-			break;
-		case 'r':
-			rounds = (int)bench_opt_long("--rounds", optarg, 1, 1000000);
-			break;
-		case 'V':
-			rv_cli_version(bench_prog);
-			return 0;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			bench_usage_error(usage);
-		}
-	}
-	bench_no_operands(argc, argv, usage);
+	bench_parse(&cli, argc, argv);
+	bench_check_values(relax_name, 2);
+	iters = cli.iters;
+	rounds = cli.repeat;
+	maxthreads = cli.tasks[cli.ntasks - 1];
 	printf("lockref get+put pairs, %ld per thread, best of %d rounds; %s\n", iters, rounds,
 	       rv_rcu_describe());
 	printf("%-8s %-7s %-14s %10s %8s %12s %12s\n", "threads", "relax", "loop", "ns/pair",
@@ -139,7 +126,9 @@ int main(int argc, char **argv)
 			for (int relax = 0; relax < 2; relax++) {
 				struct rv_switches sw;
 
-				rv_switches_default(&sw);
+				if (!bench_runs(relax_name[relax]))
+					continue;
+				bench_switches(&sw);
 				sw.lockref_relax = relax;
 				if (rv_instance_create(&sw)) {
 					fprintf(stderr, "instance create failed\n");
@@ -161,10 +150,11 @@ int main(int argc, char **argv)
 		printf("%-8d %-7s %-14s %10.2f %8.2f %12s %12s\n", threads, "-", "atomic ref",
 		       best_ref, 1.0, "-", "-");
 		for (int relax = 0; relax < 2; relax++)
-			printf("%-8d %-7d %-14s %10.2f %8.2f %12llu %12llu\n", threads, relax,
-			       "lockref", best[relax], best[relax] / best_ref,
-			       (unsigned long long)fb[relax] / rounds,
-			       (unsigned long long)rt[relax] / rounds);
+			if (bench_runs(relax_name[relax]))
+				printf("%-8d %-7d %-14s %10.2f %8.2f %12llu %12llu\n", threads,
+				       relax, "lockref", best[relax], best[relax] / best_ref,
+				       (unsigned long long)fb[relax] / rounds,
+				       (unsigned long long)rt[relax] / rounds);
 	}
 	return bad;
 }

@@ -13,13 +13,13 @@
  *
  * The uncontended pairs run under each filelock scheme (global, bkl,
  * inode; bkl=spin).  --callgrind runs only the model's uncontended loops
- * (loop_flock, loop_posix: no syscalls, no timing, one pass of --pairs per
+ * (loop_flock, loop_posix: no syscalls, no timing, one pass of --iters per
  * scheme) for tests/bench/bench_locks_callgrind.sh; --uncontended skips
  * part 2.
  *
  * Reported, never pass/fail.  Usage (--help):
- *   bench_locks [--duration S] [--tasks 1,2,8,64] [--pairs N] [--dir DIR]
- *               [--schemes global,bkl,inode] [--uncontended] [--callgrind]
+ *   bench_locks [--duration S] [--tasks 1,2,8,64] [--iters N] [--dir DIR]
+ *               [--sweep filelock=global,bkl,inode] [--uncontended] [--callgrind]
  */
 #include "locks/locks.h"
 #include "bench_opt.h"
@@ -64,7 +64,7 @@ static int instance(const char *filelock, const char *bkl)
 	struct rv_switches sw;
 	char err[128];
 
-	rv_switches_default(&sw);
+	bench_switches(&sw);
 	if (rv_switch_set(&sw, "filelock", filelock, err, sizeof(err)) ||
 	    rv_switch_set(&sw, "bkl", bkl, err, sizeof(err))) {
 		fprintf(stderr, "bench_locks: %s\n", err);
@@ -337,97 +337,70 @@ static void bench_contended(void)
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: bench_locks [--duration S] [--tasks LIST] [--pairs N] [--dir DIR]\n"
-		"                   [--schemes LIST] [--uncontended] [--callgrind]\n"
-		"File locks in the model: (1) uncontended flock and POSIX lock+unlock pairs\n"
-		"under each filelock scheme against the same pairs as system calls on a\n"
-		"tmpfs, with the ratio; (2) T tasks F_SETLKW-locking one byte, per scheme x\n"
-		"BKL kind: pairs/s, CPU per wall second, context switches, BKL counters.\n"
-		"Reported, never pass/fail.\n"
-		"  -d, --duration S   seconds per contended row (default 0.3)\n"
-		"  -t, --tasks LIST   contended task counts, e.g. 1,2,8,64 (the default)\n"
-		"  -n, --pairs N      uncontended pairs per scheme, >= 10 (default 200000)\n"
-		"      --dir DIR      where the system-call pairs run (default /dev/shm)\n"
-		"  -s, --schemes LIST uncontended schemes among global,bkl,inode (default all)\n"
-		"  -u, --uncontended  part 1 only\n"
-		"      --callgrind    only the model's uncontended loops, no system calls, no\n"
-		"                     timing (for bench_locks_callgrind.sh)\n"
-		"  -V, --version      version and git commit\n"
-		"  -h, --help         this text\n");
+	fprintf(
+	    out,
+	    "usage: bench_locks [-d S] [-t LIST] [-n N] [--dir DIR] [-o NAME=VALUE,...]\n"
+	    "                   [--sweep filelock=LIST] [--uncontended] [--callgrind]\n"
+	    "File locks in the model: (1) uncontended flock and POSIX lock+unlock pairs\n"
+	    "under each filelock scheme against the same pairs as system calls on a\n"
+	    "tmpfs, with the ratio; (2) T tasks F_SETLKW-locking one byte, per scheme x\n"
+	    "BKL kind: pairs/s, CPU per wall second, context switches, BKL counters.\n"
+	    "Reported, never pass/fail.\n"
+	    "  -d, --duration S   seconds per contended row (default 0.3)\n"
+	    "  -t, --tasks LIST   contended task counts, e.g. 1,2,8,64 (the default)\n"
+	    "  -n, --iters N      uncontended pairs per scheme, >= 10 (default 200000)\n"
+	    "      --dir DIR      where the system-call pairs run (default /dev/shm)\n" BENCH_HELP_O
+	    "      --sweep filelock=LIST  uncontended schemes among global,bkl,inode\n"
+	    "                     (default all; -o filelock=S: S only)\n"
+	    "  -u, --uncontended  part 1 only\n"
+	    "      --callgrind    only the model's uncontended loops, no system calls, no\n"
+	    "                     timing (for bench_locks_callgrind.sh)\n" BENCH_HELP_TAIL);
+}
+
+static void on_option(int c, const char *arg)
+{
+	if (c == 'D')
+		opt_dir = arg;
+	else if (c == 'u')
+		opt_uncontended_only = true;
+	else
+		opt_callgrind = true; /* --callgrind */
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"duration", required_argument, NULL, 'd'}, {"tasks", required_argument, NULL, 't'},
-	    {"pairs", required_argument, NULL, 'n'},	{"dir", required_argument, NULL, 'D'},
-	    {"schemes", required_argument, NULL, 's'},	{"uncontended", no_argument, NULL, 'u'},
-	    {"callgrind", no_argument, NULL, 'C'},	{"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},	{NULL, 0, NULL, 0}};
-	char *tok, *save;
-	int c;
+	static const struct option extra[] = {{"dir", required_argument, NULL, 'D'},
+					      {"uncontended", no_argument, NULL, 'u'},
+					      {"callgrind", no_argument, NULL, 'C'},
+					      {NULL, 0, NULL, 0}};
+	static struct bench_cli cli = {.prog = "bench_locks",
+				       .usage = usage,
+				       .takes =
+					   BENCH_DURATION | BENCH_TASKS | BENCH_ITERS | BENCH_SWEEP,
+				       .iters_min = 10,
+				       .iters_max = 1L << 40,
+				       .compared = "filelock",
+				       .extra = extra,
+				       .extra_short = "u",
+				       .on_extra = on_option};
 
-	bench_prog = "bench_locks";
-	bench_argv = argv;
-	opterr = 0; /* one line of ours per usage error */
-	while ((c = getopt_long(argc, argv, bench_shortopts = "d:t:n:s:uhV", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			opt_duration = bench_opt_secs("--duration", optarg, 3600);
-			break;
-		case 'n':
-			opt_pairs = bench_opt_long("--pairs", optarg, 10, 1L << 40);
-			break;
-		case 'D':
-			opt_dir = optarg;
-			break;
-		case 't':
-			opt_ntasks = 0;
-			save = NULL;
-			for (tok = strtok_r(optarg, ",", &save); tok;
-			     tok = strtok_r(NULL, ",", &save)) {
-				if (opt_ntasks == (int)ARRAY_SIZE(opt_tasks))
-					bench_bad("--tasks", tok,
-						  "within a list of at most 16 counts");
-				opt_tasks[opt_ntasks++] =
-				    (int)bench_opt_long("--tasks", tok, 1, 1024);
-			}
-			if (!opt_ntasks)
-				bench_bad("--tasks", optarg, "a list of task counts");
-			break;
-		case 's':
-			opt_nschemes = 0;
-			save = NULL;
-			for (tok = strtok_r(optarg, ",", &save); tok;
-			     tok = strtok_r(NULL, ",", &save)) {
-				if (strcmp(tok, "global") && strcmp(tok, "bkl") &&
-				    strcmp(tok, "inode"))
-					bench_bad("--schemes", tok, "global, bkl or inode");
-				if (opt_nschemes == (int)ARRAY_SIZE(opt_schemes))
-					bench_bad("--schemes", tok, "within a list of at most 3");
-				opt_schemes[opt_nschemes++] = tok;
-			}
-			if (!opt_nschemes)
-				bench_bad("--schemes", optarg, "a list of schemes");
-			break;
-		case 'u':
-			opt_uncontended_only = true;
-			break;
-		case 'C':
-			opt_callgrind = true;
-			break;
-		case 'V':
-			rv_cli_version(bench_prog);
-			return 0;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			bench_usage_error(usage);
-		}
+	cli.duration = opt_duration;
+	cli.iters = opt_pairs;
+	cli.ntasks = opt_ntasks;
+	memcpy(cli.tasks, opt_tasks, sizeof(opt_tasks));
+	bench_parse(&cli, argc, argv);
+	bench_check_values(opt_schemes, 3);
+	opt_duration = cli.duration;
+	opt_pairs = cli.iters;
+	opt_ntasks = cli.ntasks;
+	memcpy(opt_tasks, cli.tasks, sizeof(opt_tasks));
+	if (cli.nvalues > 3)
+		bench_bad("--sweep", cli.values[3], "within a list of at most 3 schemes");
+	if (cli.nvalues) {
+		opt_nschemes = cli.nvalues;
+		for (int i = 0; i < cli.nvalues; i++)
+			opt_schemes[i] = cli.values[i];
 	}
-	bench_no_operands(argc, argv, usage);
 	rv_rcu_ensure();
 	if (opt_callgrind) {
 		bench_uncontended();

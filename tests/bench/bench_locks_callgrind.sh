@@ -11,12 +11,21 @@
 # first pairs of each loop warm the kmem_cache magazines; with the default
 # 100000 pairs they weigh nothing.
 #
-# Usage: tests/bench/bench_locks_callgrind.sh [BUILD_DIR] [PAIRS]
-#   BUILD_DIR defaults to build, PAIRS to 100000.
+# Usage: tests/bench/bench_locks_callgrind.sh [--build DIR] [--iters PAIRS]
+#   DIR defaults to build, PAIRS to 100000; the operands BUILD_DIR PAIRS of
+#   older command lines still work (tests/bench/args.sh).
 set -eu
 
-build=${1:-build}
-pairs=${2:-100000}
+bench_usage="usage: ${0##*/} [-b|--build DIR] [-n|--iters PAIRS]
+Model lock+unlock instructions per pair under callgrind, per filelock scheme.
+  -b, --build DIR   the build tree (default build)
+  -n, --iters PAIRS lock+unlock pairs per scheme (default 100000)"
+bench_takes=iters
+BUILD=build ITERS=100000
+. "$(dirname "$0")/args.sh"
+bench_args "$@"
+build=$BUILD
+pairs=$ITERS
 bench=$build/tests/bench_locks
 if [ ! -x "$bench" ]; then
 	echo "no $bench: build first (cmake --build $build --target bench_locks)" >&2
@@ -29,8 +38,8 @@ trap 'rm -rf "$tmp"' EXIT
 printf '%-8s %14s %14s\n' scheme flock posix
 for scheme in global bkl inode; do
 	valgrind --tool=callgrind --callgrind-out-file="$tmp/$scheme.out" \
-		--toggle-collect='loop_*' "$bench" --callgrind --pairs "$pairs" \
-		--schemes "$scheme" >"$tmp/$scheme.log" 2>&1 ||
+		--toggle-collect='loop_*' "$bench" --callgrind --iters "$pairs" \
+		-o filelock="$scheme" >"$tmp/$scheme.log" 2>&1 ||
 		{ cat "$tmp/$scheme.log" >&2; exit 1; }
 	callgrind_annotate --inclusive=yes "$tmp/$scheme.out" 2>/dev/null |
 		sed -n 's/^ *\([0-9,]*\) ([^)]*) *[^ ]*bench_locks.c:loop_\([a-z_]*\).*/\2 \1/p' |

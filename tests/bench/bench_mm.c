@@ -27,7 +27,8 @@
  *      re-mapping and faulting them) forks; fork_vma_lock always vs never,
  *      forks/s, faults/s and children that fail mm_check.
  *
- *   6. --mode always|elide-single|never [--iters N]: no timing; set up the
+ *   6. --workload fork-count [-o fork_vma_lock=MODE] [--iters N]: no
+ *      timing (MODE always unless given); set up the
  *      same N-VMA parent as 1, fork it once to warm the caches, then fork
  *      and exit it N times (default 10) in that one mode and stop.  For
  *      instruction counts (tests/bench/bench_mm_fork_callgrind.sh): runs
@@ -36,8 +37,8 @@
  *      inlined), each task_fork is one call, and rcu_barrier() at the end
  *      of the loop runs the RCU frees of the N children inside it.
  *
- * Usage (--help): bench_mm [--vmas N] [--forks F] [--rounds R] [--mm-iters M] [--no-touch]
- *                 [--only fork|mm|pf|fr] [--mode always|elide-single|never [--iters N]]
+ * Usage (--help): bench_mm [--vmas N] [--forks F] [--repeat N] [--mm-iters M] [--no-touch]
+ *                 [--workload fork|mm|pf|fr|fork-count] [-o NAME=VALUE,...] [--iters N]
  */
 #include "mm/mm.h"
 #include "mm/testing.h"
@@ -57,8 +58,8 @@
 
 static int nvmas = 10000, nforks = 20, nrounds = 5, touch = 1;
 static long mm_iters = 20000;
-static const char *only;		      /* --only fork|mm|pf|fr: one section */
-static int count_mode = -1, count_iters = 10; /* --mode, --iters (section 6) */
+static const char *only;		      /* --workload fork|mm|pf|fr|fork-count */
+static int count_mode = -1, count_iters = 10; /* fork_vma_lock, --iters (section 6) */
 
 static bool section(const char *name)
 {
@@ -73,7 +74,7 @@ static int instance_with2(const char *n1, const char *v1, const char *n2, const 
 	struct rv_switches sw;
 	char err[128];
 
-	rv_switches_default(&sw);
+	bench_switches(&sw);
 	if ((n1 && rv_switch_set(&sw, n1, v1, err, sizeof(err))) ||
 	    (n2 && rv_switch_set(&sw, n2, v2, err, sizeof(err)))) {
 		fprintf(stderr, "bench_mm: %s\n", err);
@@ -296,7 +297,7 @@ static double mm_round(const char *mode, int threads)
 
 static int pf_pages = 256, pf_cache = 64, pf_iters = 200;
 static const char *const recheck_name[3] = {"0", "1", "rfc"}; /* by switch value */
-static int pf_only = -1;				      /* --pte-recheck: one value only */
+static int pf_only = -1;				      /* -o pte_recheck=V: V only */
 
 struct pf_result {
 	double pages_per_s;
@@ -573,112 +574,82 @@ static void bench_mm_alloc(void)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: bench_mm [--vmas N] [--forks F] [--rounds R] [--mm-iters M] [--no-touch]\n"
-		"                [--only fork|mm|pf|fr] [--mode always|elide-single|never [--iters "
-		"N]]\n"
-		"Model fork of an N-VMA process under each fork_vma_lock beside a host fork()\n"
-		"(fork), mm_alloc+mmput under each rss_counters (mm), page_fault2/3 with\n"
-		"pte_recheck 1, rfc, 0 (pf), fork-race always vs never (fr); rounds rotate\n"
-		"the configurations, best round reported.  Never pass/fail.\n"
-		"  -v, --vmas N       VMAs of the forked process, 1..100000 (default 10000)\n"
-		"  -f, --forks F      forks per round (default 20; fork-race: 10F)\n"
-		"  -r, --rounds R     rounds (default 5)\n"
-		"      --mm-iters M   mm_alloc+mmput per thread and round (default 20000)\n"
-		"      --no-touch     leave the N pages unwritten (no anon_vma, no PTEs)\n"
-		"  -o, --only SEC     one section: fork, mm, pf or fr\n"
-		"  -m, --mode MODE    no timing: fork+exit N times in one fork_vma_lock mode\n"
-		"                     (for callgrind: bench_mm_fork_callgrind.sh)\n"
-		"  -n, --iters N      forks for --mode (default 10)\n"
-		"      --pte-recheck V  pf with this pte_recheck value only (0, 1 or rfc; for\n"
-		"                     callgrind: instructions per major fault)\n"
-		"      --passes N     pf: passes over the file per round (default 200)\n"
-		"  -V, --version      version and git commit\n"
-		"  -h, --help         this text\n");
+	fprintf(f, "usage: bench_mm [--vmas N] [--forks F] [-r N] [--mm-iters M] [--no-touch]\n"
+		   "                [-w fork|mm|pf|fr|fork-count] [-o NAME=VALUE,...] [-n N]\n"
+		   "Model fork of an N-VMA process under each fork_vma_lock beside a host fork()\n"
+		   "(fork), mm_alloc+mmput under each rss_counters (mm), page_fault2/3 with\n"
+		   "pte_recheck 1, rfc, 0 (pf), fork-race always vs never (fr); rounds rotate\n"
+		   "the configurations, best round reported.  Never pass/fail.\n"
+		   "  -v, --vmas N       VMAs of the forked process, 1..100000 (default 10000)\n"
+		   "  -f, --forks F      forks per round (default 20; fork-race: 10F)\n"
+		   "  -r, --repeat N     rounds (default 5)\n"
+		   "      --mm-iters M   mm_alloc+mmput per thread and round (default 20000)\n"
+		   "      --no-touch     leave the N pages unwritten (no anon_vma, no PTEs)\n"
+		   "  -w, --workload W   one section: fork, mm, pf or fr; or fork-count: no\n"
+		   "                     timing, fork+exit N times in one fork_vma_lock mode\n"
+		   "                     (for callgrind: bench_mm_fork_callgrind.sh)\n"
+		   "  -n, --iters N      forks for fork-count (default 10)\n" BENCH_HELP_O
+		   "                     (-o fork_vma_lock=M: fork-count's mode, default always;\n"
+		   "                     -o pte_recheck=V: pf with this value only, for\n"
+		   "                     callgrind: instructions per major fault)\n"
+		   "      --passes N     pf: passes over the file per round (default "
+		   "200)\n" BENCH_HELP_TAIL);
+}
+
+static void on_option(int c, const char *arg)
+{
+	switch (c) {
+	case 'v':
+		nvmas = (int)bench_opt_long("--vmas", arg, 1, 100000);
+		break;
+	case 'f':
+		nforks = (int)bench_opt_long("--forks", arg, 1, 1000000);
+		break;
+	case 'M':
+		mm_iters = bench_opt_long("--mm-iters", arg, 1, 1L << 40);
+		break;
+	case 'T':
+		touch = 0;
+		break;
+	default: /* --passes */
+		pf_iters = (int)bench_opt_long("--passes", arg, 1, 1000000);
+	}
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {{"vmas", required_argument, NULL, 'v'},
-					     {"forks", required_argument, NULL, 'f'},
-					     {"rounds", required_argument, NULL, 'r'},
-					     {"mm-iters", required_argument, NULL, 'M'},
-					     {"no-touch", no_argument, NULL, 'T'},
-					     {"only", required_argument, NULL, 'o'},
-					     {"mode", required_argument, NULL, 'm'},
-					     {"iters", required_argument, NULL, 'n'},
-					     {"pte-recheck", required_argument, NULL, 'P'},
-					     {"passes", required_argument, NULL, 'p'},
-					     {"help", no_argument, NULL, 'h'},
-					     {"version", no_argument, NULL, 'V'},
-					     {NULL, 0, NULL, 0}};
-	int c;
+	static const struct option extra[] = {
+	    {"vmas", required_argument, NULL, 'v'},	{"forks", required_argument, NULL, 'f'},
+	    {"mm-iters", required_argument, NULL, 'M'}, {"no-touch", no_argument, NULL, 'T'},
+	    {"passes", required_argument, NULL, 'p'},	{NULL, 0, NULL, 0}};
+	static struct bench_cli cli = {.prog = "bench_mm",
+				       .usage = usage,
+				       .takes = BENCH_REPEAT | BENCH_ITERS | BENCH_WORKLOAD,
+				       .iters_min = 1,
+				       .iters_max = 1000000,
+				       .workloads = "fork,mm,pf,fr,fork-count",
+				       .extra = extra,
+				       .extra_short = "v:f:",
+				       .on_extra = on_option};
+	const char *v;
 
-	bench_prog = "bench_mm";
-	bench_argv = argv;
-	opterr = 0; /* one line of ours per usage error */
-	while ((c = getopt_long(argc, argv, bench_shortopts = "v:f:r:o:m:n:hV", opts, NULL)) !=
-	       -1) {
-		switch (c) {
-		case 'v':
-			nvmas = (int)bench_opt_long("--vmas", optarg, 1, 100000);
-			break;
-		case 'f':
-			nforks = (int)bench_opt_long("--forks", optarg, 1, 1000000);
-			break;
-		case 'r':
-			nrounds = (int)bench_opt_long("--rounds", optarg, 1, 1000000);
-			break;
-		case 'M':
-			mm_iters = bench_opt_long("--mm-iters", optarg, 1, 1L << 40);
-			break;
-		case 'T':
-			touch = 0;
-			break;
-		case 'o':
-			if (strcmp(optarg, "fork") && strcmp(optarg, "mm") &&
-			    strcmp(optarg, "pf") && strcmp(optarg, "fr"))
-				bench_bad("--only", optarg, "fork, mm, pf or fr");
-			only = optarg;
-			break;
-		case 'm':
-			for (int m = 0; m < 3; m++)
-				if (!strcmp(optarg, mode_name[m]))
-					count_mode = m;
-			if (count_mode < 0)
-				bench_bad("--mode", optarg, "always, elide-single or never");
-			break;
-		case 'n':
-			count_iters = (int)bench_opt_long("--iters", optarg, 1, 1000000);
-			break;
-		case 'p':
-			pf_iters = (int)bench_opt_long("--passes", optarg, 1, 1000000);
-			break;
-		case 'P':
-			for (int v = 0; v < 3; v++)
-				if (!strcmp(optarg, recheck_name[v]))
-					pf_only = v;
-			if (pf_only < 0)
-				bench_bad("--pte-recheck", optarg, "0, 1 or rfc");
-			break;
-		case 'V':
-			rv_cli_version(bench_prog);
-			return 0;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			bench_usage_error(usage);
-		}
-	}
-	bench_no_operands(argc, argv, usage);
-	if (count_mode >= 0 && only && strcmp(only, "fork")) {
-		fprintf(stderr,
-			"bench_mm: --mode counts forks: it goes with --only fork or alone\n");
-		return 2;
-	}
-	if (count_mode >= 0) {
+	cli.repeat = nrounds;
+	cli.iters = count_iters;
+	bench_parse(&cli, argc, argv);
+	nrounds = cli.repeat;
+	count_iters = (int)cli.iters;
+	only = cli.workload;
+	if ((v = bench_switch_value("pte_recheck")))
+		for (int k = 0; k < 3; k++)
+			if (!strcmp(v, recheck_name[k]))
+				pf_only = k;
+	if (only && !strcmp(only, "fork-count")) {
 		/* section 6 alone: no host fork, no timing */
+		v = bench_switch_value("fork_vma_lock");
+		count_mode = 0;
+		for (int m = 0; v && m < 3; m++)
+			if (!strcmp(v, mode_name[m]))
+				count_mode = m;
 		fork_count(count_mode, count_iters);
 		return 0;
 	}

@@ -4,7 +4,7 @@
 # tests/bench/bench_mm_fork_callgrind.sh - instructions per model fork of a
 # 10,000-VMA process under fork_vma_lock=always, elide-single and never.
 #
-# Runs `bench_mm --mode M --iters N` and `--iters 2N` under valgrind
+# Runs `bench_mm --workload fork-count -o fork_vma_lock=M --iters N` and `--iters 2N` under valgrind
 # --tool=callgrind for each mode; the two runs differ by exactly N forks, so
 # setup (10,000 mmaps and faults, instance creation, teardown) cancels:
 #   per fork = (I(2N) - I(N)) / N
@@ -25,14 +25,25 @@
 # (~20 cycles each even uncontended and cache-hot) but two instructions
 # in this count, and callgrind models no cache misses at all.
 #
-# Usage: tests/bench/bench_mm_fork_callgrind.sh [BUILD_DIR] [N] [VMAS]
-#   BUILD_DIR defaults to build, N to 10 (about 1 minute on 2 cores), VMAS
-#   (the forked process's VMAs) to bench_mm's 10000.
+# Usage: tests/bench/bench_mm_fork_callgrind.sh [--build DIR] [--iters N] [--vmas VMAS]
+#   DIR defaults to build, N to 10 (about 1 minute on 2 cores), VMAS (the
+#   forked process's VMAs) to bench_mm's 10000; the operands BUILD_DIR N
+#   VMAS of older command lines still work (tests/bench/args.sh).
 set -eu
 
-build=${1:-build}
-n=${2:-10}
-vmas_opt=${3:+--vmas $3}
+bench_usage="usage: ${0##*/} [-b|--build DIR] [-n|--iters N] [--vmas VMAS]
+dup_mmap instructions per fork under callgrind, per fork_vma_lock mode.
+  -b, --build DIR   the build tree (default build)
+  -n, --iters N     forks (default 10; the script runs N and 2N)
+      --vmas VMAS   VMAs of the forked process (default bench_mm's 10000)"
+bench_takes="iters vmas"
+BUILD=build ITERS=10 EXTRA= OPT_VMAS=
+. "$(dirname "$0")/args.sh"
+bench_args "$@"
+build=$BUILD
+n=$ITERS
+vmas=${OPT_VMAS:-$EXTRA}
+vmas_opt=${vmas:+--vmas $vmas}
 bench=$build/tests/bench_mm
 if [ ! -x "$bench" ]; then
 	echo "no $bench: build first (cmake --build $build --target bench_mm)" >&2
@@ -55,7 +66,7 @@ for mode in $modes; do
 		it=$((n * k))
 		out=$tmp/$mode.$k
 		valgrind --tool=callgrind --callgrind-out-file="$out.cg" \
-			"$bench" --only fork --mode "$mode" --iters "$it" $vmas_opt >"$out.log" 2>&1 ||
+			"$bench" --workload fork-count -o fork_vma_lock="$mode" --iters "$it" $vmas_opt >"$out.log" 2>&1 ||
 			{ cat "$out.log" >&2; exit 1; }
 		locks=$(sed -n 's/.* \([0-9]*\) VMAs write-locked$/\1/p' "$out.log")
 		total=$(sed -n 's/^totals: *//p' "$out.cg")

@@ -10,8 +10,8 @@
  * per write.
  *
  * Reported, never pass/fail.  Usage (--help):
- *   bench_mm_shared_write [--writes N] [--rounds R] [--only shared|anon]
- * --only runs one kind (for callgrind: instructions per
+ *   bench_mm_shared_write [--iters N] [--repeat N] [--workload shared|anon]
+ * --workload runs one kind (for callgrind: instructions per
  * write are the difference of two runs' totals divided by the difference
  * of their write counts).
  */
@@ -50,60 +50,41 @@ static double loop(unsigned long base, long n)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: bench_mm_shared_write [--writes N] [--rounds R] [--only shared|anon]\n"
-		   "The model access fast path: 64-byte rv_mm_write()s into one page of a shared\n"
-		   "file mapping and of an anonymous one (no faults), rounds alternating; ns per\n"
-		   "write per round and the best of each.  Reported, never pass/fail.\n"
-		   "  -n, --writes N   writes per kind and round (default 2000000)\n"
-		   "  -r, --rounds R   rounds (default 5)\n"
-		   "  -o, --only KIND  shared or anon only (for callgrind)\n"
-		   "  -V, --version    version and git commit\n"
-		   "  -h, --help       this text\n");
+	fprintf(f,
+		"usage: bench_mm_shared_write [-n N] [-r N] [-w shared|anon] [-o NAME=VALUE,...]\n"
+		"The model access fast path: 64-byte rv_mm_write()s into one page of a shared\n"
+		"file mapping and of an anonymous one (no faults), rounds alternating; ns per\n"
+		"write per round and the best of each.  Reported, never pass/fail.\n"
+		"  -n, --iters N      writes per kind and round (default 2000000)\n"
+		"  -r, --repeat N     rounds (default 5)\n"
+		"  -w, --workload W   shared or anon only (for callgrind)\n" BENCH_HELP_O
+		    BENCH_HELP_TAIL);
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"writes", required_argument, NULL, 'n'}, {"rounds", required_argument, NULL, 'r'},
-	    {"only", required_argument, NULL, 'o'},   {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0}};
-	long n = 2000000;
-	int rounds = 5, c;
-	const char *only = NULL;
+	static struct bench_cli cli = {.prog = "bench_mm_shared_write",
+				       .usage = usage,
+				       .takes = BENCH_ITERS | BENCH_REPEAT | BENCH_WORKLOAD,
+				       .workloads = "shared,anon",
+				       .iters = 2000000,
+				       .repeat = 5};
+	long n;
+	int rounds;
+	const char *only;
 	double best_sh = 1e30, best_an = 1e30;
 	struct task_struct *t;
 	struct file *f = NULL;
 	char page[PAGE_SIZE];
 	int64_t pos = 0;
+	struct rv_switches sw;
 
-	bench_prog = "bench_mm_shared_write";
-	bench_argv = argv;
-	opterr = 0; /* one line of ours per usage error */
-	while ((c = getopt_long(argc, argv, bench_shortopts = "n:r:o:hV", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			n = bench_opt_long("--writes", optarg, 1, 1L << 40);
-			break;
-		case 'r':
-			rounds = (int)bench_opt_long("--rounds", optarg, 1, 1000000);
-			break;
-		case 'o':
-			if (strcmp(optarg, "shared") && strcmp(optarg, "anon"))
-				bench_bad("--only", optarg, "shared or anon");
-			only = optarg;
-			break;
-		case 'V':
-			rv_cli_version(bench_prog);
-			return 0;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			bench_usage_error(usage);
-		}
-	}
-	bench_no_operands(argc, argv, usage);
-	if (rv_instance_create(NULL))
+	bench_parse(&cli, argc, argv);
+	n = cli.iters;
+	rounds = cli.repeat;
+	only = cli.workload;
+	bench_switches(&sw);
+	if (rv_instance_create(&sw))
 		return 1;
 	t = task_create_process("bench");
 	task_attach(t);

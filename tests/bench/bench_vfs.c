@@ -14,7 +14,7 @@
  * in-model stat is the kernel's shape: RCU walk of 4 components,
  * legitimize the final dentry with lockref_get_not_dead, getattr under the
  * inode's seqcount, dput (lockref_put_or_lock).  Configurations alternate
- * round by round (best of R rounds) so machine noise hits them alike.
+ * round by round (best of N rounds) so machine noise hits them alike.
  *
  * Reported: wall ns per stat per task, thread CPU ns per stat (on a shared
  * 2-CPU machine a task that waits for a CPU shows wall >> cpu; contention
@@ -22,7 +22,7 @@
  * N-task/1-task total ratio, lockref fallbacks (to the spinlock) and RCU-walk fallbacks per
  * million stats.  Timing never decides anything; nothing here is a test.
  *
- * Usage (--help): bench_vfs [--iters N] [--tasks T] [--rounds R]
+ * Usage (--help): bench_vfs [--iters N] [--tasks T] [--repeat N]
  */
 #include "vfs/vfs.h"
 #include "bench_opt.h"
@@ -245,53 +245,38 @@ static void real_cleanup(void)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: bench_vfs [--iters N] [--tasks T] [--rounds R]\n"
+	fprintf(f, "usage: bench_vfs [-n N] [-t T] [-r N] [-o NAME=VALUE,...]\n"
 		   "stat by path: the model's RCU path walk (lockref_relax 0 and 1, and the\n"
 		   "ref-walk reference) beside real stat() on /dev/shm, stat1 and stat2, at 1\n"
-		   "and T tasks, configurations alternating round by round (best of R): wall\n"
+		   "and T tasks, configurations alternating round by round (best of N): wall\n"
 		   "and CPU ns per stat, Mstat/s, fallbacks.  Reported, never pass/fail.\n"
-		   "  -n, --iters N    stats per task and round (default 200000)\n"
-		   "  -t, --tasks T    the second task count, 1..64 (default 2)\n"
-		   "  -r, --rounds R   rounds (default 3)\n"
-		   "  -V, --version    version and git commit\n"
-		   "  -h, --help       this text\n");
+		   "  -n, --iters N      stats per task and round (default 200000)\n"
+		   "  -t, --tasks T      the second task count, 1..64 (default 2)\n"
+		   "  -r, --repeat N     rounds (default 3)\n" BENCH_HELP_O BENCH_HELP_TAIL);
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"iters", required_argument, NULL, 'n'},  {"tasks", required_argument, NULL, 't'},
-	    {"rounds", required_argument, NULL, 'r'}, {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0}};
+	static struct bench_cli cli = {
+	    .prog = "bench_vfs", .usage = usage, .takes = BENCH_ITERS | BENCH_TASKS | BENCH_REPEAT};
 	struct cfg cfgs[32];
-	int n = 0, have_real, opt;
+	int n = 0, have_real;
 	int task_counts[2];
 
-	bench_prog = "bench_vfs";
-	bench_argv = argv;
-	opterr = 0; /* one line of ours per usage error */
-	while ((opt = getopt_long(argc, argv, bench_shortopts = "n:t:r:hV", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'n':
-			iters = bench_opt_long("--iters", optarg, 1, 1L << 40);
-			break;
-		case 't':
-			ntasks = (int)bench_opt_long("--tasks", optarg, 1, 64);
-			break;
-		case 'r':
-			rounds = (int)bench_opt_long("--rounds", optarg, 1, 1000000);
-			break;
-		case 'V':
-			rv_cli_version(bench_prog);
-			return 0;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			bench_usage_error(usage);
-		}
+	cli.iters = iters;
+	cli.repeat = rounds;
+	cli.tasks[0] = ntasks;
+	cli.ntasks = 1;
+	bench_parse(&cli, argc, argv);
+	iters = cli.iters;
+	rounds = cli.repeat;
+	ntasks = cli.tasks[cli.ntasks - 1];
+	if (ntasks > 64) {
+		char t[16];
+
+		snprintf(t, sizeof(t), "%d", ntasks);
+		bench_bad("--tasks", t, "an integer in [1, 64]");
 	}
-	bench_no_operands(argc, argv, usage);
 	task_counts[0] = 1;
 	task_counts[1] = ntasks;
 	have_real = real_setup() == 0;
@@ -333,7 +318,7 @@ int main(int argc, char **argv)
 		for (int relax = 0; relax <= 1; relax++) {
 			struct rv_switches sw;
 
-			rv_switches_default(&sw);
+			bench_switches(&sw);
 			sw.lockref_relax = relax;
 			if (rv_instance_create(&sw) || model_setup()) {
 				fprintf(stderr, "bench_vfs: model setup failed\n");

@@ -4,7 +4,8 @@
 # tests/bench/fuse-contention.sh - rcuvfs against the FUSE floor daemon on a
 # quiet machine and under a fixed CPU hog, in one run.
 #
-#   tests/bench/fuse-contention.sh [BUILD_DIR]         (as root: it mounts)
+#   tests/bench/fuse-contention.sh [--build DIR] [--duration S] [--repeat N]
+#                                                      (as root: it mounts)
 #
 # Mounts rcuvfs and rcuvfs-fuse-floor (tests/bench/fuse-floor: the same
 # libfuse loop answering from constants) and runs fuse-floor-load's MODES
@@ -21,19 +22,27 @@
 # rcuvfs's spin_yields per operation and each daemon's thread count.  Ratios only: never a pass/fail on
 # time.
 #
-# Environment: MODES [fstat flock] SECS [2] ROUNDS [3] HOGS [8]
-#   CPUS [all: 0-(nproc-1)] WORKERS [1]
+# Environment: MODES [fstat flock] HOGS [8] CPUS [all: 0-(nproc-1)]; SECS [2],
+#   ROUNDS [3] and WORKERS [1], the defaults of --duration, --repeat, --tasks
 set -euo pipefail
 
-BUILD=${1:-build}
+bench_usage="usage: ${0##*/} [-b|--build DIR] [-d|--duration S] [-r|--repeat N] [-t|--tasks N]
+rcuvfs against the FUSE floor daemon, quiet and under CPU hogs (as root).
+  -b, --build DIR    the build tree (default build)
+  -d, --duration S   seconds per run (default \$SECS, else 2)
+  -r, --repeat N     rounds, daemons alternating (default \$ROUNDS, else 3)
+  -t, --tasks N      client processes (default \$WORKERS, else 1)
+Environment: MODES [fstat flock] HOGS [8] CPUS [all]"
+bench_takes="duration repeat tasks"
+BUILD=build DURATION=${SECS:-2} REPEAT=${ROUNDS:-3} TASKS=${WORKERS:-1}
+. "$(dirname "$0")/args.sh"
+bench_args "$@"
+SECS=$DURATION ROUNDS=$REPEAT WORKERS=$TASKS
 BIN=$BUILD/bin
 TBIN=$BUILD/tests # the floor daemon and its load generator are test programs
 MODES=${MODES:-fstat flock}
-SECS=${SECS:-2}
-ROUNDS=${ROUNDS:-3}
 HOGS=${HOGS:-8}
 CPUS=${CPUS:-0-$(($(nproc) - 1))}
-WORKERS=${WORKERS:-1}
 
 if [ "$(id -u)" != 0 ] || [ ! -c /dev/fuse ]; then
 	echo "fuse-contention.sh: needs root and /dev/fuse" >&2
@@ -110,7 +119,7 @@ for state in quiet loaded; do
 				read -r v0 n0 < <(ctxsw "${PID[$t]}")
 				read -r r0 w0 < <(schedns "${PID[$t]}")
 				y0=$(stat_of spin_yields)
-				ops=$(taskset -c "$CPUS" "$TBIN/fuse-floor-load" "$mode" "$TMP/$t/f" "$WORKERS" "$SECS")
+				ops=$(taskset -c "$CPUS" "$TBIN/fuse-floor-load" -w "$mode" -t "$WORKERS" -d "$SECS" "$TMP/$t/f")
 				read -r v1 n1 < <(ctxsw "${PID[$t]}")
 				read -r r1 w1 < <(schedns "${PID[$t]}")
 				y1=$(stat_of spin_yields)

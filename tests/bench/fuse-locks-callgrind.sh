@@ -10,19 +10,32 @@
 # LOCK_EX + LOCK_UN; posix: F_SETLK write lock + unlock of byte 0; ofd: the
 # same with F_OFD_SETLK, which reaches the daemon as a POSIX request owned by
 # the open file) the counters
-# are zeroed (callgrind_control -z), tests/bench/fuse-lockloop.c runs N pairs
+# are zeroed (callgrind_control -z), tests/bench/fuse-lockloop.c (build/tests/fuse-lockloop) runs N pairs
 # on an already created file, and the counters are dumped (callgrind_control
 # -d).  The dump also holds the file's open/flush/release and libfuse's idle
 # loop wake-ups, the same for every daemon; per pair = total / N.  What
 # differs between rcuvfs and the floor is the model's work per request
 # (the kernel's side, the round trip and libfuse are the same).
+#
+# Usage: tests/bench/fuse-locks-callgrind.sh [--build DIR] [--iters N]
+#   DIR defaults to build, N (pairs per loop) to 2000; the operands
+#   BUILD_DIR N of older command lines still work (tests/bench/args.sh).
 set -euo pipefail
-BUILD=${1:-build}
-N=${2:-2000}
+bench_usage="usage: ${0##*/} [-b|--build DIR] [-n|--iters N]
+FUSE daemon instructions per lock+unlock pair under callgrind, rcuvfs per
+filelock scheme against the floor daemon (as root: it mounts).
+  -b, --build DIR   the build tree (default build)
+  -n, --iters N     pairs per loop (default 2000)"
+bench_takes=iters
+BUILD=build ITERS=2000
+. "$(dirname "$0")/args.sh"
+bench_args "$@"
+N=$ITERS
 BIN=$BUILD/bin
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../integration/lib.sh" # it_unmount
 command -v valgrind >/dev/null || { echo "needs valgrind" >&2; exit 1; }
+[ -x "$BUILD/tests/fuse-lockloop" ] || { echo "fuse-locks-callgrind.sh: $BUILD/tests/fuse-lockloop not built" >&2; exit 1; }
 TMP=$(mktemp -d /tmp/rcuvfs-lockcg.XXXXXX)
 DPID=
 cleanup() {
@@ -32,7 +45,6 @@ cleanup() {
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
-cc -O2 -o "$TMP/lockloop" "$here/fuse-lockloop.c"
 mkdir -p "$TMP/m"
 
 # total Ir of the last dump in $1
@@ -56,9 +68,9 @@ measure() { # name daemon args...
 	done
 	: >"$TMP/m/f" 2>/dev/null || true
 	for mode in flock posix ofd; do
-		"$TMP/lockloop" "$mode" "$TMP/m/f" 10 # warm: the lock context, caches
+		"$BUILD/tests/fuse-lockloop" -w "$mode" -n 10 "$TMP/m/f" # warm: the lock context, caches
 		callgrind_control -z "$DPID" >/dev/null 2>&1
-		"$TMP/lockloop" "$mode" "$TMP/m/f" "$N"
+		"$BUILD/tests/fuse-lockloop" -w "$mode" -n "$N" "$TMP/m/f"
 		callgrind_control -d "$DPID" >/dev/null 2>&1
 		sleep 0.5
 		ir=$(dump_ir)

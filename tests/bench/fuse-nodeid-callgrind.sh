@@ -1,22 +1,32 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# tests/bench/fuse-nodeid-callgrind.sh [BUILD_DIR] [N] [NAME=DAEMON...]:
+# tests/bench/fuse-nodeid-callgrind.sh [--build DIR] [--iters N] [NAME=DAEMON...]:
 # daemon-side instructions per fstat (one GETATTR) and per stat of a path
 # (LOOKUP + GETATTR), counted by valgrind --tool=callgrind, for rcuvfs and
 # the FUSE floor daemon, plus any daemon binaries given as NAME=PATH (say,
 # an rcuvfs built from another commit, to compare node-id schemes in one
 # run).  Each daemon runs in the foreground under callgrind; the counters
-# are zeroed, tests/bench/fuse-lockloop.c runs N calls on a file of the
+# are zeroed, fuse-lockloop (tests/bench/fuse-lockloop.c) runs N calls on a file of the
 # mount, and the counters are dumped: per call = total / N.  What differs
 # between two rcuvfs builds is their own work per request (the kernel's
 # side and libfuse are the same).  Instruction counts do not depend on the
 # machine's load.
 set -euo pipefail
-BUILD=${1:-build}
-N=${2:-2000}
-shift 2 2>/dev/null || shift $#
 here=$(cd "$(dirname "$0")" && pwd)
+bench_usage="usage: ${0##*/} [-b|--build DIR] [-n|--iters N] [NAME=DAEMON...]
+FUSE daemon instructions per fstat and per stat under callgrind, rcuvfs and
+the floor daemon, and each NAME=DAEMON binary given (as root: it mounts).
+  -b, --build DIR   the build tree (default build)
+  -n, --iters N     calls per loop (default 2000)
+(the operands BUILD_DIR N of older command lines still work)"
+bench_takes=iters bench_more=1
+BUILD=build ITERS=2000 BENCH_MORE=
+. "$here/args.sh"
+bench_args "$@"
+N=$ITERS
+# shellcheck disable=SC2086
+set -- $BENCH_MORE
 . "$here/../integration/lib.sh" # it_unmount
 command -v valgrind >/dev/null || { echo "needs valgrind" >&2; exit 1; }
 TMP=$(mktemp -d /tmp/rcuvfs-idcg.XXXXXX)
@@ -28,7 +38,7 @@ cleanup() {
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
-cc -O2 -o "$TMP/loop" "$here/fuse-lockloop.c"
+[ -x "$BUILD/tests/fuse-lockloop" ] || { echo "fuse-nodeid-callgrind.sh: $BUILD/tests/fuse-lockloop not built" >&2; exit 1; }
 mkdir -p "$TMP/m"
 
 dump_ir() {
@@ -51,9 +61,9 @@ measure() { # name daemon args...
 	done
 	: >"$TMP/m/f" 2>/dev/null || true
 	for mode in fstat stat; do
-		"$TMP/loop" "$mode" "$TMP/m/f" 10 # warm
+		"$BUILD/tests/fuse-lockloop" -w "$mode" -n 10 "$TMP/m/f" # warm
 		callgrind_control -z "$DPID" >/dev/null 2>&1
-		"$TMP/loop" "$mode" "$TMP/m/f" "$N"
+		"$BUILD/tests/fuse-lockloop" -w "$mode" -n "$N" "$TMP/m/f"
 		callgrind_control -d "$DPID" >/dev/null 2>&1
 		sleep 0.5
 		ir=$(dump_ir)

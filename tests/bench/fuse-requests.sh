@@ -5,7 +5,7 @@
 # and operations per second, on rcuvfs (default and -o apps) and on
 # libfuse's passthrough_ll over a tmpfs, in one run.
 #
-#   tests/bench/fuse-requests.sh [BUILD_DIR]          (as root: it mounts)
+#   tests/bench/fuse-requests.sh [--build DIR] [--repeat N]   (as root: it mounts)
 #
 # passthrough_ll is built from the libfuse3-dev examples
 # (/usr/share/doc/libfuse3-dev/examples/passthrough_ll.c) into the run's
@@ -31,14 +31,26 @@
 #
 # Environment: WRITES [20000] COMMITS [500] STATUS [20] MAKES [20]
 #   FILES [200] (the git tree, in 10 dirs)  OBJS [100] (the make tree)
-#   ROUNDS [3]: timed runs per cell, targets alternating; the median is shown
+#   ROUNDS [3]: timed runs per cell (the default of --repeat), targets
+#   alternating; the median is shown
 #   WORKLOADS ["write sqlite sqlite-wal git-status make"]: which to run
 #   SETTLE [1.1]: seconds between a tree's setup and its runs (git status
 #   and make then see timestamps in the past, as on a real tree)
 #   TARGETS ["rcuvfs apps passthrough_ll0 passthrough_ll tmpfs"]
 set -euo pipefail
 
-BUILD=${1:-build}
+bench_usage="usage: ${0##*/} [-b|--build DIR] [-r|--repeat N]
+FUSE requests per application operation (write, SQLite, git status, make)
+through rcuvfs and passthrough_ll (as root: it mounts).
+  -b, --build DIR    the build tree (default build)
+  -r, --repeat N     timed runs per cell (default \$ROUNDS, else 3)
+Environment: WRITES COMMITS STATUS MAKES FILES OBJS WORKLOADS SETTLE TARGETS
+(the script's header)"
+bench_takes=repeat
+BUILD=build REPEAT=${ROUNDS:-3}
+. "$(dirname "$0")/args.sh"
+bench_args "$@"
+ROUNDS=$REPEAT
 BIN=$BUILD/bin
 WRITES=${WRITES:-20000}
 COMMITS=${COMMITS:-500}
@@ -47,7 +59,6 @@ MAKES=${MAKES:-20}
 SETTLE=${SETTLE:-1.1}
 FILES=${FILES:-200}
 OBJS=${OBJS:-100}
-ROUNDS=${ROUNDS:-3}
 TARGETS=${TARGETS:-rcuvfs apps passthrough_ll0 passthrough_ll tmpfs}
 EX=/usr/share/doc/libfuse3-dev/examples
 

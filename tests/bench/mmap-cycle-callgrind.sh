@@ -17,12 +17,21 @@
 # the series timed the mmap calls alone too.  Instructions are not time:
 # an atomic or a cache miss costs many cycles and counts one instruction.
 #
-# Usage: tests/bench/mmap-cycle-callgrind.sh [BUILD_DIR] [CYCLES]
-#   BUILD_DIR defaults to build, CYCLES to 2000 (about 1 minute on 2 cores).
+# Usage: tests/bench/mmap-cycle-callgrind.sh [--build DIR] [--iters CYCLES]
+#   DIR defaults to build, CYCLES to 2000 (about 1 minute on 2 cores); the
+#   operands BUILD_DIR CYCLES of older command lines still work.
 set -eu
 
-build=${1:-build}
-cycles=${2:-2000}
+bench_usage="usage: ${0##*/} [-b|--build DIR] [-n|--iters CYCLES]
+vm_mmap and vm_munmap instructions per cycle under callgrind, per allocator step.
+  -b, --build DIR     the build tree (default build)
+  -n, --iters CYCLES  mmap+munmap cycles (default 2000)"
+bench_takes=iters
+BUILD=build ITERS=2000
+. "$(dirname "$0")/args.sh"
+bench_args "$@"
+build=$BUILD
+cycles=$ITERS
 stress=$build/bin/rcuvfs-stress
 if [ ! -x "$stress" ]; then
 	echo "no $stress: build first" >&2

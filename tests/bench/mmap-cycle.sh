@@ -6,7 +6,8 @@
 # baseline and each step; prints the time inside vm_mmap (the series'
 # figure) and vm_munmap, and their change against the baseline.
 #
-#   tests/bench/mmap-cycle.sh [--stress PATH] [--cycles N] [--pause-us US] [--csv FILE]
+#   tests/bench/mmap-cycle.sh [--stress PATH] [--iters N] [--pause-us US] [--csv FILE]
+# (-n is --iters, the cycles per step; --cycles is its older name)
 #
 # --csv FILE also writes the measured rows for rcuvfs-plot (ratio bars of
 # every step against the baseline): metadata as "# key: value" lines, then
@@ -28,11 +29,11 @@ cycles=20000
 pause=500
 csv=
 while [ $# -gt 0 ]; do
-	case $1 in --stress | --cycles | --pause-us | --csv) [ $# -ge 2 ] ||
+	case $1 in --stress | -n | --iters | --cycles | --pause-us | --csv) [ $# -ge 2 ] ||
 		{ echo "mmap-cycle: option $1 needs a value (try --help)" >&2; exit 2; } ;; esac
 	case $1 in
 	--stress) stress=$2; shift 2 ;;
-	--cycles) cycles=$2; shift 2 ;;
+	-n | --iters | --cycles) cycles=$2; shift 2 ;;
 	--pause-us) pause=$2; shift 2 ;;
 	--csv) csv=$2; shift 2 ;;
 	-h|--help) sed -n '3,/^set /p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -49,7 +50,7 @@ if [ -n "$csv" ]; then
 		echo "# cpu_model: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
 		echo "# cpus_used: 1"
 		echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-		echo "# command: $0 --cycles $cycles --pause-us $pause"
+		echo "# command: $0 --iters $cycles --pause-us $pause"
 		echo "# value: time relative to the baseline (lower is faster)"
 		echo "workload,tasks,sweep,value"
 	} >>"$csv"

@@ -1,20 +1,32 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# tests/bench/scale-real.sh BUILD - the simulator checked against this
+# tests/bench/scale-real.sh [--build DIR] [--duration S] [--repeat N] - the
+# simulator checked against this
 # machine: each workload and design pair run for real (rcuvfs-stress
 # --model, tasks pinned one per CPU, rounds alternating the designs) at
 # 1, 2, 4, ... up to this machine's CPUs, beside rcuvfs-sim's prediction
 # for the same CPU counts on this machine's topology (described from /sys
 # and measured by tools/sim/host-topo.sh) with a calibration made here
 # (tools/sim/calibrate.sh).  Works on any CPU count.
-# Environment: SECS (seconds per real run, default 1), REPEAT (rounds,
-# default 3), US (virtual microseconds per simulated run, default 300),
+# --duration: seconds per real run (default $SECS, else 1); --repeat:
+# rounds (default $REPEAT, else 3).  Environment: US (virtual microseconds per simulated run, default 300),
 # WORKLOADS ("workload:switch=a,b" items), OUT (default out/sim-real).
 set -eu
-B=${1:?usage: scale-real.sh BUILD}
+bench_usage="usage: ${0##*/} [-b|--build DIR] [-d|--duration S] [-r|--repeat N]
+rcuvfs-sim's predictions beside real runs on this machine, per workload and
+design pair, at 1, 2, 4, ... CPUs.
+  -b, --build DIR    the build tree (default build)
+  -d, --duration S   seconds per real run (default \$SECS, else 1)
+  -r, --repeat N     rounds, designs alternating (default \$REPEAT, else 3)
+Environment: US, WORKLOADS, OUT (the script's header)"
+bench_takes="duration repeat"
+BUILD=build DURATION=${SECS:-1} REPEAT=${REPEAT:-3}
+. "$(dirname "$0")/args.sh"
+bench_args "$@"
+B=$BUILD SECS=$DURATION
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 SIM=$B/bin/rcuvfs-sim STRESS=$B/bin/rcuvfs-stress
-SECS=${SECS:-1} REPEAT=${REPEAT:-3} US=${US:-300}
+US=${US:-300}
 OUT=${OUT:-$SRC/out/sim-real}
 WORKLOADS=${WORKLOADS:-"open3:lockref_relax=1,0 fstat2:lockref_relax=1,0 dup1:fileref=inc-not-zero,file-ref exec1:rss_counters=group,single bkl-mix:bkl=spin,sem-fifo,sem-steal zero:new_inode_prefetch=1,0"}
 mkdir -p "$OUT"

@@ -1,18 +1,29 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# tests/bench/sim-seeds.sh BUILD [CALIBRATION] - the seeds' scaling results
+# tests/bench/sim-seeds.sh [--build DIR] [--calibration FILE] - the seeds'
+# scaling results
 # simulated (rcuvfs-sim, docs/sim.md): each comparison on the seed's
 # topology and task counts, both designs in one run, printed in the seed's
 # table shape with the seed's figure beside the simulated one.
-#   BUILD        the build directory (bin/rcuvfs-sim)
-#   CALIBRATION  a calibration file (default: tools/sim/calibration/devvm.cal;
+#   --build DIR         the build directory (bin/rcuvfs-sim; default build)
+#   --calibration FILE  a calibration file (default: tools/sim/calibration/devvm.cal;
 #                made on another build it is used by kind pair only)
 # Environment: US (virtual microseconds per run, default 200), OUT (a
 # directory for the CSV of every run, default out/sim).
 set -eu
-B=${1:?usage: sim-seeds.sh BUILD [CALIBRATION]}
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
-CAL=${2:-$SRC/tools/sim/calibration/devvm.cal}
+bench_usage="usage: ${0##*/} [-b|--build DIR] [--calibration FILE]
+The seeds' scaling comparisons on simulated CPUs (rcuvfs-sim), each beside
+the seed's figure.
+  -b, --build DIR         the build tree (default build)
+      --calibration FILE  a calibration file (default tools/sim/calibration/devvm.cal)
+Environment: US, OUT (the script's header)"
+bench_takes=calibration bench_operand2=extra
+BUILD=build OPT_CALIBRATION= EXTRA=
+. "$(dirname "$0")/args.sh"
+bench_args "$@"
+B=$BUILD
+CAL=${OPT_CALIBRATION:-${EXTRA:-$SRC/tools/sim/calibration/devvm.cal}}
 SIM=$B/bin/rcuvfs-sim
 T=$SRC/tools/sim/topologies
 US=${US:-200}

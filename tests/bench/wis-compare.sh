@@ -3,8 +3,10 @@
 # tests/bench/wis-compare.sh - will-it-scale's lock1 and rcuvfs-stress's
 # lock1 on the same filesystem, in one run, rounds alternating the two.
 #
-#   tests/bench/wis-compare.sh [--build DIR] [--dir DIR] [--tasks N] [--secs S]
-#                              [--rounds R] [--check RATIO]
+#   tests/bench/wis-compare.sh [--build DIR] [--dir DIR] [--tasks N] [--duration S]
+#                              [--repeat N] [--check RATIO]
+# (short: -b -t -d -r; --secs and --rounds are the older names of
+# --duration and --repeat)
 #
 # Both are processes, task i bound to the i-th allowed CPU, each task on its
 # own file, locking and unlocking byte 0 with F_SETLKW and counting 2 per
@@ -35,14 +37,14 @@ secs=2
 rounds=3
 check=
 while [ $# -gt 0 ]; do
-	case $1 in --build | --dir | --tasks | --secs | --rounds | --check) [ $# -ge 2 ] ||
+	case $1 in -b | --build | --dir | -t | --tasks | -d | --duration | --secs | -r | --repeat | --rounds | --check) [ $# -ge 2 ] ||
 		{ echo "wis-compare: option $1 needs a value (try --help)" >&2; exit 2; } ;; esac
 	case $1 in
-	--build) build=$2; shift 2 ;;
+	-b | --build) build=$2; shift 2 ;;
 	--dir) dir=$2; shift 2 ;;
-	--tasks) tasks=$2; shift 2 ;;
-	--secs) secs=$2; shift 2 ;;
-	--rounds) rounds=$2; shift 2 ;;
+	-t | --tasks) tasks=$2; shift 2 ;;
+	-d | --duration | --secs) secs=$2; shift 2 ;;
+	-r | --repeat | --rounds) rounds=$2; shift 2 ;;
 	--check) check=$2; shift 2 ;;
 	-h|--help) sed -n '3,/^set /p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "wis-compare: unknown option $1 (try --help)" >&2; exit 2 ;;
@@ -83,7 +85,7 @@ while :; do
 		extra=$((extra + 1))
 		echo "wis-compare: a harness has no CPU time yet; one more round" >&2
 	fi
-	"$ref" "$dir" "$tasks" "$secs" >"$tmp/ref" || { echo "wis-compare: wis-lock1 failed" >&2; exit 2; }
+	"$ref" --tasks "$tasks" --duration "$secs" "$dir" >"$tmp/ref" || { echo "wis-compare: wis-lock1 failed" >&2; exit 2; }
 	awk '{ print "wis-lock1 ops", $3; if ($4 != "-") print "wis-lock1 cpu", $4 }' "$tmp/ref" >>"$tmp/samples"
 	"$stress" --path "$dir" --workload lock1 --mode processes --tasks "$tasks" --pin \
 		--duration "$secs" --warmup 1 --quiet --csv "$tmp/s.csv" >/dev/null ||

@@ -38,6 +38,8 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include "tools/cli.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -512,12 +514,23 @@ static int run(const char *dir, unsigned long long seed, unsigned long ops)
 	return 0;
 }
 
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: rcuvfs-fuzz DIR SEED OPS [PROCS]\n"
+		     "OPS seeded random system calls under DIR (a mount, or tmpfs with\n"
+		     "RCUVFS_FUZZ_DIFF=1 for the differential run) from PROCS processes\n"
+		     "(1..64, default 1); tests/fuzz/fuzz.sh runs it.\n"
+		     "  -V, --version  version and git commit\n"
+		     "  -h, --help     this text\n");
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long long seed;
 	unsigned long ops;
 	int procs = 1, bad = 0;
 
+	RV_CLI_OPERANDS(argc, argv, "rcuvfs-fuzz", usage);
 	if (argc < 4 || argc > 5) {
 		fprintf(stderr, "usage: rcuvfs-fuzz DIR SEED OPS [PROCS]\n");
 		return 2;

@@ -9,8 +9,7 @@
 #   -o SWITCH=BAD     where a program takes switches: exit 2, one line
 #                     naming the switch.
 # The PROGRAMs are named (CMakeLists.txt lists them): BIN also holds the
-# unit tests, the benchmarks and test helpers such as rcuvfs-holder, which
-# takes "--help" for a file name and creates it in the current directory.
+# unit tests (CUnit's command line, not this one).
 set -u
 [ $# -ge 2 ] || { echo "usage: cli-test.sh BIN PROGRAM..." >&2; exit 2; }
 bin=$1
@@ -27,6 +26,7 @@ switch_args() {
 	rcuvfs-stress) echo "--model --workload fstat1 --duration 0.01" ;;
 	rcuvfs-explore) echo "--scenario all" ;;
 	rcuvfs-sim) echo "--workload fstat1" ;;
+	bench_*) echo "" ;; # -o is checked before anything runs
 	*) echo "-" ;;
 	esac
 }

@@ -8,7 +8,8 @@
 # twice, with pkg-config and with find_package, and run them: main.c (the
 # VFS) and locks_fork.c (tasks and POSIX locks only: a forked child's lock
 # on its parent's range must conflict, which needs every subsystem started
-# whatever the program links).
+# whatever the program links) and counters.c (the counters those count are
+# registered, and so is every counter the static link pulled in).
 set -eu
 build=$(cd "$1" && pwd) src=$(cd "$2" && pwd)
 tmp=$(mktemp -d)
@@ -75,18 +76,29 @@ done
 PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 export PKG_CONFIG_PATH
 if flags=$(pkg-config --cflags --libs rcuvfs); then
-	for p in main locks_fork; do
+	for p in main locks_fork counters; do
 		# shellcheck disable=SC2086
 		cc -o "$tmp/$p-pc" "$src/tests/install/consumer/$p.c" $flags &&
 			"$tmp/$p-pc" || bad "pkg-config build or run of consumer/$p.c"
 	done
+	# every counter the static link pulled into the program (an rv_stat_NAME
+	# object, nm's D) is in its registry
+	if [ -x "$tmp/counters-pc" ]; then
+		"$tmp/counters-pc" --list | sort >"$tmp/registered"
+		nm "$tmp/counters-pc" | awk '$2 == "D" && $3 ~ /^rv_stat_/ { print substr($3, 9) }' |
+			sort >"$tmp/linked"
+		[ -s "$tmp/linked" ] || bad "nm finds no counter in consumer/counters.c's program"
+		for c in $(comm -23 "$tmp/linked" "$tmp/registered"); do
+			bad "consumer/counters.c: counter $c is linked in but not registered"
+		done
+	fi
 else
 	bad "pkg-config rcuvfs"
 fi
 # with find_package
 cmake -S "$src/tests/install/consumer" -B "$tmp/cb" -DCMAKE_PREFIX_PATH="$prefix" \
 	>"$tmp/cb.log" 2>&1 && cmake --build "$tmp/cb" >>"$tmp/cb.log" 2>&1 &&
-	"$tmp/cb/consumer" && "$tmp/cb/locks_fork" ||
+	"$tmp/cb/consumer" && "$tmp/cb/locks_fork" && "$tmp/cb/counters" ||
 	{ cat "$tmp/cb.log"; bad "find_package build or run"; }
 [ $fail = 0 ] && echo "install: ok"
 exit $fail

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # tests/install/scripts-cli-test.sh SRC: the benchmark scripts the docs tell
-# users to run keep the tools' command-line grammar (tools/cli.h) where it
+# users to run (each one of them) keep the tools' command-line grammar (tools/cli.h) where it
 # applies to a script: --help exits 0 with the usage on stdout; an unknown
 # option, or an option given without its value, exits 2 with one line on
 # stderr naming it and nothing on stdout.  Runs no benchmark.
@@ -12,9 +12,17 @@ bad() { echo "FAIL: $*"; fail=1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # SCRIPT OPTION-THAT-TAKES-A-VALUE
-for s in "tests/stress/compare.sh --rounds" "tests/stress/mm-compare.sh --rounds" \
-	"tests/bench/mmap-cycle.sh --cycles" "tests/bench/wis-compare.sh --secs" \
-	"tests/bench/bkl-regression --jobs"; do
+for s in "tests/stress/compare.sh --repeat" "tests/stress/mm-compare.sh --repeat" \
+	"tests/bench/mmap-cycle.sh --iters" "tests/bench/wis-compare.sh --duration" \
+	"tests/bench/bkl-regression --jobs" \
+	"tests/bench/bench_bkl_ops_callgrind.sh --iters" "tests/bench/bench_fdtable_callgrind.sh --iters" \
+	"tests/bench/bench_locks_callgrind.sh --iters" "tests/bench/bench_mm_fork_callgrind.sh --vmas" \
+	"tests/bench/bench_mm_recheck_callgrind.sh --iters" "tests/bench/mmap-cycle-callgrind.sh --iters" \
+	"tests/bench/fuse-locks-callgrind.sh --build" "tests/bench/fuse-floor/run.sh --duration" \
+	"tests/bench/fuse-locks.sh --tasks" "tests/bench/fuse-contention.sh --repeat" \
+	"tests/bench/fuse-requests.sh --repeat" "tests/bench/scale-real.sh --duration" \
+	"tests/bench/sim-seeds.sh --calibration" "scripts/sim-plots.sh --out" \
+	"tests/bench/fuse-nodeid-callgrind.sh --iters"; do
 	set -- $s
 	p=$src/$1
 	timeout 30 "$p" --help >"$tmp/out" 2>"$tmp/err"

@@ -107,7 +107,7 @@ tar_run() {
 torn_run() { # the long run on the default mount only
 	local ops=$TORN_OPS secs=$TORN_SECS
 	[ "${prof:-}" = apps ] && ops=150000 secs=8
-	"$TBIN/rcuvfs-tornread" "$1/torn" --ops "$ops" --seconds "$secs" --writers 4 --records 8 2>&1
+	"$TBIN/rcuvfs-tornread" "$1/torn" --iters "$ops" --duration "$secs" --writers 4 --records 8 2>&1
 }
 
 # run_all NAME DIR PARTS...: each part's output in $IT_TMP/NAME.PART

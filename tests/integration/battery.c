@@ -27,6 +27,8 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include "tools/cli.h"
+
 #include <dirent.h>
 #include <grp.h>
 #include <errno.h>
@@ -862,10 +864,21 @@ static int run_denied(const char *dir)
 	return 0;
 }
 
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: rcuvfs-battery DIR [basic|enospc|ctl|perms|ctl-user|denied]\n"
+		     "The integration battery on a mounted rcuvfs at DIR (tests/integration/\n"
+		     "battery.sh runs it); the second operand picks the part (default basic).\n"
+		     "  -V, --version  version and git commit\n"
+		     "  -h, --help     this text\n");
+}
+
 int main(int argc, char **argv)
 {
-	const char *mode = argc > 2 ? argv[2] : "basic";
+	const char *mode;
 
+	RV_CLI_OPERANDS(argc, argv, "rcuvfs-battery", usage);
+	mode = argc > 2 ? argv[2] : "basic";
 	if (argc < 2) {
 		fprintf(stderr, "usage: %s DIR [basic|enospc|ctl|perms|ctl-user|denied]\n",
 			argv[0]);

@@ -1705,18 +1705,7 @@ int main(int argc, char **argv)
 		return exec_child(argv[2], atoi(argv[3]), atoi(argv[4]));
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGPIPE, SIG_IGN);
-	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		usage(stdout);
-		return 0;
-	}
-	if (argc == 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {
-		rv_cli_version("rcuvfs-fddiff");
-		return 0;
-	}
-	if (argc > 1 && argv[1][0] == '-' && strcmp(argv[1], "-k")) {
-		fprintf(stderr, "rcuvfs-fddiff: unknown option '%s' (try --help)\n", argv[1]);
-		return RV_CLI_USAGE_ERROR;
-	}
+	rv_cli_mode_first(argc, argv, "rcuvfs-fddiff", usage, "-k");
 	if (argc > 1 && !strcmp(argv[1], "-k")) {
 		char *end;
 

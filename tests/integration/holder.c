@@ -21,6 +21,8 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include "tools/cli.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -84,14 +86,25 @@ static int check(char *m, int fd)
 	return 0;
 }
 
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: rcuvfs-holder FILE [map-only]\n"
+		     "Creates FILE, maps it shared and holds it open and mapped (or only\n"
+		     "mapped) across an unmount, for tests/integration/lifecycle.sh.\n"
+		     "  -V, --version  version and git commit\n"
+		     "  -h, --help     this text\n");
+}
+
 int main(int argc, char **argv)
 {
 	char line[64], fill[LEN + 4096];
-	bool map_only = argc == 3 && !strcmp(argv[2], "map-only");
+	bool map_only;
 	char *m;
 	int fd;
 
-	/* a FILE starting with '-' is an option given by mistake (--help) */
+	RV_CLI_OPERANDS(argc, argv, "rcuvfs-holder", usage);
+	map_only = argc == 3 && !strcmp(argv[2], "map-only");
+	/* a FILE starting with '-' is an option given by mistake */
 	if (argc < 2 || argc > 3 || (argc == 3 && !map_only) || argv[1][0] == '-') {
 		fprintf(stderr, "usage: rcuvfs-holder FILE [map-only]\n");
 		return 2;

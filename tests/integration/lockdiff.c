@@ -73,6 +73,7 @@
  * (the pipe orders it) or, for asynchronous commands, on a lock call that
  * reads no slot after it blocked.
  */
+#include "tools/cli.h"
 #include "fdtable/fdtable.h"
 #include "locks/locks.h"
 
@@ -2125,16 +2126,24 @@ static int parse_sw(const char *text, struct rv_switches *sw)
 	return 0;
 }
 
+static void usage_text(FILE *f)
+{
+	fprintf(f, "usage: rcuvfs-lockdiff [-k MAXDIFFS] model DIR SEEDS STEPS SWITCHES...\n"
+		   "       rcuvfs-lockdiff mount TMPFS_DIR MOUNT_DIR SEEDS STEPS\n"
+		   "       rcuvfs-lockdiff scen-model DIR SWITCHES...\n"
+		   "       rcuvfs-lockdiff scen-mount TMPFS_DIR MOUNT_DIR\n"
+		   "       rcuvfs-lockdiff print host DIR SEED STEPS\n"
+		   "       rcuvfs-lockdiff print model SWITCHES SEED STEPS\n"
+		   "       rcuvfs-lockdiff print scen host DIR | print scen model SWITCHES\n"
+		   "SEEDS: N or A-B; SWITCHES: e.g. filelock=inode,bkl_ops=lock\n"
+		   "  -V, --version  version and git commit\n"
+		   "  -h, --help     this text\n");
+}
+
+/* A command line that names no valid mode: one line, exit 2. */
 static void usage(void)
 {
-	fprintf(stderr, "usage: lockdiff [-k MAXDIFFS] model DIR SEEDS STEPS SWITCHES...\n"
-			"       lockdiff mount TMPFS_DIR MOUNT_DIR SEEDS STEPS\n"
-			"       lockdiff scen-model DIR SWITCHES...\n"
-			"       lockdiff scen-mount TMPFS_DIR MOUNT_DIR\n"
-			"       lockdiff print host DIR SEED STEPS\n"
-			"       lockdiff print model SWITCHES SEED STEPS\n"
-			"       lockdiff print scen host DIR | print scen model SWITCHES\n"
-			"SEEDS: N or A-B; SWITCHES: e.g. filelock=inode,bkl_ops=lock\n");
+	fprintf(stderr, "rcuvfs-lockdiff: bad command line (try --help)\n");
 	exit(2);
 }
 
@@ -2253,6 +2262,7 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGPIPE, SIG_IGN);
+	rv_cli_mode_first(argc, argv, "rcuvfs-lockdiff", usage_text, "-k");
 	if (argc > 3 && !strcmp(argv[1], "-k")) {
 		max_diffs = atoi(argv[2]);
 		argv += 2;

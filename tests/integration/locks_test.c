@@ -33,6 +33,8 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include "tools/cli.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -963,8 +965,19 @@ static int cmd_wait(char **argv)
 	return e ? 0 : 1;
 }
 
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: rcuvfs-locks-test contend DIR [SCENARIO] | many DIR N flock|ofd |\n"
+		"       hold FILE | wait FILE flock|posix | race DIR SECS\n"
+		"File-lock checks through a mount (tests/integration/filelocks.sh runs them).\n"
+		"  -V, --version  version and git commit\n"
+		"  -h, --help     this text\n");
+}
+
 int main(int argc, char **argv)
 {
+	RV_CLI_OPERANDS(argc, argv, "rcuvfs-locks-test", usage);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc >= 3 && !strcmp(argv[1], "contend")) {
 		sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1,

@@ -23,13 +23,12 @@
  * Operation kinds (--ops): mmap of private and shared anonymous memory, of
  * two scratch files (read-write, and the first one read-only too) and of
  * /dev/zero, fixed or hinted, every PROT combination, MAP_POPULATE and
- * MAP_NORESERVE; munmap; mprotect; mlock, munlock, mlockall, munlockall;
- * truncate and extend of a file; fallocate(PUNCH_HOLE); fork, with byte
- * accesses in the child, then the parent, then the child again, after
- * which the script goes on in one of them and the other exits; byte reads
- * and writes; invalid arguments (unaligned, overflowing, bad flags).
- * mremap and madvise go through do_mremap and do_madvise; msync, which the
- * model lacks, runs only with --print host.
+ * MAP_NORESERVE; munmap; mprotect; mlock, mlock2, munlock, mlockall,
+ * munlockall; truncate and extend of a file; fallocate(PUNCH_HOLE); fork,
+ * with byte accesses in the child, then the parent, then the child again,
+ * after which the script goes on in one of them and the other exits; byte
+ * reads and writes; invalid arguments (unaligned, overflowing, bad flags).
+ * mremap, madvise and msync go through do_mremap, do_madvise and do_msync.
  *
  * The line of a step: the operation, its return value (or errno; an mmap
  * address as a window offset), the outcome of each access (the byte read,
@@ -47,8 +46,8 @@
  * any model instance exists), which runs the whole script and writes its
  * lines to a pipe; a fork step forks it again, and the tool is the
  * subreaper of whichever process goes on.  Accesses on the host run under
- * sigsetjmp with SIGSEGV and SIGBUS handlers.  mlock, munlock, mlockall,
- * munlockall, msync, madvise and mremap go through syscall(2): the
+ * sigsetjmp with SIGSEGV and SIGBUS handlers.  mlock, mlock2, munlock,
+ * mlockall, munlockall, msync, madvise and mremap go through syscall(2): the
  * sanitizers' runtime intercepts the libc wrappers of the mlock family and
  * makes them succeed without doing anything.
  *
@@ -65,6 +64,7 @@
  * Locking: single-threaded on both sides; the model's own locks are taken
  * by the model calls.
  */
+#include "tools/cli.h"
 #include "mm/mm.h"
 #include "mm/testing.h"
 
@@ -99,6 +99,9 @@
 #ifndef MCL_ONFAULT
 #define MCL_ONFAULT 4
 #endif
+#ifndef MLOCK_ONFAULT
+#define MLOCK_ONFAULT 1
+#endif
 #ifndef MREMAP_DONTUNMAP
 #define MREMAP_DONTUNMAP 4
 #endif
@@ -130,6 +133,7 @@ enum op {
 	OP_MUNMAP,
 	OP_MPROTECT,
 	OP_MLOCK,
+	OP_MLOCK2,
 	OP_MUNLOCK,
 	OP_MLOCKALL,
 	OP_MUNLOCKALL,
@@ -175,14 +179,15 @@ static const struct {
     [K_MMAP_ZERO] = {"mmap-zero", 3, true, "private and shared mmap of /dev/zero"},
     [K_MUNMAP] = {"munmap", 8, true, "munmap"},
     [K_MPROTECT] = {"mprotect", 10, true, "mprotect"},
-    [K_MLOCK] = {"mlock", 5, true, "mlock and munlock"},
-    [K_MLOCKALL] = {"mlockall", 1, true, "mlockall(MCL_CURRENT/MCL_FUTURE) and munlockall"},
+    [K_MLOCK] = {"mlock", 5, true, "mlock, mlock2 (MLOCK_ONFAULT, bad flags) and munlock"},
+    [K_MLOCKALL] = {"mlockall", 1, true,
+		    "mlockall(MCL_CURRENT/MCL_FUTURE, with or without MCL_ONFAULT) and munlockall"},
     [K_TRUNCATE] = {"truncate", 3, true, "truncate or extend a scratch file"},
     [K_PUNCH] = {"punch", 2, true, "fallocate(PUNCH_HOLE|KEEP_SIZE) on a scratch file"},
     [K_FORK] = {"fork", 3, true, "fork, accesses in child and parent, go on in one"},
     [K_ACCESS] = {"access", 30, true, "byte reads and writes"},
     [K_INVALID] = {"invalid", 4, true, "invalid arguments to mmap/munmap/mprotect/mlock"},
-    [K_MSYNC] = {"msync", 2, false, "msync (not in the model yet)"},
+    [K_MSYNC] = {"msync", 2, true, "msync: MS_SYNC, MS_ASYNC, MS_INVALIDATE, bad flags"},
     [K_MREMAP] = {"mremap", 4, true, "mremap: grow, shrink, move, fixed, dontunmap"},
     [K_MADVISE] = {"madvise", 4, true, "madvise: DONTNEED, FREE, (DONT|DO)FORK, (WIPE|KEEP)ONFORK"},
 };
@@ -361,8 +366,8 @@ static void gen_invalid(struct step *s)
 				   .fd = FD_F0,
 				   .pgoff = -(unsigned long)1};
 		break;
-	case 10: /* bad mlockall flags */
-		*s = (struct step){.op = OP_MLOCKALL, .arg = rn(2) ? 0 : 64};
+	case 10: /* bad mlockall flags: none, MCL_ONFAULT alone, unknown */
+		*s = (struct step){.op = OP_MLOCKALL, .arg = rn(2) ? 0 : rn(2) ? MCL_ONFAULT : 64};
 		break;
 	default: /* mlock with a wrapping length */
 		*s = (struct step){.op = OP_MLOCK, .addr = a, .len = -(unsigned long)PG};
@@ -413,18 +418,30 @@ static void gen_step(struct step *s, int k)
 		gen_range(&s->addr, &s->len);
 		s->prot = gen_prot();
 		break;
-	case K_MLOCK:
-		s->op = rn(3) ? OP_MLOCK : OP_MUNLOCK;
+	case K_MLOCK: {
+		/* mlock, munlock, mlock2 with MLOCK_ONFAULT, with no flag or a bad one */
+		static const int f2[] = {MLOCK_ONFAULT, MLOCK_ONFAULT, MLOCK_ONFAULT, 0, 2};
+		int r = rn(9);
+
+		s->op = r < 4 ? OP_MLOCK : r < 6 ? OP_MLOCK2 : OP_MUNLOCK;
 		gen_range(&s->addr, &s->len);
+		if (s->op == OP_MLOCK2)
+			s->arg = f2[rn(5)];
 		break;
+	}
 	case K_MLOCKALL:
 		if (rn(2)) {
 			s->op = OP_MUNLOCKALL;
 		} else {
-			static const int f[] = {MCL_CURRENT, MCL_FUTURE, MCL_CURRENT | MCL_FUTURE};
+			static const int f[] = {MCL_CURRENT,
+						MCL_FUTURE,
+						MCL_CURRENT | MCL_FUTURE,
+						MCL_CURRENT | MCL_ONFAULT,
+						MCL_FUTURE | MCL_ONFAULT,
+						MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT};
 
 			s->op = OP_MLOCKALL;
-			s->arg = f[rn(3)];
+			s->arg = f[rn(6)];
 		}
 		break;
 	case K_TRUNCATE: {
@@ -455,11 +472,25 @@ static void gen_step(struct step *s, int k)
 	case K_INVALID:
 		gen_invalid(s);
 		break;
-	case K_MSYNC:
+	case K_MSYNC: {
+		static const int f[] = {MS_SYNC,
+					MS_SYNC,
+					MS_ASYNC,
+					MS_ASYNC,
+					MS_INVALIDATE,
+					MS_SYNC | MS_INVALIDATE,
+					MS_ASYNC | MS_INVALIDATE,
+					0,
+					MS_SYNC | MS_ASYNC,
+					8};
+
 		s->op = OP_MSYNC;
 		gen_range(&s->addr, &s->len);
-		s->arg = rn(2) ? MS_SYNC : MS_ASYNC;
+		s->arg = f[rn(10)];
+		if (!rn(20))
+			s->addr += 1 + (unsigned long)rn(100);
 		break;
+	}
 	case K_MREMAP: {
 		/* grow, shrink or keep; in place, may move, to a fixed address,
 		 * don't-unmap; now and then unaligned or with flags Linux refuses */
@@ -637,6 +668,9 @@ static void put_op(struct out *o, const struct step *s)
 		break;
 	case OP_MLOCK:
 		put(o, "mlock %s%#lx %#lx", rel, off, s->len);
+		break;
+	case OP_MLOCK2:
+		put(o, "mlock2 %s%#lx %#lx %d", rel, off, s->len, s->arg);
 		break;
 	case OP_MUNLOCK:
 		put(o, "munlock %s%#lx %#lx", rel, off, s->len);
@@ -986,6 +1020,9 @@ static void host_run(const struct step *st, int n, int fd)
 		case OP_MLOCK:
 			put_ret(&o, sysret(syscall(SYS_mlock, s->addr, s->len)));
 			break;
+		case OP_MLOCK2:
+			put_ret(&o, sysret(syscall(SYS_mlock2, s->addr, s->len, s->arg)));
+			break;
 		case OP_MUNLOCK:
 			put_ret(&o, sysret(syscall(SYS_munlock, s->addr, s->len)));
 			break;
@@ -1264,6 +1301,9 @@ static int model_run(const struct rv_switches *sw, const struct step *st, int n,
 		case OP_MLOCK:
 			put_ret(&o, vm_mlock(mm, s->addr, s->len));
 			break;
+		case OP_MLOCK2:
+			put_ret(&o, vm_mlock2(mm, s->addr, s->len, (unsigned int)s->arg));
+			break;
 		case OP_MUNLOCK:
 			put_ret(&o, vm_munlock(mm, s->addr, s->len));
 			break;
@@ -1296,9 +1336,7 @@ static int model_run(const struct rv_switches *sw, const struct step *st, int n,
 			put_ret(&o, do_madvise(mm, s->addr, s->len, s->arg));
 			break;
 		case OP_MSYNC:
-			/* refused by --ops: the model has no msync; when it has,
-			 * the call goes here and model_has in kinds[] */
-			put_ret(&o, -ENOSYS);
+			put_ret(&o, do_msync(mm, s->addr, s->len, s->arg));
 			break;
 		}
 		model_vmas(mm, &vl);
@@ -1569,6 +1607,7 @@ static void help(void)
 	    "      --print host|model  print the first seed's transcript instead\n"
 	    "  -k N                print up to N differing lines per comparison (default 1)\n"
 	    "  -h, --help          this text\n"
+	    "  -V, --version       version and git commit\n"
 	    "Exit status: 0 identical, 1 a difference (seed, step, both lines and a\n"
 	    "reproducer printed), 2 a bad option or a failed run.\n"
 	    "Operation kinds:\n");
@@ -1587,11 +1626,15 @@ static void bad(const char *fmt, const char *arg)
 
 int main(int argc, char **argv)
 {
-	static const struct option lopt[] = {
-	    {"seeds", required_argument, NULL, 's'},	{"steps", required_argument, NULL, 'n'},
-	    {"switches", required_argument, NULL, 'o'}, {"ops", required_argument, NULL, 'O'},
-	    {"dir", required_argument, NULL, 'D'},	{"print", required_argument, NULL, 'P'},
-	    {"help", no_argument, NULL, 'h'},		{NULL, 0, NULL, 0}};
+	static const struct option lopt[] = {{"seeds", required_argument, NULL, 's'},
+					     {"steps", required_argument, NULL, 'n'},
+					     {"switches", required_argument, NULL, 'o'},
+					     {"ops", required_argument, NULL, 'O'},
+					     {"dir", required_argument, NULL, 'D'},
+					     {"print", required_argument, NULL, 'P'},
+					     {"help", no_argument, NULL, 'h'},
+					     {"version", no_argument, NULL, 'V'},
+					     {NULL, 0, NULL, 0}};
 	const char *sws[32], *ops = NULL, *print = NULL;
 	int nsw = 0, steps = 200, c, status = 0;
 	uint64_t lo = 1, hi = 1;
@@ -1606,7 +1649,7 @@ int main(int argc, char **argv)
 	for (int k = 0; k < NKIND; k++)
 		kind_on[k] = kinds[k].model_has;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:n:o:k:h", lopt, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:n:o:k:hV", lopt, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			if (parse_seeds(optarg, &lo, &hi))
@@ -1644,6 +1687,9 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			help();
+			return 0;
+		case 'V':
+			rv_cli_version("rcuvfs-mmdiff");
 			return 0;
 		case ':':
 			bad("%s: needs an argument", argv[optind - 1]);

@@ -54,6 +54,8 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include "tools/cli.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -1085,10 +1087,22 @@ static int run_handles(const char *dir)
 	return 0;
 }
 
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: rcuvfs-parity DIR "
+		"fallocate|owner|ioctl|xattr|sizes|readdir|whiteout|killpriv|handles|fsx [ARG]\n"
+		"One parity check of a mounted rcuvfs at DIR against tmpfs's behaviour.\n"
+		"  -V, --version  version and git commit\n"
+		"  -h, --help     this text\n");
+}
+
 int main(int argc, char **argv)
 {
-	const char *mode = argc > 2 ? argv[2] : "";
+	const char *mode;
 
+	RV_CLI_OPERANDS(argc, argv, "rcuvfs-parity", usage);
+	mode = argc > 2 ? argv[2] : "";
 	if (argc < 3) {
 		fprintf(stderr,
 			"usage: %s DIR "

@@ -4,7 +4,7 @@
  * ("OFD r/w lock vs POSIX read lock"), with the lock holders tracked in
  * shared memory so that a torn read can be told from a lock failure.
  *
- *   rcuvfs-tornread FILE [--ops N] [--seconds S] [--records N]
+ *   rcuvfs-tornread FILE [--iters N] [--duration S] [--records N]
  *                   [--writers N] [--ofd-readers N] [--posix-readers N]
  *                   [--record-size BYTES] [--seed N]
  *
@@ -28,6 +28,8 @@
  * and exits 0 only if torn, stale and overlaps are all 0 (1 otherwise, 2 on a
  * usage error).
  */
+#include "tools/cli.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -151,12 +153,26 @@ static void worker(int kind, int id)
 	_exit(0);
 }
 
-static void usage(void)
+static void usage(FILE *out)
 {
-	fprintf(stderr, "usage: rcuvfs-tornread FILE [--ops N] [--seconds S] [--records N] "
-			"[--writers N] [--ofd-readers N] [--posix-readers N] "
-			"[--record-size BYTES] [--seed N]\n");
-	exit(2);
+	fprintf(
+	    out,
+	    "usage: rcuvfs-tornread FILE [-n|--iters N] [-d|--duration S] [--records N]\n"
+	    "  [--writers N] [--ofd-readers N] [--posix-readers N] [--record-size BYTES] "
+	    "[--seed N]\n"
+	    "OFD write locks for writers, OFD and POSIX read locks for readers, on\n"
+	    "records of FILE; prints ops, torn and stale reads and lock overlaps; exit 0\n"
+	    "only if all are 0.\n"
+	    "  -n, --iters N        operations in all (default 200000; --ops: older name)\n"
+	    "  -d, --duration S     stop after S seconds, a whole number (--seconds: older name)\n"
+	    "      --records N      records (default 64)\n"
+	    "      --record-size B  bytes per record (default 1024)\n"
+	    "      --writers N      OFD writers (default 2)\n"
+	    "      --ofd-readers N  OFD readers (default 2)\n"
+	    "      --posix-readers N  POSIX readers (default 2)\n"
+	    "      --seed N         the random seed\n"
+	    "  -V, --version        version and git commit\n"
+	    "  -h, --help           this text\n");
 }
 
 static long num(const char *s, long lo, long hi)
@@ -175,55 +191,68 @@ static long num(const char *s, long lo, long hi)
 
 int main(int argc, char **argv)
 {
-	int nproc, i, fd, fails = 0;
+	static const char shortopts[] = "n:d:hV";
+	static const struct option opts[] = {{"iters", required_argument, NULL, 'n'},
+					     {"ops", required_argument, NULL, 'n'},
+					     {"duration", required_argument, NULL, 'd'},
+					     {"seconds", required_argument, NULL, 'd'},
+					     {"records", required_argument, NULL, 'R'},
+					     {"record-size", required_argument, NULL, 'S'},
+					     {"writers", required_argument, NULL, 'W'},
+					     {"ofd-readers", required_argument, NULL, 'O'},
+					     {"posix-readers", required_argument, NULL, 'P'},
+					     {"seed", required_argument, NULL, 's'},
+					     {"help", no_argument, NULL, 'h'},
+					     {"version", no_argument, NULL, 'V'},
+					     {NULL, 0, NULL, 0}};
+	int nproc, i, fd, fails = 0, c;
 	struct timespec t0, t1;
 	char *zero;
 	pid_t *pids;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			printf(
-			    "usage: rcuvfs-tornread FILE [--ops N] [--seconds S] [--records N]\n"
-			    "  [--writers N] [--ofd-readers N] [--posix-readers N] "
-			    "[--record-size BYTES] [--seed N]\n"
-			    "OFD write locks for writers, OFD and POSIX read locks for readers,\n"
-			    "on records of FILE; prints ops, torn and stale reads and lock\n"
-			    "overlaps; exit 0 only if all are 0.  Defaults: --ops 200000 --records "
-			    "64\n"
-			    "--record-size 1024 --writers 2 --ofd-readers 2 --posix-readers 2.\n");
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			max_ops = num(optarg, 1, 1L << 50);
+			break;
+		case 'd':
+			max_secs = (double)num(optarg, 1, 1000000);
+			break;
+		case 'R':
+			nrec = (int)num(optarg, 1, 1 << 20);
+			break;
+		case 'S':
+			recsz = (int)num(optarg, 2, 1 << 20);
+			break;
+		case 'W':
+			writers = (int)num(optarg, 1, 256);
+			break;
+		case 'O':
+			ofd_readers = (int)num(optarg, 0, 256);
+			break;
+		case 'P':
+			posix_readers = (int)num(optarg, 0, 256);
+			break;
+		case 's':
+			seed = (unsigned)num(optarg, 0, 1L << 31);
+			break;
+		case 'h':
+			usage(stdout);
 			return 0;
+		case 'V':
+			rv_cli_version("rcuvfs-tornread");
+			return 0;
+		default:
+			return rv_cli_bad_option("rcuvfs-tornread", shortopts, argv);
 		}
-		if (a[0] != '-') {
-			if (path)
-				usage();
-			path = a;
-			continue;
-		}
-		if (i + 1 >= argc)
-			usage();
-		if (!strcmp(a, "--ops"))
-			max_ops = num(argv[++i], 1, 1L << 50);
-		else if (!strcmp(a, "--seconds"))
-			max_secs = (double)num(argv[++i], 1, 1000000);
-		else if (!strcmp(a, "--records"))
-			nrec = (int)num(argv[++i], 1, 1 << 20);
-		else if (!strcmp(a, "--record-size"))
-			recsz = (int)num(argv[++i], 2, 1 << 20);
-		else if (!strcmp(a, "--writers"))
-			writers = (int)num(argv[++i], 1, 256);
-		else if (!strcmp(a, "--ofd-readers"))
-			ofd_readers = (int)num(argv[++i], 0, 256);
-		else if (!strcmp(a, "--posix-readers"))
-			posix_readers = (int)num(argv[++i], 0, 256);
-		else if (!strcmp(a, "--seed"))
-			seed = (unsigned)num(argv[++i], 0, 1L << 31);
-		else
-			usage();
 	}
-	if (!path)
-		usage();
+	if (optind != argc - 1) {
+		fprintf(stderr, "rcuvfs-tornread: one FILE operand expected (try --help)\n");
+		return 2;
+	}
+	path = argv[optind];
+
 	sh = mmap(NULL, sizeof(*sh) + 2 * sizeof(atomic_int) * (size_t)nrec, PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED)

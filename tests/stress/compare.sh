@@ -6,9 +6,10 @@
 #
 # usage: tests/stress/compare.sh [--build DIR] [--workloads LIST] [--tasks LIST]
 #        [--mode threads|processes] [--duration S] [--warmup S] [--tmpfs DIR]
-#        [--rounds N] [--csv FILE] [-o DAEMON_AND_MODEL_OPTS]
+#        [--repeat N] [--csv FILE] [-o DAEMON_AND_MODEL_OPTS]
+# (short: -b -w -t -m -d -r; --rounds is --repeat's older name)
 #
-# --rounds N (default 1) runs the three targets N times in turn (tmpfs,
+# --repeat N (default 1) runs the three targets N times in turn (tmpfs,
 # rcuvfs, model, tmpfs, ...; one mount for all rounds); the table then shows
 # the median ops/s of each target and the median of the per-round ratios
 # with their min..max, which is the noise of the machine.  --csv FILE gets
@@ -33,18 +34,18 @@ opts=
 rounds=1
 
 while [ $# -gt 0 ]; do
-	case $1 in --build | --workloads | --tasks | --mode | --duration | --warmup | --tmpfs | --csv | --rounds | -o) [ $# -ge 2 ] ||
+	case $1 in -b | --build | -w | --workloads | -t | --tasks | -m | --mode | -d | --duration | --warmup | --tmpfs | --csv | -r | --repeat | --rounds | -o) [ $# -ge 2 ] ||
 		{ echo "compare: option $1 needs a value (try --help)" >&2; exit 2; } ;; esac
 	case $1 in
-	--build) build=$2; shift 2 ;;
-	--workloads) workloads=$2; shift 2 ;;
-	--tasks) tasks=$2; shift 2 ;;
-	--mode) mode=$2; shift 2 ;;
-	--duration) duration=$2; shift 2 ;;
+	-b | --build) build=$2; shift 2 ;;
+	-w | --workloads) workloads=$2; shift 2 ;;
+	-t | --tasks) tasks=$2; shift 2 ;;
+	-m | --mode) mode=$2; shift 2 ;;
+	-d | --duration) duration=$2; shift 2 ;;
 	--warmup) warmup=$2; shift 2 ;;
 	--tmpfs) tmpfs=$2; shift 2 ;;
 	--csv) csv_out=$2; shift 2 ;;
-	--rounds) rounds=$2; shift 2 ;;
+	-r | --repeat | --rounds) rounds=$2; shift 2 ;;
 	-o) opts=$2; shift 2 ;;
 	-h|--help) sed -n '/^# usage:/,/^set /p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "compare: unknown option $1" >&2; exit 2 ;;
@@ -67,7 +68,7 @@ common=(--workload "$workloads" --tasks "$tasks" --mode "$mode" --duration "$dur
 	--warmup "$warmup" --verify --quiet)
 rc=0
 
-case $rounds in '' | *[!0-9]* | 0) echo "compare: --rounds N, N >= 1" >&2; exit 2 ;; esac
+case $rounds in '' | *[!0-9]* | 0) echo "compare: --repeat N, N >= 1" >&2; exit 2 ;; esac
 have_fuse=0
 if [ -x "$daemon" ] && [ -c /dev/fuse ]; then
 	mnt=$(mktemp -d /tmp/rcuvfs-compare.XXXXXX)

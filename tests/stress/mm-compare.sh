@@ -23,7 +23,8 @@
 # faulted, as will-it-scale does.
 #
 # usage: tests/stress/mm-compare.sh [--build DIR] [--tasks LIST] [--mode threads|processes]
-#        [--duration S] [--warmup S] [--rounds N] [--pages N]
+#        [--duration S] [--warmup S] [--repeat N] [--pages N]
+# (short: -b -t -m -d -r; --rounds is --repeat's older name)
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,15 +38,15 @@ rounds=3
 pages=128
 
 while [ $# -gt 0 ]; do
-	case $1 in --build | --tasks | --mode | --duration | --warmup | --rounds | --pages) [ $# -ge 2 ] ||
+	case $1 in -b | --build | -t | --tasks | -m | --mode | -d | --duration | --warmup | -r | --repeat | --rounds | --pages) [ $# -ge 2 ] ||
 		{ echo "mm-compare: option $1 needs a value (try --help)" >&2; exit 2; } ;; esac
 	case $1 in
-	--build) build=$2; shift 2 ;;
-	--tasks) tasks=$2; shift 2 ;;
-	--mode) mode=$2; shift 2 ;;
-	--duration) duration=$2; shift 2 ;;
+	-b | --build) build=$2; shift 2 ;;
+	-t | --tasks) tasks=$2; shift 2 ;;
+	-m | --mode) mode=$2; shift 2 ;;
+	-d | --duration) duration=$2; shift 2 ;;
 	--warmup) warmup=$2; shift 2 ;;
-	--rounds) rounds=$2; shift 2 ;;
+	-r | --repeat | --rounds) rounds=$2; shift 2 ;;
 	--pages) pages=$2; shift 2 ;;
 	-h|--help) sed -n '/^# usage:/,/^set /p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "mm-compare: unknown option $1" >&2; exit 2 ;;

@@ -10,17 +10,32 @@
 #include "test_mm_util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <sys/syscall.h>
 
 #define BASE	   0x20000000UL
 #define RW	   (PROT_READ | PROT_WRITE)
 #define WIN	   32	/* pages */
 #define MOVED_AWAY 1000 /* a plain MREMAP_MAYMOVE move: the address is the kernel's choice */
 
-enum sop_kind { S_MAP, S_WRITE, S_READ, S_MREMAP, S_READ_LAST, S_UNMAP_LAST, S_COUNT };
+enum sop_kind {
+	S_MAP,
+	S_WRITE,
+	S_READ,
+	S_MREMAP,
+	S_READ_LAST,
+	S_UNMAP_LAST,
+	S_COUNT,
+	S_MAP_SH,    /* MAP_SHARED | MAP_ANONYMOUS, RW (shmem) */
+	S_MAP_ZERO,  /* MAP_PRIVATE of /dev/zero, RW: keeps its vm_file */
+	S_MAP_SZERO, /* MAP_SHARED of /dev/zero, RW (shmem) */
+	S_UNMAP,     /* munmap of len pages */
+	S_MLOCK2,    /* mlock2(MLOCK_ONFAULT) of len pages */
+};
 
 struct sop {
 	int kind;
@@ -108,11 +123,84 @@ static const struct sop script[] = {
     {S_UNMAP_LAST, 0, 2, 0, 0, 0, 0},
     {S_READ, 17, 0, 0, 0, 0, 0},
     {S_COUNT, 0, 0, 0, 0, 0, 0},
+    /* which VMAs may take part in a move of several (vma_multi_allowed,
+     * Linux 6.18): shmem may, a private /dev/zero mapping (a file with a
+     * get_unmapped_area of its own) only alone, not followed by a hole */
+    {S_UNMAP, 0, WIN, 0, 0, 0, 0},
+    {S_MAP_SH, 0, 1, 0, 0, 0, 0},
+    {S_WRITE, 0, 0, 'a', 0, 0, 0},
+    {S_MREMAP, 0, P(2), P(2), MREMAP_MAYMOVE | MREMAP_FIXED, 10, 0}, /* shmem, hole */
+    {S_READ, 10, 0, 0, 0, 0, 0},
+    {S_READ, 0, 0, 0, 0, 0, 0},
+    {S_MAP_SH, 0, 1, 0, 0, 0, 0},
+    {S_MAP, 1, 1, RW, 0, 0, 0},
+    {S_WRITE, 0, 0, 'b', 0, 0, 0},
+    {S_WRITE, 1, 0, 'c', 0, 0, 0},
+    {S_MREMAP, 0, P(2), P(2), MREMAP_MAYMOVE | MREMAP_FIXED, 12, 0}, /* shmem, anon */
+    {S_READ, 12, 0, 0, 0, 0, 0},
+    {S_READ, 13, 0, 0, 0, 0, 0},
+    {S_COUNT, 0, 0, 0, 0, 0, 0},
+    {S_MAP_ZERO, 4, 1, 0, 0, 0, 0},
+    {S_MAP, 5, 1, RW, 0, 0, 0},
+    {S_WRITE, 4, 0, 'd', 0, 0, 0},
+    {S_MREMAP, 4, P(2), P(2), MREMAP_MAYMOVE | MREMAP_FIXED, 16, 0}, /* zero, anon */
+    {S_READ, 4, 0, 0, 0, 0, 0},
+    {S_READ, 16, 0, 0, 0, 0, 0},
+    {S_MAP, 8, 1, RW, 0, 0, 0},
+    {S_MAP_ZERO, 9, 1, 0, 0, 0, 0},
+    {S_WRITE, 8, 0, 'e', 0, 0, 0},
+    {S_MREMAP, 8, P(2), P(2), MREMAP_MAYMOVE | MREMAP_FIXED, 18, 0}, /* anon, zero */
+    {S_READ, 18, 0, 0, 0, 0, 0},
+    {S_READ, 8, 0, 0, 0, 0, 0},
+    {S_READ, 9, 0, 0, 0, 0, 0},
+    {S_MAP_ZERO, 20, 1, 0, 0, 0, 0},
+    {S_WRITE, 20, 0, 'f', 0, 0, 0},
+    {S_MREMAP, 20, P(2), P(2), MREMAP_MAYMOVE | MREMAP_FIXED, 24, 0}, /* zero, hole */
+    {S_MREMAP, 20, P(1), P(1), MREMAP_MAYMOVE | MREMAP_FIXED, 24, 0}, /* zero alone */
+    {S_READ, 24, 0, 0, 0, 0, 0},
+    {S_MAP_SZERO, 26, 1, 0, 0, 0, 0},
+    {S_MAP, 27, 1, RW, 0, 0, 0},
+    {S_WRITE, 26, 0, 'g', 0, 0, 0},
+    {S_MREMAP, 26, P(2), P(2), MREMAP_MAYMOVE | MREMAP_FIXED, 29, 0}, /* shmem zero, anon */
+    {S_READ, 29, 0, 0, 0, 0, 0},
+    {S_READ, 30, 0, 0, 0, 0, 0},
+    {S_COUNT, 0, 0, 0, 0, 0, 0},
+    /* a shrink that moves checks only what moves against the VMA's end
+     * (check_prep_vma, 6.18): the unmapped tail crosses a VMA and a hole */
+    {S_UNMAP, 0, WIN, 0, 0, 0, 0},
+    {S_MAP, 0, 2, RW, 0, 0, 0},
+    {S_MAP, 2, 1, PROT_READ, 0, 0, 0},
+    {S_WRITE, 0, 0, 'h', 0, 0, 0},
+    {S_MREMAP, 0, P(4), P(1), MREMAP_MAYMOVE | MREMAP_FIXED, 10, 0},
+    {S_READ, 10, 0, 0, 0, 0, 0},
+    {S_READ, 2, 0, 0, 0, 0, 0},
+    {S_COUNT, 0, 0, 0, 0, 0, 0},
+    /* the lengths are page-aligned before check_mremap_params (6.18): a
+     * DONTUNMAP move of 4096 to 4095 bytes is no resize */
+    {S_MAP, 0, 1, RW, 0, 0, 0},
+    {S_WRITE, 0, 0, 'i', 0, 0, 0},
+    {S_MREMAP, 0, P(1), P(1) - 1, MREMAP_MAYMOVE | MREMAP_DONTUNMAP, 12, 0},
+    {S_READ, 12, 0, 0, 0, 0, 0},
+    {S_READ, 0, 0, 0, 0, 0, 0},
+    {S_COUNT, 0, 0, 0, 0, 0, 0},
+    /* a DONTUNMAP move next to a source never faulted: copy_vma merges the
+     * source into the target, and the merged VMA loses VM_LOCKED whole
+     * (dontunmap_complete, 6.18); the host's one VMA, not two */
+    {S_UNMAP, 0, WIN, 0, 0, 0, 0},
+    {S_MAP, 4, 4, PROT_READ, 0, 0, 0},
+    {S_MLOCK2, 4, 4, 0, 0, 0, 0},
+    {S_MREMAP, 4, P(2), P(2), MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP, 2, 0},
+    {S_COUNT, 0, 0, 0, 0, 0, 0},
+    {S_MLOCK2, 2, 6, 0, 0, 0, 0},
+    {S_COUNT, 0, 0, 0, 0, 0, 0},
 };
 #define NSCRIPT ((int)(sizeof(script) / sizeof(script[0])))
 /* The first step whose host answer needs Linux 6.17 ("mm/mremap: permit
  * mremap() move of multiple VMAs"): an older host is compared before it. */
 #define MULTI_FROM 50
+/* The first step of the rules checked against Linux 6.18 (which VMAs may
+ * move with others, a moving shrink's source, lengths aligned first). */
+#define V618_FROM 70
 
 static long mremap_answer(const struct sop *s, unsigned long w, long res, unsigned long *last)
 {
@@ -149,8 +237,9 @@ static long host_read(unsigned long addr)
 static int host_script(long *out, int n)
 {
 	unsigned long w = mmt_host_window(WIN), last = 0;
+	int z = open("/dev/zero", O_RDWR);
 
-	if (!w || n != NSCRIPT)
+	if (!w || z < 0 || n != NSCRIPT)
 		return 1;
 	munmap((void *)w, WIN * PG); /* real holes */
 	for (int i = 0; i < n; i++) {
@@ -164,6 +253,21 @@ static int host_script(long *out, int n)
 			p = mmap((void *)a, (size_t)s->len * PG, (int)s->arg,
 				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 			r = p == MAP_FAILED ? -errno : 0;
+			break;
+		case S_MAP_SH:
+		case S_MAP_ZERO:
+		case S_MAP_SZERO:
+			p = mmap((void *)a, (size_t)s->len * PG, RW,
+				 (s->kind == S_MAP_ZERO ? MAP_PRIVATE : MAP_SHARED) | MAP_FIXED |
+				     (s->kind == S_MAP_SH ? MAP_ANONYMOUS : 0),
+				 s->kind == S_MAP_SH ? -1 : z, 0);
+			r = p == MAP_FAILED ? -errno : 0;
+			break;
+		case S_UNMAP:
+			r = munmap((void *)a, (size_t)s->len * PG) ? -errno : 0;
+			break;
+		case S_MLOCK2: /* syscall(2): a sanitizer's mlock family does nothing */
+			r = syscall(SYS_mlock2, a, (size_t)s->len * PG, MLOCK_ONFAULT) ? -errno : 0;
 			break;
 		case S_WRITE:
 			*(volatile unsigned char *)a = (unsigned char)s->arg;
@@ -197,7 +301,9 @@ static int host_script(long *out, int n)
 static void model_script(struct mm_struct *mm, long *out)
 {
 	unsigned long last = 0;
+	struct file *z;
 
+	CU_ASSERT_FATAL(dev_zero_open(O_RDWR, &z) == 0);
 	for (int i = 0; i < NSCRIPT; i++) {
 		const struct sop *s = &script[i];
 		unsigned long a = BASE + (unsigned long)s->page * PG;
@@ -209,6 +315,21 @@ static void model_script(struct mm_struct *mm, long *out)
 			r = vm_mmap(mm, a, (unsigned long)s->len * PG, (int)s->arg,
 				    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0);
 			r = r < 0 ? r : 0;
+			break;
+		case S_MAP_SH:
+		case S_MAP_ZERO:
+		case S_MAP_SZERO:
+			r = vm_mmap(mm, a, (unsigned long)s->len * PG, RW,
+				    (s->kind == S_MAP_ZERO ? MAP_PRIVATE : MAP_SHARED) | MAP_FIXED |
+					(s->kind == S_MAP_SH ? MAP_ANONYMOUS : 0),
+				    s->kind == S_MAP_SH ? NULL : z, 0);
+			r = r < 0 ? r : 0;
+			break;
+		case S_UNMAP:
+			r = vm_munmap(mm, a, (unsigned long)s->len * PG);
+			break;
+		case S_MLOCK2:
+			r = vm_mlock2(mm, a, (unsigned long)s->len * PG, MLOCK_ONFAULT);
 			break;
 		case S_WRITE:
 			r = mm_access(mm, a, &v, 1, true);
@@ -237,6 +358,7 @@ static void model_script(struct mm_struct *mm, long *out)
 		out[i] = r;
 		CU_ASSERT(mm_check(mm) == 0);
 	}
+	fput(z);
 }
 
 static void test_mremap_vs_host(void)
@@ -254,6 +376,14 @@ static void test_mremap_vs_host(void)
 
 		CU_ASSERT(script[MULTI_FROM].kind == S_MAP &&
 			  script[MULTI_FROM + 4].kind == S_MREMAP);
+		CU_ASSERT(script[V618_FROM].kind == S_UNMAP &&
+			  script[V618_FROM - 1].kind == S_COUNT);
+		if (!mmt_host_kernel_at_least(6, 18)) {
+			upto = V618_FROM;
+			printf("\n  host kernel before 6.18: steps from %d compared with the model "
+			       "only\n",
+			       V618_FROM);
+		}
 		if (!mmt_host_kernel_at_least(6, 17)) {
 			upto = MULTI_FROM;
 			printf("\n  host kernel before 6.17: steps from %d (multi-VMA move) "
@@ -281,6 +411,11 @@ static void test_mremap_vs_host(void)
 	CU_ASSERT(m[35] == -EINVAL && m[42] == -EFAULT && m[44] == -EFAULT && m[45] == -EINVAL);
 	CU_ASSERT(m[54] == 29 && m[55] == 'x' && m[56] == -EFAULT && m[57] == 'y');
 	CU_ASSERT(m[63] == -ENOMEM && m[64] == MOVED_AWAY && m[65] == 'q' && m[66] == 0);
+	CU_ASSERT(m[73] == 10 && m[74] == 'a' && m[80] == 12 && m[82] == 'c'); /* shmem moves */
+	CU_ASSERT(m[87] == -EFAULT && m[88] == 'd' && m[93] == -EFAULT && m[94] == 'e');
+	CU_ASSERT(m[99] == -EFAULT && m[100] == 24 && m[105] == 29);
+	CU_ASSERT(m[113] == 10 && m[115] == -EFAULT && m[119] == 12 && m[120] == 'i');
+	CU_ASSERT(m[126] == 2 && m[127] == 1 && m[129] == 1); /* DONTUNMAP, merged */
 	mmt_exit(t);
 	CU_ASSERT(mmt_all_freed());
 }

@@ -16,6 +16,7 @@
  * Locking: none; every answer is computed from constants.
  */
 #define FUSE_USE_VERSION 314
+#include "tools/cli.h"
 #include <fuse_lowlevel.h>
 #include <errno.h>
 #include <malloc.h>
@@ -127,9 +128,49 @@ static const struct fuse_lowlevel_ops floor_ops = {
     .setlk = floor_setlk,
 };
 
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: rcuvfs-fuse-floor MOUNTPOINT [-f] [-d] [-s] [-o max_threads=N,clone_fd]\n"
+		"  the FUSE floor daemon of tests/bench/fuse-floor\n"
+		"  -V, --version  version and git commit\n"
+		"  -h, --help     this text\n");
+}
+
+/*
+ * tools/cli.h's grammar before libfuse sees the command line: --help,
+ * --version, and one line with exit 2 for an option libfuse's
+ * fuse_parse_cmdline would not take here (-f, -d, -s, -o OPTS).
+ */
+static void floor_cli(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			exit(0);
+		}
+		if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
+			rv_cli_version("rcuvfs-fuse-floor");
+			exit(0);
+		}
+		if (a[0] != '-' || !strcmp(a, "-f") || !strcmp(a, "-d") || !strcmp(a, "-s") ||
+		    (!strncmp(a, "-o", 2) && a[2]))
+			continue;
+		if (!strcmp(a, "-o") && i + 1 < argc) {
+			i++;
+			continue;
+		}
+		fprintf(stderr, "rcuvfs-fuse-floor: %s '%s' (try --help)\n",
+			strcmp(a, "-o") ? "unknown option" : "a value is needed after", a);
+		exit(RV_CLI_USAGE_ERROR);
+	}
+}
+
 int main(int argc, char **argv)
 {
-	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
+	struct fuse_args args;
 	struct fuse_cmdline_opts opts;
 	struct fuse_loop_config *cfg;
 	struct fuse_session *se;
@@ -138,15 +179,14 @@ int main(int argc, char **argv)
 	/* the allocator setting rcuvfs uses (fuse/main.c): libfuse's request
 	 * calloc takes the same path in both daemons */
 	mallopt(M_MXFAST, 160);
+	floor_cli(argc, argv);
+	args = (struct fuse_args)FUSE_ARGS_INIT(argc, argv);
 	if (fuse_parse_cmdline(&args, &opts) != 0)
 		return 1;
-	if (opts.show_help || opts.show_version || !opts.mountpoint) {
-		printf("usage: %s MOUNTPOINT [-f] [-o max_threads=N,clone_fd]\n"
-		       "  the FUSE floor daemon of tests/bench/fuse-floor\n",
-		       argv[0]);
+	if (!opts.mountpoint) {
+		fprintf(stderr, "rcuvfs-fuse-floor: no MOUNTPOINT (try --help)\n");
 		fuse_opt_free_args(&args);
-		free(opts.mountpoint);
-		return opts.mountpoint ? 0 : 1;
+		return RV_CLI_USAGE_ERROR;
 	}
 	if (opts.max_threads < 64)
 		opts.max_threads = 64;

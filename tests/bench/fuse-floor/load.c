@@ -2,7 +2,8 @@
 /*
  * tests/bench/fuse-floor/load.c - the loops the FUSE benchmarks time.
  *
- *   fuse-floor-load MODE PATH WORKERS SECONDS
+ *   fuse-floor-load -w MODE [-t WORKERS] [-d SECONDS] PATH
+ *   (or, the older form, fuse-floor-load MODE PATH WORKERS SECONDS)
  *
  * MODE is fstat (fstat of one open fd: GETATTR with a handle-less inode),
  * stat (stat by path: LOOKUP + GETATTR with timeouts 0), flock (LOCK_EX +
@@ -15,6 +16,8 @@
  *
  * Locking: none; each worker writes its count to its own pipe.
  */
+#include "tools/cli.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -89,32 +92,79 @@ static uint64_t run_worker(const char *mode, const char *path, int idx)
 	return n;
 }
 
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: fuse-floor-load -w fstat|stat|flock|posix [-t WORKERS] [-d SECONDS] PATH\n"
+		"       fuse-floor-load fstat|stat|flock|posix PATH WORKERS SECONDS\n"
+		"WORKERS processes loop on PATH for SECONDS (a whole number): fstat of\n"
+		"an open fd, stat by path, flock LOCK_EX+LOCK_UN of PATH.K (K: the\n"
+		"worker's index, created), or F_SETLK write lock+unlock of the worker's\n"
+		"own byte of PATH; prints the total operations per second.\n"
+		"  -w, --workload W   the loop: fstat, stat, flock or posix\n"
+		"  -t, --tasks N      worker processes (default 1)\n"
+		"  -d, --duration S   seconds, a whole number (default 1)\n"
+		"  -V, --version      version and git commit\n"
+		"  -h, --help         this text\n");
+}
+
+/* A whole number >= 1 (seconds, processes). */
+static int whole(const char *opt, const char *arg)
+{
+	return (int)rv_cli_long("fuse-floor-load", opt, arg, 1, 1000000);
+}
+
 int main(int argc, char **argv)
 {
-	int go[2], res[2], workers, secs, i, status, failed = 0;
+	static const char shortopts[] = "w:t:d:hV";
+	static const struct option opts[] = {
+	    {"workload", required_argument, NULL, 'w'}, {"tasks", required_argument, NULL, 't'},
+	    {"duration", required_argument, NULL, 'd'}, {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},	{NULL, 0, NULL, 0}};
+	int go[2], res[2], workers = 1, secs = 1, i, status, failed = 0, opt;
+	const char *mode = NULL, *path;
 	uint64_t total = 0, n;
 	pid_t pid;
 
-	if (argc == 2 && !strcmp(argv[1], "--help")) {
-		printf("usage: fuse-floor-load fstat|stat|flock|posix PATH WORKERS SECONDS\n"
-		       "WORKERS processes loop on PATH for SECONDS (a whole number): fstat of\n"
-		       "an open fd, stat by path, flock LOCK_EX+LOCK_UN of PATH.K (K: the\n"
-		       "worker's index, created), or F_SETLK write lock+unlock of the worker's\n"
-		       "own byte of PATH; prints the total operations per second.\n");
-		return 0;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
+		switch (opt) {
+		case 'w':
+			mode = optarg;
+			break;
+		case 't':
+			workers = whole("--tasks", optarg);
+			break;
+		case 'd':
+			secs = whole("--duration", optarg);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			rv_cli_version("fuse-floor-load");
+			return 0;
+		default:
+			return rv_cli_bad_option("fuse-floor-load", shortopts, argv);
+		}
 	}
-	if (argc != 5 || (strcmp(argv[1], "fstat") && strcmp(argv[1], "stat") &&
-			  strcmp(argv[1], "flock") && strcmp(argv[1], "posix"))) {
-		fprintf(stderr, "usage: %s fstat|stat|flock|posix PATH WORKERS SECONDS (--help)\n",
-			argv[0]);
-		return 2;
+	if (!mode && argc - optind == 4) { /* MODE PATH WORKERS SECONDS */
+		mode = argv[optind];
+		path = argv[optind + 1];
+		workers = whole("WORKERS", argv[optind + 2]);
+		secs = whole("SECONDS", argv[optind + 3]);
+	} else if (mode && argc - optind == 1) {
+		path = argv[optind];
+	} else {
+		fprintf(stderr, "fuse-floor-load: -w MODE and one PATH are needed (try --help)\n");
+		return RV_CLI_USAGE_ERROR;
 	}
-	workers = atoi(argv[3]);
-	secs = atoi(argv[4]);
-	if (workers < 1 || secs < 1) {
+	if (strcmp(mode, "fstat") && strcmp(mode, "stat") && strcmp(mode, "flock") &&
+	    strcmp(mode, "posix")) {
 		fprintf(stderr,
-			"fuse-floor-load: WORKERS and SECONDS must be whole numbers >= 1\n");
-		return 2;
+			"fuse-floor-load: --workload: '%s' is not fstat, stat, flock or posix\n",
+			mode);
+		return RV_CLI_USAGE_ERROR;
 	}
 	if (pipe(go) || pipe(res))
 		die("pipe");
@@ -130,7 +180,7 @@ int main(int argc, char **argv)
 			if (read(go[0], &c, 1) != 0) /* EOF is the start signal */
 				_exit(2);
 			alarm(secs);
-			n = run_worker(argv[1], argv[2], i);
+			n = run_worker(mode, path, i);
 			if (write(res[1], &n, sizeof(n)) != sizeof(n))
 				_exit(2);
 			_exit(0);

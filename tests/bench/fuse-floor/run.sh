@@ -3,32 +3,41 @@
 #
 # tests/bench/fuse-floor/run.sh - rcuvfs against the FUSE floor and tmpfs.
 #
-#   tests/bench/fuse-floor/run.sh [BUILD_DIR]        (as root: it mounts)
+#   tests/bench/fuse-floor/run.sh [--build DIR] [--duration S] [--repeat N]
+#                                 [--tasks LIST]       (as root: it mounts)
 #
 # Mounts rcuvfs (once per entry of RCUVFS_CONFIGS), the floor daemon and a
 # tmpfs in a temporary directory, then runs, alternating between targets in
-# every round, each MODE loop with each WORKERS count for SECS seconds, ROUNDS
-# times.  Prints the median ops/s per cell and the ratio to the floor, then
+# every round, each MODE loop with each worker count (--tasks) for --duration
+# seconds, --repeat times.  Prints the median ops/s per cell and the ratio to the floor, then
 # the daemons' CPU time per operation (from /proc/PID/stat before and after
 # each run): less sensitive to a loaded machine than throughput.
 #
 # Environment (defaults in brackets):
 #   MODES [fstat stat]   loops of fuse-floor-load (fstat stat flock posix)
-#   WORKERS [1 2]        worker processes
-#   SECS [2]  ROUNDS [3]
+#   WORKERS [1 2]  SECS [2]  ROUNDS [3]: the defaults of --tasks, --duration
+#                        and --repeat
 #   RCUVFS_CONFIGS [default]  space-separated rcuvfs -o option sets; the word
 #                        "default" means no options (e.g. "filelock=global
 #                        filelock=bkl filelock=inode")
 set -euo pipefail
 . "$(dirname "$0")/../../integration/lib.sh" # it_unmount
 
-BUILD=${1:-build}
+bench_usage="usage: ${0##*/} [-b|--build DIR] [-d|--duration S] [-r|--repeat N] [-t|--tasks LIST]
+rcuvfs against the FUSE floor daemon and tmpfs (as root: it mounts).
+  -b, --build DIR    the build tree (default build)
+  -d, --duration S   seconds per run (default \$SECS, else 2)
+  -r, --repeat N     rounds, targets alternating (default \$ROUNDS, else 3)
+  -t, --tasks LIST   worker process counts (default \$WORKERS, else 1,2)
+Environment: MODES [fstat stat], RCUVFS_CONFIGS [default] (the script's header)"
+bench_takes="duration repeat tasks"
+BUILD=build DURATION=${SECS:-2} REPEAT=${ROUNDS:-3} TASKS=${WORKERS:-1 2}
+. "$(dirname "$0")/../args.sh"
+bench_args "$@"
+SECS=$DURATION ROUNDS=$REPEAT WORKERS=$TASKS
 BIN=$BUILD/bin
 TBIN=$BUILD/tests # the floor daemon and the load generator
 MODES=${MODES:-fstat stat}
-WORKERS=${WORKERS:-1 2}
-SECS=${SECS:-2}
-ROUNDS=${ROUNDS:-3}
 RCUVFS_CONFIGS=${RCUVFS_CONFIGS:-default}
 
 for b in "$BIN/rcuvfs" "$TBIN/rcuvfs-fuse-floor" "$TBIN/fuse-floor-load" "$BIN/rcuvfs-stress"; do
@@ -108,7 +117,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 		for w in $WORKERS; do
 			for t in "${!NAMES[@]}"; do
 				c0=$(cpu_ticks "${PIDS[$t]}")
-				v=$("$TBIN/fuse-floor-load" "$mode" "${MOUNTS[$t]}/f" "$w" "$SECS")
+				v=$("$TBIN/fuse-floor-load" -w "$mode" -t "$w" -d "$SECS" "${MOUNTS[$t]}/f")
 				c1=$(cpu_ticks "${PIDS[$t]}")
 				# daemon CPU per operation, microseconds (0: no daemon)
 				cpu=$(awk -v a="$c0" -v b="$c1" -v hz="$HZ" -v ops="$v" -v s="$SECS" \

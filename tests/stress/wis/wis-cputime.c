@@ -14,6 +14,8 @@
  * stdin are its own.  Exit status: the command's (128 + signal if killed),
  * 2 if it could not be started.
  */
+#include "tools/cli.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <sys/prctl.h>
@@ -21,12 +23,22 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: wis-cputime COMMAND [ARG...]\n"
+		     "Runs COMMAND as a child subreaper and prints the CPU seconds it and all\n"
+		     "its descendants used (tests/bench/wis-compare.sh).\n"
+		     "  -V, --version  version and git commit\n"
+		     "  -h, --help     this text\n");
+}
+
 int main(int argc, char **argv)
 {
 	struct rusage ru;
 	pid_t pid, p;
 	int st, rc = 0;
 
+	RV_CLI_OPERANDS(argc, argv, "wis-cputime", usage);
 	if (argc < 2) {
 		fprintf(stderr, "usage: wis-cputime COMMAND [ARG...]\n");
 		return 2;

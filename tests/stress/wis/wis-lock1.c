@@ -4,7 +4,7 @@
  * independent program: the reference rcuvfs-stress's lock1 is compared with
  * (tests/bench/wis-compare.sh).
  *
- *   wis-lock1 DIR TASKS SECONDS
+ *   wis-lock1 [--tasks TASKS] [--duration SECONDS] DIR   (or DIR TASKS SECONDS)
  *
  * What it shares with will-it-scale's lock1_processes (tests/lock1.c and
  * main.c of will-it-scale): TASKS forked processes; task i bound to the
@@ -27,6 +27,8 @@
  * second is the steadier figure, since it does not count the time a task
  * waited for a CPU.
  */
+#include "tools/cli.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -145,21 +147,70 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: wis-lock1 [-t TASKS] [-d SECONDS] DIR\n"
+		     "       wis-lock1 DIR TASKS SECONDS\n"
+		     "will-it-scale's lock1 loop: TASKS processes, each on its own file in DIR,\n"
+		     "pinned, for SECONDS (tests/bench/wis-compare.sh runs it).\n"
+		     "  -t, --tasks N      processes (default 1)\n"
+		     "  -d, --duration S   seconds, a whole number (default 1)\n"
+		     "  -V, --version      version and git commit\n"
+		     "  -h, --help         this text\n");
+}
+
+/* A whole number >= 1 (seconds, processes). */
+static int whole(const char *opt, const char *arg)
+{
+	return (int)rv_cli_long("wis-lock1", opt, arg, 1, 1000000);
+}
+
 int main(int argc, char **argv)
 {
+	static const char shortopts[] = "t:d:hV";
+	static const struct option opts[] = {{"tasks", required_argument, NULL, 't'},
+					     {"duration", required_argument, NULL, 'd'},
+					     {"help", no_argument, NULL, 'h'},
+					     {"version", no_argument, NULL, 'V'},
+					     {NULL, 0, NULL, 0}};
 	struct slot *slots;
 	pid_t *pids;
-	int n, secs, rc = 0;
+	const char *dir;
+	int n, secs, rc = 0, opt;
 	uint64_t t0, t1;
 	double s0, s1;
 	double c0, c1;
 	cpu_set_t allowed;
 	int cpus[CPU_SETSIZE], ncpus = 0;
 
-	if (argc != 4 || (n = atoi(argv[2])) < 1 || (secs = atoi(argv[3])) < 1) {
-		fprintf(stderr, "usage: wis-lock1 DIR TASKS SECONDS\n");
-		return 2;
+	opterr = 0;
+	n = secs = 1;
+	while ((opt = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
+		switch (opt) {
+		case 't':
+			n = whole("--tasks", optarg);
+			break;
+		case 'd':
+			secs = whole("--duration", optarg);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			rv_cli_version("wis-lock1");
+			return 0;
+		default:
+			return rv_cli_bad_option("wis-lock1", shortopts, argv);
+		}
 	}
+	if (argc - optind == 3) { /* DIR TASKS SECONDS */
+		n = whole("TASKS", argv[optind + 1]);
+		secs = whole("SECONDS", argv[optind + 2]);
+	} else if (argc - optind != 1) {
+		fprintf(stderr, "wis-lock1: one DIR is needed (try --help)\n");
+		return RV_CLI_USAGE_ERROR;
+	}
+	dir = argv[optind];
 	slots = mmap(NULL, n * sizeof(*slots), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
 		     -1, 0);
 	pids = calloc(n, sizeof(*pids));
@@ -180,7 +231,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		if (pids[i] == 0)
-			worker(argv[1], &slots[i], ncpus ? cpus[i % ncpus] : -1);
+			worker(dir, &slots[i], ncpus ? cpus[i % ncpus] : -1);
 	}
 	sleep(1); /* warm-up, as will-it-scale's first sample */
 	c0 = cpu_ns(pids, n);
