@@ -26,6 +26,13 @@
  *      queued request: the waker queues its grant and retries it when it
  *      leaves the engine, and the grant callback runs on T1.
  *
+ * A FLUSH of W that runs while T1 is still inserting the lock it grants
+ * to W does not see it (locks_remove_posix's unlocked list_empty test, as
+ * Linux's: a lock that the owner is being granted at that moment is the
+ * caller's race); the kernel's fcntl_setlk, given the reply after the fd
+ * was closed, unlocks it (its recheck, Linux 6.10+), and the grant
+ * callback does the same here.
+ *
  * The oracle (lockops.c's "one claim": exactly one party replies): a
  * request granted at once gets no callback and no -EINTR; a deferred one
  * gets exactly one of the callback (with 0) and a cancel returning -EINTR;
@@ -50,7 +57,14 @@ struct lg_priv {
 	int grants;  /* grant callbacks run */
 	int gresult; /* the last one's result */
 	int overlap; /* W granted while H held the lock */
+	int closed;  /* W's fd is closed (its FLUSH started) */
+	/* deferred-behind: X's request, queued behind W's */
+	struct file_lock_req *xreq;
+	int xgrants, xresult;
 };
+
+static int lg_setlk(struct file *f, unsigned int cmd, int owner, int type,
+		    struct file_lock_req *req);
 
 static void lg_grant(struct file_lock_req *req, int result)
 {
@@ -60,6 +74,14 @@ static void lg_grant(struct file_lock_req *req, int result)
 	p->gresult = result;
 	if (result == 0 && p->h_holds)
 		p->overlap = 1;
+	/*
+	 * The kernel's fcntl_setlk, given the reply 0 after the fd was closed
+	 * (its recheck, Linux 6.10+), unlocks what it was granted: a FLUSH
+	 * that ran while the waker was still inserting W's lock (the racy
+	 * list_empty of locks_remove_posix, as Linux's) did not see it.
+	 */
+	if (result == 0 && p->closed)
+		lg_setlk(p->f, F_SETLK, 0, F_UNLCK, NULL);
 }
 
 static int lg_setlk(struct file *f, unsigned int cmd, int owner, int type,
@@ -133,6 +155,7 @@ static long lg_op(struct xs_run *r, int task, int op)
 	case 1:
 		return locks_cancel_req(p->req);
 	default:
+		p->closed = 1; /* close() takes the fd out of the table, then flushes */
 		locks_remove_posix(p->f, LG_OWNER(0));
 		locks_put_req(p->req);
 		p->req = NULL;
@@ -225,3 +248,136 @@ static struct xscenario deferred_grant = {
     .format = lg_format,
 };
 XSCENARIO(deferred_grant)
+
+/*
+ * deferred-behind: as deferred-grant, with W's request submitted in setup
+ * (queued under H's lock) and a second deferred request, X's F_SETLKW
+ * W[0,0], queued behind W's (it conflicts with it: __locks_insert_block,
+ * fs/locks.c, Linux 6.12).  T0 cancels W's request, flushes W, drops the
+ * request; T1 releases H's lock (`waker=unlock` or `flush`).  Whatever
+ * happens to W's request, X's must be granted exactly once, with 0: the
+ * cancel wakes the requests queued behind the one it withdraws (as
+ * locks_delete_block does for a leaving waiter), the waker grants the ones
+ * it finds, and a grant to W that W's flush then drops wakes X again.
+ * X's lock is dropped by the check; then nothing may be left.
+ */
+static void lgx_grant(struct file_lock_req *req, int result)
+{
+	struct lg_priv *p = req->private;
+
+	p->xgrants++;
+	p->xresult = result;
+	if (result == 0 && p->h_holds)
+		p->overlap = 1;
+}
+
+static int lgx_setup(struct xs_run *r)
+{
+	struct lg_priv *p = r->priv;
+	int err = lg_setup(r);
+
+	if (err)
+		return err;
+	p->xreq = locks_alloc_req(lgx_grant, p);
+	if (!p->xreq)
+		return -ENOMEM;
+	if (lg_setlk(p->f, F_SETLKW, 0, F_WRLCK, p->req) != FILE_LOCK_DEFERRED ||
+	    lg_setlk(p->f, F_SETLKW, 2, F_WRLCK, p->xreq) != FILE_LOCK_DEFERRED)
+		return -EIO;
+	return 0;
+}
+
+static long lgx_op(struct xs_run *r, int task, int op)
+{
+	/* T0's ops are deferred-grant's from the cancel on */
+	return lg_op(r, task, task == 0 ? op + 1 : op);
+}
+
+static int lgx_check(struct xs_run *r, char *why, size_t len)
+{
+	struct lg_priv *p = r->priv;
+	long can = r->result[0][0];
+	char msg[256];
+
+	if ((can != 0 && can != -EINTR) || r->result[1][0] || p->grants + (can == -EINTR) != 1) {
+		snprintf(why, len,
+			 "W's request: cancel %ld, %d grant callback(s) (exactly one party "
+			 "replies); H's release %ld",
+			 can, p->grants, r->result[1][0]);
+		return 1;
+	}
+	if (p->xgrants != 1 || p->xresult) {
+		snprintf(why, len,
+			 "X's request, queued behind W's: %d grant callback(s), result %d (one, "
+			 "with 0)",
+			 p->xgrants, p->xresult);
+		return 1;
+	}
+	if ((p->grants && p->gresult) || p->overlap) {
+		snprintf(why, len, "W's grant %d, or a grant while H held the lock", p->gresult);
+		return 1;
+	}
+	locks_remove_posix(p->f, LG_OWNER(2));
+	if (locks_format_proc(NULL, 0)) {
+		snprintf(why, len, "locks left after every owner released");
+		return 1;
+	}
+	if (locks_check(msg, sizeof(msg))) {
+		snprintf(why, len, "locks_check: %s", msg);
+		return 1;
+	}
+	return 0;
+}
+
+static void lgx_teardown(struct xs_run *r)
+{
+	struct lg_priv *p = r->priv;
+
+	xs_exit_tasks(r);
+	if (p->xreq) {
+		/* a request never granted is still queued: withdraw it first */
+		locks_cancel_req(p->xreq);
+		locks_put_req(p->xreq);
+	}
+	p->xreq = NULL;
+	if (p->req) {
+		locks_cancel_req(p->req);
+		locks_put_req(p->req);
+	}
+	p->req = NULL;
+	if (p->f) {
+		locks_remove_posix(p->f, LG_OWNER(0));
+		locks_remove_posix(p->f, LG_OWNER(1));
+		locks_remove_posix(p->f, LG_OWNER(2));
+		fput(p->f);
+	}
+	p->f = NULL;
+	do_unlink("/xgrant");
+}
+
+static struct xscenario deferred_behind = {
+    .name = "deferred-behind",
+    .summary = "a deferred F_SETLKW cancelled by an interrupt while another deferred request "
+	       "waits behind it and the holder releases the lock",
+    .ntasks = 2,
+    .nops = {2, 1},
+    .opname = {{"cancel(req)", "flush(W)+put(req)"}, {"release(H)"}},
+    .params = {{"waker",
+		{"unlock", "flush"},
+		"H releases W[0,0] with F_SETLK F_UNLCK, or by locks_remove_posix (FLUSH)"}},
+    .matrix_k = 2,
+    .variants =
+	{
+	    {"waker=unlock", false},
+	    {"waker=flush", false},
+	    {"waker=unlock,filelock=inode", false},
+	},
+    .priv_size = sizeof(struct lg_priv),
+    .setup = lgx_setup,
+    .op = lgx_op,
+    .midcheck = lg_midcheck,
+    .check = lgx_check,
+    .teardown = lgx_teardown,
+    .format = lg_format,
+};
+XSCENARIO(deferred_behind)
