@@ -1377,7 +1377,8 @@ int locks_cancel_req(struct file_lock_req *req)
 	}
 	if (claimed) {
 		ret = -EINTR;
-		__locks_wake_up_blocks(&req->fl);
+		if (!RV_MUTANT(cancel_no_wake_behind))
+			__locks_wake_up_blocks(&req->fl);
 		if (req->fl.fl_blocker)
 			__locks_delete_block(&req->fl);
 		smp_store_release(&req->fl.fl_blocker, NULL);
