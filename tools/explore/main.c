@@ -57,6 +57,7 @@ static struct {
 	double time_limit;
 	int expect;
 	bool matrix, quiet, trace, progress, keep_going, partial_ok, cross_first, iterative;
+	int shard, nshards; /* --shard I/N: 0-based I, or nshards 0 */
 	bool stop_unexpected;
 	const char *json;
 	const char *trace_html;
@@ -111,6 +112,9 @@ static void usage(FILE *f)
 		"  --cross-first       --matrix: only the first of a scenario's cross option\n"
 		"                      sets (for mm scenarios: the default vma_lock and\n"
 		"                      vm_area_cache)\n"
+		"  --shard I/N         with 'all': only every N-th scenario, starting at the\n"
+		"                      I-th (1 <= I <= N), so N runs side by side cover\n"
+		"                      the catalogue once\n"
 		"  --end-checks-only   run the invariant checks only after each schedule,\n"
 		"                      not also between critical sections during it\n"
 		"  --stop-unexpected   stop after the first configuration whose result is\n"
@@ -667,6 +671,7 @@ int main(int argc, char **argv)
 	    {"iterative", no_argument, NULL, 'I'},
 	    {"end-checks-only", no_argument, NULL, 'E'},
 	    {"cross-first", no_argument, NULL, 'C'},
+	    {"shard", required_argument, NULL, 'X'},
 	    {"stop-unexpected", no_argument, NULL, 'U'},
 	    {"trace-html", required_argument, NULL, 'H'},
 	    {"quiet", no_argument, NULL, 'q'},
@@ -759,6 +764,16 @@ int main(int argc, char **argv)
 		case 'C':
 			opt.cross_first = true;
 			break;
+		case 'X': {
+			int i = 0, n = 0, len = 0;
+
+			if (sscanf(optarg, "%d/%d%n", &i, &n, &len) != 2 ||
+			    optarg[len] || n < 1 || i < 1 || i > n)
+				goto bad;
+			opt.shard = i - 1;
+			opt.nshards = n;
+			break;
+		}
 		case 'U':
 			opt.stop_unexpected = true;
 			break;
@@ -817,8 +832,13 @@ int main(int argc, char **argv)
 					name);
 				return 2;
 			}
-			for (sc = xscenario_first(); sc; sc = sc->next) {
+			int idx = 0;
+
+			for (sc = xscenario_first(); sc; sc = sc->next, idx++) {
 				if (strcmp(name, "all") && strcmp(name, sc->name))
+					continue;
+				if (!strcmp(name, "all") && opt.nshards &&
+				    idx % opt.nshards != opt.shard)
 					continue;
 				if (!opt.matrix) {
 					run_config(sc, options, opt.expect);
