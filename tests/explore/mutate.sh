@@ -10,7 +10,7 @@
 # out-of-tree build directory, incremental), then for each mutant
 # (RCUVFS_MUTANT=name):
 #   - runs the explorer at CI settings: what the explore label runs
-#     (every scenario's matrix, exit-fsync at K = 3, PCT with seed 1 over
+#     (every scenario's matrix, exit-fsync and tlb-epoch at K = 3, PCT with seed 1 over
 #     every matrix: explore.matrix.pct-ci), stopping at the first
 #     configuration whose result is not the expected one; a clean design
 #     that fails is the mutant found, with its schedule id.  The scenarios
@@ -172,6 +172,7 @@ grep -v '^#' "$cat" | grep -v '^[[:space:]]*$' | while IFS='|' read -r name mare
 	[ $noexplore = 0 ] && for args in ${first:+"--scenario $first --matrix --max-schedules 100000"} \
 		    "--scenario all --matrix --max-schedules 100000" \
 		    "--scenario exit-fsync --matrix --preemptions 3" \
+		    "--scenario tlb-epoch --matrix --preemptions 3" \
 		    "--scenario all --matrix --cross-first --pct 3 --schedules 500 --seed 1"; do
 		RCUVFS_MUTANT=$name RCUVFS_MUTANT_HIT=$hit timeout -s KILL "$xtimeout" \
 			"$x" $args --stop-unexpected --quiet --json "$tmp/x.json" \
