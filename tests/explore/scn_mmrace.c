@@ -665,10 +665,23 @@ XSCENARIO(merge_fault)
  * Checked: the change returned what it should; the mapping reads 0x55
  * 0x44 where it still maps (page 1 read-only after split), nothing where
  * it does not; the file reads 0x55 0x44 (from the cache or the store);
- * mm_check.  Clean at K = 2, and so is a move_vma without take_rmap_locks
- * (a temporary edit): a walk that misses the PTE in both VMAs leaves the
- * folio mapped by its mapcount, and shrink_folio keeps a folio
- * try_to_unmap did not fully unmap.
+ * mm_check.
+ *
+ * walker=writeback puts fsync in T1's place: writeback's folio_mkclean
+ * (mm/rmap.c, Linux 6.18: rmap_walk of the folio, page_vma_mkclean_one
+ * through page_vma_mapped_walk) must find page 0's PTE wherever the change
+ * left it, clean it and write-protect it, so that the next store through
+ * the mapping faults and dirties the folio again (page_mkwrite, mtime).
+ * Also checked then: page 0's PTE, mapped at the end, is neither dirty nor
+ * writable.
+ *
+ * Both walkers are clean at K = 2, and so is a move_vma without
+ * take_rmap_locks (a temporary edit): a walk that misses the PTE in both
+ * VMAs leaves the folio mapped by its mapcount, and shrink_folio keeps a
+ * folio try_to_unmap did not fully unmap; and copy_vma links the new VMA
+ * into i_mmap after the old one, so a walk that found the PTE gone from
+ * the old VMA meets it in the new one (the order move_vma's
+ * need_rmap_locks relies on when it skips the locks).
  */
 #define XMB (XMBASE + 32 * PAGE_SIZE)
 
@@ -701,7 +714,9 @@ static long rm_op(struct xs_run *r, int task, int op)
 {
 	(void)op;
 	if (task == 1)
-		return mm_reclaim_folios(1000);
+		return xs_param_is(r, "walker", "writeback")
+			   ? vfs_fsync(((struct rw_priv *)r->priv)->f, 0)
+			   : mm_reclaim_folios(1000);
 	if (xs_param_is(r, "change", "split"))
 		return vm_mprotect(current->mm, XMBASE + PAGE_SIZE, PAGE_SIZE, PROT_READ);
 	if (xs_param_is(r, "change", "munmap"))
@@ -745,6 +760,16 @@ static int rm_check(struct xs_run *r, char *why, size_t len)
 		snprintf(why, len, "the file reads 0x%02x 0x%02x (0x55 0x44 expected)", f[0], f[1]);
 		return 1;
 	}
+	if (xs_param_is(r, "walker", "writeback")) {
+		pte_t pte = mm_pte_read(mm, at);
+
+		if (pte_present(pte) && (pte_dirty(pte) || pte_write(pte))) {
+			snprintf(why, len,
+				 "page 0's PTE is %s after fsync returned: folio_mkclean missed it",
+				 pte_dirty(pte) ? "dirty" : "writable");
+			return 1;
+		}
+	}
 	if (mm_check(mm)) {
 		snprintf(why, len, "mm_check fails");
 		return 1;
@@ -765,19 +790,25 @@ static void rm_teardown(struct xs_run *r)
 
 static struct xscenario reclaim_vma = {
     .name = "reclaim-vma",
-    .summary = "reclaim's rmap walk (try_to_unmap) vs mremap moving, mprotect splitting or "
-	       "munmap of part of the shared file mapping",
+    .summary = "reclaim's or writeback's rmap walk (try_to_unmap, folio_mkclean) vs mremap "
+	       "moving, mprotect splitting or munmap of part of the shared file mapping",
     .ntasks = 2,
     .nops = {1, 1},
     .opname = {{"change"}, {"reclaim"}},
     .params = {{"change",
 		{"mremap", "split", "munmap"},
-		"move the mapping (mremap), make page 1 read-only (a split), or unmap page 1"}},
+		"move the mapping (mremap), make page 1 read-only (a split), or unmap page 1"},
+	       {"walker",
+		{"reclaim", "writeback"},
+		"T1 reclaims the page cache (try_to_unmap) or fsyncs the file (folio_mkclean)"}},
     .variants =
 	{
 	    {"change=mremap", false},
 	    {"change=split", false},
 	    {"change=munmap", false},
+	    {"change=mremap,walker=writeback", false},
+	    {"change=split,walker=writeback", false},
+	    {"change=munmap,walker=writeback", false},
 	},
     .priv_size = sizeof(struct rw_priv),
     .setup = rm_setup,
