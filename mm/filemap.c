@@ -487,12 +487,16 @@ static int folio_mkclean(struct folio *folio)
 {
 	struct address_space *m = folio->mapping;
 	int cleaned = 0;
+	bool lock;
 
 	if (!m || !folio_mapcount(folio))
 		return 0;
-	down_read(&m->i_mmap_rwsem);
+	lock = !RV_MUTANT(mkclean_no_i_mmap_lock);
+	if (lock)
+		down_read(&m->i_mmap_rwsem);
 	rmap_walk_file_locked(folio, m, mkclean_invalid_vma, page_vma_mkclean_one, &cleaned);
-	up_read(&m->i_mmap_rwsem);
+	if (lock)
+		up_read(&m->i_mmap_rwsem);
 	if (cleaned)
 		rv_stat_add(mkclean_ptes, (uint64_t)cleaned);
 	return cleaned;
