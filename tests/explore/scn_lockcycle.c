@@ -52,17 +52,6 @@ static void xc_format(int task, int op, long v, char *buf, size_t len)
 		snprintf(buf, len, "%ld", v);
 }
 
-static int xc_midcheck(struct xs_run *r, char *why, size_t len)
-{
-	char msg[320];
-
-	(void)r;
-	if (locks_check_live(msg, sizeof(msg)) == 0)
-		return 0;
-	snprintf(why, len, "locks_check_live: %s", msg);
-	return 1;
-}
-
 static int xc_nothing_left(char *why, size_t len)
 {
 	char msg[256];
@@ -151,7 +140,7 @@ static struct xscenario posix_deadlock = {
     .priv_size = sizeof(struct xc_priv),
     .setup = pd_setup,
     .op = pd_op,
-    .midcheck = xc_midcheck,
+    .midcheck = xs_locks_midcheck,
     .check = pd_check,
     .teardown = pd_teardown,
     .format = xc_format,
@@ -175,7 +164,7 @@ static struct xscenario posix_deadlock_nested = {
     .priv_size = sizeof(struct xc_priv),
     .setup = pd_setup,
     .op = pd_op,
-    .midcheck = xc_midcheck,
+    .midcheck = xs_locks_midcheck,
     .check = pd_check,
     .teardown = pd_teardown,
     .format = xc_format,
@@ -275,7 +264,7 @@ static struct xscenario close_setlkw = {
     .priv_size = sizeof(struct xc_priv),
     .setup = cs_setup,
     .op = cs_op,
-    .midcheck = xc_midcheck,
+    .midcheck = xs_locks_midcheck,
     .check = cs_check,
     .teardown = cs_teardown,
     .format = xc_format,
@@ -369,7 +358,7 @@ static struct xscenario flock_handoff = {
     .priv_size = sizeof(struct fh_priv),
     .setup = fh_setup,
     .op = fh_op,
-    .midcheck = xc_midcheck,
+    .midcheck = xs_locks_midcheck,
     .check = fh_check,
     .teardown = fh_teardown,
     .format = xc_format,

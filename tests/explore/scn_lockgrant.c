@@ -104,17 +104,6 @@ static void lg_format(int task, int op, long v, char *buf, size_t len)
 		snprintf(buf, len, "%ld", v);
 }
 
-static int lg_midcheck(struct xs_run *r, char *why, size_t len)
-{
-	char msg[320];
-
-	(void)r;
-	if (locks_check_live(msg, sizeof(msg)) == 0)
-		return 0;
-	snprintf(why, len, "locks_check_live: %s", msg);
-	return 1;
-}
-
 static int lg_setup(struct xs_run *r)
 {
 	struct lg_priv *p = r->priv;
@@ -242,7 +231,7 @@ static struct xscenario deferred_grant = {
     .priv_size = sizeof(struct lg_priv),
     .setup = lg_setup,
     .op = lg_op,
-    .midcheck = lg_midcheck,
+    .midcheck = xs_locks_midcheck,
     .check = lg_check,
     .teardown = lg_teardown,
     .format = lg_format,
@@ -375,7 +364,7 @@ static struct xscenario deferred_behind = {
     .priv_size = sizeof(struct lg_priv),
     .setup = lgx_setup,
     .op = lgx_op,
-    .midcheck = lg_midcheck,
+    .midcheck = xs_locks_midcheck,
     .check = lgx_check,
     .teardown = lgx_teardown,
     .format = lg_format,

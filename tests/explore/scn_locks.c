@@ -91,22 +91,6 @@ static int lock_lists_check(char *why, size_t len)
 	return 1;
 }
 
-/*
- * The same invariants between the critical sections of a schedule (the
- * explorer calls it where no task holds a lock-list lock or the BKL):
- * a tree broken for a while and mended by a later wake-up is caught here.
- */
-static int lock_lists_midcheck(struct xs_run *r, char *why, size_t len)
-{
-	char msg[320];
-
-	(void)r;
-	if (locks_check_live(msg, sizeof(msg)) == 0)
-		return 0;
-	snprintf(why, len, "locks_check_live: %s", msg);
-	return 1;
-}
-
 static int reblock_check(struct xs_run *r, char *why, size_t len)
 {
 	static const char *const who[] = {"H", "B", "C"};
@@ -167,7 +151,7 @@ static struct xscenario posix_reblock = {
     .priv_size = sizeof(struct reblock_priv),
     .setup = reblock_setup,
     .op = reblock_op,
-    .midcheck = lock_lists_midcheck,
+    .midcheck = xs_locks_midcheck,
     .check = reblock_check,
     .teardown = reblock_teardown,
     .format = format_errno,
@@ -317,7 +301,7 @@ static struct xscenario lock_exclusion = {
     .priv_size = sizeof(struct excl_priv),
     .setup = excl_setup,
     .op = excl_op,
-    .midcheck = lock_lists_midcheck,
+    .midcheck = xs_locks_midcheck,
     .check = excl_check,
     .teardown = excl_teardown,
     .format = format_errno,

@@ -79,17 +79,6 @@ static void lw_format(int task, int op, long v, char *buf, size_t len)
 		snprintf(buf, len, "%ld", v);
 }
 
-static int lw_midcheck(struct xs_run *r, char *why, size_t len)
-{
-	char msg[320];
-
-	(void)r;
-	if (locks_check_live(msg, sizeof(msg)) == 0)
-		return 0;
-	snprintf(why, len, "locks_check_live: %s", msg);
-	return 1;
-}
-
 static int lw_setup(struct xs_run *r)
 {
 	struct lw_priv *p = r->priv;
@@ -183,7 +172,7 @@ static struct xscenario setlkw_requeue = {
     .priv_size = sizeof(struct lw_priv),
     .setup = lw_setup,
     .op = lw_op,
-    .midcheck = lw_midcheck,
+    .midcheck = xs_locks_midcheck,
     .check = lw_check,
     .teardown = lw_teardown,
     .format = lw_format,
@@ -251,7 +240,7 @@ static struct xscenario setlkw_signal = {
     .priv_size = sizeof(struct lw_priv),
     .setup = lw_setup,
     .op = lws_op,
-    .midcheck = lw_midcheck,
+    .midcheck = xs_locks_midcheck,
     .check = lws_check,
     .teardown = lw_teardown,
     .format = lw_format,
@@ -322,7 +311,7 @@ static struct xscenario setlkw_eintr = {
     .priv_size = sizeof(struct lw_priv),
     .setup = lwe_setup,
     .op = lwe_op,
-    .midcheck = lw_midcheck,
+    .midcheck = xs_locks_midcheck,
     .check = lwe_check,
     .teardown = lw_teardown,
     .format = lw_format,

@@ -77,17 +77,6 @@ static void ofd_format(int task, int op, long v, char *buf, size_t len)
 		snprintf(buf, len, "%ld", v);
 }
 
-static int ofd_midcheck(struct xs_run *r, char *why, size_t len)
-{
-	char msg[320];
-
-	(void)r;
-	if (locks_check_live(msg, sizeof(msg)) == 0)
-		return 0;
-	snprintf(why, len, "locks_check_live: %s", msg);
-	return 1;
-}
-
 static int ofd_setup(struct xs_run *r)
 {
 	struct ofd_priv *p = r->priv;
@@ -203,7 +192,7 @@ static struct xscenario ofd_close_posix = {
     .priv_size = sizeof(struct ofd_priv),
     .setup = ofd_setup,
     .op = ofd_op,
-    .midcheck = ofd_midcheck,
+    .midcheck = xs_locks_midcheck,
     .check = ofd_check,
     .teardown = ofd_teardown,
     .format = ofd_format,
@@ -327,7 +316,7 @@ static struct xscenario ofd_posix_handoff = {
     .priv_size = sizeof(struct ofd_priv),
     .setup = ho_setup,
     .op = ho_op,
-    .midcheck = ofd_midcheck,
+    .midcheck = xs_locks_midcheck,
     .check = ho_check,
     .teardown = ofd_teardown,
     .format = ofd_format,

@@ -119,6 +119,10 @@ bool xs_param_is(const struct xs_run *r, const char *name, const char *value);
 struct task_struct *xs_process(struct xs_run *r, int i, const char *comm);
 struct task_struct *xs_thread_of(struct xs_run *r, int i, int of);
 void xs_exit_tasks(struct xs_run *r);
+/* A midcheck for the lock scenarios: locks_check_live's invariants of the
+ * lock lists, between critical sections (a tree broken for a while and
+ * mended by a later wake-up is caught here, not only at the end). */
+int xs_locks_midcheck(struct xs_run *r, char *why, size_t len);
 
 /* ---- runs, strategies, schedule ids (run.c, strategy.c) -------------------- */
 

@@ -72,6 +72,17 @@ struct task_struct *xs_thread_of(struct xs_run *r, int i, int of)
 	return r->task[i];
 }
 
+int xs_locks_midcheck(struct xs_run *r, char *why, size_t len)
+{
+	char msg[320];
+
+	(void)r;
+	if (locks_check_live(msg, sizeof(msg)) == 0)
+		return 0;
+	snprintf(why, len, "locks_check_live: %s", msg);
+	return 1;
+}
+
 /*
  * Detach a scenario's task from the driver thread.  A task created lazily
  * (setup, check or teardown needed `current`) stays: rv_instance_destroy
